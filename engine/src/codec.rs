@@ -1,0 +1,196 @@
+//! Bounded big-endian encoding helpers for the engine's own file formats.
+//!
+//! [`Reader`] never trusts a length: every read checks it against the bytes that remain before
+//! anything is allocated, and reports the offset of the fault. Formats themselves are described
+//! in `engine/FORMAT.md`; this file only moves bytes.
+
+/// A fault while decoding, at a byte offset.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("at offset {offset}: {reason}")]
+pub struct DecodeError {
+    /// Offset into the decoded buffer.
+    pub offset: usize,
+    /// What was wrong.
+    pub reason: String,
+}
+
+/// Appends encoded values to a buffer.
+#[derive(Debug, Default)]
+pub struct Writer {
+    /// The bytes written so far.
+    pub buf: Vec<u8>,
+}
+
+impl Writer {
+    /// A `u8`.
+    pub fn u8(&mut self, v: u8) {
+        self.buf.push(v);
+    }
+    /// A big-endian `u32`.
+    pub fn u32(&mut self, v: u32) {
+        self.buf.extend_from_slice(&v.to_be_bytes());
+    }
+    /// A big-endian `u64`.
+    pub fn u64(&mut self, v: u64) {
+        self.buf.extend_from_slice(&v.to_be_bytes());
+    }
+    /// An `f64` by its bits.
+    pub fn f64(&mut self, v: f64) {
+        self.u64(v.to_bits());
+    }
+    /// Bytes with a `u32` length.
+    pub fn bytes(&mut self, v: &[u8]) {
+        self.u32(u32::try_from(v.len()).unwrap_or(u32::MAX));
+        self.buf
+            .extend_from_slice(&v[..v.len().min(u32::MAX as usize)]);
+    }
+    /// A string with a `u32` length.
+    pub fn str(&mut self, v: &str) {
+        self.bytes(v.as_bytes());
+    }
+    /// An optional value: a presence byte, then the value.
+    pub fn opt<T>(&mut self, v: Option<T>, f: impl FnOnce(&mut Self, T)) {
+        match v {
+            None => self.u8(0),
+            Some(x) => {
+                self.u8(1);
+                f(self, x);
+            }
+        }
+    }
+}
+
+/// Reads encoded values from a slice, checking every length against what remains.
+#[derive(Debug)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `buf`.
+    pub fn new(buf: &'a [u8]) -> Self {
+        Reader { buf, pos: 0 }
+    }
+
+    /// The current offset.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Bytes not yet read.
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// An error at the current offset.
+    pub fn error(&self, reason: impl Into<String>) -> DecodeError {
+        DecodeError {
+            offset: self.pos,
+            reason: reason.into(),
+        }
+    }
+
+    /// The next `n` bytes.
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        if n > self.remaining() {
+            return Err(self.error(format!(
+                "needs {n} bytes but only {} remain",
+                self.remaining()
+            )));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+
+    /// A `u8`.
+    pub fn u8(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.array::<1>()?[0])
+    }
+    /// A big-endian `u32`.
+    pub fn u32(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_be_bytes(self.array()?))
+    }
+    /// A big-endian `u64`.
+    pub fn u64(&mut self) -> Result<u64, DecodeError> {
+        Ok(u64::from_be_bytes(self.array()?))
+    }
+    /// An `f64` by its bits.
+    pub fn f64(&mut self) -> Result<f64, DecodeError> {
+        Ok(f64::from_bits(self.u64()?))
+    }
+    /// Bytes with a `u32` length, bounded by what remains.
+    pub fn bytes(&mut self) -> Result<&'a [u8], DecodeError> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+    /// A UTF-8 string with a `u32` length.
+    pub fn str(&mut self) -> Result<&'a str, DecodeError> {
+        let at = self.pos;
+        let b = self.bytes()?;
+        std::str::from_utf8(b).map_err(|_| DecodeError {
+            offset: at,
+            reason: "string is not UTF-8".into(),
+        })
+    }
+    /// An optional value written by [`Writer::opt`].
+    pub fn opt<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Option<T>, DecodeError> {
+        match self.u8()? {
+            0 => Ok(None),
+            1 => f(self).map(Some),
+            b => Err(self.error(format!("presence byte {b} is neither 0 nor 1"))),
+        }
+    }
+    /// A count of items that each take at least `min_item_size` bytes, bounded by what remains.
+    pub fn count(&mut self, min_item_size: usize) -> Result<usize, DecodeError> {
+        let n = self.u32()? as usize;
+        if n.saturating_mul(min_item_size.max(1)) > self.remaining() {
+            return Err(self.error(format!(
+                "count {n} cannot fit in the {} bytes that remain",
+                self.remaining()
+            )));
+        }
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_are_bounded_before_allocation() {
+        let mut w = Writer::default();
+        w.u32(u32::MAX);
+        let mut r = Reader::new(&w.buf);
+        let e = r.bytes().unwrap_err();
+        assert_eq!(e.offset, 4);
+        let mut r = Reader::new(&w.buf);
+        assert!(r.count(1).is_err());
+    }
+
+    #[test]
+    fn roundtrip() {
+        let mut w = Writer::default();
+        w.str("héllo");
+        w.opt(Some(7u32), |w, v| w.u32(v));
+        w.opt(None::<u32>, |w, v| w.u32(v));
+        w.f64(0.25);
+        let mut r = Reader::new(&w.buf);
+        assert_eq!(r.str().unwrap(), "héllo");
+        assert_eq!(r.opt(|r| r.u32()).unwrap(), Some(7));
+        assert_eq!(r.opt(|r| r.u32()).unwrap(), None);
+        assert_eq!(r.f64().unwrap(), 0.25);
+        assert_eq!(r.remaining(), 0);
+    }
+}

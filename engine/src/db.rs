@@ -1,0 +1,546 @@
+//! `Database`: open and close, the schema in force, and the routing of mutations and reads to
+//! column family stores. Every public operation of SPEC §5 enters here.
+
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+
+use crate::error::{Error, Result};
+use crate::io::dir_lock::DirLock;
+use crate::model::partitioner::Partitioner;
+use crate::mutation::{validate_key, BatchMutation, Mutation, Now, RowUpdate, WriteOptions};
+use crate::options::Options;
+use crate::query::{
+    ColumnOrSuperColumn, ColumnParent, ColumnPath, KeyRange, KeySlice, RangeBound, SlicePredicate,
+};
+use crate::schema::catalog::Catalog;
+use crate::schema::{default_keyspaces, ColumnFamilyDef, ColumnType, KeyspaceDef};
+use crate::store::ColumnFamilyStore;
+
+/// The default data directory when neither `Database::open` nor the configuration names one.
+pub const DEFAULT_DATA_DIR: &str = "./supercolumn-data";
+
+#[derive(Debug, Default)]
+struct SchemaState {
+    keyspaces: BTreeMap<String, KeyspaceState>,
+}
+
+#[derive(Debug, Clone)]
+struct KeyspaceState {
+    def: KeyspaceDef,
+    cfs: BTreeMap<String, Arc<ColumnFamilyStore>>,
+}
+
+impl KeyspaceState {
+    fn new(def: KeyspaceDef) -> Self {
+        let cfs = def
+            .column_families
+            .iter()
+            .map(|cf| {
+                (
+                    cf.name.clone(),
+                    Arc::new(ColumnFamilyStore::new(&def.name, cf.clone())),
+                )
+            })
+            .collect();
+        KeyspaceState { def, cfs }
+    }
+}
+
+#[derive(Debug)]
+struct Inner {
+    root: PathBuf,
+    options: Options,
+    partitioner: Partitioner,
+    schema: RwLock<Arc<SchemaState>>,
+    /// Serializes schema changes (and their catalog writes).
+    schema_change: Mutex<()>,
+    _lock: DirLock,
+}
+
+/// An open database: one data directory holding keyspaces of column families.
+///
+/// `Database` is cheap to clone (clones share one database) and `Send + Sync`: many threads may
+/// read and write at once. The directory is locked while any clone is alive.
+#[derive(Debug, Clone)]
+pub struct Database {
+    inner: Arc<Inner>,
+}
+
+impl Database {
+    /// Opens (or creates) the database in `dir`.
+    ///
+    /// A new database gets `options.keyspaces`, or the embedded default schema (the seeds'
+    /// `Keyspace1`). An existing one keeps its stored schema; keyspaces and column families in
+    /// `options.keyspaces` that it lacks are added, and ones that conflict with it (another
+    /// comparator or column type), or another partitioner, are refused with
+    /// [`Error::SchemaConflict`]. A directory another process has open is refused with
+    /// [`Error::Locked`].
+    pub fn open(dir: impl AsRef<Path>, options: Options) -> Result<Database> {
+        let root = dir.as_ref().to_path_buf();
+        std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
+        let lock = DirLock::acquire(&root)?;
+        let catalog = match Catalog::load(&root, &options.comparators)? {
+            Some(mut stored) => {
+                let given = options.keyspaces.clone().unwrap_or_default();
+                for ks in &given {
+                    ks.validate()?;
+                }
+                let wanted = options.partitioner.unwrap_or(stored.partitioner);
+                if stored.merge_given(wanted, &given)? {
+                    stored.store(&root)?;
+                }
+                stored
+            }
+            None => {
+                let keyspaces = options.keyspaces.clone().unwrap_or_else(default_keyspaces);
+                for (i, ks) in keyspaces.iter().enumerate() {
+                    ks.validate()?;
+                    if keyspaces[..i].iter().any(|o| o.name == ks.name) {
+                        return Err(Error::Schema(format!(
+                            "keyspace '{}' is defined twice",
+                            ks.name
+                        )));
+                    }
+                }
+                let c = Catalog {
+                    partitioner: options.partitioner.unwrap_or_default(),
+                    keyspaces,
+                };
+                c.store(&root)?;
+                c
+            }
+        };
+        let state = SchemaState {
+            keyspaces: catalog
+                .keyspaces
+                .into_iter()
+                .map(|ks| (ks.name.clone(), KeyspaceState::new(ks)))
+                .collect(),
+        };
+        Ok(Database {
+            inner: Arc::new(Inner {
+                root,
+                partitioner: catalog.partitioner,
+                options,
+                schema: RwLock::new(Arc::new(state)),
+                schema_change: Mutex::new(()),
+                _lock: lock,
+            }),
+        })
+    }
+
+    /// Opens the database where the options say: the first of `data_file_directories`, else
+    /// [`DEFAULT_DATA_DIR`].
+    pub fn open_configured(options: Options) -> Result<Database> {
+        let dir = options
+            .data_file_directories
+            .first()
+            .cloned()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+        Self::open(dir, options)
+    }
+
+    /// The data directory.
+    pub fn path(&self) -> &Path {
+        &self.inner.root
+    }
+
+    /// The partitioner rows are ordered by.
+    pub fn partitioner(&self) -> Partitioner {
+        self.inner.partitioner
+    }
+
+    /// The options the database was opened with.
+    pub fn options(&self) -> &Options {
+        &self.inner.options
+    }
+
+    /// Closes the database. Dropping the last clone does the same.
+    pub fn close(self) {}
+
+    fn now(&self) -> Now {
+        let micros = self.inner.options.clock.now_micros();
+        Now {
+            micros,
+            seconds: micros.div_euclid(1_000_000),
+        }
+    }
+
+    fn schema(&self) -> Arc<SchemaState> {
+        self.inner.schema.read().clone()
+    }
+
+    fn cf(&self, keyspace: &str, cf: &str) -> Result<Arc<ColumnFamilyStore>> {
+        let schema = self.schema();
+        let ks = schema
+            .keyspaces
+            .get(keyspace)
+            .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+        ks.cfs
+            .get(cf)
+            .cloned()
+            .ok_or_else(|| Error::UnknownColumnFamily {
+                keyspace: keyspace.to_string(),
+                column_family: cf.to_string(),
+            })
+    }
+
+    // ---- writes ----
+
+    /// Writes one column (Standard CF) or sub-column (Super CF).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// use supercolumn::{ColumnPath, Database, Options, WriteOptions};
+    /// let db = Database::open(dir.path(), Options::default())?;
+    /// db.insert("Keyspace1", "jsmith", &ColumnPath::new("Standard2").column("first"), "John", WriteOptions::now())?;
+    /// # Ok::<(), supercolumn::Error>(())
+    /// ```
+    pub fn insert(
+        &self,
+        keyspace: &str,
+        key: impl AsRef<[u8]>,
+        path: &ColumnPath,
+        value: impl AsRef<[u8]>,
+        write: WriteOptions,
+    ) -> Result<()> {
+        let mut b = BatchMutation::new();
+        b.insert(key, path.clone(), value, write);
+        self.batch_mutate(keyspace, &b)
+    }
+
+    /// Deletes what `path` names: the whole row (CF only), a super column, or a column, with a
+    /// tombstone at `timestamp` (default: now) that hides everything beneath it written at or
+    /// before that timestamp.
+    pub fn remove(
+        &self,
+        keyspace: &str,
+        key: impl AsRef<[u8]>,
+        path: &ColumnPath,
+        timestamp: Option<i64>,
+    ) -> Result<()> {
+        let mut b = BatchMutation::new();
+        b.remove(key, path.clone(), timestamp);
+        self.batch_mutate(keyspace, &b)
+    }
+
+    /// Applies many mutations over many rows and column families of one keyspace. The whole batch
+    /// is validated first (a bad mutation anywhere changes nothing); then each row's mutations
+    /// for one column family apply atomically. Default timestamps are one "now" for the batch.
+    pub fn batch_mutate(&self, keyspace: &str, batch: &BatchMutation) -> Result<()> {
+        let now = self.now();
+        let schema = self.schema();
+        let ks = schema
+            .keyspaces
+            .get(keyspace)
+            .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+        let mut order: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut rows: HashMap<(String, Vec<u8>), RowUpdate> = HashMap::new();
+        for (key, m) in batch.iter() {
+            validate_key(key)?;
+            let cf_name = BatchMutation::column_family_of(m);
+            let cf = ks
+                .cfs
+                .get(cf_name)
+                .ok_or_else(|| Error::UnknownColumnFamily {
+                    keyspace: keyspace.to_string(),
+                    column_family: cf_name.to_string(),
+                })?;
+            let id = (cf_name.to_string(), key.to_vec());
+            let update = rows.entry(id.clone()).or_insert_with(|| {
+                order.push(id);
+                RowUpdate::default()
+            });
+            cf.validator().add(m, now, update)?;
+        }
+        for id in order {
+            let Some(update) = rows.remove(&id) else {
+                continue;
+            };
+            let (cf_name, key) = id;
+            if let Some(cf) = ks.cfs.get(&cf_name) {
+                let sort_key = self.inner.partitioner.row_sort_key(&key);
+                cf.apply(&sort_key, &key, &update, now.seconds);
+            }
+        }
+        Ok(())
+    }
+
+    // ---- reads ----
+
+    /// Reads one column, or one super column with its live sub-columns. `Ok(None)` when nothing
+    /// live is there.
+    pub fn get(
+        &self,
+        keyspace: &str,
+        key: impl AsRef<[u8]>,
+        path: &ColumnPath,
+    ) -> Result<Option<ColumnOrSuperColumn>> {
+        let key = key.as_ref();
+        validate_key(key)?;
+        let cf = self.cf(keyspace, &path.column_family)?;
+        let (parent_sc, name) = match (cf.def().column_type, &path.super_column, &path.column) {
+            (_, sc, Some(c)) => (sc.as_deref(), c.clone()),
+            (ColumnType::Super, Some(sc), None) => (None, sc.clone()),
+            (ColumnType::Standard, _, None) => {
+                return Err(Error::invalid(format!(
+                    "get from {keyspace}.{} needs a column name",
+                    path.column_family
+                )))
+            }
+            (ColumnType::Super, None, None) => {
+                return Err(Error::invalid(format!(
+                    "get from {keyspace}.{} needs a super column",
+                    path.column_family
+                )))
+            }
+        };
+        cf.validator().path(path, false)?;
+        let predicate = SlicePredicate::Names(vec![name]);
+        cf.validate_read(parent_sc, &predicate)?;
+        let sort_key = self.inner.partitioner.row_sort_key(key);
+        let mut found = cf.slice(&sort_key, parent_sc, &predicate, self.now().seconds)?;
+        Ok(found.pop())
+    }
+
+    /// Reads the columns (or super columns, or sub-columns of `parent.super_column`) of one row
+    /// that `predicate` selects; empty when there are none.
+    pub fn get_slice(
+        &self,
+        keyspace: &str,
+        key: impl AsRef<[u8]>,
+        parent: &ColumnParent,
+        predicate: &SlicePredicate,
+    ) -> Result<Vec<ColumnOrSuperColumn>> {
+        let key = key.as_ref();
+        validate_key(key)?;
+        let cf = self.cf(keyspace, &parent.column_family)?;
+        cf.validate_read(parent.super_column.as_deref(), predicate)?;
+        let sort_key = self.inner.partitioner.row_sort_key(key);
+        cf.slice(
+            &sort_key,
+            parent.super_column.as_deref(),
+            predicate,
+            self.now().seconds,
+        )
+    }
+
+    /// [`get_slice`](Self::get_slice) of many rows: one [`KeySlice`] per requested key, in request
+    /// order, with an empty list where a row has no data.
+    pub fn multiget_slice<K: AsRef<[u8]>>(
+        &self,
+        keyspace: &str,
+        keys: &[K],
+        parent: &ColumnParent,
+        predicate: &SlicePredicate,
+    ) -> Result<Vec<KeySlice>> {
+        let cf = self.cf(keyspace, &parent.column_family)?;
+        cf.validate_read(parent.super_column.as_deref(), predicate)?;
+        for k in keys {
+            validate_key(k.as_ref())?;
+        }
+        let now = self.now().seconds;
+        keys.iter()
+            .map(|k| {
+                let key = k.as_ref();
+                let sort_key = self.inner.partitioner.row_sort_key(key);
+                Ok(KeySlice {
+                    key: key.to_vec(),
+                    columns: cf.slice(&sort_key, parent.super_column.as_deref(), predicate, now)?,
+                })
+            })
+            .collect()
+    }
+
+    /// Counts what [`get_slice`](Self::get_slice) would return (so a range predicate's `count`
+    /// caps it; [`SlicePredicate::everything`] counts all). Under a Super CF without a super
+    /// column, super columns with at least one live sub-column are counted.
+    pub fn get_count(
+        &self,
+        keyspace: &str,
+        key: impl AsRef<[u8]>,
+        parent: &ColumnParent,
+        predicate: &SlicePredicate,
+    ) -> Result<usize> {
+        Ok(self.get_slice(keyspace, key, parent, predicate)?.len())
+    }
+
+    /// Reads rows in token order within `range` (both ends inclusive; a key bound stands for its
+    /// token under a hashing partitioner), at most `range.count` of them, each with the slice
+    /// `predicate` selects. Rows that hold only tombstones are skipped.
+    pub fn get_range_slices(
+        &self,
+        keyspace: &str,
+        parent: &ColumnParent,
+        predicate: &SlicePredicate,
+        range: &KeyRange,
+    ) -> Result<Vec<KeySlice>> {
+        let cf = self.cf(keyspace, &parent.column_family)?;
+        cf.validate_read(parent.super_column.as_deref(), predicate)?;
+        if range.count == 0 {
+            return Err(Error::invalid("a key range's count must be positive"));
+        }
+        let p = self.inner.partitioner;
+        let bound_token = |b: &RangeBound| -> Result<Option<Vec<u8>>> {
+            Ok(match b {
+                RangeBound::Unbounded => None,
+                RangeBound::Key(k) => {
+                    validate_key(k)?;
+                    Some(Partitioner::token_bytes(&p.token(k)))
+                }
+                RangeBound::Token(t) => Some(Partitioner::token_bytes(&p.parse_token(t)?)),
+            })
+        };
+        let start = bound_token(&range.start)?;
+        let end = bound_token(&range.end)?;
+        if let (Some(s), Some(e)) = (&start, &end) {
+            if s > e {
+                return Err(Error::invalid(format!(
+                    "the start of the key range sorts after its end under {}",
+                    p.class_name()
+                )));
+            }
+        }
+        let lo = start.as_deref().map_or(Bound::Unbounded, Bound::Included);
+        cf.range_slices(
+            p,
+            lo,
+            end.as_deref(),
+            parent.super_column.as_deref(),
+            predicate,
+            range.count,
+            self.now().seconds,
+        )
+    }
+
+    // ---- schema ----
+
+    /// The keyspace names, sorted.
+    pub fn keyspaces(&self) -> Vec<String> {
+        self.schema().keyspaces.keys().cloned().collect()
+    }
+
+    /// A keyspace's definition.
+    pub fn describe_keyspace(&self, name: &str) -> Result<KeyspaceDef> {
+        self.schema()
+            .keyspaces
+            .get(name)
+            .map(|k| k.def.clone())
+            .ok_or_else(|| Error::UnknownKeyspace(name.to_string()))
+    }
+
+    /// A column family's definition.
+    pub fn describe_column_family(&self, keyspace: &str, cf: &str) -> Result<ColumnFamilyDef> {
+        Ok(self.cf(keyspace, cf)?.def().clone())
+    }
+
+    fn change_schema(&self, f: impl FnOnce(&mut SchemaState) -> Result<()>) -> Result<()> {
+        let _serial = self.inner.schema_change.lock();
+        let mut next = SchemaState {
+            keyspaces: self.schema().keyspaces.clone(),
+        };
+        f(&mut next)?;
+        let catalog = Catalog {
+            partitioner: self.inner.partitioner,
+            keyspaces: next.keyspaces.values().map(|k| k.def.clone()).collect(),
+        };
+        catalog.store(&self.inner.root)?;
+        *self.inner.schema.write() = Arc::new(next);
+        Ok(())
+    }
+
+    /// Creates a keyspace (with any column families it defines).
+    pub fn create_keyspace(&self, def: KeyspaceDef) -> Result<()> {
+        def.validate()?;
+        self.change_schema(|s| {
+            if s.keyspaces.contains_key(&def.name) {
+                return Err(Error::Schema(format!(
+                    "keyspace '{}' already exists",
+                    def.name
+                )));
+            }
+            s.keyspaces
+                .insert(def.name.clone(), KeyspaceState::new(def));
+            Ok(())
+        })
+    }
+
+    /// Drops a keyspace and all its data.
+    pub fn drop_keyspace(&self, name: &str) -> Result<()> {
+        self.change_schema(|s| {
+            s.keyspaces
+                .remove(name)
+                .map(|_| ())
+                .ok_or_else(|| Error::UnknownKeyspace(name.to_string()))
+        })
+    }
+
+    /// Adds a column family to a keyspace.
+    pub fn create_column_family(&self, keyspace: &str, def: ColumnFamilyDef) -> Result<()> {
+        def.validate()?;
+        self.change_schema(|s| {
+            let ks = s
+                .keyspaces
+                .get_mut(keyspace)
+                .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+            if ks.cfs.contains_key(&def.name) {
+                return Err(Error::Schema(format!(
+                    "column family '{}' already exists in keyspace '{keyspace}'",
+                    def.name
+                )));
+            }
+            ks.cfs.insert(
+                def.name.clone(),
+                Arc::new(ColumnFamilyStore::new(keyspace, def.clone())),
+            );
+            ks.def.column_families.push(def);
+            Ok(())
+        })
+    }
+
+    /// Drops a column family and all its data.
+    pub fn drop_column_family(&self, keyspace: &str, cf: &str) -> Result<()> {
+        self.change_schema(|s| {
+            let ks = s
+                .keyspaces
+                .get_mut(keyspace)
+                .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+            if ks.cfs.remove(cf).is_none() {
+                return Err(Error::UnknownColumnFamily {
+                    keyspace: keyspace.to_string(),
+                    column_family: cf.to_string(),
+                });
+            }
+            ks.def.column_families.retain(|c| c.name != cf);
+            Ok(())
+        })
+    }
+}
+
+impl Mutation {
+    /// An insert, for [`BatchMutation::push`].
+    pub fn insert(path: ColumnPath, value: impl AsRef<[u8]>, write: WriteOptions) -> Self {
+        Mutation::Insert {
+            path,
+            value: value.as_ref().to_vec(),
+            write,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn database_is_send_and_sync() {
+        assert_send_sync::<Database>();
+    }
+}

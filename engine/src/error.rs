@@ -1,0 +1,122 @@
+//! The engine's error type: one enum for everything the public API can fail with.
+//!
+//! Each variant names the thing at fault (keyspace, column family, comparator, file, line) so a
+//! caller can tell a user what to fix. Configuration errors keep their own type
+//! ([`crate::schema::ConfError`]) and are wrapped here.
+
+use std::path::PathBuf;
+
+use crate::schema::ConfError;
+
+/// What kind of name failed validation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameKind {
+    /// A column name (in a Standard CF) or a sub-column name (in a Super CF).
+    Column,
+    /// A super column name.
+    SuperColumn,
+    /// A column value, checked by the CF's `DefaultValidationClass`.
+    Value,
+}
+
+impl std::fmt::Display for NameKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            NameKind::Column => "column name",
+            NameKind::SuperColumn => "super column name",
+            NameKind::Value => "value",
+        })
+    }
+}
+
+/// Everything the engine's public API can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The keyspace does not exist.
+    #[error("unknown keyspace '{0}'")]
+    UnknownKeyspace(String),
+    /// The column family does not exist in that keyspace.
+    #[error("unknown column family '{column_family}' in keyspace '{keyspace}'")]
+    UnknownColumnFamily {
+        /// The keyspace that was searched.
+        keyspace: String,
+        /// The column family that was asked for.
+        column_family: String,
+    },
+    /// A name or value does not fit the comparator (or validator) of its column family.
+    #[error("invalid {kind} for {keyspace}.{column_family} ({comparator}): {reason}")]
+    InvalidName {
+        /// Keyspace of the column family.
+        keyspace: String,
+        /// The column family whose comparator rejected the name.
+        column_family: String,
+        /// The comparator (or validator) class name.
+        comparator: String,
+        /// Which name it was.
+        kind: NameKind,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// A request that is malformed for reasons other than a name (a super column path against a
+    /// Standard CF, an empty row key, a reversed slice whose start is below its finish, ...).
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
+    /// A keyspace or column family name outside `[A-Za-z0-9_]{1,48}`.
+    #[error("invalid {what} name '{name}': names are 1 to 48 characters of [A-Za-z0-9_]")]
+    InvalidIdentifier {
+        /// "keyspace" or "column family".
+        what: &'static str,
+        /// The rejected name.
+        name: String,
+    },
+    /// A schema change that would clash with what exists (a duplicate keyspace or CF).
+    #[error("schema: {0}")]
+    Schema(String),
+    /// The schema given at open conflicts with the one stored with the data.
+    #[error("schema given at open conflicts with the stored schema: {0}")]
+    SchemaConflict(String),
+    /// The storage configuration (storage-conf.xml) is wrong.
+    #[error(transparent)]
+    Conf(#[from] ConfError),
+    /// The data directory is in use by another process.
+    #[error("data directory {} is in use by another process (lock file {})", .dir.display(), .lock.display())]
+    Locked {
+        /// The data directory.
+        dir: PathBuf,
+        /// The lock file that is held.
+        lock: PathBuf,
+    },
+    /// A file failed its checks (magic, version, checksum, lengths).
+    #[error("corrupt file {}: {reason}", .path.display())]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong, with the position where known.
+        reason: String,
+    },
+    /// An I/O operation on a file failed.
+    #[error("I/O error on {}: {source}", .path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn invalid(msg: impl Into<String>) -> Self {
+        Error::InvalidRequest(msg.into())
+    }
+}
+
+/// The engine's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

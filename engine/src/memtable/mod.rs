@@ -1,0 +1,108 @@
+//! The in-memory write buffer of one column family: a `crossbeam-skiplist` of rows by row sort key, each row a sorted
+//! map of entries behind its own lock.
+//!
+//! The skiplist lets writers add rows and readers walk them without a global lock. A row's lock
+//! makes each row mutation visible all at once: a reader holding it sees a mutation wholly or not
+//! at all. Versions are reconciled on the way in, and entries a deletion shadows are dropped at
+//! once (they could never be read again), so a row holds at most one version per key. The
+//! memtable never touches disk; flushing it is the store's business.
+
+use std::ops::Bound;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use crossbeam_skiplist::map::Entry as MapEntry;
+use crossbeam_skiplist::SkipMap;
+use parking_lot::RwLock;
+
+use crate::mutation::RowUpdate;
+
+pub mod row;
+
+pub use row::{MemRow, RowData};
+
+/// Rough fixed cost of a row in memory, for accounting.
+const ROW_OVERHEAD: usize = 96;
+
+/// A column family's memtable.
+#[derive(Debug, Default)]
+pub struct Memtable {
+    rows: SkipMap<Vec<u8>, MemRow>,
+    bytes: AtomicUsize,
+    operations: AtomicU64,
+}
+
+impl Memtable {
+    /// An empty memtable.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Applies one row's mutation atomically. `is_super` says how keys are laid out.
+    pub fn apply(
+        &self,
+        sort_key: &[u8],
+        key: &[u8],
+        update: &RowUpdate,
+        is_super: bool,
+        now_seconds: i64,
+    ) {
+        let row = match self.rows.get(sort_key) {
+            Some(r) => r,
+            None => {
+                self.bytes
+                    .fetch_add(ROW_OVERHEAD + sort_key.len() + key.len(), Ordering::Relaxed);
+                self.rows.get_or_insert_with(sort_key.to_vec(), || MemRow {
+                    key: key.to_vec(),
+                    data: RwLock::new(RowData::default()),
+                })
+            }
+        };
+        let delta = row
+            .value()
+            .data
+            .write()
+            .apply(update, is_super, now_seconds);
+        if delta >= 0 {
+            self.bytes.fetch_add(delta as usize, Ordering::Relaxed);
+        } else {
+            self.bytes
+                .fetch_sub(delta.unsigned_abs(), Ordering::Relaxed);
+        }
+        self.operations
+            .fetch_add(update.operation_count(), Ordering::Relaxed);
+    }
+
+    /// The row with this sort key.
+    pub fn row(&self, sort_key: &[u8]) -> Option<MapEntry<'_, Vec<u8>, MemRow>> {
+        self.rows.get(sort_key)
+    }
+
+    /// Rows from `lo` upwards, in sort key order.
+    pub fn rows_from(
+        &self,
+        lo: Bound<&[u8]>,
+    ) -> impl Iterator<Item = MapEntry<'_, Vec<u8>, MemRow>> + '_ {
+        let lo = lo.map(<[u8]>::to_vec);
+        self.rows.range((lo, Bound::Unbounded))
+    }
+
+    /// Approximate bytes held.
+    pub fn live_bytes(&self) -> usize {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    /// Column writes applied (inserts and deletions).
+    pub fn operations(&self) -> u64 {
+        self.operations.load(Ordering::Relaxed)
+    }
+
+    /// Rows held.
+    pub fn row_count(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether nothing was ever written.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+}

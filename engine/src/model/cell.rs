@@ -1,0 +1,138 @@
+//! What is stored: cells (live or tombstone, with an optional TTL), deletion times of rows and
+//! super columns, and the entries a stored row is made of.
+//!
+//! These are the engine's internal, already-validated forms; the public request and result types
+//! live in [`crate::query`]. Names here are sort keys (see [`crate::model::comparator`]).
+
+/// When something was deleted: the client's timestamp, and the server's local time (seconds) from
+/// which the grace period is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DeletionTime {
+    /// The deletion's timestamp: it shadows everything beneath it with a timestamp `<=` this.
+    pub marked_for_delete_at: i64,
+    /// Local time of the deletion, seconds since the epoch.
+    pub local_deletion_time: i64,
+}
+
+impl DeletionTime {
+    /// The later of two deletions (by timestamp, then by local deletion time), so merging is
+    /// commutative and associative.
+    pub fn merge(self, other: DeletionTime) -> DeletionTime {
+        if (other.marked_for_delete_at, other.local_deletion_time)
+            > (self.marked_for_delete_at, self.local_deletion_time)
+        {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// Merges two optional deletions.
+    pub fn merge_opt(a: Option<DeletionTime>, b: Option<DeletionTime>) -> Option<DeletionTime> {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(x.merge(y)),
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
+
+    /// Whether this deletion hides a cell written at `timestamp` (a tie goes to the deletion).
+    pub fn shadows(&self, timestamp: i64) -> bool {
+        timestamp <= self.marked_for_delete_at
+    }
+}
+
+/// A TTL: the seconds given at write time and the local time (seconds) the cell expires at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ttl {
+    /// Seconds to live, as given by the client.
+    pub ttl: u32,
+    /// Seconds since the epoch at which the cell reads as deleted.
+    pub local_expiration_time: i64,
+}
+
+/// A cell's payload.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CellValue {
+    /// A value, possibly with a TTL.
+    Live {
+        /// The value bytes.
+        value: Vec<u8>,
+        /// The TTL, if the cell expires.
+        ttl: Option<Ttl>,
+    },
+    /// A column tombstone.
+    Tombstone {
+        /// Local time of the deletion, seconds since the epoch.
+        local_deletion_time: i64,
+    },
+}
+
+/// One version of one column.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Cell {
+    /// The client's timestamp (microseconds by convention).
+    pub timestamp: i64,
+    /// Value or tombstone.
+    pub value: CellValue,
+}
+
+impl Cell {
+    /// A live cell.
+    pub fn live(timestamp: i64, value: Vec<u8>, ttl: Option<Ttl>) -> Self {
+        Cell {
+            timestamp,
+            value: CellValue::Live { value, ttl },
+        }
+    }
+
+    /// A tombstone.
+    pub fn tombstone(timestamp: i64, local_deletion_time: i64) -> Self {
+        Cell {
+            timestamp,
+            value: CellValue::Tombstone {
+                local_deletion_time,
+            },
+        }
+    }
+
+    /// Whether the cell reads as deleted at `now_seconds`: a tombstone, or a TTL cell whose
+    /// expiration time has come.
+    pub fn is_deleted(&self, now_seconds: i64) -> bool {
+        match &self.value {
+            CellValue::Tombstone { .. } => true,
+            CellValue::Live { ttl: Some(t), .. } => now_seconds >= t.local_expiration_time,
+            CellValue::Live { ttl: None, .. } => false,
+        }
+    }
+
+    /// For a deleted cell, the local time its grace period counts from (the deletion time of a
+    /// tombstone, the expiration time of an expired TTL cell).
+    pub fn local_deletion_time(&self) -> Option<i64> {
+        match &self.value {
+            CellValue::Tombstone {
+                local_deletion_time,
+            } => Some(*local_deletion_time),
+            CellValue::Live { ttl: Some(t), .. } => Some(t.local_expiration_time),
+            CellValue::Live { ttl: None, .. } => None,
+        }
+    }
+
+    /// Bytes this cell holds in memory, roughly: for memtable accounting.
+    pub fn heap_size(&self) -> usize {
+        std::mem::size_of::<Cell>()
+            + match &self.value {
+                CellValue::Live { value, .. } => value.len(),
+                CellValue::Tombstone { .. } => 0,
+            }
+    }
+}
+
+/// One entry of a stored row, under its key (see [`crate::model::cell_key`] for the key layout).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Entry {
+    /// A column, or a sub-column of a super column.
+    Cell(Cell),
+    /// The deletion of a whole super column (stored under the super column's group key).
+    SuperColumnDeletion(DeletionTime),
+}

@@ -1,0 +1,297 @@
+//! `CompositeType(T1, T2, …)`: the comparator of CQL3 tables (SPEC §9), built from other
+//! comparators.
+//!
+//! A composite name is a sequence of components, each `length:u16 BE | bytes | end-of-component
+//! byte` as Cassandra encodes it; the EOC is 0 in stored names and ±1 in slice bounds. Its sort
+//! key is each component's own sort key, escaped, followed by `00` and the EOC mapped to 1, 2, 3
+//! (for −1, 0, +1); see [`crate::model::sort_key`]. This file must not know about CQL statements.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use super::{Comparator, MarshalError};
+use crate::model::sort_key::{escape_into, split_escaped};
+
+/// A composite comparator over component types.
+#[derive(Debug, Clone)]
+pub struct CompositeType {
+    components: Vec<Arc<dyn Comparator>>,
+}
+
+/// One component of a composite name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Component<'a> {
+    /// The component's bytes.
+    pub bytes: &'a [u8],
+    /// End-of-component: 0 in stored names, −1 / +1 in slice bounds.
+    pub eoc: i8,
+}
+
+impl CompositeType {
+    /// A composite of the given component types (in order).
+    pub fn new(components: Vec<Arc<dyn Comparator>>) -> Self {
+        CompositeType { components }
+    }
+
+    /// The component types.
+    pub fn components(&self) -> &[Arc<dyn Comparator>] {
+        &self.components
+    }
+
+    /// Builds a composite name from component bytes (all EOC 0 except `last_eoc` on the last).
+    pub fn build(parts: &[&[u8]], last_eoc: i8) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (i, p) in parts.iter().enumerate() {
+            let len = u16::try_from(p.len()).unwrap_or(u16::MAX);
+            out.extend_from_slice(&len.to_be_bytes());
+            out.extend_from_slice(&p[..usize::from(len)]);
+            out.push(if i + 1 == parts.len() {
+                last_eoc as u8
+            } else {
+                0
+            });
+        }
+        out
+    }
+
+    /// Splits a composite name into its components, checking the framing (not the types).
+    pub fn split(name: &[u8]) -> Result<Vec<Component<'_>>, MarshalError> {
+        let mut out = Vec::new();
+        let mut rest = name;
+        while !rest.is_empty() {
+            if rest.len() < 2 {
+                return Err(MarshalError::new(
+                    "composite component cut short in its length",
+                ));
+            }
+            let len = usize::from(u16::from_be_bytes([rest[0], rest[1]]));
+            if rest.len() < 2 + len + 1 {
+                return Err(MarshalError::new(format!(
+                    "composite component {} declares {len} bytes but the name ends first",
+                    out.len()
+                )));
+            }
+            let eoc = rest[2 + len] as i8;
+            if !(-1..=1).contains(&eoc) {
+                return Err(MarshalError::new(format!(
+                    "composite component {} has end-of-component byte {eoc}",
+                    out.len()
+                )));
+            }
+            out.push(Component {
+                bytes: &rest[2..2 + len],
+                eoc,
+            });
+            rest = &rest[3 + len..];
+        }
+        Ok(out)
+    }
+}
+
+fn eoc_code(eoc: i8) -> u8 {
+    (eoc.clamp(-1, 1) + 2) as u8
+}
+
+/// Escapes `:` as `\:` in a component's text form (Cassandra's `CompositeType.escape`).
+fn escape_text(s: &str) -> String {
+    let mut out = s.replace(':', "\\:");
+    if out.ends_with('\\') || out.ends_with('!') {
+        out.push('!');
+    }
+    out
+}
+
+impl Comparator for CompositeType {
+    fn name(&self) -> String {
+        let names: Vec<String> = self.components.iter().map(|c| c.name()).collect();
+        format!("CompositeType({})", names.join(","))
+    }
+
+    fn validate(&self, name: &[u8]) -> Result<(), MarshalError> {
+        let parts = Self::split(name)?;
+        if parts.len() > self.components.len() {
+            return Err(MarshalError::new(format!(
+                "{} components for a composite of {}",
+                parts.len(),
+                self.components.len()
+            )));
+        }
+        for (i, (p, t)) in parts.iter().zip(&self.components).enumerate() {
+            if p.eoc != 0 && i + 1 != parts.len() {
+                return Err(MarshalError::new(format!(
+                    "component {i} has a non-zero end-of-component but is not the last"
+                )));
+            }
+            if !p.bytes.is_empty() {
+                t.validate(p.bytes)
+                    .map_err(|e| MarshalError::new(format!("component {i}: {e}")))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
+        let Ok(parts) = Self::split(name) else {
+            // Only valid names reach here; keep an invalid one at least deterministic.
+            escape_into(name, out);
+            return;
+        };
+        let mut scratch = Vec::new();
+        for (p, t) in parts.iter().zip(&self.components) {
+            scratch.clear();
+            t.encode_sort_key(p.bytes, &mut scratch);
+            escape_into(&scratch, out);
+            out.extend_from_slice(&[0, eoc_code(p.eoc)]);
+        }
+    }
+
+    fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
+        let mut rest = key;
+        let mut i = 0;
+        let mut part = Vec::new();
+        while !rest.is_empty() {
+            let t = self.components.get(i).ok_or_else(|| {
+                MarshalError::new("composite sort key has more components than its type")
+            })?;
+            let (escaped, term, tail) = split_escaped(rest)
+                .ok_or_else(|| MarshalError::new("composite sort key component unterminated"))?;
+            if !(1..=3).contains(&term) {
+                return Err(MarshalError::new(format!(
+                    "composite sort key has terminator {term}"
+                )));
+            }
+            part.clear();
+            t.decode_sort_key(&escaped, &mut part)?;
+            let len = u16::try_from(part.len())
+                .map_err(|_| MarshalError::new("composite component longer than 65535 bytes"))?;
+            out.extend_from_slice(&len.to_be_bytes());
+            out.extend_from_slice(&part);
+            out.push((term as i8 - 2) as u8);
+            rest = tail;
+            i += 1;
+        }
+        Ok(())
+    }
+
+    fn to_text(&self, name: &[u8]) -> String {
+        let Ok(parts) = Self::split(name) else {
+            return super::builtin::to_hex(name);
+        };
+        let mut s = String::new();
+        for (i, (p, t)) in parts.iter().zip(&self.components).enumerate() {
+            if i > 0 {
+                s.push(':');
+            }
+            s.push_str(&escape_text(&t.to_text(p.bytes)));
+            match p.eoc {
+                1 => s.push_str(":!"),
+                -1 => s.push_str(":_"),
+                _ => {}
+            }
+        }
+        s
+    }
+
+    fn parse_text(&self, text: &str) -> Result<Vec<u8>, MarshalError> {
+        // Split on ':' not preceded by '\'.
+        let mut fields = Vec::new();
+        let mut cur = String::new();
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if chars.peek() == Some(&':') => {
+                    cur.push(':');
+                    chars.next();
+                }
+                ':' => fields.push(std::mem::take(&mut cur)),
+                _ => cur.push(c),
+            }
+        }
+        fields.push(cur);
+        if fields.len() > self.components.len() {
+            return Err(MarshalError::new(format!(
+                "'{text}' has {} components, the type has {}",
+                fields.len(),
+                self.components.len()
+            )));
+        }
+        let mut parts = Vec::with_capacity(fields.len());
+        for (f, t) in fields.iter().zip(&self.components) {
+            let f = f.strip_suffix('!').unwrap_or(f);
+            parts.push(if f.is_empty() {
+                Vec::new()
+            } else {
+                t.parse_text(f)?
+            });
+        }
+        let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        Ok(Self::build(&refs, 0))
+    }
+
+    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        let (Ok(pa), Ok(pb)) = (Self::split(a), Self::split(b)) else {
+            return a.cmp(b);
+        };
+        for ((x, y), t) in pa.iter().zip(pb.iter()).zip(&self.components) {
+            let c = t.compare(x.bytes, y.bytes).then(x.eoc.cmp(&y.eoc));
+            if c != Ordering::Equal {
+                return c;
+            }
+        }
+        pa.len().cmp(&pb.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{sort_key, LongType, Utf8Type};
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ty() -> CompositeType {
+        CompositeType::new(vec![Arc::new(LongType), Arc::new(Utf8Type)])
+    }
+
+    #[test]
+    fn cql_row_marker_and_cells_render_as_cassandra_does() {
+        let t = ty();
+        let marker = CompositeType::build(&[&1i64.to_be_bytes(), b""], 0);
+        let cell = CompositeType::build(&[&1i64.to_be_bytes(), b"name"], 0);
+        assert_eq!(t.to_text(&marker), "1:");
+        assert_eq!(t.to_text(&cell), "1:name");
+        assert!(t.compare(&marker, &cell).is_lt());
+        assert_eq!(t.parse_text("1:name").unwrap(), cell);
+        t.validate(&cell).unwrap();
+    }
+
+    #[test]
+    fn malformed_composites_are_rejected() {
+        let t = ty();
+        assert!(t.validate(&[0, 5, b'a']).is_err());
+        assert!(t.validate(&[0]).is_err());
+        let three = CompositeType::build(&[&1i64.to_be_bytes(), b"a", b"b"], 0);
+        assert!(t.validate(&three).is_err());
+        let bad_long = CompositeType::build(&[b"abc", b"x"], 0);
+        assert!(t.validate(&bad_long).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn composite_sort_keys_match_compare(
+            a in any::<i64>(), b in any::<i64>(), sa in "[a-c\\x00]{0,3}", sb in "[a-c\\x00]{0,3}",
+            ea in -1i8..=1, eb in -1i8..=1, short_a: bool,
+        ) {
+            let t = ty();
+            let x = if short_a {
+                CompositeType::build(&[&a.to_be_bytes()], ea)
+            } else {
+                CompositeType::build(&[&a.to_be_bytes(), sa.as_bytes()], ea)
+            };
+            let y = CompositeType::build(&[&b.to_be_bytes(), sb.as_bytes()], eb);
+            prop_assert_eq!(t.compare(&x, &y), sort_key(&t, &x).cmp(&sort_key(&t, &y)));
+            let mut back = Vec::new();
+            t.decode_sort_key(&sort_key(&t, &x), &mut back).unwrap();
+            prop_assert_eq!(back, x);
+        }
+    }
+}

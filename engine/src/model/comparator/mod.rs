@@ -1,0 +1,247 @@
+//! The comparator trait (`CompareWith`, `CompareSubcolumnsWith`, `DefaultValidationClass`) and
+//! the registry that resolves class names to comparators.
+//!
+//! A comparator validates names, orders them, renders them as text, parses them from text, and
+//! maps each name to a *sort key*: bytes whose plain `memcmp` order equals the comparator's order.
+//! The engine stores and merges sort keys only, so the memtable, block indexes and merges run on
+//! byte comparison (as RocksDB's bytewise comparator does) whatever the column family's type.
+//! This module owns the contract; the types themselves live in [`builtin`] and [`composite`].
+
+pub mod builtin;
+pub mod composite;
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+pub use builtin::{AsciiType, BytesType, LexicalUuidType, LongType, TimeUuidType, Utf8Type};
+pub use composite::CompositeType;
+
+/// Why a name or a text literal does not fit a comparator.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct MarshalError(pub String);
+
+impl MarshalError {
+    /// A new error with the given reason.
+    pub fn new(reason: impl Into<String>) -> Self {
+        MarshalError(reason.into())
+    }
+}
+
+/// The prefix Cassandra gives its comparator class names; names without a `.` get it implicitly.
+pub const CASSANDRA_MARSHAL_PREFIX: &str = "org.apache.cassandra.db.marshal.";
+
+/// A column-name type: validation, order, text form and an order-preserving byte encoding.
+///
+/// # The sort-key contract
+/// For every pair of *valid* names `a`, `b`:
+/// `compare(a, b) == encode_sort_key(a).cmp(&encode_sort_key(b))`, and
+/// `decode_sort_key(encode_sort_key(a)) == a`. The empty name (legal only as a slice bound)
+/// encodes to the empty key and so sorts first; every non-empty name encodes to a non-empty key.
+/// The engine relies on this contract for all ordering; `compare` exists for callers and for
+/// tests that check an implementation keeps the contract.
+///
+/// # A user-defined comparator
+/// ```
+/// use std::cmp::Ordering;
+/// use supercolumn::comparator::{Comparator, MarshalError};
+///
+/// /// Names are 8-byte big-endian unsigned integers, sorted newest (largest) first.
+/// #[derive(Debug)]
+/// struct DescendingU64;
+///
+/// impl Comparator for DescendingU64 {
+///     fn name(&self) -> String { "com.example.DescendingU64".into() }
+///     fn validate(&self, name: &[u8]) -> Result<(), MarshalError> {
+///         if name.len() == 8 { Ok(()) } else { Err(MarshalError::new("expected 8 bytes")) }
+///     }
+///     fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
+///         out.extend(name.iter().map(|b| !b));
+///     }
+///     fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
+///         out.extend(key.iter().map(|b| !b));
+///         Ok(())
+///     }
+///     fn to_text(&self, name: &[u8]) -> String {
+///         <[u8; 8]>::try_from(name).map(|b| u64::from_be_bytes(b).to_string()).unwrap_or_default()
+///     }
+///     fn parse_text(&self, text: &str) -> Result<Vec<u8>, MarshalError> {
+///         text.parse::<u64>().map(|v| v.to_be_bytes().to_vec()).map_err(|e| MarshalError::new(e.to_string()))
+///     }
+/// }
+///
+/// let c = DescendingU64;
+/// assert_eq!(c.compare(&9u64.to_be_bytes(), &3u64.to_be_bytes()), Ordering::Less);
+/// ```
+pub trait Comparator: Send + Sync + fmt::Debug {
+    /// The class name this comparator is registered and stored under (`LongType`,
+    /// `CompositeType(UTF8Type,LongType)`, `com.example.MyType`).
+    fn name(&self) -> String;
+
+    /// Checks that a non-empty `name` is valid for this type. (Emptiness is checked by the
+    /// engine: an empty name is never stored, whatever the type.)
+    fn validate(&self, name: &[u8]) -> Result<(), MarshalError>;
+
+    /// Appends the sort key of `name` to `out`. Only called with valid or empty names.
+    fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>);
+
+    /// Appends the name whose sort key is `key` to `out`. `key` may come from a damaged file,
+    /// so this must return an error, never panic, on bytes it could not have produced.
+    fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError>;
+
+    /// The text form of a name, as the shell and `sstable-dump` print it.
+    fn to_text(&self, name: &[u8]) -> String;
+
+    /// Parses the text form of a name (as a person types it in the shell).
+    fn parse_text(&self, text: &str) -> Result<Vec<u8>, MarshalError>;
+
+    /// Orders two names. The default compares sort keys; built-in types override it with a
+    /// direct comparison, and tests check the two agree.
+    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        let (mut ka, mut kb) = (Vec::new(), Vec::new());
+        self.encode_sort_key(a, &mut ka);
+        self.encode_sort_key(b, &mut kb);
+        ka.cmp(&kb)
+    }
+}
+
+/// Convenience: the sort key of `name` as a new vector.
+pub fn sort_key(cmp: &dyn Comparator, name: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(name.len() + 1);
+    cmp.encode_sort_key(name, &mut out);
+    out
+}
+
+/// Resolves comparator class names (short or fully qualified) to comparators.
+///
+/// Starts with the six built-in types; `CompositeType(A,B,…)` names are built on demand from
+/// registered component types. Users add their own with [`ComparatorRegistry::register`].
+#[derive(Clone)]
+pub struct ComparatorRegistry {
+    by_name: HashMap<String, Arc<dyn Comparator>>,
+}
+
+impl fmt::Debug for ComparatorRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names: Vec<&String> = self.by_name.keys().collect();
+        names.sort();
+        f.debug_struct("ComparatorRegistry")
+            .field("names", &names)
+            .finish()
+    }
+}
+
+impl Default for ComparatorRegistry {
+    fn default() -> Self {
+        let mut r = ComparatorRegistry {
+            by_name: HashMap::new(),
+        };
+        r.register(Arc::new(BytesType));
+        r.register(Arc::new(AsciiType));
+        r.register(Arc::new(Utf8Type));
+        r.register(Arc::new(LongType));
+        r.register(Arc::new(LexicalUuidType));
+        r.register(Arc::new(TimeUuidType));
+        r
+    }
+}
+
+impl ComparatorRegistry {
+    /// Registers a comparator under its [`Comparator::name`], replacing any earlier one of that
+    /// name. A name such as `com.example.MyType` can then be given as `CompareWith`.
+    pub fn register(&mut self, comparator: Arc<dyn Comparator>) {
+        self.by_name.insert(comparator.name(), comparator);
+    }
+
+    /// Finds the comparator for a class name: exact, or Cassandra's `org.apache.cassandra.db.marshal.`
+    /// prefix with the short name, or `CompositeType(…)` of resolvable components.
+    pub fn resolve(&self, class_name: &str) -> Result<Arc<dyn Comparator>, MarshalError> {
+        let name = class_name.trim();
+        if let Some(c) = self.by_name.get(name) {
+            return Ok(c.clone());
+        }
+        let short = name.strip_prefix(CASSANDRA_MARSHAL_PREFIX).unwrap_or(name);
+        if let Some(c) = self.by_name.get(short) {
+            return Ok(c.clone());
+        }
+        if let Some(inner) = short
+            .strip_prefix("CompositeType(")
+            .and_then(|s| s.strip_suffix(')'))
+        {
+            let mut parts = Vec::new();
+            for part in split_top_level(inner) {
+                parts.push(self.resolve(part)?);
+            }
+            if parts.is_empty() {
+                return Err(MarshalError::new(
+                    "CompositeType needs at least one component",
+                ));
+            }
+            return Ok(Arc::new(CompositeType::new(parts)));
+        }
+        Err(MarshalError::new(format!(
+            "unknown comparator '{class_name}' (known: {})",
+            self.known_names().join(", ")
+        )))
+    }
+
+    /// The registered class names, sorted.
+    pub fn known_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.by_name.keys().cloned().collect();
+        v.sort();
+        v
+    }
+}
+
+/// Splits `A,B(C,D),E` at the commas that are not inside parentheses.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, ch) in s.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !s[start..].trim().is_empty() {
+        out.push(s[start..].trim());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_short_and_full_names() {
+        let r = ComparatorRegistry::default();
+        assert_eq!(r.resolve("LongType").unwrap().name(), "LongType");
+        assert_eq!(
+            r.resolve("org.apache.cassandra.db.marshal.TimeUUIDType")
+                .unwrap()
+                .name(),
+            "TimeUUIDType"
+        );
+        let err = r.resolve("NoSuchType").unwrap_err();
+        assert!(err.0.contains("NoSuchType"), "{err}");
+    }
+
+    #[test]
+    fn resolves_composites() {
+        let r = ComparatorRegistry::default();
+        let c = r
+            .resolve("CompositeType(LongType,org.apache.cassandra.db.marshal.UTF8Type)")
+            .unwrap();
+        assert_eq!(c.name(), "CompositeType(LongType,UTF8Type)");
+        assert!(r.resolve("CompositeType()").is_err());
+        assert!(r.resolve("CompositeType(Nope)").is_err());
+    }
+}

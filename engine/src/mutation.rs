@@ -1,0 +1,359 @@
+//! Writes: the public mutation types, and their validation into [`RowUpdate`]s, the one form the
+//! commit log and memtable take.
+//!
+//! Everything a user sends is checked here against SPEC §1's limits and the column family's
+//! comparators before anything is applied, so a bad batch changes nothing.
+
+use crate::error::{Error, NameKind, Result};
+use crate::model::cell::{Cell, DeletionTime, Entry, Ttl};
+use crate::model::cell_key;
+use crate::query::ColumnPath;
+use crate::schema::{ColumnFamilyDef, ColumnType};
+
+/// The largest row key, and the largest column or super column name, in bytes.
+pub const MAX_KEY_LEN: usize = 65_535;
+/// The largest column name, in bytes.
+pub const MAX_NAME_LEN: usize = 65_535;
+/// The largest value, in bytes.
+pub const MAX_VALUE_LEN: usize = i32::MAX as usize;
+
+/// The timestamp and TTL of a write.
+///
+/// ```
+/// use supercolumn::WriteOptions;
+/// let now = WriteOptions::now();                 // the database clock's "now", in µs
+/// let at = WriteOptions::at(1_374_546_754_299_000).with_ttl(3600);
+/// # let _ = (now, at);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// The timestamp; `None`: the database clock's current time in microseconds.
+    pub timestamp: Option<i64>,
+    /// Seconds until the column expires; `None`: never.
+    pub ttl: Option<u32>,
+}
+
+impl WriteOptions {
+    /// Timestamp from the database clock, no TTL.
+    pub fn now() -> Self {
+        Self::default()
+    }
+
+    /// The given timestamp, no TTL.
+    pub fn at(timestamp: i64) -> Self {
+        WriteOptions {
+            timestamp: Some(timestamp),
+            ttl: None,
+        }
+    }
+
+    /// Sets a TTL in seconds (must be positive).
+    pub fn with_ttl(mut self, ttl: u32) -> Self {
+        self.ttl = Some(ttl);
+        self
+    }
+}
+
+/// One change to one row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mutation {
+    /// Writes a column (Standard CF) or a sub-column (Super CF): the path names the column.
+    Insert {
+        /// Where: CF, super column (Super CFs), column.
+        path: ColumnPath,
+        /// The value.
+        value: Vec<u8>,
+        /// Timestamp and TTL.
+        write: WriteOptions,
+    },
+    /// Deletes what the path names: the row (CF only), a super column, or a column.
+    Remove {
+        /// What to delete.
+        path: ColumnPath,
+        /// The deletion's timestamp; `None`: now.
+        timestamp: Option<i64>,
+    },
+}
+
+impl Mutation {
+    fn column_family(&self) -> &str {
+        match self {
+            Mutation::Insert { path, .. } | Mutation::Remove { path, .. } => &path.column_family,
+        }
+    }
+}
+
+/// Many mutations over many rows and column families of one keyspace, applied by
+/// [`Database::batch_mutate`](crate::Database::batch_mutate). All mutations of one row of one
+/// column family apply atomically; the whole batch is validated before any of it is applied.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BatchMutation {
+    pub(crate) mutations: Vec<(Vec<u8>, Mutation)>,
+}
+
+impl BatchMutation {
+    /// An empty batch.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds an insert.
+    pub fn insert(
+        &mut self,
+        key: impl AsRef<[u8]>,
+        path: ColumnPath,
+        value: impl AsRef<[u8]>,
+        write: WriteOptions,
+    ) -> &mut Self {
+        self.mutations.push((
+            key.as_ref().to_vec(),
+            Mutation::Insert {
+                path,
+                value: value.as_ref().to_vec(),
+                write,
+            },
+        ));
+        self
+    }
+
+    /// Adds a deletion of a row, super column or column.
+    pub fn remove(
+        &mut self,
+        key: impl AsRef<[u8]>,
+        path: ColumnPath,
+        timestamp: Option<i64>,
+    ) -> &mut Self {
+        self.mutations
+            .push((key.as_ref().to_vec(), Mutation::Remove { path, timestamp }));
+        self
+    }
+
+    /// Adds any mutation.
+    pub fn push(&mut self, key: impl AsRef<[u8]>, mutation: Mutation) -> &mut Self {
+        self.mutations.push((key.as_ref().to_vec(), mutation));
+        self
+    }
+
+    /// Number of mutations.
+    pub fn len(&self) -> usize {
+        self.mutations.len()
+    }
+
+    /// Whether the batch is empty.
+    pub fn is_empty(&self) -> bool {
+        self.mutations.is_empty()
+    }
+
+    /// The mutations with their row keys.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], &Mutation)> {
+        self.mutations.iter().map(|(k, m)| (k.as_slice(), m))
+    }
+
+    /// The column families the batch touches, for routing.
+    pub(crate) fn column_family_of(m: &Mutation) -> &str {
+        m.column_family()
+    }
+}
+
+/// A validated change to one row of one column family: what the commit log records and the
+/// memtable applies, all or nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RowUpdate {
+    /// A row deletion, if the update deletes the row.
+    pub deletion: Option<DeletionTime>,
+    /// Entries in the order written; later ones reconcile with earlier ones of the same key.
+    pub entries: Vec<(Vec<u8>, Entry)>,
+}
+
+impl RowUpdate {
+    /// The column writes this update counts as (for the memtable's operation threshold).
+    pub fn operation_count(&self) -> u64 {
+        self.entries.len() as u64 + u64::from(self.deletion.is_some())
+    }
+}
+
+/// Checks a row key against SPEC §1.
+pub fn validate_key(key: &[u8]) -> Result<()> {
+    if key.is_empty() {
+        return Err(Error::invalid("row key must not be empty"));
+    }
+    if key.len() > MAX_KEY_LEN {
+        return Err(Error::invalid(format!(
+            "row key of {} bytes exceeds the limit of {MAX_KEY_LEN}",
+            key.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The clock readings a batch is stamped with: one "now" for the whole batch.
+#[derive(Clone, Copy, Debug)]
+pub struct Now {
+    /// Microseconds, the default timestamp.
+    pub micros: i64,
+    /// Seconds, for deletion and expiration times.
+    pub seconds: i64,
+}
+
+/// Validates names and values of one column family.
+pub struct Validator<'a> {
+    /// Keyspace name, for errors.
+    pub keyspace: &'a str,
+    /// The column family.
+    pub cf: &'a ColumnFamilyDef,
+}
+
+impl Validator<'_> {
+    fn name_error(&self, kind: NameKind, comparator: String, reason: String) -> Error {
+        Error::InvalidName {
+            keyspace: self.keyspace.to_string(),
+            column_family: self.cf.name.clone(),
+            comparator,
+            kind,
+            reason,
+        }
+    }
+
+    /// Checks a name for a stored column, super column or sub-column.
+    pub fn name(&self, name: &[u8], kind: NameKind) -> Result<()> {
+        let cmp = match (kind, self.cf.column_type) {
+            (NameKind::Column, ColumnType::Super) => self.cf.subcomparator(),
+            _ => self.cf.comparator.clone(),
+        };
+        if name.is_empty() {
+            return Err(self.name_error(kind, cmp.name(), "a name must not be empty".into()));
+        }
+        if name.len() > MAX_NAME_LEN {
+            return Err(self.name_error(
+                kind,
+                cmp.name(),
+                format!("{} bytes exceeds the limit of {MAX_NAME_LEN}", name.len()),
+            ));
+        }
+        cmp.validate(name)
+            .map_err(|e| self.name_error(kind, cmp.name(), e.0))
+    }
+
+    /// Checks a slice bound (empty allowed).
+    pub fn bound(&self, name: &[u8], kind: NameKind) -> Result<()> {
+        if name.is_empty() {
+            Ok(())
+        } else {
+            self.name(name, kind)
+        }
+    }
+
+    /// Checks a value against the CF's `DefaultValidationClass` (an empty value is always valid).
+    pub fn value(&self, value: &[u8]) -> Result<()> {
+        if value.len() > MAX_VALUE_LEN {
+            return Err(Error::invalid(format!(
+                "value of {} bytes exceeds the limit of {MAX_VALUE_LEN}",
+                value.len()
+            )));
+        }
+        if value.is_empty() {
+            return Ok(());
+        }
+        let v = &self.cf.default_validation_class;
+        v.validate(value)
+            .map_err(|e| self.name_error(NameKind::Value, v.name(), e.0))
+    }
+
+    /// Checks that a path's shape fits the CF's type: `needs_column` for inserts.
+    pub fn path(&self, path: &ColumnPath, needs_column: bool) -> Result<()> {
+        let cf = &self.cf.name;
+        match self.cf.column_type {
+            ColumnType::Standard => {
+                if path.super_column.is_some() {
+                    return Err(Error::invalid(format!(
+                        "column family {}.{cf} is Standard: a path may not name a super column",
+                        self.keyspace
+                    )));
+                }
+            }
+            ColumnType::Super => {
+                if path.column.is_some() && path.super_column.is_none() {
+                    return Err(Error::invalid(format!(
+                        "column family {}.{cf} is Super: a column path needs a super column",
+                        self.keyspace
+                    )));
+                }
+                if needs_column && path.super_column.is_none() {
+                    return Err(Error::invalid(format!(
+                        "column family {}.{cf} is Super: an insert needs a super column and a column",
+                        self.keyspace
+                    )));
+                }
+            }
+        }
+        if needs_column && path.column.is_none() {
+            return Err(Error::invalid(format!(
+                "an insert into {}.{cf} needs a column name",
+                self.keyspace
+            )));
+        }
+        if let Some(sc) = &path.super_column {
+            self.name(sc, NameKind::SuperColumn)?;
+        }
+        if let Some(c) = &path.column {
+            self.name(c, NameKind::Column)?;
+        }
+        Ok(())
+    }
+
+    /// Validates `mutation` and appends it to `update`.
+    pub fn add(&self, mutation: &Mutation, now: Now, update: &mut RowUpdate) -> Result<()> {
+        match mutation {
+            Mutation::Insert { path, value, write } => {
+                self.path(path, true)?;
+                self.value(value)?;
+                let ttl = match write.ttl {
+                    None => None,
+                    Some(0) => return Err(Error::invalid("a TTL must be positive")),
+                    Some(t) => Some(Ttl {
+                        ttl: t,
+                        local_expiration_time: now.seconds.saturating_add(i64::from(t)),
+                    }),
+                };
+                let ts = write.timestamp.unwrap_or(now.micros);
+                update.entries.push((
+                    self.entry_key(path),
+                    Entry::Cell(Cell::live(ts, value.clone(), ttl)),
+                ));
+            }
+            Mutation::Remove { path, timestamp } => {
+                self.path(path, false)?;
+                let del = DeletionTime {
+                    marked_for_delete_at: timestamp.unwrap_or(now.micros),
+                    local_deletion_time: now.seconds,
+                };
+                match (&path.super_column, &path.column) {
+                    (None, None) => {
+                        update.deletion = DeletionTime::merge_opt(update.deletion, Some(del))
+                    }
+                    (Some(sc), None) => update.entries.push((
+                        cell_key::super_column(self.cf.comparator.as_ref(), sc),
+                        Entry::SuperColumnDeletion(del),
+                    )),
+                    (_, Some(_)) => update.entries.push((
+                        self.entry_key(path),
+                        Entry::Cell(Cell::tombstone(del.marked_for_delete_at, now.seconds)),
+                    )),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The entry key of a validated path that names a column.
+    fn entry_key(&self, path: &ColumnPath) -> Vec<u8> {
+        let column = path.column.as_deref().unwrap_or_default();
+        match &path.super_column {
+            None => cell_key::column(self.cf.comparator.as_ref(), column),
+            Some(sc) => {
+                let prefix = cell_key::super_column(self.cf.comparator.as_ref(), sc);
+                cell_key::sub_column(&prefix, self.cf.subcomparator().as_ref(), column)
+            }
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! Evaluates a slice predicate over one row's merged sources: applies row, super column and
+//! column deletions and TTL expiry, counts live results, walks forward or reversed, and decodes
+//! sort keys back to names. Validation of the request happens before this (in the store); this
+//! file only reads.
+
+use std::ops::Bound;
+
+use super::merge::{merged_deletion, merged_entries, RowSource};
+use super::predicate::{SlicePredicate, SliceRange};
+use super::result::{Column, ColumnOrSuperColumn, SuperColumn};
+use crate::model::cell::{Cell, CellValue, DeletionTime, Entry};
+use crate::model::cell_key;
+use crate::model::comparator::{Comparator, MarshalError};
+use crate::schema::ColumnType;
+
+/// What a slice needs to know about its column family.
+pub struct SliceContext<'a> {
+    /// Standard or Super.
+    pub column_type: ColumnType,
+    /// `CompareWith`.
+    pub comparator: &'a dyn Comparator,
+    /// `CompareSubcolumnsWith` (Super CFs).
+    pub subcomparator: &'a dyn Comparator,
+    /// "Now", for TTL expiry.
+    pub now_seconds: i64,
+}
+
+/// A stored key that does not decode (only a damaged source can produce one).
+#[derive(Debug, thiserror::Error)]
+#[error("undecodable stored name: {0}")]
+pub struct SliceError(#[from] pub MarshalError);
+
+type Bounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
+/// A super column's group prefix and the entries read of it so far.
+type Group = (Vec<u8>, Vec<(Vec<u8>, Entry)>);
+
+/// Reads the children of the row (or of the super column `super_column`) selected by `predicate`.
+pub fn slice(
+    sources: &[&dyn RowSource],
+    ctx: &SliceContext<'_>,
+    super_column: Option<&[u8]>,
+    predicate: &SlicePredicate,
+) -> Result<Vec<ColumnOrSuperColumn>, SliceError> {
+    let row_del = merged_deletion(sources);
+    match (ctx.column_type, super_column) {
+        (ColumnType::Standard, _) => {
+            let cols = column_slice(sources, ctx, ctx.comparator, &[], row_del, predicate)?;
+            Ok(cols.into_iter().map(ColumnOrSuperColumn::Column).collect())
+        }
+        (ColumnType::Super, Some(sc)) => {
+            let prefix = cell_key::super_column(ctx.comparator, sc);
+            let del =
+                DeletionTime::merge_opt(row_del, super_column_deletion(sources, &prefix, ctx));
+            let cols = column_slice(sources, ctx, ctx.subcomparator, &prefix, del, predicate)?;
+            Ok(cols.into_iter().map(ColumnOrSuperColumn::Column).collect())
+        }
+        (ColumnType::Super, None) => {
+            let scs = super_slice(sources, ctx, row_del, predicate)?;
+            Ok(scs
+                .into_iter()
+                .map(ColumnOrSuperColumn::SuperColumn)
+                .collect())
+        }
+    }
+}
+
+/// Whether the row holds anything live at all.
+pub fn row_is_live(sources: &[&dyn RowSource], ctx: &SliceContext<'_>) -> Result<bool, SliceError> {
+    let one = SlicePredicate::Range(SliceRange::all().count(1));
+    Ok(!slice(sources, ctx, None, &one)?.is_empty())
+}
+
+fn super_column_deletion(
+    sources: &[&dyn RowSource],
+    prefix: &[u8],
+    ctx: &SliceContext<'_>,
+) -> Option<DeletionTime> {
+    merged_entries(
+        sources,
+        Bound::Included(prefix),
+        Bound::Included(prefix),
+        false,
+        ctx.now_seconds,
+    )
+    .find_map(|(_, e)| match e {
+        Entry::SuperColumnDeletion(d) => Some(d),
+        Entry::Cell(_) => None,
+    })
+}
+
+fn live_column(
+    name_key: &[u8],
+    cell: Cell,
+    del: Option<DeletionTime>,
+    cmp: &dyn Comparator,
+    now: i64,
+) -> Result<Option<Column>, SliceError> {
+    if del.is_some_and(|d| d.shadows(cell.timestamp)) || cell.is_deleted(now) {
+        return Ok(None);
+    }
+    let CellValue::Live { value, ttl } = cell.value else {
+        return Ok(None);
+    };
+    let mut name = Vec::with_capacity(name_key.len());
+    cmp.decode_sort_key(name_key, &mut name)?;
+    Ok(Some(Column {
+        name,
+        value,
+        timestamp: cell.timestamp,
+        ttl: ttl.map(|t| t.ttl),
+    }))
+}
+
+fn with_prefix(prefix: &[u8], cmp: &dyn Comparator, name: &[u8]) -> Vec<u8> {
+    let mut k = prefix.to_vec();
+    cmp.encode_sort_key(name, &mut k);
+    k
+}
+
+/// Bounds (low, high) of a range over names under `prefix` (empty: the whole row).
+fn column_bounds(prefix: &[u8], cmp: &dyn Comparator, range: &SliceRange) -> Bounds {
+    let (low, high) = if range.reversed {
+        (&range.finish, &range.start)
+    } else {
+        (&range.start, &range.finish)
+    };
+    let lo = if !low.is_empty() {
+        Bound::Included(with_prefix(prefix, cmp, low))
+    } else if prefix.is_empty() {
+        Bound::Unbounded
+    } else {
+        Bound::Excluded(prefix.to_vec())
+    };
+    let hi = if !high.is_empty() {
+        Bound::Included(with_prefix(prefix, cmp, high))
+    } else if prefix.is_empty() {
+        Bound::Unbounded
+    } else {
+        Bound::Excluded(cell_key::group_end(prefix))
+    };
+    (lo, hi)
+}
+
+fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match b {
+        Bound::Included(v) => Bound::Included(v.as_slice()),
+        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
+fn column_slice(
+    sources: &[&dyn RowSource],
+    ctx: &SliceContext<'_>,
+    cmp: &dyn Comparator,
+    prefix: &[u8],
+    del: Option<DeletionTime>,
+    predicate: &SlicePredicate,
+) -> Result<Vec<Column>, SliceError> {
+    let mut out = Vec::new();
+    match predicate {
+        SlicePredicate::Range(range) => {
+            if range.count == 0 {
+                return Ok(out);
+            }
+            let (lo, hi) = column_bounds(prefix, cmp, range);
+            for (key, entry) in merged_entries(
+                sources,
+                as_ref(&lo),
+                as_ref(&hi),
+                range.reversed,
+                ctx.now_seconds,
+            ) {
+                let Entry::Cell(cell) = entry else { continue };
+                let Some(name_key) = key.get(prefix.len()..) else {
+                    continue;
+                };
+                if let Some(c) = live_column(name_key, cell, del, cmp, ctx.now_seconds)? {
+                    out.push(c);
+                    if out.len() >= range.count {
+                        break;
+                    }
+                }
+            }
+        }
+        SlicePredicate::Names(names) => {
+            for k in sorted_keys(names, |n| with_prefix(prefix, cmp, n)) {
+                let found = merged_entries(
+                    sources,
+                    Bound::Included(&k),
+                    Bound::Included(&k),
+                    false,
+                    ctx.now_seconds,
+                )
+                .next();
+                if let Some((_, Entry::Cell(cell))) = found {
+                    if let Some(c) =
+                        live_column(&k[prefix.len()..], cell, del, cmp, ctx.now_seconds)?
+                    {
+                        out.push(c);
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn sorted_keys(names: &[Vec<u8>], key: impl Fn(&[u8]) -> Vec<u8>) -> Vec<Vec<u8>> {
+    let mut keys: Vec<Vec<u8>> = names.iter().map(|n| key(n)).collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// Builds a super column from one group's entries (in either order); `None` if nothing is live.
+fn finish_group(
+    prefix: &[u8],
+    entries: Vec<(Vec<u8>, Entry)>,
+    row_del: Option<DeletionTime>,
+    ctx: &SliceContext<'_>,
+) -> Result<Option<SuperColumn>, SliceError> {
+    let sc_del = entries.iter().fold(None, |acc, (_, e)| match e {
+        Entry::SuperColumnDeletion(d) => DeletionTime::merge_opt(acc, Some(*d)),
+        Entry::Cell(_) => acc,
+    });
+    let del = DeletionTime::merge_opt(row_del, sc_del);
+    let mut columns = Vec::new();
+    for (key, e) in entries {
+        let Entry::Cell(cell) = e else { continue };
+        if let Some(c) = live_column(
+            &key[prefix.len()..],
+            cell,
+            del,
+            ctx.subcomparator,
+            ctx.now_seconds,
+        )? {
+            columns.push(c);
+        }
+    }
+    if columns.is_empty() {
+        return Ok(None);
+    }
+    columns.sort_by(|a, b| ctx.subcomparator.compare(&a.name, &b.name));
+    let sc_key = cell_key::super_column_sort_key(prefix)
+        .ok_or_else(|| MarshalError::new("malformed super column key"))?;
+    let mut name = Vec::new();
+    ctx.comparator.decode_sort_key(&sc_key, &mut name)?;
+    Ok(Some(SuperColumn { name, columns }))
+}
+
+fn super_slice(
+    sources: &[&dyn RowSource],
+    ctx: &SliceContext<'_>,
+    row_del: Option<DeletionTime>,
+    predicate: &SlicePredicate,
+) -> Result<Vec<SuperColumn>, SliceError> {
+    let mut out = Vec::new();
+    match predicate {
+        SlicePredicate::Range(range) => {
+            if range.count == 0 {
+                return Ok(out);
+            }
+            let (low, high) = if range.reversed {
+                (&range.finish, &range.start)
+            } else {
+                (&range.start, &range.finish)
+            };
+            let lo = if low.is_empty() {
+                Bound::Unbounded
+            } else {
+                Bound::Included(cell_key::super_column(ctx.comparator, low))
+            };
+            let hi = if high.is_empty() {
+                Bound::Unbounded
+            } else {
+                Bound::Excluded(cell_key::group_end(&cell_key::super_column(
+                    ctx.comparator,
+                    high,
+                )))
+            };
+            let mut group: Option<Group> = None;
+            for (key, entry) in merged_entries(
+                sources,
+                as_ref(&lo),
+                as_ref(&hi),
+                range.reversed,
+                ctx.now_seconds,
+            ) {
+                let plen = cell_key::group_prefix_len(&key)
+                    .ok_or_else(|| MarshalError::new("malformed super column entry key"))?;
+                let same = group
+                    .as_ref()
+                    .is_some_and(|(p, _)| p.as_slice() == &key[..plen]);
+                if !same {
+                    if let Some((p, entries)) = group.take() {
+                        if let Some(sc) = finish_group(&p, entries, row_del, ctx)? {
+                            out.push(sc);
+                            if out.len() >= range.count {
+                                return Ok(out);
+                            }
+                        }
+                    }
+                    group = Some((key[..plen].to_vec(), Vec::new()));
+                }
+                if let Some((_, entries)) = group.as_mut() {
+                    entries.push((key.into_owned(), entry));
+                }
+            }
+            if let Some((p, entries)) = group {
+                if let Some(sc) = finish_group(&p, entries, row_del, ctx)? {
+                    out.push(sc);
+                }
+            }
+        }
+        SlicePredicate::Names(names) => {
+            for p in sorted_keys(names, |n| cell_key::super_column(ctx.comparator, n)) {
+                let end = cell_key::group_end(&p);
+                let entries: Vec<(Vec<u8>, Entry)> = merged_entries(
+                    sources,
+                    Bound::Included(&p),
+                    Bound::Excluded(&end),
+                    false,
+                    ctx.now_seconds,
+                )
+                .map(|(k, e)| (k.into_owned(), e))
+                .collect();
+                if let Some(sc) = finish_group(&p, entries, row_del, ctx)? {
+                    out.push(sc);
+                }
+            }
+        }
+    }
+    Ok(out)
+}

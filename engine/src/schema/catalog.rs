@@ -1,0 +1,328 @@
+//! The schema in force, persisted in the data directory as `SCHEMA` so a database reopens without
+//! its XML, and the rules for combining it with a schema given at open.
+//!
+//! Layout (see `engine/FORMAT.md`): magic `SCSCHEMA`, version, payload length, payload, CRC32 (IEEE) of
+//! everything before it. Replaced atomically on every schema change.
+
+use std::path::Path;
+
+use crate::codec::{DecodeError, Reader, Writer};
+use crate::error::{Error, Result};
+use crate::io::atomic_file;
+use crate::model::comparator::ComparatorRegistry;
+use crate::model::partitioner::Partitioner;
+use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef};
+
+/// The file name of the catalog inside the data directory.
+pub const FILE_NAME: &str = "SCHEMA";
+const MAGIC: &[u8; 8] = b"SCSCHEMA";
+/// The catalog format version this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// The persisted schema: the partitioner the data was written with, and the keyspaces.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Catalog {
+    /// Fixed at creation.
+    pub partitioner: Partitioner,
+    /// Every keyspace and its column families.
+    pub keyspaces: Vec<KeyspaceDef>,
+}
+
+impl Catalog {
+    /// Encodes the catalog file.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut p = Writer::default();
+        p.str(self.partitioner.class_name());
+        p.u32(self.keyspaces.len() as u32);
+        for ks in &self.keyspaces {
+            p.str(&ks.name);
+            p.f64(ks.keys_cached_fraction);
+            p.str(&ks.replica_placement_strategy);
+            p.u32(ks.replication_factor);
+            p.str(&ks.endpoint_snitch);
+            p.u32(ks.column_families.len() as u32);
+            for cf in &ks.column_families {
+                p.str(&cf.name);
+                p.u8(match cf.column_type {
+                    ColumnType::Standard => 0,
+                    ColumnType::Super => 1,
+                });
+                p.str(&cf.comparator.name());
+                p.opt(cf.subcomparator.as_ref(), |w, c| w.str(&c.name()));
+                p.str(&cf.default_validation_class.name());
+                p.opt(cf.comment.as_deref(), |w, c| w.str(c));
+                match cf.keys_cached {
+                    None => p.u8(0),
+                    Some(KeysCached::Fraction(f)) => {
+                        p.u8(1);
+                        p.f64(f);
+                    }
+                    Some(KeysCached::Absolute(n)) => {
+                        p.u8(2);
+                        p.u64(n);
+                    }
+                }
+                p.opt(cf.gc_grace_seconds, |w, v| w.u32(v));
+                p.opt(cf.min_compaction_threshold, |w, v| w.u32(v));
+                p.opt(cf.max_compaction_threshold, |w, v| w.u32(v));
+            }
+        }
+        let mut out = Writer::default();
+        out.buf.extend_from_slice(MAGIC);
+        out.u32(VERSION);
+        out.bytes(&p.buf);
+        let crc = crc32fast::hash(&out.buf);
+        out.u32(crc);
+        out.buf
+    }
+
+    /// Decodes a catalog file; `path` names it in errors.
+    pub fn decode(bytes: &[u8], path: &Path, registry: &ComparatorRegistry) -> Result<Catalog> {
+        let corrupt = |e: DecodeError| Error::Corrupt {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        };
+        if bytes.len() < MAGIC.len() + 4 + 4 + 4 || &bytes[..8] != MAGIC {
+            return Err(Error::Corrupt {
+                path: path.to_path_buf(),
+                reason: "not a supercolumn schema file (bad magic or too short)".into(),
+            });
+        }
+        let (body, crc) = bytes.split_at(bytes.len() - 4);
+        let stored = u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]);
+        let mut r = Reader::new(body);
+        r.take(8).map_err(corrupt)?;
+        let version = r.u32().map_err(corrupt)?;
+        if version != VERSION {
+            return Err(Error::Corrupt {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "schema format version {version}; this build reads version {VERSION}"
+                ),
+            });
+        }
+        if crc32fast::hash(body) != stored {
+            return Err(Error::Corrupt {
+                path: path.to_path_buf(),
+                reason: "checksum mismatch".into(),
+            });
+        }
+        let payload = r.bytes().map_err(corrupt)?;
+        decode_payload(payload, registry).map_err(|e| match e {
+            PayloadError::Decode(d) => corrupt(d),
+            PayloadError::Other(reason) => Error::Corrupt {
+                path: path.to_path_buf(),
+                reason,
+            },
+        })
+    }
+
+    /// Loads the catalog of `dir`, if it has one.
+    pub fn load(dir: &Path, registry: &ComparatorRegistry) -> Result<Option<Catalog>> {
+        atomic_file::remove_leftover(dir, FILE_NAME)?;
+        let path = dir.join(FILE_NAME);
+        match atomic_file::read_if_exists(&path)? {
+            None => Ok(None),
+            Some(b) => Self::decode(&b, &path, registry).map(Some),
+        }
+    }
+
+    /// Stores the catalog in `dir`, atomically.
+    pub fn store(&self, dir: &Path) -> Result<()> {
+        atomic_file::replace(dir, FILE_NAME, &self.encode())
+    }
+
+    /// Combines a schema given at open with this stored one: new keyspaces and column families
+    /// are added; a column family whose type or comparators differ, or another partitioner, is a
+    /// conflict that names what differs.
+    pub fn merge_given(&mut self, partitioner: Partitioner, given: &[KeyspaceDef]) -> Result<bool> {
+        if partitioner != self.partitioner {
+            return Err(Error::SchemaConflict(format!(
+                "the data was written with {}, the options ask for {}",
+                self.partitioner.class_name(),
+                partitioner.class_name()
+            )));
+        }
+        let mut changed = false;
+        for g in given {
+            let Some(stored) = self.keyspaces.iter_mut().find(|k| k.name == g.name) else {
+                self.keyspaces.push(g.clone());
+                changed = true;
+                continue;
+            };
+            for gcf in &g.column_families {
+                match stored.column_families.iter().find(|c| c.name == gcf.name) {
+                    None => {
+                        stored.column_families.push(gcf.clone());
+                        changed = true;
+                    }
+                    Some(scf) => check_compatible(&g.name, scf, gcf)?,
+                }
+            }
+        }
+        Ok(changed)
+    }
+}
+
+fn check_compatible(ks: &str, stored: &ColumnFamilyDef, given: &ColumnFamilyDef) -> Result<()> {
+    let mut diffs = Vec::new();
+    if stored.column_type != given.column_type {
+        diffs.push(format!(
+            "ColumnType {} (stored) vs {} (given)",
+            stored.column_type.as_str(),
+            given.column_type.as_str()
+        ));
+    }
+    if stored.comparator.name() != given.comparator.name() {
+        diffs.push(format!(
+            "CompareWith {} (stored) vs {} (given)",
+            stored.comparator.name(),
+            given.comparator.name()
+        ));
+    }
+    if stored.column_type == ColumnType::Super
+        && stored.subcomparator().name() != given.subcomparator().name()
+    {
+        diffs.push(format!(
+            "CompareSubcolumnsWith {} (stored) vs {} (given)",
+            stored.subcomparator().name(),
+            given.subcomparator().name()
+        ));
+    }
+    if diffs.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::SchemaConflict(format!(
+            "column family {ks}.{}: {}",
+            stored.name,
+            diffs.join("; ")
+        )))
+    }
+}
+
+enum PayloadError {
+    Decode(DecodeError),
+    Other(String),
+}
+
+impl From<DecodeError> for PayloadError {
+    fn from(e: DecodeError) -> Self {
+        PayloadError::Decode(e)
+    }
+}
+
+fn decode_payload(
+    payload: &[u8],
+    registry: &ComparatorRegistry,
+) -> std::result::Result<Catalog, PayloadError> {
+    let mut r = Reader::new(payload);
+    let pname = r.str()?;
+    let partitioner = Partitioner::from_class_name(pname)
+        .ok_or_else(|| PayloadError::Other(format!("unknown partitioner '{pname}'")))?;
+    let resolve = |name: &str| {
+        registry.resolve(name).map_err(|e| {
+            PayloadError::Other(format!(
+                "comparator '{name}' is not registered with this database: {e}"
+            ))
+        })
+    };
+    let nks = r.count(4)?;
+    let mut keyspaces = Vec::with_capacity(nks);
+    for _ in 0..nks {
+        let mut ks = KeyspaceDef::new(r.str()?);
+        ks.keys_cached_fraction = r.f64()?;
+        ks.replica_placement_strategy = r.str()?.to_string();
+        ks.replication_factor = r.u32()?;
+        ks.endpoint_snitch = r.str()?.to_string();
+        let ncf = r.count(4)?;
+        for _ in 0..ncf {
+            let name = r.str()?.to_string();
+            let mut cf = match r.u8()? {
+                0 => ColumnFamilyDef::standard(name),
+                1 => ColumnFamilyDef::super_family(name),
+                t => return Err(r.error(format!("column type {t}")).into()),
+            };
+            cf.comparator = resolve(r.str()?)?;
+            cf.subcomparator = r
+                .opt(|r| r.str().map(str::to_string))?
+                .map(|n| resolve(&n))
+                .transpose()?;
+            cf.default_validation_class = resolve(r.str()?)?;
+            cf.comment = r.opt(|r| r.str().map(str::to_string))?;
+            cf.keys_cached = match r.u8()? {
+                0 => None,
+                1 => Some(KeysCached::Fraction(r.f64()?)),
+                2 => Some(KeysCached::Absolute(r.u64()?)),
+                t => return Err(r.error(format!("keys cached tag {t}")).into()),
+            };
+            cf.gc_grace_seconds = r.opt(|r| r.u32())?;
+            cf.min_compaction_threshold = r.opt(|r| r.u32())?;
+            cf.max_compaction_threshold = r.opt(|r| r.u32())?;
+            ks.column_families.push(cf);
+        }
+        ks.validate()
+            .map_err(|e| PayloadError::Other(e.to_string()))?;
+        keyspaces.push(ks);
+    }
+    if r.remaining() != 0 {
+        return Err(r.error("trailing bytes after the last keyspace").into());
+    }
+    Ok(Catalog {
+        partitioner,
+        keyspaces,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::default_keyspaces;
+
+    fn sample() -> Catalog {
+        Catalog {
+            partitioner: Partitioner::Murmur3,
+            keyspaces: default_keyspaces(),
+        }
+    }
+
+    #[test]
+    fn roundtrip() {
+        let c = sample();
+        let back =
+            Catalog::decode(&c.encode(), Path::new("S"), &ComparatorRegistry::default()).unwrap();
+        assert_eq!(back, c);
+    }
+
+    #[test]
+    fn every_flipped_byte_is_detected() {
+        let bytes = sample().encode();
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x40;
+            let e = Catalog::decode(&b, Path::new("S"), &ComparatorRegistry::default());
+            assert!(matches!(e, Err(Error::Corrupt { .. })), "byte {i}");
+        }
+        for n in 0..bytes.len() {
+            let e = Catalog::decode(&bytes[..n], Path::new("S"), &ComparatorRegistry::default());
+            assert!(matches!(e, Err(Error::Corrupt { .. })), "truncated at {n}");
+        }
+    }
+
+    #[test]
+    fn conflicts_name_what_differs() {
+        let mut c = sample();
+        let mut given = default_keyspaces();
+        given[0].column_families[1] = ColumnFamilyDef::standard("Standard2");
+        let e = c.merge_given(Partitioner::Murmur3, &given).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("CompareWith UTF8Type (stored) vs BytesType (given)"),
+            "{e}"
+        );
+        let e = c.merge_given(Partitioner::Random, &[]).unwrap_err();
+        assert!(e.to_string().contains("Murmur3Partitioner"), "{e}");
+        let added = vec![KeyspaceDef::new("Other")];
+        assert!(c.merge_given(Partitioner::Murmur3, &added).unwrap());
+        assert_eq!(c.keyspaces.len(), 2);
+    }
+}

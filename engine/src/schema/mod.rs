@@ -1,0 +1,11 @@
+//! What the keyspaces are: definitions, the storage-conf.xml reader, and the catalog persisted
+//! in the data directory. Consulted by every layer, owned by none.
+
+pub mod catalog;
+pub mod definition;
+pub mod storage_conf;
+
+pub use definition::{
+    default_keyspaces, validate_identifier, ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef,
+};
+pub use storage_conf::{ConfError, StorageConf};
