@@ -55,6 +55,7 @@ pub use db::{Database, DEFAULT_DATA_DIR};
 pub use error::{Error, NameKind, Result};
 pub use model::comparator;
 pub use model::partitioner::{Partitioner, Token};
+pub use model::timeuuid::TimeUuidGenerator;
 pub use mutation::{BatchMutation, Mutation, WriteOptions};
 pub use options::{CommitLogSync, Options};
 pub use query::{

@@ -8,3 +8,4 @@ pub mod murmur3;
 pub mod partitioner;
 pub mod reconcile;
 pub mod sort_key;
+pub mod timeuuid;

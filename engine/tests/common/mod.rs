@@ -1,0 +1,69 @@
+//! Helpers shared by the integration tests: a database in a temporary directory with a clock the
+//! test controls, and short ways to read results.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use supercolumn::{ColumnOrSuperColumn, Database, KeyspaceDef, ManualClock, Options, Partitioner};
+use tempfile::TempDir;
+
+/// 2013-07-23, the timestamp in SPEC §8's examples, in microseconds.
+pub const T0: i64 = 1_374_546_754_299_000;
+
+pub struct TestDb {
+    pub db: Database,
+    pub clock: Arc<ManualClock>,
+    pub dir: TempDir,
+}
+
+pub fn open_with(keyspaces: Option<Vec<KeyspaceDef>>, partitioner: Partitioner) -> TestDb {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let clock = Arc::new(ManualClock::new(T0));
+    let mut options = Options::default()
+        .with_clock(clock.clone())
+        .with_partitioner(partitioner);
+    options.keyspaces = keyspaces;
+    let db = Database::open(dir.path(), options).expect("open");
+    TestDb { db, clock, dir }
+}
+
+/// A database with the default schema (Keyspace1).
+pub fn open_default() -> TestDb {
+    open_with(None, Partitioner::Random)
+}
+
+pub fn open_schema(keyspaces: Vec<KeyspaceDef>) -> TestDb {
+    open_with(Some(keyspaces), Partitioner::Random)
+}
+
+/// Column names of a slice result.
+pub fn names(r: &[ColumnOrSuperColumn]) -> Vec<Vec<u8>> {
+    r.iter().map(|c| c.name().to_vec()).collect()
+}
+
+/// Column values of a slice of plain columns.
+pub fn values(r: &[ColumnOrSuperColumn]) -> Vec<Vec<u8>> {
+    r.iter()
+        .map(|c| c.as_column().expect("a column").value.clone())
+        .collect()
+}
+
+pub fn strings(v: Vec<Vec<u8>>) -> Vec<String> {
+    v.into_iter()
+        .map(|b| String::from_utf8(b).expect("utf8"))
+        .collect()
+}
+
+pub fn long(v: i64) -> [u8; 8] {
+    v.to_be_bytes()
+}
+
+/// Sub-column names of a super column result.
+pub fn sub_names(sc: &ColumnOrSuperColumn) -> Vec<Vec<u8>> {
+    sc.as_super_column()
+        .expect("a super column")
+        .columns
+        .iter()
+        .map(|c| c.name.clone())
+        .collect()
+}
