@@ -6,7 +6,6 @@
 //! slices stream as forward ones do.
 
 use std::borrow::Cow;
-use std::iter::Peekable;
 use std::ops::Bound;
 
 use crate::model::cell::{DeletionTime, Entry};
@@ -30,8 +29,12 @@ pub trait RowSource {
 }
 
 /// Merges sorted streams, yielding for each distinct key every item that has it.
+///
+/// Each stream's next item is held in `heads`, so choosing the smallest (or largest) key only
+/// borrows: no key is copied on the way.
 pub struct KMerge<I: Iterator, F> {
-    heads: Vec<Peekable<I>>,
+    streams: Vec<I>,
+    heads: Vec<Option<I::Item>>,
     key: F,
     reversed: bool,
 }
@@ -42,11 +45,21 @@ where
     F: Fn(&I::Item) -> &[u8],
 {
     /// Merges `streams`, each sorted by `key` (descending when `reversed`).
-    pub fn new(streams: Vec<I>, key: F, reversed: bool) -> Self {
+    pub fn new(mut streams: Vec<I>, key: F, reversed: bool) -> Self {
+        let heads = streams.iter_mut().map(Iterator::next).collect();
         KMerge {
-            heads: streams.into_iter().map(Iterator::peekable).collect(),
+            streams,
+            heads,
             key,
             reversed,
+        }
+    }
+
+    fn ahead(&self, a: &[u8], b: &[u8]) -> bool {
+        if self.reversed {
+            a > b
+        } else {
+            a < b
         }
     }
 }
@@ -59,34 +72,33 @@ where
     type Item = Vec<I::Item>;
 
     fn next(&mut self) -> Option<Vec<I::Item>> {
-        let mut best: Option<(usize, Vec<u8>)> = None;
-        for i in 0..self.heads.len() {
-            let Some(item) = self.heads[i].peek() else {
-                continue;
-            };
-            let k = (self.key)(item);
-            let better = match &best {
+        let mut best: Option<usize> = None;
+        for (i, head) in self.heads.iter().enumerate() {
+            let Some(item) = head else { continue };
+            let better = match best.and_then(|b| self.heads[b].as_ref()) {
                 None => true,
-                Some((_, b)) => {
-                    if self.reversed {
-                        k > b.as_slice()
-                    } else {
-                        k < b.as_slice()
-                    }
-                }
+                Some(b) => self.ahead((self.key)(item), (self.key)(b)),
             };
             if better {
-                best = Some((i, k.to_vec()));
+                best = Some(i);
             }
         }
-        let (_, key) = best?;
-        let mut group = Vec::new();
-        for h in &mut self.heads {
-            if h.peek()
-                .is_some_and(|item| (self.key)(item) == key.as_slice())
-            {
-                group.extend(h.next());
+        let best = best?;
+        let mut group = Vec::with_capacity(1);
+        for i in 0..self.heads.len() {
+            let same = i == best
+                || match (&self.heads[i], &self.heads[best]) {
+                    (Some(x), Some(b)) => (self.key)(x) == (self.key)(b),
+                    _ => false,
+                };
+            if same && i != best {
+                if let Some(item) = std::mem::replace(&mut self.heads[i], self.streams[i].next()) {
+                    group.push(item);
+                }
             }
+        }
+        if let Some(item) = std::mem::replace(&mut self.heads[best], self.streams[best].next()) {
+            group.insert(0, item);
         }
         Some(group)
     }
@@ -121,6 +133,37 @@ pub fn merged_deletion(sources: &[&dyn RowSource]) -> Option<DeletionTime> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn kmerge_equals_a_sorted_union(
+            mut streams in prop::collection::vec(prop::collection::btree_set(prop::collection::vec(0u8..4, 0..3), 0..6), 0..4),
+            reversed: bool,
+        ) {
+            let lists: Vec<Vec<Vec<u8>>> = streams
+                .iter_mut()
+                .map(|s| {
+                    let mut v: Vec<Vec<u8>> = std::mem::take(s).into_iter().collect();
+                    if reversed { v.reverse(); }
+                    v
+                })
+                .collect();
+            let mut want: std::collections::BTreeMap<Vec<u8>, usize> = Default::default();
+            for l in &lists {
+                for k in l {
+                    *want.entry(k.clone()).or_default() += 1;
+                }
+            }
+            let mut want: Vec<(Vec<u8>, usize)> = want.into_iter().collect();
+            if reversed { want.reverse(); }
+            let got: Vec<(Vec<u8>, usize)> =
+                KMerge::new(lists.iter().map(|l| l.iter()).collect(), |k: &&Vec<u8>| k.as_slice(), reversed)
+                    .map(|g| (g[0].clone(), g.len()))
+                    .collect();
+            prop_assert_eq!(got, want);
+        }
+    }
 
     #[test]
     fn kmerge_groups_equal_keys_both_ways() {
