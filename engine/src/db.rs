@@ -84,7 +84,8 @@ impl Database {
         let root = dir.as_ref().to_path_buf();
         std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
         let lock = DirLock::acquire(&root)?;
-        let catalog = match Catalog::load(&root, &options.comparators)? {
+        let fs = options.file_system.clone();
+        let catalog = match Catalog::load(fs.as_ref(), &root, &options.comparators)? {
             Some(mut stored) => {
                 let given = options.keyspaces.clone().unwrap_or_default();
                 for ks in &given {
@@ -92,7 +93,7 @@ impl Database {
                 }
                 let wanted = options.partitioner.unwrap_or(stored.partitioner);
                 if stored.merge_given(wanted, &given)? {
-                    stored.store(&root)?;
+                    stored.store(fs.as_ref(), &root)?;
                 }
                 stored
             }
@@ -111,7 +112,7 @@ impl Database {
                     partitioner: options.partitioner.unwrap_or_default(),
                     keyspaces,
                 };
-                c.store(&root)?;
+                c.store(fs.as_ref(), &root)?;
                 c
             }
         };
@@ -449,7 +450,7 @@ impl Database {
             partitioner: self.inner.partitioner,
             keyspaces: next.keyspaces.values().map(|k| k.def.clone()).collect(),
         };
-        catalog.store(&self.inner.root)?;
+        catalog.store(self.inner.options.file_system.as_ref(), &self.inner.root)?;
         *self.inner.schema.write() = Arc::new(next);
         Ok(())
     }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::clock::{Clock, SystemClock};
+use crate::io::{FileSystem, RealFs};
 use crate::model::comparator::ComparatorRegistry;
 use crate::model::partitioner::Partitioner;
 use crate::schema::KeyspaceDef;
@@ -74,6 +75,8 @@ pub struct Options {
     pub clock: Arc<dyn Clock>,
     /// Comparator class names known to this database (built-ins plus any user types).
     pub comparators: ComparatorRegistry,
+    /// Where durable effects go: the real file system, or a test one that can lose power.
+    pub file_system: Arc<dyn FileSystem>,
 }
 
 impl Default for Options {
@@ -97,6 +100,7 @@ impl Default for Options {
             keyspaces: None,
             clock: Arc::new(SystemClock),
             comparators: ComparatorRegistry::default(),
+            file_system: Arc::new(RealFs),
         }
     }
 }

@@ -1,5 +1,10 @@
 //! The one door to the file system: every create, write, fsync, rename and remove of the engine
-//! goes through here, so a later test layer can simulate power loss in one place.
+//! goes through a [`FileSystem`], so a test can simulate power loss in one place ([`FaultFs`]).
 
 pub mod atomic_file;
 pub mod dir_lock;
+pub mod fault;
+pub mod fs;
+
+pub use fault::FaultFs;
+pub use fs::{FileSystem, RealFs, WritableFile};

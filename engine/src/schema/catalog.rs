@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::codec::{DecodeError, Reader, Writer};
 use crate::error::{Error, Result};
-use crate::io::atomic_file;
+use crate::io::{atomic_file, FileSystem};
 use crate::model::comparator::ComparatorRegistry;
 use crate::model::partitioner::Partitioner;
 use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef};
@@ -118,8 +118,12 @@ impl Catalog {
     }
 
     /// Loads the catalog of `dir`, if it has one.
-    pub fn load(dir: &Path, registry: &ComparatorRegistry) -> Result<Option<Catalog>> {
-        atomic_file::remove_leftover(dir, FILE_NAME)?;
+    pub fn load(
+        fs: &dyn FileSystem,
+        dir: &Path,
+        registry: &ComparatorRegistry,
+    ) -> Result<Option<Catalog>> {
+        atomic_file::remove_leftover(fs, dir, FILE_NAME)?;
         let path = dir.join(FILE_NAME);
         match atomic_file::read_if_exists(&path)? {
             None => Ok(None),
@@ -128,8 +132,8 @@ impl Catalog {
     }
 
     /// Stores the catalog in `dir`, atomically.
-    pub fn store(&self, dir: &Path) -> Result<()> {
-        atomic_file::replace(dir, FILE_NAME, &self.encode())
+    pub fn store(&self, fs: &dyn FileSystem, dir: &Path) -> Result<()> {
+        atomic_file::replace(fs, dir, FILE_NAME, &self.encode())
     }
 
     /// Combines a schema given at open with this stored one: new keyspaces and column families

@@ -1,0 +1,398 @@
+//! A file system that can "lose power", for tests of what the engine fsyncs.
+//!
+//! It writes through to real files, and remembers what is not yet durable: bytes appended after a
+//! file's last fsync, and creates, renames and removes in a directory not fsynced since. On
+//! [`FaultFs::lose_power`] it forgets exactly those, leaving the real files as a machine would
+//! find them after a power cut (LevelDB's fault-injection environment works this way, with
+//! renames and removes added). It can also fail writes and syncs on demand, like a full disk.
+//! Removed and replaced files are parked in a hidden directory until their removal is durable.
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::fs::{parent_dir, FileSystem, WritableFile};
+
+#[derive(Debug)]
+enum DirOp {
+    Create {
+        path: PathBuf,
+    },
+    Rename {
+        from: PathBuf,
+        to: PathBuf,
+        displaced: Option<PathBuf>,
+    },
+    Remove {
+        path: PathBuf,
+        parked: PathBuf,
+    },
+}
+
+impl DirOp {
+    fn dir(&self) -> PathBuf {
+        match self {
+            DirOp::Create { path } | DirOp::Remove { path, .. } => parent_dir(path),
+            DirOp::Rename { to, .. } => parent_dir(to),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Durable length of each live file, by path.
+    synced: HashMap<PathBuf, u64>,
+    /// Durable length of parked files (removed or replaced, not yet durably).
+    parked_synced: HashMap<PathBuf, u64>,
+    /// Directory operations not yet made durable, oldest first.
+    pending: Vec<DirOp>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    state: Mutex<State>,
+    park_dir: PathBuf,
+    next_park: AtomicU64,
+    fail_writes: AtomicBool,
+    /// Writes and syncs allowed before failing (u64::MAX: never).
+    budget: AtomicU64,
+}
+
+impl Shared {
+    fn check(&self) -> io::Result<()> {
+        if self.fail_writes.load(Ordering::SeqCst) {
+            return Err(io::Error::new(
+                io::ErrorKind::StorageFull,
+                "injected failure: no space left on device",
+            ));
+        }
+        let left = self.budget.load(Ordering::SeqCst);
+        if left != u64::MAX {
+            if left == 0 {
+                self.fail_writes.store(true, Ordering::SeqCst);
+                return self.check();
+            }
+            self.budget.store(left - 1, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+}
+
+/// A file system whose unsynced effects can be lost on demand. Clones share one state.
+#[derive(Debug, Clone)]
+pub struct FaultFs {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct FaultFile {
+    file: File,
+    path: PathBuf,
+    len: u64,
+    shared: Arc<Shared>,
+}
+
+impl WritableFile for FaultFile {
+    fn append(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.shared.check()?;
+        self.file.write_all(buf)?;
+        self.len += buf.len() as u64;
+        Ok(())
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        self.shared.check()?;
+        self.file.sync_data()?;
+        let mut st = self.shared.state.lock();
+        // The file may have been renamed since it was opened: find it by its durable entry.
+        if let Some(len) = st.synced.get_mut(&self.path) {
+            *len = self.len;
+        }
+        Ok(())
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+impl FaultFs {
+    /// A fault file system that parks removed files under `park_dir` (outside the data).
+    pub fn new(park_dir: impl Into<PathBuf>) -> io::Result<FaultFs> {
+        let park_dir = park_dir.into();
+        fs::create_dir_all(&park_dir)?;
+        Ok(FaultFs {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State::default()),
+                park_dir,
+                next_park: AtomicU64::new(0),
+                fail_writes: AtomicBool::new(false),
+                budget: AtomicU64::new(u64::MAX),
+            }),
+        })
+    }
+
+    /// Makes every later write and sync fail (a full disk) until [`FaultFs::heal`].
+    pub fn fail_from_now(&self) {
+        self.shared.fail_writes.store(true, Ordering::SeqCst);
+    }
+
+    /// Lets `n` more writes or syncs succeed, then fails the rest.
+    pub fn fail_after(&self, n: u64) {
+        self.shared.budget.store(n, Ordering::SeqCst);
+    }
+
+    /// Ends injected failures.
+    pub fn heal(&self) {
+        self.shared.budget.store(u64::MAX, Ordering::SeqCst);
+        self.shared.fail_writes.store(false, Ordering::SeqCst);
+    }
+
+    fn park(&self, path: &Path) -> io::Result<PathBuf> {
+        let n = self.shared.next_park.fetch_add(1, Ordering::SeqCst);
+        let parked = self.shared.park_dir.join(format!("parked-{n}"));
+        fs::rename(path, &parked)?;
+        Ok(parked)
+    }
+
+    /// Forgets everything not durable: truncates each file to its last synced length, then undoes
+    /// creates, renames and removes whose directory was not synced since, newest first. Open
+    /// files must be dropped (the database closed, or abandoned) before the files are used again.
+    pub fn lose_power(&self) -> io::Result<()> {
+        let mut st = self.shared.state.lock();
+        for (path, len) in st.synced.iter().chain(st.parked_synced.iter()) {
+            if let Ok(f) = OpenOptions::new().write(true).open(path) {
+                f.set_len(*len)?;
+            }
+        }
+        let pending = std::mem::take(&mut st.pending);
+        for op in pending.into_iter().rev() {
+            match op {
+                DirOp::Create { path } => {
+                    let _ = fs::remove_file(&path);
+                    st.synced.remove(&path);
+                }
+                DirOp::Rename {
+                    from,
+                    to,
+                    displaced,
+                } => {
+                    fs::rename(&to, &from)?;
+                    if let Some(len) = st.synced.remove(&to) {
+                        st.synced.insert(from, len);
+                    }
+                    if let Some(p) = displaced {
+                        fs::rename(&p, &to)?;
+                        if let Some(len) = st.parked_synced.remove(&p) {
+                            st.synced.insert(to, len);
+                        }
+                    }
+                }
+                DirOp::Remove { path, parked } => {
+                    fs::rename(&parked, &path)?;
+                    if let Some(len) = st.parked_synced.remove(&parked) {
+                        st.synced.insert(path, len);
+                    }
+                }
+            }
+        }
+        for p in st.parked_synced.keys() {
+            let _ = fs::remove_file(p);
+        }
+        st.parked_synced.clear();
+        self.heal();
+        Ok(())
+    }
+}
+
+impl FileSystem for FaultFs {
+    fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        // Directories are treated as durable once made: the engine creates them at open and
+        // fsyncs their parents then.
+        fs::create_dir_all(path)
+    }
+
+    fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
+        self.shared.check()?;
+        let mut st = self.shared.state.lock();
+        if path.exists() && st.synced.contains_key(path) {
+            // Truncating an existing file: its old bytes are gone for good.
+            st.synced.insert(path.to_path_buf(), 0);
+        } else {
+            st.synced.insert(path.to_path_buf(), 0);
+            st.pending.push(DirOp::Create {
+                path: path.to_path_buf(),
+            });
+        }
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
+        Ok(Box::new(FaultFile {
+            file,
+            path: path.to_path_buf(),
+            len: 0,
+            shared: self.shared.clone(),
+        }))
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.shared.check()?;
+        let mut st = self.shared.state.lock();
+        let displaced = if to.exists() {
+            let p = self.park(to)?;
+            if let Some(len) = st.synced.remove(to) {
+                st.parked_synced.insert(p.clone(), len);
+            }
+            Some(p)
+        } else {
+            None
+        };
+        fs::rename(from, to)?;
+        if let Some(len) = st.synced.remove(from) {
+            st.synced.insert(to.to_path_buf(), len);
+        }
+        st.pending.push(DirOp::Rename {
+            from: from.to_path_buf(),
+            to: to.to_path_buf(),
+            displaced,
+        });
+        Ok(())
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        self.shared.check()?;
+        let mut st = self.shared.state.lock();
+        let parked = self.park(path)?;
+        if let Some(len) = st.synced.remove(path) {
+            st.parked_synced.insert(parked.clone(), len);
+        }
+        st.pending.push(DirOp::Remove {
+            path: path.to_path_buf(),
+            parked,
+        });
+        Ok(())
+    }
+
+    fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+        self.shared.check()?;
+        File::open(dir)?.sync_all()?;
+        let mut st = self.shared.state.lock();
+        let (done, keep): (Vec<DirOp>, Vec<DirOp>) = std::mem::take(&mut st.pending)
+            .into_iter()
+            .partition(|op| op.dir() == dir);
+        st.pending = keep;
+        for op in done {
+            let parked = match op {
+                DirOp::Remove { parked, .. } => Some(parked),
+                DirOp::Rename { displaced, .. } => displaced,
+                DirOp::Create { .. } => None,
+            };
+            if let Some(p) = parked {
+                st.parked_synced.remove(&p);
+                let _ = fs::remove_file(&p);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(p: &Path) -> Option<Vec<u8>> {
+        fs::read(p).ok()
+    }
+
+    #[test]
+    fn unsynced_bytes_and_entries_are_forgotten() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("d");
+        fs::create_dir_all(&dir).unwrap();
+        let ffs = FaultFs::new(root.path().join("park")).unwrap();
+
+        // Durable file: created, written, synced, directory synced.
+        let a = dir.join("a");
+        let mut f = ffs.create(&a).unwrap();
+        f.append(b"durable").unwrap();
+        f.sync().unwrap();
+        f.append(b"-lost").unwrap();
+        ffs.sync_dir(&dir).unwrap();
+        // A file whose creation is never made durable.
+        let b = dir.join("b");
+        let mut g = ffs.create(&b).unwrap();
+        g.append(b"x").unwrap();
+        g.sync().unwrap();
+        drop((f, g));
+        ffs.lose_power().unwrap();
+        assert_eq!(read(&a).unwrap(), b"durable");
+        assert_eq!(read(&b), None);
+    }
+
+    #[test]
+    fn unsynced_renames_and_removes_are_undone() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("d");
+        fs::create_dir_all(&dir).unwrap();
+        let ffs = FaultFs::new(root.path().join("park")).unwrap();
+        let (old, tmp, gone) = (
+            dir.join("MANIFEST"),
+            dir.join("MANIFEST.tmp"),
+            dir.join("gone"),
+        );
+        for (p, body) in [(&old, &b"v1"[..]), (&gone, b"keep me")] {
+            let mut f = ffs.create(p).unwrap();
+            f.append(body).unwrap();
+            f.sync().unwrap();
+        }
+        ffs.sync_dir(&dir).unwrap();
+        let mut f = ffs.create(&tmp).unwrap();
+        f.append(b"v2").unwrap();
+        f.sync().unwrap();
+        drop(f);
+        ffs.rename(&tmp, &old).unwrap();
+        ffs.remove_file(&gone).unwrap();
+        assert_eq!(read(&old).unwrap(), b"v2");
+        ffs.lose_power().unwrap();
+        assert_eq!(read(&old).unwrap(), b"v1");
+        assert_eq!(read(&gone).unwrap(), b"keep me");
+        assert_eq!(
+            read(&tmp),
+            None,
+            "the temporary file's creation was never durable"
+        );
+
+        // The same, with the directory synced: everything sticks.
+        let mut f = ffs.create(&tmp).unwrap();
+        f.append(b"v3").unwrap();
+        f.sync().unwrap();
+        drop(f);
+        ffs.rename(&tmp, &old).unwrap();
+        ffs.remove_file(&gone).unwrap();
+        ffs.sync_dir(&dir).unwrap();
+        ffs.lose_power().unwrap();
+        assert_eq!(read(&old).unwrap(), b"v3");
+        assert_eq!(read(&gone), None);
+    }
+
+    #[test]
+    fn injected_failures_fail_writes_until_healed() {
+        let root = tempfile::tempdir().unwrap();
+        let ffs = FaultFs::new(root.path().join("park")).unwrap();
+        let mut f = ffs.create(&root.path().join("f")).unwrap();
+        ffs.fail_after(1);
+        f.append(b"ok").unwrap();
+        let e = f.append(b"no").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::StorageFull);
+        assert!(f.sync().is_err());
+        ffs.heal();
+        f.append(b"again").unwrap();
+    }
+}

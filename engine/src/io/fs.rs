@@ -1,0 +1,100 @@
+//! The file-system operations the engine performs, as a trait with two implementations: the real
+//! one ([`RealFs`]) and, in [`crate::io::fault`], one that can simulate power loss.
+//!
+//! Only effects that durability depends on go through here: creating, appending, fsyncing,
+//! renaming and removing files, and fsyncing directories. Reads (mmap included) use the real
+//! files directly, as they must see what a power-loss test left behind.
+
+use std::fmt::Debug;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// A file open for appending.
+pub trait WritableFile: Send + Debug {
+    /// Appends `buf`.
+    fn append(&mut self, buf: &[u8]) -> io::Result<()>;
+    /// Makes everything appended so far durable (fsync).
+    fn sync(&mut self) -> io::Result<()>;
+    /// Bytes in the file (durable or not).
+    fn len(&self) -> u64;
+    /// Whether the file is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The engine's door to the file system for everything durability depends on.
+pub trait FileSystem: Send + Sync + Debug {
+    /// Creates a directory and its parents (the creation is durable once the parent is synced).
+    fn create_dir_all(&self, path: &Path) -> io::Result<()>;
+    /// Creates (or truncates) a file for appending.
+    fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>>;
+    /// Renames a file within its directory, replacing any file at `to`.
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
+    /// Removes a file.
+    fn remove_file(&self, path: &Path) -> io::Result<()>;
+    /// Makes creates, renames and removes in `dir` durable.
+    fn sync_dir(&self, dir: &Path) -> io::Result<()>;
+}
+
+/// The operating system's file system.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RealFs;
+
+#[derive(Debug)]
+struct RealFile {
+    file: File,
+    len: u64,
+}
+
+impl WritableFile for RealFile {
+    fn append(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.file.write_all(buf)?;
+        self.len += buf.len() as u64;
+        Ok(())
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+impl FileSystem for RealFs {
+    fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        fs::create_dir_all(path)
+    }
+
+    fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
+        Ok(Box::new(RealFile { file, len: 0 }))
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        fs::rename(from, to)
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        fs::remove_file(path)
+    }
+
+    fn sync_dir(&self, dir: &Path) -> io::Result<()> {
+        File::open(dir)?.sync_all()
+    }
+}
+
+/// The directory a path's entry lives in (for `sync_dir` after a create, rename or remove).
+pub fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
