@@ -27,6 +27,7 @@ pub const DEFAULT_DATA_DIR: &str = "./supercolumn-data";
 #[derive(Debug, Default)]
 struct SchemaState {
     keyspaces: BTreeMap<String, KeyspaceState>,
+    next_cf_id: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -36,18 +37,54 @@ struct KeyspaceState {
 }
 
 impl KeyspaceState {
-    fn new(def: KeyspaceDef) -> Self {
+    fn new(def: KeyspaceDef, ids: impl Fn(&str) -> u32) -> Self {
         let cfs = def
             .column_families
             .iter()
             .map(|cf| {
-                (
-                    cf.name.clone(),
-                    Arc::new(ColumnFamilyStore::new(&def.name, cf.clone())),
-                )
+                let store = ColumnFamilyStore::new(&def.name, ids(&cf.name), cf.clone());
+                (cf.name.clone(), Arc::new(store))
             })
             .collect();
         KeyspaceState { def, cfs }
+    }
+}
+
+impl SchemaState {
+    fn from_catalog(c: Catalog) -> Self {
+        let keyspaces = c
+            .keyspaces
+            .iter()
+            .map(|ks| {
+                let state = KeyspaceState::new(ks.clone(), |cf| c.cf_id(&ks.name, cf).unwrap_or(0));
+                (ks.name.clone(), state)
+            })
+            .collect();
+        SchemaState {
+            keyspaces,
+            next_cf_id: c.next_cf_id,
+        }
+    }
+
+    fn to_catalog(&self, partitioner: Partitioner) -> Catalog {
+        let mut cf_ids = BTreeMap::new();
+        for (name, ks) in &self.keyspaces {
+            for (cf, store) in &ks.cfs {
+                cf_ids.insert((name.clone(), cf.clone()), store.id());
+            }
+        }
+        Catalog {
+            partitioner,
+            keyspaces: self.keyspaces.values().map(|k| k.def.clone()).collect(),
+            cf_ids,
+            next_cf_id: self.next_cf_id,
+        }
+    }
+
+    fn allocate_cf_id(&mut self) -> u32 {
+        let id = self.next_cf_id;
+        self.next_cf_id += 1;
+        id
     }
 }
 
@@ -108,25 +145,17 @@ impl Database {
                         )));
                     }
                 }
-                let c = Catalog {
-                    partitioner: options.partitioner.unwrap_or_default(),
-                    keyspaces,
-                };
+                let c = Catalog::new(options.partitioner.unwrap_or_default(), keyspaces);
                 c.store(fs.as_ref(), &root)?;
                 c
             }
         };
-        let state = SchemaState {
-            keyspaces: catalog
-                .keyspaces
-                .into_iter()
-                .map(|ks| (ks.name.clone(), KeyspaceState::new(ks)))
-                .collect(),
-        };
+        let partitioner = catalog.partitioner;
+        let state = SchemaState::from_catalog(catalog);
         Ok(Database {
             inner: Arc::new(Inner {
                 root,
-                partitioner: catalog.partitioner,
+                partitioner,
                 options,
                 schema: RwLock::new(Arc::new(state)),
                 schema_change: Mutex::new(()),
@@ -442,14 +471,13 @@ impl Database {
 
     fn change_schema(&self, f: impl FnOnce(&mut SchemaState) -> Result<()>) -> Result<()> {
         let _serial = self.inner.schema_change.lock();
+        let current = self.schema();
         let mut next = SchemaState {
-            keyspaces: self.schema().keyspaces.clone(),
+            keyspaces: current.keyspaces.clone(),
+            next_cf_id: current.next_cf_id,
         };
         f(&mut next)?;
-        let catalog = Catalog {
-            partitioner: self.inner.partitioner,
-            keyspaces: next.keyspaces.values().map(|k| k.def.clone()).collect(),
-        };
+        let catalog = next.to_catalog(self.inner.partitioner);
         catalog.store(self.inner.options.file_system.as_ref(), &self.inner.root)?;
         *self.inner.schema.write() = Arc::new(next);
         Ok(())
@@ -465,8 +493,15 @@ impl Database {
                     def.name
                 )));
             }
-            s.keyspaces
-                .insert(def.name.clone(), KeyspaceState::new(def));
+            let ids: Vec<(String, u32)> = def
+                .column_families
+                .iter()
+                .map(|c| (c.name.clone(), s.allocate_cf_id()))
+                .collect();
+            let state = KeyspaceState::new(def.clone(), |cf| {
+                ids.iter().find(|(n, _)| n == cf).map_or(0, |(_, id)| *id)
+            });
+            s.keyspaces.insert(def.name.clone(), state);
             Ok(())
         })
     }
@@ -485,6 +520,7 @@ impl Database {
     pub fn create_column_family(&self, keyspace: &str, def: ColumnFamilyDef) -> Result<()> {
         def.validate()?;
         self.change_schema(|s| {
+            let id = s.allocate_cf_id();
             let ks = s
                 .keyspaces
                 .get_mut(keyspace)
@@ -497,7 +533,7 @@ impl Database {
             }
             ks.cfs.insert(
                 def.name.clone(),
-                Arc::new(ColumnFamilyStore::new(keyspace, def.clone())),
+                Arc::new(ColumnFamilyStore::new(keyspace, id, def.clone())),
             );
             ks.def.column_families.push(def);
             Ok(())
@@ -543,5 +579,32 @@ mod tests {
     #[test]
     fn database_is_send_and_sync() {
         assert_send_sync::<Database>();
+    }
+
+    #[test]
+    fn a_re_created_column_family_gets_a_new_id_that_survives_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(dir.path(), Options::default()).unwrap();
+        let old = db.cf("Keyspace1", "Standard1").unwrap().id();
+        db.drop_column_family("Keyspace1", "Standard1").unwrap();
+        db.create_column_family("Keyspace1", ColumnFamilyDef::standard("Standard1"))
+            .unwrap();
+        let new = db.cf("Keyspace1", "Standard1").unwrap().id();
+        assert_ne!(old, new);
+        db.create_keyspace(
+            KeyspaceDef::new("K2")
+                .with_column_family(ColumnFamilyDef::standard("A"))
+                .with_column_family(ColumnFamilyDef::standard("B")),
+        )
+        .unwrap();
+        let (a, b) = (
+            db.cf("K2", "A").unwrap().id(),
+            db.cf("K2", "B").unwrap().id(),
+        );
+        assert!(a != b && a != new && b != new);
+        drop(db);
+        let db = Database::open(dir.path(), Options::default()).unwrap();
+        assert_eq!(db.cf("Keyspace1", "Standard1").unwrap().id(), new);
+        assert_eq!(db.cf("K2", "B").unwrap().id(), b);
     }
 }

@@ -4,6 +4,7 @@
 //! Layout (see `engine/FORMAT.md`): magic `SCSCHEMA`, version, payload length, payload, CRC32 (IEEE) of
 //! everything before it. Replaced atomically on every schema change.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::codec::{DecodeError, Reader, Writer};
@@ -17,22 +18,61 @@ use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef};
 pub const FILE_NAME: &str = "SCHEMA";
 const MAGIC: &[u8; 8] = b"SCSCHEMA";
 /// The catalog format version this build writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
-/// The persisted schema: the partitioner the data was written with, and the keyspaces.
+/// The persisted schema: the partitioner the data was written with, the keyspaces, and the
+/// column family ids that commit log records and the manifest name CFs by.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Catalog {
     /// Fixed at creation.
     pub partitioner: Partitioner,
     /// Every keyspace and its column families.
     pub keyspaces: Vec<KeyspaceDef>,
+    /// The id of each column family, by (keyspace, column family). Never reused, so a dropped
+    /// and re-created CF cannot receive the old one's data.
+    pub cf_ids: BTreeMap<(String, String), u32>,
+    /// The id the next new column family gets.
+    pub next_cf_id: u32,
 }
 
 impl Catalog {
+    /// A catalog for a new database, giving every column family an id.
+    pub fn new(partitioner: Partitioner, keyspaces: Vec<KeyspaceDef>) -> Catalog {
+        let mut c = Catalog {
+            partitioner,
+            keyspaces,
+            cf_ids: BTreeMap::new(),
+            next_cf_id: 1,
+        };
+        c.assign_missing_ids();
+        c
+    }
+
+    /// Gives an id to every column family that lacks one.
+    pub fn assign_missing_ids(&mut self) {
+        for ks in &self.keyspaces {
+            for cf in &ks.column_families {
+                let id = (ks.name.clone(), cf.name.clone());
+                if !self.cf_ids.contains_key(&id) {
+                    self.cf_ids.insert(id, self.next_cf_id);
+                    self.next_cf_id += 1;
+                }
+            }
+        }
+    }
+
+    /// The id of a column family.
+    pub fn cf_id(&self, keyspace: &str, cf: &str) -> Option<u32> {
+        self.cf_ids
+            .get(&(keyspace.to_string(), cf.to_string()))
+            .copied()
+    }
+
     /// Encodes the catalog file.
     pub fn encode(&self) -> Vec<u8> {
         let mut p = Writer::default();
         p.str(self.partitioner.class_name());
+        p.u32(self.next_cf_id);
         p.u32(self.keyspaces.len() as u32);
         for ks in &self.keyspaces {
             p.str(&ks.name);
@@ -43,6 +83,7 @@ impl Catalog {
             p.u32(ks.column_families.len() as u32);
             for cf in &ks.column_families {
                 p.str(&cf.name);
+                p.u32(self.cf_id(&ks.name, &cf.name).unwrap_or(0));
                 p.u8(match cf.column_type {
                     ColumnType::Standard => 0,
                     ColumnType::Super => 1,
@@ -164,6 +205,7 @@ impl Catalog {
                 }
             }
         }
+        self.assign_missing_ids();
         Ok(changed)
     }
 }
@@ -223,6 +265,8 @@ fn decode_payload(
     let pname = r.str()?;
     let partitioner = Partitioner::from_class_name(pname)
         .ok_or_else(|| PayloadError::Other(format!("unknown partitioner '{pname}'")))?;
+    let next_cf_id = r.u32()?;
+    let mut cf_ids = BTreeMap::new();
     let resolve = |name: &str| {
         registry.resolve(name).map_err(|e| {
             PayloadError::Other(format!(
@@ -241,6 +285,13 @@ fn decode_payload(
         let ncf = r.count(4)?;
         for _ in 0..ncf {
             let name = r.str()?.to_string();
+            let id = r.u32()?;
+            if id == 0 || id >= next_cf_id || cf_ids.values().any(|v| *v == id) {
+                return Err(r
+                    .error(format!("column family id {id} is out of range or repeated"))
+                    .into());
+            }
+            cf_ids.insert((ks.name.clone(), name.clone()), id);
             let mut cf = match r.u8()? {
                 0 => ColumnFamilyDef::standard(name),
                 1 => ColumnFamilyDef::super_family(name),
@@ -274,6 +325,8 @@ fn decode_payload(
     Ok(Catalog {
         partitioner,
         keyspaces,
+        cf_ids,
+        next_cf_id,
     })
 }
 
@@ -283,10 +336,7 @@ mod tests {
     use crate::schema::default_keyspaces;
 
     fn sample() -> Catalog {
-        Catalog {
-            partitioner: Partitioner::Murmur3,
-            keyspaces: default_keyspaces(),
-        }
+        Catalog::new(Partitioner::Murmur3, default_keyspaces())
     }
 
     #[test]
@@ -325,8 +375,14 @@ mod tests {
         );
         let e = c.merge_given(Partitioner::Random, &[]).unwrap_err();
         assert!(e.to_string().contains("Murmur3Partitioner"), "{e}");
-        let added = vec![KeyspaceDef::new("Other")];
+        let added =
+            vec![KeyspaceDef::new("Other").with_column_family(ColumnFamilyDef::standard("New"))];
         assert!(c.merge_given(Partitioner::Murmur3, &added).unwrap());
         assert_eq!(c.keyspaces.len(), 2);
+        assert_eq!(
+            c.cf_id("Other", "New"),
+            Some(5),
+            "ids continue after Keyspace1's four"
+        );
     }
 }

@@ -36,18 +36,25 @@ impl MemtableSet {
 #[derive(Debug)]
 pub struct ColumnFamilyStore {
     keyspace: String,
+    id: u32,
     def: ColumnFamilyDef,
     memtables: RwLock<Arc<MemtableSet>>,
 }
 
 impl ColumnFamilyStore {
     /// An empty store for `def` in `keyspace`.
-    pub fn new(keyspace: &str, def: ColumnFamilyDef) -> Self {
+    pub fn new(keyspace: &str, id: u32, def: ColumnFamilyDef) -> Self {
         ColumnFamilyStore {
             keyspace: keyspace.to_string(),
+            id,
             def,
             memtables: RwLock::new(Arc::new(MemtableSet::default())),
         }
+    }
+
+    /// The column family's id (never reused; see the catalog).
+    pub fn id(&self) -> u32 {
+        self.id
     }
 
     /// The definition.
