@@ -73,11 +73,6 @@ impl<'a> Reader<'a> {
         Reader { buf, pos: 0 }
     }
 
-    /// The current offset.
-    pub fn position(&self) -> usize {
-        self.pos
-    }
-
     /// Bytes not yet read.
     pub fn remaining(&self) -> usize {
         self.buf.len() - self.pos

@@ -1,14 +1,15 @@
 //! `Database`: open and close, the schema in force, and the routing of mutations and reads to
 //! column family stores. Every public operation of SPEC §5 enters here.
 
-use std::collections::BTreeMap;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
+use crate::commitlog::record::RowMutation;
+use crate::commitlog::{replay, CommitLog, LogPosition};
 use crate::error::{Error, Result};
 use crate::io::dir_lock::DirLock;
 use crate::model::partitioner::Partitioner;
@@ -20,6 +21,17 @@ use crate::query::{
 use crate::schema::catalog::Catalog;
 use crate::schema::{default_keyspaces, ColumnFamilyDef, ColumnType, KeyspaceDef};
 use crate::store::ColumnFamilyStore;
+
+/// One row's updates, per column family, in a batch being applied.
+type CfUpdates = Vec<(Arc<ColumnFamilyStore>, RowUpdate)>;
+
+/// What replaying the commit log at open left behind.
+struct ReplayOutcome {
+    /// The highest segment replayed; new writes go to a fresh segment above it.
+    max_seq: u64,
+    /// Each replayed segment and the column families whose data in it is now in memtables.
+    dirty: BTreeMap<u64, (PathBuf, BTreeSet<u32>)>,
+}
 
 /// The default data directory when neither `Database::open` nor the configuration names one.
 pub const DEFAULT_DATA_DIR: &str = "./supercolumn-data";
@@ -81,16 +93,22 @@ impl SchemaState {
         }
     }
 
-    fn allocate_cf_id(&mut self) -> u32 {
+    fn allocate_cf_id(&mut self) -> Result<u32> {
         let id = self.next_cf_id;
-        self.next_cf_id += 1;
-        id
+        self.next_cf_id = id
+            .checked_add(1)
+            .ok_or_else(|| Error::Schema("column family ids are exhausted".into()))?;
+        Ok(id)
     }
 }
 
 #[derive(Debug)]
 struct Inner {
     root: PathBuf,
+    commitlog: CommitLog,
+    /// Writers hold it shared from commit log append to memtable apply; a memtable switch holds
+    /// it exclusively.
+    switch_lock: RwLock<()>,
     options: Options,
     partitioner: Partitioner,
     schema: RwLock<Arc<SchemaState>>,
@@ -145,16 +163,31 @@ impl Database {
                         )));
                     }
                 }
-                let c = Catalog::new(options.partitioner.unwrap_or_default(), keyspaces);
+                let c = Catalog::new(options.partitioner.unwrap_or_default(), keyspaces)?;
                 c.store(fs.as_ref(), &root)?;
                 c
             }
         };
         let partitioner = catalog.partitioner;
         let state = SchemaState::from_catalog(catalog);
+        let log_dir = options
+            .commit_log_directory
+            .clone()
+            .unwrap_or_else(|| root.join("commitlog"));
+        let replayed = Self::replay(&log_dir, &state, partitioner)?;
+        let commitlog = CommitLog::open(
+            &log_dir,
+            fs.clone(),
+            options.commit_log_segment_size_mb,
+            options.commit_log_sync,
+            replayed.max_seq + 1,
+            replayed.dirty,
+        )?;
         Ok(Database {
             inner: Arc::new(Inner {
                 root,
+                commitlog,
+                switch_lock: RwLock::new(()),
                 partitioner,
                 options,
                 schema: RwLock::new(Arc::new(state)),
@@ -162,6 +195,64 @@ impl Database {
                 _lock: lock,
             }),
         })
+    }
+
+    /// Replays the commit log into the memtables of the column families that still exist.
+    fn replay(
+        log_dir: &Path,
+        state: &SchemaState,
+        partitioner: Partitioner,
+    ) -> Result<ReplayOutcome> {
+        let by_id: HashMap<u32, Arc<ColumnFamilyStore>> = state
+            .keyspaces
+            .values()
+            .flat_map(|ks| ks.cfs.values())
+            .map(|cf| (cf.id(), cf.clone()))
+            .collect();
+        let segments = replay::segments_in(log_dir)?;
+        let mut dirty: BTreeMap<u64, (PathBuf, BTreeSet<u32>)> = segments
+            .iter()
+            .map(|(seq, path)| (*seq, (path.clone(), BTreeSet::new())))
+            .collect();
+        let mut apply = |pos: LogPosition, m: RowMutation| -> Result<()> {
+            let sort_key = partitioner.row_sort_key(&m.key);
+            for (id, update) in &m.updates {
+                // A CF dropped since the record was written: its data goes with it.
+                if let Some(cf) = by_id.get(id) {
+                    update
+                        .check_shape(cf.def().column_type == ColumnType::Super)
+                        .map_err(|reason| Error::Corrupt {
+                            path: log_dir.to_path_buf(),
+                            reason: format!(
+                                "record at segment {} offset {} for {}: {reason}",
+                                pos.segment,
+                                pos.offset,
+                                cf.def().name
+                            ),
+                        })?;
+                    cf.apply(&sort_key, &m.key, update);
+                    if let Some((_, ids)) = dirty.get_mut(&pos.segment) {
+                        ids.insert(*id);
+                    }
+                }
+            }
+            Ok(())
+        };
+        let mut max_seq = 0;
+        for (seq, path) in &segments {
+            let (seq, path) = (*seq, path.clone());
+            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            let (n, torn) = replay::replay_segment(&bytes, &path, seq, &mut apply)?;
+            if torn {
+                tracing::info!(
+                    "{} ends in a torn record (a crash mid-write)",
+                    path.display()
+                );
+            }
+            tracing::debug!("replayed {n} records from {}", path.display());
+            max_seq = max_seq.max(seq);
+        }
+        Ok(ReplayOutcome { max_seq, dirty })
     }
 
     /// Opens the database where the options say: the first of `data_file_directories`, else
@@ -190,8 +281,12 @@ impl Database {
         &self.inner.options
     }
 
-    /// Closes the database. Dropping the last clone does the same.
-    pub fn close(self) {}
+    /// Makes every acknowledged write durable and releases this handle, reporting any error that
+    /// dropping it would have to swallow. The database itself closes (its background work stops
+    /// and its directory lock is released) when the last clone is closed or dropped.
+    pub fn close(self) -> Result<()> {
+        self.inner.commitlog.sync()
+    }
 
     fn now(&self) -> Now {
         let micros = self.inner.options.clock.now_micros();
@@ -269,8 +364,9 @@ impl Database {
             .keyspaces
             .get(keyspace)
             .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
-        let mut order: Vec<(String, Vec<u8>)> = Vec::new();
-        let mut rows: HashMap<(String, Vec<u8>), RowUpdate> = HashMap::new();
+        // Validate everything first, grouping by row key, then by column family.
+        let mut rows: Vec<(Vec<u8>, CfUpdates)> = Vec::new();
+        let mut row_index: HashMap<Vec<u8>, usize> = HashMap::new();
         for (key, m) in batch.iter() {
             validate_key(key)?;
             let cf_name = BatchMutation::column_family_of(m);
@@ -281,21 +377,32 @@ impl Database {
                     keyspace: keyspace.to_string(),
                     column_family: cf_name.to_string(),
                 })?;
-            let id = (cf_name.to_string(), key.to_vec());
-            let update = rows.entry(id.clone()).or_insert_with(|| {
-                order.push(id);
-                RowUpdate::default()
+            let i = *row_index.entry(key.to_vec()).or_insert_with(|| {
+                rows.push((key.to_vec(), Vec::new()));
+                rows.len() - 1
             });
-            cf.validator().add(m, now, update)?;
-        }
-        for id in order {
-            let Some(update) = rows.remove(&id) else {
-                continue;
+            let updates = &mut rows[i].1;
+            let j = match updates.iter().position(|(c, _)| Arc::ptr_eq(c, cf)) {
+                Some(j) => j,
+                None => {
+                    updates.push((cf.clone(), RowUpdate::default()));
+                    updates.len() - 1
+                }
             };
-            let (cf_name, key) = id;
-            if let Some(cf) = ks.cfs.get(&cf_name) {
-                let sort_key = self.inner.partitioner.row_sort_key(&key);
-                cf.apply(&sort_key, &key, &update, now.seconds);
+            cf.validator().add(m, now, &mut updates[j].1)?;
+        }
+        for (key, updates) in rows {
+            let record = RowMutation {
+                key,
+                updates: updates.iter().map(|(cf, u)| (cf.id(), u.clone())).collect(),
+            };
+            // The switch lock keeps a memtable switch from falling between the log append and
+            // the memtable apply, which would let a flush claim a log position it does not cover.
+            let _switch = self.inner.switch_lock.read();
+            self.inner.commitlog.append(&record)?;
+            let sort_key = self.inner.partitioner.row_sort_key(&record.key);
+            for (cf, update) in &updates {
+                cf.apply(&sort_key, &record.key, update);
             }
         }
         Ok(())
@@ -496,8 +603,8 @@ impl Database {
             let ids: Vec<(String, u32)> = def
                 .column_families
                 .iter()
-                .map(|c| (c.name.clone(), s.allocate_cf_id()))
-                .collect();
+                .map(|c| Ok((c.name.clone(), s.allocate_cf_id()?)))
+                .collect::<Result<_>>()?;
             let state = KeyspaceState::new(def.clone(), |cf| {
                 ids.iter().find(|(n, _)| n == cf).map_or(0, |(_, id)| *id)
             });
@@ -520,7 +627,7 @@ impl Database {
     pub fn create_column_family(&self, keyspace: &str, def: ColumnFamilyDef) -> Result<()> {
         def.validate()?;
         self.change_schema(|s| {
-            let id = s.allocate_cf_id();
+            let id = s.allocate_cf_id()?;
             let ks = s
                 .keyspaces
                 .get_mut(keyspace)

@@ -10,6 +10,7 @@ use crate::schema::ConfError;
 
 /// What kind of name failed validation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum NameKind {
     /// A column name (in a Standard CF) or a sub-column name (in a Super CF).
     Column,
@@ -31,6 +32,7 @@ impl std::fmt::Display for NameKind {
 
 /// Everything the engine's public API can fail with.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The keyspace does not exist.
     #[error("unknown keyspace '{0}'")]
@@ -78,6 +80,10 @@ pub enum Error {
     /// The storage configuration (storage-conf.xml) is wrong.
     #[error(transparent)]
     Conf(#[from] ConfError),
+    /// A write to the commit log (or its fsync) failed earlier; the database refuses writes until
+    /// it is reopened, because retrying after a failed fsync can lose data silently.
+    #[error("the database is read-only until reopened: {0}")]
+    ReadOnly(String),
     /// The data directory is in use by another process.
     #[error("data directory {} is in use by another process (lock file {})", .dir.display(), .lock.display())]
     Locked {

@@ -31,24 +31,28 @@
 //! # Ok::<(), supercolumn::Error>(())
 //! ```
 //!
-//! The engine's layers, each in its own module: [`model`] (what the data is), [`schema`] (what
-//! the keyspaces are), [`query`] (what a read asks and returns), `mutation` (what a write is),
-//! `memtable` and `store` (where data lives), and [`Database`] on top.
+//! The public modules: [`model`] (comparators, partitioners, TimeUUIDs), [`schema`] (keyspace and
+//! column family definitions, storage-conf.xml), [`query`] (what a read asks and returns),
+//! [`options`], [`io`] (the file-system door, with a power-loss simulator for tests) and [`fuzz`]
+//! (the bodies of the fuzz targets). Inside, data flows one way: `mutation` → `commitlog` →
+//! `memtable` → `store`, and reads merge back through `query`.
 
 #![warn(missing_docs)]
 
 pub mod clock;
-pub mod codec;
+mod codec;
+mod commitlog;
 mod db;
 pub mod error;
+pub mod fuzz;
 pub mod io;
-pub mod memtable;
+mod memtable;
 pub mod model;
-pub mod mutation;
+mod mutation;
 pub mod options;
 pub mod query;
 pub mod schema;
-pub mod store;
+mod store;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use db::{Database, DEFAULT_DATA_DIR};
@@ -56,7 +60,9 @@ pub use error::{Error, NameKind, Result};
 pub use model::comparator;
 pub use model::partitioner::{Partitioner, Token};
 pub use model::timeuuid::TimeUuidGenerator;
-pub use mutation::{BatchMutation, Mutation, WriteOptions};
+pub use mutation::{
+    BatchMutation, Mutation, WriteOptions, MAX_KEY_LEN, MAX_NAME_LEN, MAX_VALUE_LEN,
+};
 pub use options::{CommitLogSync, Options};
 pub use query::{
     Column, ColumnOrSuperColumn, ColumnParent, ColumnPath, KeyRange, KeySlice, RangeBound,

@@ -56,6 +56,7 @@ impl WriteOptions {
 
 /// One change to one row.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Mutation {
     /// Writes a column (Standard CF) or a sub-column (Super CF): the path names the column.
     Insert {
@@ -166,6 +167,31 @@ pub struct RowUpdate {
 }
 
 impl RowUpdate {
+    /// Checks that the entry keys fit the layout of a Standard (`is_super` false) or Super CF,
+    /// for updates read back from disk: a super column deletion only under a whole group
+    /// prefix, and in a Super CF every cell under one.
+    pub fn check_shape(&self, is_super: bool) -> std::result::Result<(), String> {
+        for (key, entry) in &self.entries {
+            if key.is_empty() {
+                return Err("an entry with an empty key".into());
+            }
+            let group = cell_key::group_prefix_len(key);
+            match (entry, is_super) {
+                (Entry::SuperColumnDeletion(_), false) => {
+                    return Err("a super column deletion in a Standard column family".into())
+                }
+                (Entry::SuperColumnDeletion(_), true) if group != Some(key.len()) => {
+                    return Err("a super column deletion under a malformed key".into())
+                }
+                (Entry::Cell(_), true) if group.is_none_or(|g| g >= key.len()) => {
+                    return Err("a sub-column outside any super column".into())
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     /// The column writes this update counts as (for the memtable's operation threshold).
     pub fn operation_count(&self) -> u64 {
         self.entries.len() as u64 + u64::from(self.deletion.is_some())
@@ -310,9 +336,15 @@ impl Validator<'_> {
                 let ttl = match write.ttl {
                     None => None,
                     Some(0) => return Err(Error::invalid("a TTL must be positive")),
+                    // Counted from the next whole second, so a column never expires early (it may
+                    // outlive its TTL by under a second, as in Cassandra).
                     Some(t) => Some(Ttl {
                         ttl: t,
-                        local_expiration_time: now.seconds.saturating_add(i64::from(t)),
+                        local_expiration_time: now
+                            .micros
+                            .div_euclid(1_000_000)
+                            .saturating_add(i64::from(now.micros.rem_euclid(1_000_000) != 0))
+                            .saturating_add(i64::from(t)),
                     }),
                 };
                 let ts = write.timestamp.unwrap_or(now.micros);

@@ -13,6 +13,7 @@ use crate::schema::KeyspaceDef;
 
 /// When the commit log is fsynced.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum CommitLogSync {
     /// A write returns before its fsync; the log is fsynced every `period_ms`.
     Periodic {
@@ -35,6 +36,7 @@ impl Default for CommitLogSync {
 
 /// Everything a database is opened with. `Options::default()` gives SPEC §6's defaults.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Options {
     /// `<Partitioner>`: `None` keeps the stored one (RandomPartitioner for a new database). It is
     /// fixed when the database is created; asking for another one later is refused.

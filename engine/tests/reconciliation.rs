@@ -201,6 +201,8 @@ fn sub_column_delete_and_row_delete_in_a_super_cf() {
 #[test]
 fn ttl_columns_expire_by_the_clock() {
     let t = open_default();
+    // Written on a whole second: gone exactly TTL seconds later.
+    t.clock.set_micros(1_700_000_000_000_000);
     t.db.insert(
         KS,
         "k",
@@ -211,12 +213,12 @@ fn ttl_columns_expire_by_the_clock() {
     .unwrap();
     let got = t.db.get(KS, "k", &std1("c")).unwrap().unwrap();
     assert_eq!(got.as_column().unwrap().ttl, Some(10));
-    t.clock.advance_seconds(9);
+    t.clock.advance_micros(9_999_999);
     assert!(
         value(&t, "k", &std1("c")).is_some(),
-        "alive one second before expiry"
+        "alive a microsecond before expiry"
     );
-    t.clock.advance_seconds(1);
+    t.clock.advance_micros(1);
     assert_eq!(value(&t, "k", &std1("c")), None, "gone at write time + TTL");
     assert_eq!(
         t.db.get_count(
@@ -228,6 +230,17 @@ fn ttl_columns_expire_by_the_clock() {
         .unwrap(),
         0
     );
+    // Written mid-second: never early, at most a second late.
+    t.clock.advance_micros(400_000);
+    t.db.insert(KS, "k2", &std1("c"), "mid", WriteOptions::now().with_ttl(5))
+        .unwrap();
+    t.clock.advance_micros(5_000_000);
+    assert!(
+        value(&t, "k2", &std1("c")).is_some(),
+        "not before its TTL has passed"
+    );
+    t.clock.advance_micros(1_000_000);
+    assert_eq!(value(&t, "k2", &std1("c")), None);
     // A later write without a TTL lives on.
     t.db.insert(KS, "k", &std1("c"), "forever", WriteOptions::now())
         .unwrap();
@@ -251,6 +264,7 @@ fn default_timestamps_come_from_the_clock_in_microseconds() {
 #[derive(Clone, Debug)]
 enum Op {
     Put { col: u8, ts: i64, val: u8 },
+    PutTtl { col: u8, ts: i64, val: u8, ttl: u32 },
     DelCol { col: u8, ts: i64 },
     DelRow { ts: i64 },
 }
@@ -258,14 +272,29 @@ enum Op {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => (0u8..3, 0i64..6, any::<u8>()).prop_map(|(col, ts, val)| Op::Put { col, ts, val }),
+        2 => (0u8..3, 0i64..6, any::<u8>(), 1u32..4).prop_map(|(col, ts, val, ttl)| Op::PutTtl { col, ts, val, ttl }),
         2 => (0u8..3, 0i64..6).prop_map(|(col, ts)| Op::DelCol { col, ts }),
         1 => (0i64..6).prop_map(|ts| Op::DelRow { ts }),
     ]
 }
 
-fn apply(t: &TestDb, ops: &[Op]) -> Vec<(Vec<u8>, Vec<u8>, i64)> {
-    for o in ops {
+/// Applies `ops`, each at its own moment (seconds after T0), then reads at `read_after`.
+fn apply(t: &TestDb, ops: &[(u8, Op)], read_after: i64) -> Vec<(Vec<u8>, Vec<u8>, i64)> {
+    for (at, o) in ops {
+        // Each write carries its moment, so its cell (and expiry) is the same in any order,
+        // while arrivals still fall before and after other cells have expired.
+        t.clock.set_micros(T0 + i64::from(*at) * 1_000_000);
         match *o {
+            Op::PutTtl { col, ts, val, ttl } => {
+                t.db.insert(
+                    KS,
+                    "r",
+                    &std1(&col.to_string()),
+                    [val],
+                    WriteOptions::at(ts).with_ttl(ttl),
+                )
+                .unwrap()
+            }
             Op::Put { col, ts, val } => {
                 t.db.insert(
                     KS,
@@ -286,6 +315,7 @@ fn apply(t: &TestDb, ops: &[Op]) -> Vec<(Vec<u8>, Vec<u8>, i64)> {
             }
         }
     }
+    t.clock.set_micros(T0 + read_after * 1_000_000);
     t.db.get_slice(
         KS,
         "r",
@@ -305,8 +335,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
     /// Small timestamp and value ranges make ties common, so every tie-break is exercised.
     #[test]
-    fn result_does_not_depend_on_arrival_order(ops in prop::collection::vec(op(), 1..20), seed: u64) {
-        let forward = apply(&open_default(), &ops);
+    fn result_does_not_depend_on_arrival_order(
+        ops in prop::collection::vec((0u8..8, op()), 1..20), seed: u64, read_after in 0i64..12,
+    ) {
+        let forward = apply(&open_default(), &ops, read_after);
         let mut shuffled = ops.clone();
         // A deterministic shuffle from the seed.
         let mut s = seed | 1;
@@ -314,6 +346,6 @@ proptest! {
             s ^= s << 13; s ^= s >> 7; s ^= s << 17;
             shuffled.swap(i, (s % (i as u64 + 1)) as usize);
         }
-        prop_assert_eq!(forward, apply(&open_default(), &shuffled));
+        prop_assert_eq!(forward, apply(&open_default(), &shuffled, read_after));
     }
 }

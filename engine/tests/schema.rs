@@ -195,7 +195,10 @@ impl Comparator for CaseInsensitive {
 fn user_comparators_register_by_class_name() {
     let dir = tempfile::tempdir().unwrap();
     let mut options = Options::default();
-    options.comparators.register(Arc::new(CaseInsensitive));
+    options
+        .comparators
+        .register(Arc::new(CaseInsensitive))
+        .unwrap();
     let xml = r#"<Keyspace Name="K"><ColumnFamily Name="Words" CompareWith="com.example.CaseInsensitiveType"/></Keyspace>"#;
     let conf = StorageConf::parse(xml, &options.comparators).unwrap();
     options.keyspaces = conf.options.keyspaces;
@@ -249,7 +252,7 @@ fn a_second_open_of_a_locked_directory_is_refused_and_the_lock_is_released_on_cl
     let db = Database::open(dir.path(), Options::default()).unwrap();
     let e = Database::open(dir.path(), Options::default()).unwrap_err();
     assert!(matches!(e, Error::Locked { .. }), "{e}");
-    db.close();
+    db.close().unwrap();
     Database::open(dir.path(), Options::default()).unwrap();
 }
 

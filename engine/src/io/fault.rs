@@ -61,10 +61,16 @@ struct Shared {
     fail_writes: AtomicBool,
     /// Writes and syncs allowed before failing (u64::MAX: never).
     budget: AtomicU64,
+    /// Off between `lose_power` and `power_on`: every operation fails, so a database that
+    /// "died" cannot write anything while it is torn down.
+    off: AtomicBool,
 }
 
 impl Shared {
     fn check(&self) -> io::Result<()> {
+        if self.off.load(Ordering::SeqCst) {
+            return Err(io::Error::other("injected power loss: the machine is off"));
+        }
         if self.fail_writes.load(Ordering::SeqCst) {
             return Err(io::Error::new(
                 io::ErrorKind::StorageFull,
@@ -133,6 +139,7 @@ impl FaultFs {
                 next_park: AtomicU64::new(0),
                 fail_writes: AtomicBool::new(false),
                 budget: AtomicU64::new(u64::MAX),
+                off: AtomicBool::new(false),
             }),
         })
     }
@@ -160,10 +167,12 @@ impl FaultFs {
         Ok(parked)
     }
 
-    /// Forgets everything not durable: truncates each file to its last synced length, then undoes
-    /// creates, renames and removes whose directory was not synced since, newest first. Open
-    /// files must be dropped (the database closed, or abandoned) before the files are used again.
+    /// Cuts the power: forgets everything not durable (truncates each file to its last synced
+    /// length, then undoes creates, renames and removes whose directory was not synced since,
+    /// newest first) and leaves the power off, so every later operation fails until
+    /// [`FaultFs::power_on`]. Drop the "crashed" database while the power is off.
     pub fn lose_power(&self) -> io::Result<()> {
+        self.shared.off.store(true, Ordering::SeqCst);
         let mut st = self.shared.state.lock();
         for (path, len) in st.synced.iter().chain(st.parked_synced.iter()) {
             if let Ok(f) = OpenOptions::new().write(true).open(path) {
@@ -207,6 +216,11 @@ impl FaultFs {
         st.parked_synced.clear();
         self.heal();
         Ok(())
+    }
+
+    /// Turns the power back on after [`FaultFs::lose_power`].
+    pub fn power_on(&self) {
+        self.shared.off.store(false, Ordering::SeqCst);
     }
 }
 
@@ -368,6 +382,11 @@ mod tests {
             None,
             "the temporary file's creation was never durable"
         );
+        assert!(
+            ffs.create(&tmp).is_err(),
+            "nothing works while the power is off"
+        );
+        ffs.power_on();
 
         // The same, with the directory synced: everything sticks.
         let mut f = ffs.create(&tmp).unwrap();
@@ -378,6 +397,7 @@ mod tests {
         ffs.remove_file(&gone).unwrap();
         ffs.sync_dir(&dir).unwrap();
         ffs.lose_power().unwrap();
+        ffs.power_on();
         assert_eq!(read(&old).unwrap(), b"v3");
         assert_eq!(read(&gone), None);
     }

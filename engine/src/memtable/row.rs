@@ -8,6 +8,7 @@ use std::ops::Bound;
 
 use parking_lot::RwLock;
 
+use crate::error::Result;
 use crate::model::cell::{DeletionTime, Entry};
 use crate::model::cell_key;
 use crate::model::reconcile::supersedes;
@@ -52,7 +53,7 @@ fn entry_timestamp(e: &Entry) -> i64 {
 
 impl RowData {
     /// Applies an update; returns the change in bytes held.
-    pub fn apply(&mut self, update: &RowUpdate, is_super: bool, now_seconds: i64) -> isize {
+    pub fn apply(&mut self, update: &RowUpdate, is_super: bool) -> isize {
         let mut delta = 0isize;
         if let Some(d) = update.deletion {
             let merged = DeletionTime::merge_opt(self.deletion, Some(d));
@@ -82,7 +83,7 @@ impl RowData {
                     }
                     match self.entries.get_mut(key.as_slice()) {
                         Some(Entry::Cell(old)) => {
-                            if supersedes(cell, old, now_seconds) {
+                            if supersedes(cell, old) {
                                 delta += cell.heap_size() as isize - old.heap_size() as isize;
                                 *old = cell.clone();
                             }
@@ -109,6 +110,10 @@ impl RowData {
 
     fn apply_super_deletion(&mut self, prefix: &[u8], d: DeletionTime) -> isize {
         let mut delta = 0isize;
+        if cell_key::group_prefix_len(prefix) != Some(prefix.len()) {
+            // Validation and replay never let such a key through; refuse rather than panic.
+            return 0;
+        }
         let merged = match self.entries.get(prefix) {
             Some(Entry::SuperColumnDeletion(old)) => old.merge(d),
             _ => {
@@ -147,8 +152,8 @@ fn nonempty(lo: Bound<&[u8]>, hi: Bound<&[u8]>) -> bool {
 }
 
 impl RowSource for RowData {
-    fn deletion(&self) -> Option<DeletionTime> {
-        self.deletion
+    fn deletion(&self) -> Result<Option<DeletionTime>> {
+        Ok(self.deletion)
     }
 
     fn scan<'s>(
@@ -156,14 +161,14 @@ impl RowSource for RowData {
         lo: Bound<&[u8]>,
         hi: Bound<&[u8]>,
         reversed: bool,
-    ) -> Box<dyn Iterator<Item = EntryItem<'s>> + 's> {
+    ) -> Box<dyn Iterator<Item = Result<EntryItem<'s>>> + 's> {
         if !nonempty(lo, hi) {
             return Box::new(std::iter::empty());
         }
         let it = self
             .entries
             .range::<[u8], _>((lo, hi))
-            .map(|(k, e)| (Cow::Borrowed(k.as_slice()), Cow::Borrowed(e)));
+            .map(|(k, e)| Ok((Cow::Borrowed(k.as_slice()), Cow::Borrowed(e))));
         if reversed {
             Box::new(it.rev())
         } else {

@@ -106,18 +106,6 @@ impl Cell {
         }
     }
 
-    /// For a deleted cell, the local time its grace period counts from (the deletion time of a
-    /// tombstone, the expiration time of an expired TTL cell).
-    pub fn local_deletion_time(&self) -> Option<i64> {
-        match &self.value {
-            CellValue::Tombstone {
-                local_deletion_time,
-            } => Some(*local_deletion_time),
-            CellValue::Live { ttl: Some(t), .. } => Some(t.local_expiration_time),
-            CellValue::Live { ttl: None, .. } => None,
-        }
-    }
-
     /// Bytes this cell holds in memory, roughly: for memtable accounting.
     pub fn heap_size(&self) -> usize {
         std::mem::size_of::<Cell>()

@@ -17,6 +17,7 @@ pub const CASSANDRA_DHT_PREFIX: &str = "org.apache.cassandra.dht.";
 
 /// How row keys map to tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Partitioner {
     /// Token = |MD5(key) as a signed 128-bit big-endian integer|. The default.
     #[default]
@@ -29,6 +30,7 @@ pub enum Partitioner {
 
 /// A position on the ring.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Token {
     /// A RandomPartitioner token, 0..=2^127.
     Random(u128),

@@ -8,16 +8,18 @@
 use std::borrow::Cow;
 use std::ops::Bound;
 
+use crate::error::{Error, Result};
 use crate::model::cell::{DeletionTime, Entry};
 use crate::model::reconcile::reconcile_entries;
 
 /// One entry of a row as a source yields it: its key and the entry, borrowed or owned.
 pub type EntryItem<'s> = (Cow<'s, [u8]>, Cow<'s, Entry>);
 
-/// A source's view of one row.
+/// A source's view of one row. Sources that read files report damage as errors in the stream
+/// (an SSTable block that fails its checksum); the merge surfaces an error as soon as it appears.
 pub trait RowSource {
     /// The row's deletion in this source, if any.
-    fn deletion(&self) -> Option<DeletionTime>;
+    fn deletion(&self) -> Result<Option<DeletionTime>>;
 
     /// The entries with keys in `lo..hi`, ascending, or descending when `reversed`.
     fn scan<'s>(
@@ -25,13 +27,14 @@ pub trait RowSource {
         lo: Bound<&[u8]>,
         hi: Bound<&[u8]>,
         reversed: bool,
-    ) -> Box<dyn Iterator<Item = EntryItem<'s>> + 's>;
+    ) -> Box<dyn Iterator<Item = Result<EntryItem<'s>>> + 's>;
 }
 
 /// Merges sorted streams, yielding for each distinct key every item that has it.
 ///
 /// Each stream's next item is held in `heads`, so choosing the smallest (or largest) key only
-/// borrows: no key is copied on the way.
+/// borrows: no key is copied on the way. An item whose key is `None` (an error) is yielded at
+/// once, alone, whatever the order.
 pub struct KMerge<I: Iterator, F> {
     streams: Vec<I>,
     heads: Vec<Option<I::Item>>,
@@ -42,7 +45,7 @@ pub struct KMerge<I: Iterator, F> {
 impl<I, F> KMerge<I, F>
 where
     I: Iterator,
-    F: Fn(&I::Item) -> &[u8],
+    F: Fn(&I::Item) -> Option<&[u8]>,
 {
     /// Merges `streams`, each sorted by `key` (descending when `reversed`).
     pub fn new(mut streams: Vec<I>, key: F, reversed: bool) -> Self {
@@ -67,7 +70,7 @@ where
 impl<I, F> Iterator for KMerge<I, F>
 where
     I: Iterator,
-    F: Fn(&I::Item) -> &[u8],
+    F: Fn(&I::Item) -> Option<&[u8]>,
 {
     type Item = Vec<I::Item>;
 
@@ -75,9 +78,16 @@ where
         let mut best: Option<usize> = None;
         for (i, head) in self.heads.iter().enumerate() {
             let Some(item) = head else { continue };
-            let better = match best.and_then(|b| self.heads[b].as_ref()) {
+            let Some(k) = (self.key)(item) else {
+                let urgent = self.heads[i].take();
+                return urgent.map(|e| vec![e]);
+            };
+            let better = match best
+                .and_then(|b| self.heads[b].as_ref())
+                .and_then(|b| (self.key)(b))
+            {
                 None => true,
-                Some(b) => self.ahead((self.key)(item), (self.key)(b)),
+                Some(b) => self.ahead(k, b),
             };
             if better {
                 best = Some(i);
@@ -104,30 +114,40 @@ where
     }
 }
 
-/// The entries of one row across sources, each key once, versions reconciled at `now_seconds`.
+/// The entries of one row across sources, each key once, versions reconciled.
 pub fn merged_entries<'s>(
     sources: &'s [&'s dyn RowSource],
     lo: Bound<&[u8]>,
     hi: Bound<&[u8]>,
     reversed: bool,
-    now_seconds: i64,
-) -> impl Iterator<Item = (Cow<'s, [u8]>, Entry)> + 's {
+) -> impl Iterator<Item = Result<(Cow<'s, [u8]>, Entry)>> + 's {
     let streams: Vec<_> = sources.iter().map(|s| s.scan(lo, hi, reversed)).collect();
-    KMerge::new(streams, |(k, _): &EntryItem<'s>| k.as_ref(), reversed).filter_map(move |group| {
+    KMerge::new(streams, entry_key, reversed).map(move |group| {
         let mut it = group.into_iter();
-        let (key, first) = it.next()?;
-        let entry = it.fold(first.into_owned(), |acc, (_, e)| {
-            reconcile_entries(acc, e.into_owned(), now_seconds)
-        });
-        Some((key, entry))
+        let (key, first) = it
+            .next()
+            .ok_or_else(|| Error::invalid("empty merge group"))??;
+        let mut entry = first.into_owned();
+        for item in it {
+            let (_, e) = item?;
+            entry = reconcile_entries(entry, e.into_owned());
+        }
+        Ok((key, entry))
     })
 }
 
+/// The key of a merged item; `None` for an error, which the merge then yields at once.
+fn entry_key<'a>(item: &'a Result<EntryItem<'_>>) -> Option<&'a [u8]> {
+    item.as_ref().ok().map(|(k, _)| k.as_ref())
+}
+
 /// The row deletion across sources.
-pub fn merged_deletion(sources: &[&dyn RowSource]) -> Option<DeletionTime> {
-    sources
-        .iter()
-        .fold(None, |acc, s| DeletionTime::merge_opt(acc, s.deletion()))
+pub fn merged_deletion(sources: &[&dyn RowSource]) -> Result<Option<DeletionTime>> {
+    let mut acc = None;
+    for s in sources {
+        acc = DeletionTime::merge_opt(acc, s.deletion()?);
+    }
+    Ok(acc)
 }
 
 #[cfg(test)]
@@ -158,7 +178,7 @@ mod tests {
             let mut want: Vec<(Vec<u8>, usize)> = want.into_iter().collect();
             if reversed { want.reverse(); }
             let got: Vec<(Vec<u8>, usize)> =
-                KMerge::new(lists.iter().map(|l| l.iter()).collect(), |k: &&Vec<u8>| k.as_slice(), reversed)
+                KMerge::new(lists.iter().map(|l| l.iter()).collect(), |k: &&Vec<u8>| Some(k.as_slice()), reversed)
                     .map(|g| (g[0].clone(), g.len()))
                     .collect();
             prop_assert_eq!(got, want);
@@ -169,14 +189,17 @@ mod tests {
     fn kmerge_groups_equal_keys_both_ways() {
         let a = [b"a".to_vec(), b"c".to_vec(), b"e".to_vec()];
         let b = [b"b".to_vec(), b"c".to_vec()];
-        let fwd: Vec<usize> =
-            KMerge::new(vec![a.iter(), b.iter()], |k: &&Vec<u8>| k.as_slice(), false)
-                .map(|g| g.len())
-                .collect();
+        let fwd: Vec<usize> = KMerge::new(
+            vec![a.iter(), b.iter()],
+            |k: &&Vec<u8>| Some(k.as_slice()),
+            false,
+        )
+        .map(|g| g.len())
+        .collect();
         assert_eq!(fwd, [1, 1, 2, 1]);
         let keys: Vec<Vec<u8>> = KMerge::new(
             vec![a.iter().rev(), b.iter().rev()],
-            |k: &&Vec<u8>| k.as_slice(),
+            |k: &&Vec<u8>| Some(k.as_slice()),
             true,
         )
         .map(|g| g[0].clone())

@@ -1,11 +1,11 @@
 //! What a request names and what a read returns: paths, predicates, key ranges, results, and the
 //! read-side machinery (k-way merge, slice evaluation) that turns stored entries into results.
 
-pub mod merge;
+pub(crate) mod merge;
 pub mod path;
 pub mod predicate;
 pub mod result;
-pub mod slice;
+pub(crate) mod slice;
 
 pub use path::{ColumnParent, ColumnPath};
 pub use predicate::{KeyRange, RangeBound, SlicePredicate, SliceRange};

@@ -87,6 +87,7 @@ impl From<SliceRange> for SlicePredicate {
 
 /// One end of a key range.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum RangeBound {
     /// No bound on this side.
     Unbounded,

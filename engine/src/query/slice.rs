@@ -8,6 +8,7 @@ use std::ops::Bound;
 use super::merge::{merged_deletion, merged_entries, RowSource};
 use super::predicate::{SlicePredicate, SliceRange};
 use super::result::{Column, ColumnOrSuperColumn, SuperColumn};
+use crate::error::Error;
 use crate::model::cell::{Cell, CellValue, DeletionTime, Entry};
 use crate::model::cell_key;
 use crate::model::comparator::{Comparator, MarshalError};
@@ -23,12 +24,19 @@ pub struct SliceContext<'a> {
     pub subcomparator: &'a dyn Comparator,
     /// "Now", for TTL expiry.
     pub now_seconds: i64,
+    /// Names the column family in errors (`Keyspace/ColumnFamily`).
+    pub origin: &'a str,
 }
 
-/// A stored key that does not decode (only a damaged source can produce one).
-#[derive(Debug, thiserror::Error)]
-#[error("undecodable stored name: {0}")]
-pub struct SliceError(#[from] pub MarshalError);
+impl SliceContext<'_> {
+    /// A stored key that does not decode: only damaged data can hold one.
+    fn undecodable(&self, e: MarshalError) -> Error {
+        Error::Corrupt {
+            path: self.origin.into(),
+            reason: format!("undecodable stored name: {e}"),
+        }
+    }
+}
 
 type Bounds = (Bound<Vec<u8>>, Bound<Vec<u8>>);
 /// A super column's group prefix and the entries read of it so far.
@@ -40,8 +48,8 @@ pub fn slice(
     ctx: &SliceContext<'_>,
     super_column: Option<&[u8]>,
     predicate: &SlicePredicate,
-) -> Result<Vec<ColumnOrSuperColumn>, SliceError> {
-    let row_del = merged_deletion(sources);
+) -> Result<Vec<ColumnOrSuperColumn>, Error> {
+    let row_del = merged_deletion(sources)?;
     match (ctx.column_type, super_column) {
         (ColumnType::Standard, _) => {
             let cols = column_slice(sources, ctx, ctx.comparator, &[], row_del, predicate)?;
@@ -49,8 +57,7 @@ pub fn slice(
         }
         (ColumnType::Super, Some(sc)) => {
             let prefix = cell_key::super_column(ctx.comparator, sc);
-            let del =
-                DeletionTime::merge_opt(row_del, super_column_deletion(sources, &prefix, ctx));
+            let del = DeletionTime::merge_opt(row_del, super_column_deletion(sources, &prefix)?);
             let cols = column_slice(sources, ctx, ctx.subcomparator, &prefix, del, predicate)?;
             Ok(cols.into_iter().map(ColumnOrSuperColumn::Column).collect())
         }
@@ -65,7 +72,7 @@ pub fn slice(
 }
 
 /// Whether the row holds anything live at all.
-pub fn row_is_live(sources: &[&dyn RowSource], ctx: &SliceContext<'_>) -> Result<bool, SliceError> {
+pub fn row_is_live(sources: &[&dyn RowSource], ctx: &SliceContext<'_>) -> Result<bool, Error> {
     let one = SlicePredicate::Range(SliceRange::all().count(1));
     Ok(!slice(sources, ctx, None, &one)?.is_empty())
 }
@@ -73,19 +80,18 @@ pub fn row_is_live(sources: &[&dyn RowSource], ctx: &SliceContext<'_>) -> Result
 fn super_column_deletion(
     sources: &[&dyn RowSource],
     prefix: &[u8],
-    ctx: &SliceContext<'_>,
-) -> Option<DeletionTime> {
-    merged_entries(
+) -> Result<Option<DeletionTime>, Error> {
+    for item in merged_entries(
         sources,
         Bound::Included(prefix),
         Bound::Included(prefix),
         false,
-        ctx.now_seconds,
-    )
-    .find_map(|(_, e)| match e {
-        Entry::SuperColumnDeletion(d) => Some(d),
-        Entry::Cell(_) => None,
-    })
+    ) {
+        if let (_, Entry::SuperColumnDeletion(d)) = item? {
+            return Ok(Some(d));
+        }
+    }
+    Ok(None)
 }
 
 fn live_column(
@@ -93,16 +99,17 @@ fn live_column(
     cell: Cell,
     del: Option<DeletionTime>,
     cmp: &dyn Comparator,
-    now: i64,
-) -> Result<Option<Column>, SliceError> {
-    if del.is_some_and(|d| d.shadows(cell.timestamp)) || cell.is_deleted(now) {
+    ctx: &SliceContext<'_>,
+) -> Result<Option<Column>, Error> {
+    if del.is_some_and(|d| d.shadows(cell.timestamp)) || cell.is_deleted(ctx.now_seconds) {
         return Ok(None);
     }
     let CellValue::Live { value, ttl } = cell.value else {
         return Ok(None);
     };
     let mut name = Vec::with_capacity(name_key.len());
-    cmp.decode_sort_key(name_key, &mut name)?;
+    cmp.decode_sort_key(name_key, &mut name)
+        .map_err(|e| ctx.undecodable(e))?;
     Ok(Some(Column {
         name,
         value,
@@ -156,7 +163,7 @@ fn column_slice(
     prefix: &[u8],
     del: Option<DeletionTime>,
     predicate: &SlicePredicate,
-) -> Result<Vec<Column>, SliceError> {
+) -> Result<Vec<Column>, Error> {
     let mut out = Vec::new();
     match predicate {
         SlicePredicate::Range(range) => {
@@ -164,18 +171,13 @@ fn column_slice(
                 return Ok(out);
             }
             let (lo, hi) = column_bounds(prefix, cmp, range);
-            for (key, entry) in merged_entries(
-                sources,
-                as_ref(&lo),
-                as_ref(&hi),
-                range.reversed,
-                ctx.now_seconds,
-            ) {
+            for item in merged_entries(sources, as_ref(&lo), as_ref(&hi), range.reversed) {
+                let (key, entry) = item?;
                 let Entry::Cell(cell) = entry else { continue };
                 let Some(name_key) = key.get(prefix.len()..) else {
                     continue;
                 };
-                if let Some(c) = live_column(name_key, cell, del, cmp, ctx.now_seconds)? {
+                if let Some(c) = live_column(name_key, cell, del, cmp, ctx)? {
                     out.push(c);
                     if out.len() >= range.count {
                         break;
@@ -185,18 +187,12 @@ fn column_slice(
         }
         SlicePredicate::Names(names) => {
             for k in sorted_keys(names, |n| with_prefix(prefix, cmp, n)) {
-                let found = merged_entries(
-                    sources,
-                    Bound::Included(&k),
-                    Bound::Included(&k),
-                    false,
-                    ctx.now_seconds,
-                )
-                .next();
+                let found =
+                    merged_entries(sources, Bound::Included(&k), Bound::Included(&k), false)
+                        .next()
+                        .transpose()?;
                 if let Some((_, Entry::Cell(cell))) = found {
-                    if let Some(c) =
-                        live_column(&k[prefix.len()..], cell, del, cmp, ctx.now_seconds)?
-                    {
+                    if let Some(c) = live_column(&k[prefix.len()..], cell, del, cmp, ctx)? {
                         out.push(c);
                     }
                 }
@@ -219,7 +215,7 @@ fn finish_group(
     entries: Vec<(Vec<u8>, Entry)>,
     row_del: Option<DeletionTime>,
     ctx: &SliceContext<'_>,
-) -> Result<Option<SuperColumn>, SliceError> {
+) -> Result<Option<SuperColumn>, Error> {
     let sc_del = entries.iter().fold(None, |acc, (_, e)| match e {
         Entry::SuperColumnDeletion(d) => DeletionTime::merge_opt(acc, Some(*d)),
         Entry::Cell(_) => acc,
@@ -228,13 +224,7 @@ fn finish_group(
     let mut columns = Vec::new();
     for (key, e) in entries {
         let Entry::Cell(cell) = e else { continue };
-        if let Some(c) = live_column(
-            &key[prefix.len()..],
-            cell,
-            del,
-            ctx.subcomparator,
-            ctx.now_seconds,
-        )? {
+        if let Some(c) = live_column(&key[prefix.len()..], cell, del, ctx.subcomparator, ctx)? {
             columns.push(c);
         }
     }
@@ -243,9 +233,11 @@ fn finish_group(
     }
     columns.sort_by(|a, b| ctx.subcomparator.compare(&a.name, &b.name));
     let sc_key = cell_key::super_column_sort_key(prefix)
-        .ok_or_else(|| MarshalError::new("malformed super column key"))?;
+        .ok_or_else(|| ctx.undecodable(MarshalError::new("malformed super column key")))?;
     let mut name = Vec::new();
-    ctx.comparator.decode_sort_key(&sc_key, &mut name)?;
+    ctx.comparator
+        .decode_sort_key(&sc_key, &mut name)
+        .map_err(|e| ctx.undecodable(e))?;
     Ok(Some(SuperColumn { name, columns }))
 }
 
@@ -254,7 +246,7 @@ fn super_slice(
     ctx: &SliceContext<'_>,
     row_del: Option<DeletionTime>,
     predicate: &SlicePredicate,
-) -> Result<Vec<SuperColumn>, SliceError> {
+) -> Result<Vec<SuperColumn>, Error> {
     let mut out = Vec::new();
     match predicate {
         SlicePredicate::Range(range) => {
@@ -280,15 +272,11 @@ fn super_slice(
                 )))
             };
             let mut group: Option<Group> = None;
-            for (key, entry) in merged_entries(
-                sources,
-                as_ref(&lo),
-                as_ref(&hi),
-                range.reversed,
-                ctx.now_seconds,
-            ) {
-                let plen = cell_key::group_prefix_len(&key)
-                    .ok_or_else(|| MarshalError::new("malformed super column entry key"))?;
+            for item in merged_entries(sources, as_ref(&lo), as_ref(&hi), range.reversed) {
+                let (key, entry) = item?;
+                let plen = cell_key::group_prefix_len(&key).ok_or_else(|| {
+                    ctx.undecodable(MarshalError::new("malformed super column entry key"))
+                })?;
                 let same = group
                     .as_ref()
                     .is_some_and(|(p, _)| p.as_slice() == &key[..plen]);
@@ -316,15 +304,10 @@ fn super_slice(
         SlicePredicate::Names(names) => {
             for p in sorted_keys(names, |n| cell_key::super_column(ctx.comparator, n)) {
                 let end = cell_key::group_end(&p);
-                let entries: Vec<(Vec<u8>, Entry)> = merged_entries(
-                    sources,
-                    Bound::Included(&p),
-                    Bound::Excluded(&end),
-                    false,
-                    ctx.now_seconds,
-                )
-                .map(|(k, e)| (k.into_owned(), e))
-                .collect();
+                let entries: Vec<(Vec<u8>, Entry)> =
+                    merged_entries(sources, Bound::Included(&p), Bound::Excluded(&end), false)
+                        .map(|item| item.map(|(k, e)| (k.into_owned(), e)))
+                        .collect::<Result<_, Error>>()?;
                 if let Some(sc) = finish_group(&p, entries, row_del, ctx)? {
                     out.push(sc);
                 }

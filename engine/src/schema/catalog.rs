@@ -37,28 +37,32 @@ pub struct Catalog {
 
 impl Catalog {
     /// A catalog for a new database, giving every column family an id.
-    pub fn new(partitioner: Partitioner, keyspaces: Vec<KeyspaceDef>) -> Catalog {
+    pub fn new(partitioner: Partitioner, keyspaces: Vec<KeyspaceDef>) -> Result<Catalog> {
         let mut c = Catalog {
             partitioner,
             keyspaces,
             cf_ids: BTreeMap::new(),
             next_cf_id: 1,
         };
-        c.assign_missing_ids();
-        c
+        c.assign_missing_ids()?;
+        Ok(c)
     }
 
     /// Gives an id to every column family that lacks one.
-    pub fn assign_missing_ids(&mut self) {
+    pub fn assign_missing_ids(&mut self) -> Result<()> {
         for ks in &self.keyspaces {
             for cf in &ks.column_families {
                 let id = (ks.name.clone(), cf.name.clone());
                 if !self.cf_ids.contains_key(&id) {
                     self.cf_ids.insert(id, self.next_cf_id);
-                    self.next_cf_id += 1;
+                    self.next_cf_id = self
+                        .next_cf_id
+                        .checked_add(1)
+                        .ok_or_else(|| Error::Schema("column family ids are exhausted".into()))?;
                 }
             }
         }
+        Ok(())
     }
 
     /// The id of a column family.
@@ -178,8 +182,10 @@ impl Catalog {
     }
 
     /// Combines a schema given at open with this stored one: new keyspaces and column families
-    /// are added; a column family whose type or comparators differ, or another partitioner, is a
-    /// conflict that names what differs.
+    /// are added, and the given settings that do not change how stored data is laid out
+    /// (validator, comment, caching, grace period, thresholds, keyspace attributes) replace the
+    /// stored ones; a column family whose type or comparators differ, or another partitioner, is
+    /// a conflict that names what differs. Returns whether anything changed.
     pub fn merge_given(&mut self, partitioner: Partitioner, given: &[KeyspaceDef]) -> Result<bool> {
         if partitioner != self.partitioner {
             return Err(Error::SchemaConflict(format!(
@@ -196,16 +202,41 @@ impl Catalog {
                 continue;
             };
             for gcf in &g.column_families {
-                match stored.column_families.iter().find(|c| c.name == gcf.name) {
+                match stored
+                    .column_families
+                    .iter_mut()
+                    .find(|c| c.name == gcf.name)
+                {
                     None => {
                         stored.column_families.push(gcf.clone());
                         changed = true;
                     }
-                    Some(scf) => check_compatible(&g.name, scf, gcf)?,
+                    Some(scf) => {
+                        check_compatible(&g.name, scf, gcf)?;
+                        if scf != gcf {
+                            *scf = gcf.clone();
+                            changed = true;
+                        }
+                    }
                 }
             }
+            let attrs = |k: &KeyspaceDef| {
+                (
+                    k.keys_cached_fraction,
+                    k.replica_placement_strategy.clone(),
+                    k.replication_factor,
+                    k.endpoint_snitch.clone(),
+                )
+            };
+            if attrs(stored) != attrs(g) {
+                stored.keys_cached_fraction = g.keys_cached_fraction;
+                stored.replica_placement_strategy = g.replica_placement_strategy.clone();
+                stored.replication_factor = g.replication_factor;
+                stored.endpoint_snitch = g.endpoint_snitch.clone();
+                changed = true;
+            }
         }
-        self.assign_missing_ids();
+        self.assign_missing_ids()?;
         Ok(changed)
     }
 }
@@ -336,7 +367,7 @@ mod tests {
     use crate::schema::default_keyspaces;
 
     fn sample() -> Catalog {
-        Catalog::new(Partitioner::Murmur3, default_keyspaces())
+        Catalog::new(Partitioner::Murmur3, default_keyspaces()).unwrap()
     }
 
     #[test]

@@ -155,6 +155,17 @@ impl<'d, 'i> Parser<'d, 'i> {
             .map_err(|_| self.err(node, None, format!("'{t}' is not a valid number here")))
     }
 
+    fn positive<T: FromStr + PartialOrd + Default + Copy + std::fmt::Display>(
+        &self,
+        node: Node,
+    ) -> Result<T, ConfError> {
+        let v: T = self.number(node)?;
+        if v <= T::default() {
+            return Err(self.err(node, None, format!("{v} must be positive")));
+        }
+        Ok(v)
+    }
+
     fn positive_f64(&self, node: Node) -> Result<f64, ConfError> {
         let v: f64 = self.number(node)?;
         if !(v.is_finite() && v > 0.0) {
@@ -213,16 +224,18 @@ impl<'d, 'i> Parser<'d, 'i> {
                     self.options.data_file_directories = dirs;
                 }
                 "CommitLogSegmentSizeInMB" | "CommitLogRotationThresholdInMB" => {
-                    self.options.commit_log_segment_size_mb = self.number(n)?
+                    self.options.commit_log_segment_size_mb = self.positive(n)?
                 }
                 "CommitLogSync" => {
                     sync_mode = Some((n, self.text(n)?.to_string()));
                 }
-                "CommitLogSyncPeriodInMS" => period = Some(self.number::<u64>(n)?),
+                "CommitLogSyncPeriodInMS" => period = Some(self.positive::<u64>(n)?),
                 "CommitLogSyncBatchWindowInMS" => window = Some(self.positive_f64(n)?),
-                "MemtableThroughputInMB" => self.options.memtable_throughput_mb = self.number(n)?,
+                "MemtableThroughputInMB" => {
+                    self.options.memtable_throughput_mb = self.positive(n)?
+                }
                 "MemtableTotalSpaceInMB" => {
-                    self.options.memtable_total_space_mb = self.number(n)?
+                    self.options.memtable_total_space_mb = self.positive(n)?
                 }
                 "MemtableOperationsInMillions" => {
                     self.options.memtable_operations_millions = self.positive_f64(n)?
@@ -256,12 +269,23 @@ impl<'d, 'i> Parser<'d, 'i> {
                 other => self.warn(n, format!("element <{other}>")),
             }
         }
+        if self.options.min_compaction_threshold > self.options.max_compaction_threshold
+            && self.options.max_compaction_threshold != 0
+        {
+            return Err(ConfError {
+                file: self.file.map(Path::to_path_buf),
+                line: self.line_of(root.range().start),
+                element: "MinimumCompactionThreshold".into(),
+                attribute: None,
+                message: format!(
+                    "MinimumCompactionThreshold {} exceeds MaximumCompactionThreshold {}",
+                    self.options.min_compaction_threshold, self.options.max_compaction_threshold
+                ),
+            });
+        }
         self.options.commit_log_sync = match sync_mode {
-            None => match window {
-                Some(w) if period.is_none() => CommitLogSync::Batch { window_ms: w },
-                _ => CommitLogSync::Periodic {
-                    period_ms: period.unwrap_or(10_000),
-                },
+            None => CommitLogSync::Periodic {
+                period_ms: period.unwrap_or(10_000),
             },
             Some((n, mode)) => match mode.as_str() {
                 "periodic" => CommitLogSync::Periodic {
@@ -346,13 +370,13 @@ impl<'d, 'i> Parser<'d, 'i> {
                 }
                 "ReplicationFactor" => {
                     let rf: u32 = self.number(n)?;
+                    if rf == 0 {
+                        return Err(self.err(n, None, "ReplicationFactor must be at least 1"));
+                    }
                     if rf != 1 {
-                        return Err(self.err(
-                            n,
-                            None,
-                            format!(
-                                "supercolumn is one node: ReplicationFactor must be 1, not {rf}"
-                            ),
+                        let line = self.line_of(n.range().start);
+                        self.warnings.push(format!(
+                            "line {line}: ReplicationFactor {rf} is kept for describe keyspace; supercolumn is one node and keeps one copy"
                         ));
                     }
                     ks.replication_factor = rf;
@@ -427,13 +451,34 @@ impl<'d, 'i> Parser<'d, 'i> {
                 .and_then(|c| c.text())
                 .map(|t| t.trim().to_string())
         });
-        for attr in ["KeysCachedFraction", "KeysCached"] {
-            if let Some(v) = n.attribute(attr) {
-                let kc = KeysCached::parse(v).map_err(|e| self.err(n, Some(attr), e))?;
-                if attr == "KeysCachedFraction" && !matches!(kc, KeysCached::Fraction(_)) {
-                    return Err(self.err(n, Some(attr), format!("{v} is outside 0..=1")));
-                }
-                cf.keys_cached = Some(kc);
+        if let Some(v) = n.attribute("KeysCachedFraction") {
+            // 0.6.0-beta1's attribute: always a fraction, 0 disabling the cache.
+            let f: f64 = v.trim().parse().map_err(|_| {
+                self.err(
+                    n,
+                    Some("KeysCachedFraction"),
+                    format!("'{v}' is not a number"),
+                )
+            })?;
+            if !(0.0..=1.0).contains(&f) {
+                return Err(self.err(
+                    n,
+                    Some("KeysCachedFraction"),
+                    format!("{v} is outside 0..=1"),
+                ));
+            }
+            cf.keys_cached = Some(KeysCached::Fraction(f));
+        }
+        if let Some(v) = n.attribute("KeysCached") {
+            let kc = KeysCached::parse(v).map_err(|e| self.err(n, Some("KeysCached"), e))?;
+            cf.keys_cached = Some(kc);
+        }
+        for c in elements(n) {
+            if c.tag_name().name() != "Comment" {
+                self.warn(
+                    c,
+                    format!("element <{}> in <ColumnFamily>", c.tag_name().name()),
+                );
             }
         }
         cf.gc_grace_seconds = self.attr_number(n, "GCGraceSeconds")?;
@@ -538,6 +583,42 @@ mod tests {
 
         let e = err("<Other/>");
         assert!(e.message.contains("root element"));
+    }
+
+    #[test]
+    fn zero_sizes_and_inverted_thresholds_are_errors() {
+        for bad in [
+            "<Storage><MemtableThroughputInMB>0</MemtableThroughputInMB></Storage>",
+            "<Storage><CommitLogSegmentSizeInMB>0</CommitLogSegmentSizeInMB></Storage>",
+            "<Storage><CommitLogSyncPeriodInMS>0</CommitLogSyncPeriodInMS></Storage>",
+            "<Storage><MinimumCompactionThreshold>8</MinimumCompactionThreshold><MaximumCompactionThreshold>4</MaximumCompactionThreshold></Storage>",
+            "<Keyspace Name=\"K\"><ReplicationFactor>0</ReplicationFactor></Keyspace>",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+        let c = parse("<Keyspace Name=\"K\"><ReplicationFactor>3</ReplicationFactor><ColumnFamily Name=\"C\"><Foo/></ColumnFamily></Keyspace>").unwrap();
+        assert_eq!(c.options.keyspaces.unwrap()[0].replication_factor, 3);
+        assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+        let c = parse(
+            "<Storage><CommitLogSyncBatchWindowInMS>2</CommitLogSyncBatchWindowInMS></Storage>",
+        )
+        .unwrap();
+        assert_eq!(
+            c.options.commit_log_sync,
+            CommitLogSync::Periodic { period_ms: 10_000 }
+        );
+    }
+
+    #[test]
+    fn keys_cached_fraction_attribute_zero_disables() {
+        let c = parse(
+            "<Keyspace Name=\"K\"><ColumnFamily Name=\"C\" KeysCachedFraction=\"0\"/></Keyspace>",
+        )
+        .unwrap();
+        assert_eq!(
+            c.options.keyspaces.unwrap()[0].column_families[0].keys_cached,
+            Some(KeysCached::Fraction(0.0))
+        );
     }
 
     #[test]

@@ -184,6 +184,9 @@ impl Comparator for LongType {
         }
     }
     fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
+        if key.is_empty() {
+            return Ok(());
+        }
         let b = eight(key).ok_or_else(|| {
             MarshalError::new(format!("LongType sort key of {} bytes", key.len()))
         })?;
@@ -253,6 +256,9 @@ impl Comparator for LexicalUuidType {
         }
     }
     fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
+        if key.is_empty() {
+            return Ok(());
+        }
         let b = need_sixteen(key)?;
         let v = u128::from_be_bytes(b) ^ (u128::from(SIGN) << 64 | u128::from(SIGN));
         out.extend_from_slice(&v.to_be_bytes());
@@ -326,6 +332,9 @@ impl Comparator for TimeUuidType {
         }
     }
     fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
+        if key.is_empty() {
+            return Ok(());
+        }
         let k = need_sixteen(key)?;
         let mut b = [0u8; 16];
         for (pos, &src) in TIME_UUID_ORDER.iter().enumerate() {
@@ -454,6 +463,23 @@ mod tests {
         for (c, smallest) in cases {
             assert_eq!(c.compare(&[], &smallest), Ordering::Less, "{}", c.name());
             assert!(key(c, &[]) < key(c, &smallest), "{}", c.name());
+        }
+    }
+
+    #[test]
+    fn the_empty_key_decodes_to_the_empty_name_under_every_type() {
+        let all: [&dyn Comparator; 6] = [
+            &BytesType,
+            &AsciiType,
+            &Utf8Type,
+            &LongType,
+            &LexicalUuidType,
+            &TimeUuidType,
+        ];
+        for c in all {
+            let mut out = vec![];
+            c.decode_sort_key(&[], &mut out).unwrap();
+            assert!(out.is_empty(), "{}", c.name());
         }
     }
 

@@ -4,7 +4,7 @@
 //! A composite name is a sequence of components, each `length:u16 BE | bytes | end-of-component
 //! byte` as Cassandra encodes it; the EOC is 0 in stored names and ±1 in slice bounds. Its sort
 //! key is each component's own sort key, escaped, followed by `00` and the EOC mapped to 1, 2, 3
-//! (for −1, 0, +1); see [`crate::model::sort_key`]. This file must not know about CQL statements.
+//! (for −1, 0, +1); see `model::sort_key`. This file must not know about CQL statements.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -39,6 +39,8 @@ impl CompositeType {
     }
 
     /// Builds a composite name from component bytes (all EOC 0 except `last_eoc` on the last).
+    /// Components longer than 65,535 bytes do not fit the format; [`Comparator::parse_text`]
+    /// refuses them, and callers building names from bytes must check with [`Self::fits`].
     pub fn build(parts: &[&[u8]], last_eoc: i8) -> Vec<u8> {
         let mut out = Vec::new();
         for (i, p) in parts.iter().enumerate() {
@@ -52,6 +54,11 @@ impl CompositeType {
             });
         }
         out
+    }
+
+    /// Whether every component fits the 16-bit length of the format.
+    pub fn fits(parts: &[&[u8]]) -> bool {
+        parts.iter().all(|p| p.len() <= usize::from(u16::MAX))
     }
 
     /// Splits a composite name into its components, checking the framing (not the types).
@@ -225,6 +232,11 @@ impl Comparator for CompositeType {
             });
         }
         let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        if !Self::fits(&refs) {
+            return Err(MarshalError::new(
+                "a composite component is longer than 65535 bytes",
+            ));
+        }
         Ok(Self::build(&refs, 0))
     }
 
@@ -262,6 +274,18 @@ mod tests {
         assert!(t.compare(&marker, &cell).is_lt());
         assert_eq!(t.parse_text("1:name").unwrap(), cell);
         t.validate(&cell).unwrap();
+    }
+
+    #[test]
+    fn empty_components_roundtrip() {
+        // A name like ":x" has an empty LongType component: it must decode, not poison the row.
+        let t = ty();
+        let name = t.parse_text(":x").unwrap();
+        t.validate(&name).unwrap();
+        let mut back = Vec::new();
+        t.decode_sort_key(&sort_key(&t, &name), &mut back).unwrap();
+        assert_eq!(back, name);
+        assert!(t.parse_text(&format!("1:{}", "y".repeat(70_000))).is_err());
     }
 
     #[test]

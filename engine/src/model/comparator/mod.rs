@@ -38,8 +38,9 @@ pub const CASSANDRA_MARSHAL_PREFIX: &str = "org.apache.cassandra.db.marshal.";
 /// # The sort-key contract
 /// For every pair of *valid* names `a`, `b`:
 /// `compare(a, b) == encode_sort_key(a).cmp(&encode_sort_key(b))`, and
-/// `decode_sort_key(encode_sort_key(a)) == a`. The empty name (legal only as a slice bound)
-/// encodes to the empty key and so sorts first; every non-empty name encodes to a non-empty key.
+/// `decode_sort_key(encode_sort_key(a)) == a`. The empty name (legal only as a slice bound, or as
+/// an empty component of a composite) encodes to the empty key, which decodes back to the empty
+/// name, and so sorts first; every non-empty name encodes to a non-empty key.
 /// The engine relies on this contract for all ordering; `compare` exists for callers and for
 /// tests that check an implementation keeps the contract.
 ///
@@ -133,31 +134,66 @@ impl fmt::Debug for ComparatorRegistry {
     }
 }
 
+/// The class names of the built-in comparators.
+const BUILT_IN: [&str; 6] = [
+    "BytesType",
+    "AsciiType",
+    "UTF8Type",
+    "LongType",
+    "LexicalUUIDType",
+    "TimeUUIDType",
+];
+
 impl Default for ComparatorRegistry {
     fn default() -> Self {
-        let mut r = ComparatorRegistry {
-            by_name: HashMap::new(),
-        };
-        r.register(Arc::new(BytesType));
-        r.register(Arc::new(AsciiType));
-        r.register(Arc::new(Utf8Type));
-        r.register(Arc::new(LongType));
-        r.register(Arc::new(LexicalUuidType));
-        r.register(Arc::new(TimeUuidType));
-        r
+        let builtins: [Arc<dyn Comparator>; 6] = [
+            Arc::new(BytesType),
+            Arc::new(AsciiType),
+            Arc::new(Utf8Type),
+            Arc::new(LongType),
+            Arc::new(LexicalUuidType),
+            Arc::new(TimeUuidType),
+        ];
+        ComparatorRegistry {
+            by_name: builtins.into_iter().map(|c| (c.name(), c)).collect(),
+        }
     }
 }
 
 impl ComparatorRegistry {
-    /// Registers a comparator under its [`Comparator::name`], replacing any earlier one of that
-    /// name. A name such as `com.example.MyType` can then be given as `CompareWith`.
-    pub fn register(&mut self, comparator: Arc<dyn Comparator>) {
-        self.by_name.insert(comparator.name(), comparator);
+    /// Registers a comparator under its [`Comparator::name`], replacing any earlier user type of
+    /// that name. A name such as `com.example.MyType` can then be given as `CompareWith`. The
+    /// built-in names cannot be taken over: that would silently reorder stored data.
+    pub fn register(&mut self, comparator: Arc<dyn Comparator>) -> Result<(), MarshalError> {
+        let name = comparator.name();
+        if BUILT_IN.contains(&name.as_str()) || name.starts_with("CompositeType(") {
+            return Err(MarshalError::new(format!(
+                "'{name}' is a built-in comparator and cannot be replaced"
+            )));
+        }
+        self.by_name.insert(name, comparator);
+        Ok(())
     }
 
     /// Finds the comparator for a class name: exact, or Cassandra's `org.apache.cassandra.db.marshal.`
     /// prefix with the short name, or `CompositeType(…)` of resolvable components.
     pub fn resolve(&self, class_name: &str) -> Result<Arc<dyn Comparator>, MarshalError> {
+        self.resolve_at(class_name, 0)
+    }
+
+    fn resolve_at(
+        &self,
+        class_name: &str,
+        depth: usize,
+    ) -> Result<Arc<dyn Comparator>, MarshalError> {
+        /// Nesting and width limits keep a hostile name from exhausting the stack or time.
+        const MAX_DEPTH: usize = 8;
+        const MAX_COMPONENTS: usize = 64;
+        if depth > MAX_DEPTH {
+            return Err(MarshalError::new(format!(
+                "CompositeType nested more than {MAX_DEPTH} deep"
+            )));
+        }
         let name = class_name.trim();
         if let Some(c) = self.by_name.get(name) {
             return Ok(c.clone());
@@ -170,9 +206,16 @@ impl ComparatorRegistry {
             .strip_prefix("CompositeType(")
             .and_then(|s| s.strip_suffix(')'))
         {
+            let fields = split_top_level(inner);
+            if fields.len() > MAX_COMPONENTS {
+                return Err(MarshalError::new(format!(
+                    "CompositeType of {} components; at most {MAX_COMPONENTS}",
+                    fields.len()
+                )));
+            }
             let mut parts = Vec::new();
-            for part in split_top_level(inner) {
-                parts.push(self.resolve(part)?);
+            for part in fields {
+                parts.push(self.resolve_at(part, depth + 1)?);
             }
             if parts.is_empty() {
                 return Err(MarshalError::new(
@@ -243,5 +286,19 @@ mod tests {
         assert_eq!(c.name(), "CompositeType(LongType,UTF8Type)");
         assert!(r.resolve("CompositeType()").is_err());
         assert!(r.resolve("CompositeType(Nope)").is_err());
+        let deep = "CompositeType(".repeat(100_000) + &")".repeat(100_000);
+        assert!(
+            r.resolve(&deep).is_err(),
+            "deep nesting is refused, not a stack overflow"
+        );
+        let wide = format!("CompositeType({})", vec!["LongType"; 1000].join(","));
+        assert!(r.resolve(&wide).is_err());
+    }
+
+    #[test]
+    fn built_in_names_cannot_be_taken_over() {
+        let mut r = ComparatorRegistry::default();
+        assert!(r.register(Arc::new(BytesType)).is_err());
+        assert_eq!(r.resolve("BytesType").unwrap().name(), "BytesType");
     }
 }
