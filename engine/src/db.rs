@@ -173,7 +173,7 @@ impl Database {
         let log_dir = options
             .commit_log_directory
             .clone()
-            .unwrap_or_else(|| root.join("commitlog"));
+            .unwrap_or_else(|| root.join("commit-log"));
         let replayed = Self::replay(&log_dir, &state, partitioner)?;
         let commitlog = CommitLog::open(
             &log_dir,

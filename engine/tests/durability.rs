@@ -49,7 +49,7 @@ fn row(db: &Database, key: &str) -> BTreeMap<String, String> {
 }
 
 fn segments(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir.join("commitlog"))
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir.join("commit-log"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "log"))

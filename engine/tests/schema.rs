@@ -260,14 +260,14 @@ fn a_second_open_of_a_locked_directory_is_refused_and_the_lock_is_released_on_cl
 fn a_corrupt_schema_file_is_a_typed_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     drop(Database::open(dir.path(), Options::default()).unwrap());
-    let path = dir.path().join("SCHEMA");
+    let path = dir.path().join("SCHEMA.db");
     let mut bytes = std::fs::read(&path).unwrap();
     let mid = bytes.len() / 2;
     bytes[mid] ^= 1;
     std::fs::write(&path, bytes).unwrap();
     let e = Database::open(dir.path(), Options::default()).unwrap_err();
     assert!(
-        matches!(e, Error::Corrupt { ref path, .. } if path.ends_with("SCHEMA")),
+        matches!(e, Error::Corrupt { ref path, .. } if path.ends_with("SCHEMA.db")),
         "{e}"
     );
 }

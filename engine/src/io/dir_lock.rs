@@ -1,4 +1,4 @@
-//! The exclusive lock on a data directory: an OS file lock (flock-style) on `LOCK`, which the
+//! The exclusive lock on a data directory: an OS file lock (flock-style) on `db.lock`, which the
 //! operating system releases when its holder dies, so a crashed process never blocks the next.
 
 use std::fs::{File, OpenOptions, TryLockError};
@@ -17,7 +17,7 @@ impl DirLock {
     /// Takes the lock on `dir`, or fails at once with [`Error::Locked`] if another process (or
     /// another open database in this one) holds it.
     pub fn acquire(dir: &Path) -> Result<DirLock> {
-        let path = dir.join("LOCK");
+        let path = dir.join("db.lock");
         let file = OpenOptions::new()
             .read(true)
             .write(true)

@@ -1,4 +1,4 @@
-//! The schema in force, persisted in the data directory as `SCHEMA` so a database reopens without
+//! The schema in force, persisted in the data directory as `SCHEMA.db` so a database reopens without
 //! its XML, and the rules for combining it with a schema given at open.
 //!
 //! Layout (see `engine/FORMAT.md`): magic `SCSCHEMA`, version, payload length, payload, CRC32 (IEEE) of
@@ -15,7 +15,7 @@ use crate::model::partitioner::Partitioner;
 use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef};
 
 /// The file name of the catalog inside the data directory.
-pub const FILE_NAME: &str = "SCHEMA";
+pub const FILE_NAME: &str = "SCHEMA.db";
 const MAGIC: &[u8; 8] = b"SCSCHEMA";
 /// The catalog format version this build writes and reads.
 pub const VERSION: u32 = 2;
