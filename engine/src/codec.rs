@@ -159,6 +159,46 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Seals a small file: `magic | version u32 | payload bytes | CRC32 of all before`. The catalog
+/// and the manifest are stored this way.
+pub fn seal(magic: &[u8; 8], version: u32, payload: &[u8]) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.buf.extend_from_slice(magic);
+    w.u32(version);
+    w.bytes(payload);
+    let crc = crc32fast::hash(&w.buf);
+    w.u32(crc);
+    w.buf
+}
+
+/// Opens a file written by [`seal`]: checks magic, checksum and version; returns the payload.
+pub fn unseal<'a>(
+    bytes: &'a [u8],
+    magic: &[u8; 8],
+    version: u32,
+    what: &str,
+) -> Result<&'a [u8], String> {
+    if bytes.len() < 8 + 4 + 4 + 4 || &bytes[..8] != magic {
+        return Err(format!("not a supercolumn {what} (bad magic or too short)"));
+    }
+    let (body, crc) = bytes.split_at(bytes.len() - 4);
+    if crc32fast::hash(body) != u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]) {
+        return Err("checksum mismatch".into());
+    }
+    let found = u32::from_be_bytes([body[8], body[9], body[10], body[11]]);
+    if found != version {
+        return Err(format!(
+            "{what} format version {found}; this build reads version {version}"
+        ));
+    }
+    let mut r = Reader::new(&body[12..]);
+    let payload = r.bytes().map_err(|e| e.to_string())?;
+    if r.remaining() != 0 {
+        return Err("trailing bytes after the payload".into());
+    }
+    Ok(payload)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,14 +4,17 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
 
 use parking_lot::{Mutex, RwLock};
 
+use crate::cache::BlockCache;
 use crate::commitlog::record::RowMutation;
 use crate::commitlog::{replay, CommitLog, LogPosition};
 use crate::error::{Error, Result};
 use crate::io::dir_lock::DirLock;
+use crate::io::FileSystem;
 use crate::model::partitioner::Partitioner;
 use crate::mutation::{validate_key, BatchMutation, Mutation, Now, RowUpdate, WriteOptions};
 use crate::options::Options;
@@ -20,7 +23,103 @@ use crate::query::{
 };
 use crate::schema::catalog::Catalog;
 use crate::schema::{default_keyspaces, ColumnFamilyDef, ColumnType, KeyspaceDef};
-use crate::store::ColumnFamilyStore;
+use crate::sstable::{self, DEFAULT_BLOCK_SIZE};
+use crate::stats::ColumnFamilyStats;
+use crate::store::manifest::Manifest;
+use crate::store::{ColumnFamilyStore, FlushLimits, StoreContext};
+
+/// How many memtables of one column family may wait for the flusher before writers flush
+/// themselves (and so slow down) instead of piling up memory.
+const MAX_FROZEN_MEMTABLES: usize = 2;
+
+/// The background flusher: one thread writing frozen memtables to SSTables, in the order they
+/// were handed over.
+#[derive(Debug)]
+struct Flusher {
+    tx: Mutex<Option<mpsc::Sender<Arc<ColumnFamilyStore>>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Flusher {
+    fn start(log: Arc<CommitLog>) -> Result<Flusher> {
+        let (tx, rx) = mpsc::channel::<Arc<ColumnFamilyStore>>();
+        let thread = std::thread::Builder::new()
+            .name("memtable-flush".into())
+            .spawn(move || {
+                for cf in rx {
+                    match cf.flush_frozen() {
+                        Ok(Some(pos)) => {
+                            if let Err(e) = log.discard_flushed(cf.id(), pos) {
+                                tracing::error!("discarding commit log segments: {e}");
+                            }
+                        }
+                        Ok(None) => {}
+                        // The memtable stays frozen and readable; the next flush retries it.
+                        Err(e) => tracing::error!("flush of {} failed: {e}", cf.def().name),
+                    }
+                }
+            })
+            .map_err(|e| Error::io("memtable-flush thread", e))?;
+        Ok(Flusher {
+            tx: Mutex::new(Some(tx)),
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    fn submit(&self, cf: Arc<ColumnFamilyStore>) {
+        if let Some(tx) = self.tx.lock().as_ref() {
+            let _ = tx.send(cf);
+        }
+    }
+
+    /// Finishes the queued flushes and stops the thread.
+    fn stop(&self) {
+        self.tx.lock().take();
+        if let Some(t) = self.thread.lock().take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Inner {
+    /// Freezes and flushes one column family, then lets the commit log drop what it covered.
+    fn flush_cf(&self, cf: &ColumnFamilyStore) -> Result<()> {
+        {
+            let _switch = self.switch_lock.write();
+            cf.switch_memtable(self.commitlog.current_position());
+        }
+        if let Some(pos) = cf.flush_frozen()? {
+            self.commitlog.discard_flushed(cf.id(), pos)?;
+        }
+        Ok(())
+    }
+
+    fn all_cfs(&self) -> Vec<Arc<ColumnFamilyStore>> {
+        let schema = self.schema.read().clone();
+        schema
+            .keyspaces
+            .values()
+            .flat_map(|k| k.cfs.values().cloned())
+            .collect()
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.flusher.stop();
+        if self.commitlog.is_poisoned() {
+            return;
+        }
+        // Flush on close, so the next open has nothing to replay. Errors here cannot be
+        // returned; the commit log still holds everything, so nothing is lost.
+        for cf in self.all_cfs() {
+            if let Err(e) = self.flush_cf(&cf) {
+                tracing::warn!("flush at close of {} failed: {e}", cf.def().name);
+                break;
+            }
+        }
+    }
+}
 
 /// One row's updates, per column family, in a batch being applied.
 type CfUpdates = Vec<(Arc<ColumnFamilyStore>, RowUpdate)>;
@@ -48,27 +147,45 @@ struct KeyspaceState {
     cfs: BTreeMap<String, Arc<ColumnFamilyStore>>,
 }
 
+/// What a column family store is built with.
+#[derive(Debug, Clone)]
+struct StoreEnv {
+    ctx: Arc<StoreContext>,
+    limits: FlushLimits,
+}
+
+impl StoreEnv {
+    fn store(&self, ks: &KeyspaceDef, id: u32, cf: &ColumnFamilyDef) -> Arc<ColumnFamilyStore> {
+        Arc::new(ColumnFamilyStore::new(
+            &ks.name,
+            ks.keys_cached_fraction,
+            id,
+            cf.clone(),
+            self.ctx.clone(),
+            self.limits,
+        ))
+    }
+}
+
 impl KeyspaceState {
-    fn new(def: KeyspaceDef, ids: impl Fn(&str) -> u32) -> Self {
+    fn new(def: KeyspaceDef, ids: impl Fn(&str) -> u32, env: &StoreEnv) -> Self {
         let cfs = def
             .column_families
             .iter()
-            .map(|cf| {
-                let store = ColumnFamilyStore::new(&def.name, ids(&cf.name), cf.clone());
-                (cf.name.clone(), Arc::new(store))
-            })
+            .map(|cf| (cf.name.clone(), env.store(&def, ids(&cf.name), cf)))
             .collect();
         KeyspaceState { def, cfs }
     }
 }
 
 impl SchemaState {
-    fn from_catalog(c: Catalog) -> Self {
+    fn from_catalog(c: Catalog, env: &StoreEnv) -> Self {
         let keyspaces = c
             .keyspaces
             .iter()
             .map(|ks| {
-                let state = KeyspaceState::new(ks.clone(), |cf| c.cf_id(&ks.name, cf).unwrap_or(0));
+                let state =
+                    KeyspaceState::new(ks.clone(), |cf| c.cf_id(&ks.name, cf).unwrap_or(0), env);
                 (ks.name.clone(), state)
             })
             .collect();
@@ -105,7 +222,9 @@ impl SchemaState {
 #[derive(Debug)]
 struct Inner {
     root: PathBuf,
-    commitlog: CommitLog,
+    commitlog: Arc<CommitLog>,
+    env: StoreEnv,
+    flusher: Flusher,
     /// Writers hold it shared from commit log append to memtable apply; a memtable switch holds
     /// it exclusively.
     switch_lock: RwLock<()>,
@@ -169,24 +288,49 @@ impl Database {
             }
         };
         let partitioner = catalog.partitioner;
-        let state = SchemaState::from_catalog(catalog);
+        let manifest = Manifest::load(fs.as_ref(), &root)?;
+        let block_size = options
+            .column_index_size_kb
+            .map_or(DEFAULT_BLOCK_SIZE, |kb| kb as usize * 1024);
+        let env = StoreEnv {
+            ctx: Arc::new(StoreContext {
+                root: root.clone(),
+                fs: fs.clone(),
+                manifest: Mutex::new(manifest.clone()),
+                blocks: BlockCache::new(options.block_cache_size_mb as usize * (1 << 20)),
+                bloom_fp: options.bloom_filter_fp_chance,
+                block_size,
+            }),
+            limits: FlushLimits {
+                bytes: (options.memtable_throughput_mb as usize) << 20,
+                operations: (options.memtable_operations_millions * 1e6).max(1.0) as u64,
+                age: std::time::Duration::from_secs(
+                    u64::from(options.memtable_flush_after_minutes) * 60,
+                ),
+            },
+        };
+        let state = SchemaState::from_catalog(catalog, &env);
+        Self::open_sstables(&root, fs.as_ref(), &state, &manifest)?;
         let log_dir = options
             .commit_log_directory
             .clone()
             .unwrap_or_else(|| root.join("commit-log"));
-        let replayed = Self::replay(&log_dir, &state, partitioner)?;
-        let commitlog = CommitLog::open(
+        let replayed = Self::replay(&log_dir, &state, partitioner, &manifest)?;
+        let commitlog = Arc::new(CommitLog::open(
             &log_dir,
             fs.clone(),
             options.commit_log_segment_size_mb,
             options.commit_log_sync,
             replayed.max_seq + 1,
             replayed.dirty,
-        )?;
-        Ok(Database {
+        )?);
+        let flusher = Flusher::start(commitlog.clone())?;
+        let db = Database {
             inner: Arc::new(Inner {
                 root,
                 commitlog,
+                env,
+                flusher,
                 switch_lock: RwLock::new(()),
                 partitioner,
                 options,
@@ -194,7 +338,57 @@ impl Database {
                 schema_change: Mutex::new(()),
                 _lock: lock,
             }),
-        })
+        };
+        // Replayed data goes to SSTables at once, so the old segments can go and a crash
+        // during the next run replays less.
+        db.flush_all()?;
+        Ok(db)
+    }
+
+    /// Opens every live SSTable the manifest names, and removes what it does not name from the
+    /// keyspace directories (leftovers of interrupted flushes).
+    fn open_sstables(
+        root: &Path,
+        fs: &dyn FileSystem,
+        state: &SchemaState,
+        manifest: &Manifest,
+    ) -> Result<()> {
+        for (ks_name, ks) in &state.keyspaces {
+            let dir = root.join(ks_name);
+            let mut live: BTreeSet<String> = BTreeSet::new();
+            for cf in ks.cfs.values() {
+                let gens = manifest
+                    .cfs
+                    .get(&cf.id())
+                    .map(|m| m.sstables.clone())
+                    .unwrap_or_default();
+                live.extend(
+                    gens.iter()
+                        .map(|g| sstable::data_file_name(&cf.def().name, *g)),
+                );
+                cf.open_sstables(&gens)?;
+            }
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(e) => e,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(Error::io(&dir, e)),
+            };
+            let mut removed = false;
+            for entry in entries {
+                let entry = entry.map_err(|e| Error::io(&dir, e))?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if !live.contains(&name) && entry.path().is_file() {
+                    tracing::info!("removing {} (not in the manifest)", entry.path().display());
+                    fs.remove_file(&entry.path())
+                        .map_err(|e| Error::io(entry.path(), e))?;
+                    removed = true;
+                }
+            }
+            if removed {
+                fs.sync_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+            }
+        }
+        Ok(())
     }
 
     /// Replays the commit log into the memtables of the column families that still exist.
@@ -202,6 +396,7 @@ impl Database {
         log_dir: &Path,
         state: &SchemaState,
         partitioner: Partitioner,
+        manifest: &Manifest,
     ) -> Result<ReplayOutcome> {
         let by_id: HashMap<u32, Arc<ColumnFamilyStore>> = state
             .keyspaces
@@ -217,7 +412,16 @@ impl Database {
         let mut apply = |pos: LogPosition, m: RowMutation| -> Result<()> {
             let sort_key = partitioner.row_sort_key(&m.key);
             for (id, update) in &m.updates {
-                // A CF dropped since the record was written: its data goes with it.
+                // A CF dropped since the record was written: its data goes with it. Records
+                // before the CF's flushed position are already in its SSTables.
+                let flushed = manifest
+                    .cfs
+                    .get(id)
+                    .map(|m| m.flushed_to)
+                    .unwrap_or_default();
+                if pos < flushed {
+                    continue;
+                }
                 if let Some(cf) = by_id.get(id) {
                     update
                         .check_shape(cf.def().column_type == ColumnType::Super)
@@ -285,6 +489,7 @@ impl Database {
     /// dropping it would have to swallow. The database itself closes (its background work stops
     /// and its directory lock is released) when the last clone is closed or dropped.
     pub fn close(self) -> Result<()> {
+        self.flush_all()?;
         self.inner.commitlog.sync()
     }
 
@@ -398,14 +603,102 @@ impl Database {
             };
             // The switch lock keeps a memtable switch from falling between the log append and
             // the memtable apply, which would let a flush claim a log position it does not cover.
-            let _switch = self.inner.switch_lock.read();
-            self.inner.commitlog.append(&record)?;
-            let sort_key = self.inner.partitioner.row_sort_key(&record.key);
-            for (cf, update) in &updates {
-                cf.apply(&sort_key, &record.key, update);
+            {
+                let _switch = self.inner.switch_lock.read();
+                self.inner.commitlog.append(&record)?;
+                let sort_key = self.inner.partitioner.row_sort_key(&record.key);
+                for (cf, update) in &updates {
+                    cf.apply(&sort_key, &record.key, update);
+                }
+            }
+            for (cf, _) in &updates {
+                if cf.needs_flush() {
+                    self.request_flush(cf)?;
+                }
             }
         }
+        self.check_total_memtable_space()?;
         Ok(())
+    }
+
+    /// Freezes `cf`'s memtable and hands it to the background flusher. If flushing has fallen
+    /// behind (too many frozen memtables), the writer flushes itself: it is slowed, not failed,
+    /// and memory stays bounded.
+    fn request_flush(&self, cf: &Arc<ColumnFamilyStore>) -> Result<()> {
+        let switched = {
+            let _switch = self.inner.switch_lock.write();
+            cf.switch_memtable(self.inner.commitlog.current_position())
+        };
+        if cf.frozen_count() > MAX_FROZEN_MEMTABLES {
+            self.flush_frozen(cf)?;
+        } else if switched {
+            self.inner.flusher.submit(cf.clone());
+        }
+        Ok(())
+    }
+
+    /// Past `MemtableTotalSpaceInMB` across all column families, flushes the largest memtable.
+    fn check_total_memtable_space(&self) -> Result<()> {
+        let limit = (self.inner.options.memtable_total_space_mb as usize) << 20;
+        let schema = self.schema();
+        let cfs = schema.keyspaces.values().flat_map(|k| k.cfs.values());
+        let (total, largest) = cfs.fold((0usize, None::<&Arc<ColumnFamilyStore>>), |(t, l), cf| {
+            let b = cf.memtable_bytes();
+            let l = match l {
+                Some(x) if x.memtable_bytes() >= b => Some(x),
+                _ => Some(cf),
+            };
+            (t + b, l)
+        });
+        match largest {
+            Some(cf) if total > limit => self.request_flush(cf),
+            _ => Ok(()),
+        }
+    }
+
+    fn flush_frozen(&self, cf: &ColumnFamilyStore) -> Result<()> {
+        if let Some(pos) = cf.flush_frozen()? {
+            self.inner.commitlog.discard_flushed(cf.id(), pos)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes the memtables of one column family (or, with `None`, of every column family of
+    /// the keyspace) to SSTables, returning once they are on disk and live.
+    pub fn flush(&self, keyspace: &str, column_family: Option<&str>) -> Result<()> {
+        let cfs: Vec<Arc<ColumnFamilyStore>> = match column_family {
+            Some(cf) => vec![self.cf(keyspace, cf)?],
+            None => {
+                let schema = self.schema();
+                let ks = schema
+                    .keyspaces
+                    .get(keyspace)
+                    .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+                ks.cfs.values().cloned().collect()
+            }
+        };
+        for cf in cfs {
+            self.inner.flush_cf(&cf)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes every column family of every keyspace.
+    pub fn flush_all(&self) -> Result<()> {
+        for cf in self.inner.all_cfs() {
+            self.inner.flush_cf(&cf)?;
+        }
+        Ok(())
+    }
+
+    /// What a column family holds and what its reads did: SSTables, memtable size, bloom filter,
+    /// key cache and block cache counters.
+    pub fn column_family_stats(
+        &self,
+        keyspace: &str,
+        column_family: &str,
+    ) -> Result<ColumnFamilyStats> {
+        Ok(self.cf(keyspace, column_family)?.stats())
     }
 
     // ---- reads ----
@@ -441,7 +734,7 @@ impl Database {
         let predicate = SlicePredicate::Names(vec![name]);
         cf.validate_read(parent_sc, &predicate)?;
         let sort_key = self.inner.partitioner.row_sort_key(key);
-        let mut found = cf.slice(&sort_key, parent_sc, &predicate, self.now().seconds)?;
+        let mut found = cf.slice(&sort_key, key, parent_sc, &predicate, self.now().seconds)?;
         Ok(found.pop())
     }
 
@@ -461,6 +754,7 @@ impl Database {
         let sort_key = self.inner.partitioner.row_sort_key(key);
         cf.slice(
             &sort_key,
+            key,
             parent.super_column.as_deref(),
             predicate,
             self.now().seconds,
@@ -488,7 +782,13 @@ impl Database {
                 let sort_key = self.inner.partitioner.row_sort_key(key);
                 Ok(KeySlice {
                     key: key.to_vec(),
-                    columns: cf.slice(&sort_key, parent.super_column.as_deref(), predicate, now)?,
+                    columns: cf.slice(
+                        &sort_key,
+                        key,
+                        parent.super_column.as_deref(),
+                        predicate,
+                        now,
+                    )?,
                 })
             })
             .collect()
@@ -605,9 +905,11 @@ impl Database {
                 .iter()
                 .map(|c| Ok((c.name.clone(), s.allocate_cf_id()?)))
                 .collect::<Result<_>>()?;
-            let state = KeyspaceState::new(def.clone(), |cf| {
-                ids.iter().find(|(n, _)| n == cf).map_or(0, |(_, id)| *id)
-            });
+            let state = KeyspaceState::new(
+                def.clone(),
+                |cf| ids.iter().find(|(n, _)| n == cf).map_or(0, |(_, id)| *id),
+                &self.inner.env,
+            );
             s.keyspaces.insert(def.name.clone(), state);
             Ok(())
         })
@@ -615,12 +917,36 @@ impl Database {
 
     /// Drops a keyspace and all its data.
     pub fn drop_keyspace(&self, name: &str) -> Result<()> {
+        let mut dropped = Vec::new();
         self.change_schema(|s| {
-            s.keyspaces
+            let ks = s
+                .keyspaces
                 .remove(name)
-                .map(|_| ())
-                .ok_or_else(|| Error::UnknownKeyspace(name.to_string()))
-        })
+                .ok_or_else(|| Error::UnknownKeyspace(name.to_string()))?;
+            dropped.extend(ks.cfs.into_values());
+            Ok(())
+        })?;
+        self.remove_dropped(&dropped)?;
+        let dir = self.inner.root.join(name);
+        if dir.exists() {
+            // Empty by now; a stray file left by hand keeps the directory, harmlessly.
+            let _ = std::fs::remove_dir(&dir);
+        }
+        Ok(())
+    }
+
+    /// After a drop is in the catalog: takes the CFs out of the manifest and the commit log's
+    /// bookkeeping, and removes their files.
+    fn remove_dropped(&self, dropped: &[Arc<ColumnFamilyStore>]) -> Result<()> {
+        let ids: BTreeSet<u32> = dropped.iter().map(|c| c.id()).collect();
+        self.inner.env.ctx.update_manifest(|m| {
+            m.cfs.retain(|id, _| !ids.contains(id));
+        })?;
+        for cf in dropped {
+            self.inner.commitlog.forget(cf.id())?;
+            cf.remove_files()?;
+        }
+        Ok(())
     }
 
     /// Adds a column family to a keyspace.
@@ -638,10 +964,8 @@ impl Database {
                     def.name
                 )));
             }
-            ks.cfs.insert(
-                def.name.clone(),
-                Arc::new(ColumnFamilyStore::new(keyspace, id, def.clone())),
-            );
+            let store = self.inner.env.store(&ks.def, id, &def);
+            ks.cfs.insert(def.name.clone(), store);
             ks.def.column_families.push(def);
             Ok(())
         })
@@ -649,20 +973,23 @@ impl Database {
 
     /// Drops a column family and all its data.
     pub fn drop_column_family(&self, keyspace: &str, cf: &str) -> Result<()> {
+        let mut dropped = Vec::new();
         self.change_schema(|s| {
             let ks = s
                 .keyspaces
                 .get_mut(keyspace)
                 .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
-            if ks.cfs.remove(cf).is_none() {
+            let Some(store) = ks.cfs.remove(cf) else {
                 return Err(Error::UnknownColumnFamily {
                     keyspace: keyspace.to_string(),
                     column_family: cf.to_string(),
                 });
-            }
+            };
+            dropped.push(store);
             ks.def.column_families.retain(|c| c.name != cf);
             Ok(())
-        })
+        })?;
+        self.remove_dropped(&dropped)
     }
 }
 

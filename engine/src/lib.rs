@@ -39,6 +39,7 @@
 
 #![warn(missing_docs)]
 
+mod cache;
 pub mod clock;
 mod codec;
 mod commitlog;
@@ -52,6 +53,8 @@ mod mutation;
 pub mod options;
 pub mod query;
 pub mod schema;
+mod sstable;
+pub mod stats;
 mod store;
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -40,7 +40,6 @@ pub struct LogPosition {
 
 #[derive(Debug)]
 struct Segment {
-    #[allow(dead_code)] // deleted by `discard_flushed`, which flushing calls next
     path: PathBuf,
     /// Column families with records in this segment that are not yet flushed.
     dirty: BTreeSet<u32>,
@@ -258,7 +257,6 @@ impl CommitLog {
 
     /// The position the next record will start at (at most): what a memtable switched now
     /// covers.
-    #[allow(dead_code)] // used by memtable flushing, the next step of the durability work
     pub fn current_position(&self) -> LogPosition {
         let st = self.shared.state.lock();
         LogPosition {
@@ -276,7 +274,6 @@ impl CommitLog {
 
     /// Records that column family `cf` has flushed everything logged before `upto`, and deletes
     /// the segments no column family needs any more.
-    #[allow(dead_code)] // used by memtable flushing, the next step of the durability work
     pub fn discard_flushed(&self, cf: u32, upto: LogPosition) -> Result<()> {
         let sh = &self.shared;
         let mut st = sh.state.lock();
@@ -301,6 +298,17 @@ impl CommitLog {
             }
         }
         sh.fs.sync_dir(&sh.dir).map_err(|e| Error::io(&sh.dir, e))
+    }
+
+    /// Forgets a dropped column family: no segment waits for it any more.
+    pub fn forget(&self, cf: u32) -> Result<()> {
+        self.discard_flushed(
+            cf,
+            LogPosition {
+                segment: u64::MAX,
+                offset: 0,
+            },
+        )
     }
 
     /// The segment files the log still holds, oldest first.

@@ -71,13 +71,11 @@ impl Memtable {
     }
 
     /// Approximate bytes held.
-    #[allow(dead_code)] // read by the flush triggers, the next step of the durability work
     pub fn live_bytes(&self) -> usize {
         self.bytes.load(Ordering::Relaxed)
     }
 
     /// Column writes applied (inserts and deletions).
-    #[allow(dead_code)] // read by the flush triggers, the next step of the durability work
     pub fn operations(&self) -> u64 {
         self.operations.load(Ordering::Relaxed)
     }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::codec::{DecodeError, Reader, Writer};
+use crate::codec::{seal, unseal, DecodeError, Reader, Writer};
 use crate::error::{Error, Result};
 use crate::io::{atomic_file, FileSystem};
 use crate::model::comparator::ComparatorRegistry;
@@ -112,13 +112,7 @@ impl Catalog {
                 p.opt(cf.max_compaction_threshold, |w, v| w.u32(v));
             }
         }
-        let mut out = Writer::default();
-        out.buf.extend_from_slice(MAGIC);
-        out.u32(VERSION);
-        out.bytes(&p.buf);
-        let crc = crc32fast::hash(&out.buf);
-        out.u32(crc);
-        out.buf
+        seal(MAGIC, VERSION, &p.buf)
     }
 
     /// Decodes a catalog file; `path` names it in errors.
@@ -127,32 +121,11 @@ impl Catalog {
             path: path.to_path_buf(),
             reason: e.to_string(),
         };
-        if bytes.len() < MAGIC.len() + 4 + 4 + 4 || &bytes[..8] != MAGIC {
-            return Err(Error::Corrupt {
+        let payload =
+            unseal(bytes, MAGIC, VERSION, "schema file").map_err(|reason| Error::Corrupt {
                 path: path.to_path_buf(),
-                reason: "not a supercolumn schema file (bad magic or too short)".into(),
-            });
-        }
-        let (body, crc) = bytes.split_at(bytes.len() - 4);
-        let stored = u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]);
-        let mut r = Reader::new(body);
-        r.take(8).map_err(corrupt)?;
-        let version = r.u32().map_err(corrupt)?;
-        if version != VERSION {
-            return Err(Error::Corrupt {
-                path: path.to_path_buf(),
-                reason: format!(
-                    "schema format version {version}; this build reads version {VERSION}"
-                ),
-            });
-        }
-        if crc32fast::hash(body) != stored {
-            return Err(Error::Corrupt {
-                path: path.to_path_buf(),
-                reason: "checksum mismatch".into(),
-            });
-        }
-        let payload = r.bytes().map_err(corrupt)?;
+                reason,
+            })?;
         decode_payload(payload, registry).map_err(|e| match e {
             PayloadError::Decode(d) => corrupt(d),
             PayloadError::Other(reason) => Error::Corrupt {

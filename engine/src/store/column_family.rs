@@ -1,34 +1,58 @@
-//! One column family's live state: its memtables, and reads over them.
+//! One column family's live state: its memtables and SSTables (a *view*, swapped atomically so a
+//! read sees one consistent set), its key cache and counters; writes into it, flushes of it, and
+//! reads over it.
 //!
-//! Writes arrive here already validated ([`RowUpdate`]); reads are validated here against the
-//! CF's comparators, then evaluated by [`crate::query::slice`] over every source holding the row.
-//! Readers take a snapshot of the memtable set, so a future memtable switch or SSTable swap never
-//! changes what a read in progress sees.
+//! Writes arrive validated ([`RowUpdate`]) and already in the commit log. Reads are validated
+//! here against the CF's comparators, then evaluated by [`crate::query::slice`] over every source
+//! holding the row: memtables, then SSTables (bloom filter → key cache → index → blocks).
 
 use std::ops::Bound;
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 
+use super::StoreContext;
+use crate::cache::KeyCache;
+use crate::commitlog::LogPosition;
 use crate::error::{Error, NameKind, Result};
-use crate::memtable::{MemRow, Memtable, RowData};
+use crate::memtable::{Memtable, RowData};
 use crate::model::partitioner::Partitioner;
 use crate::mutation::{RowUpdate, Validator};
 use crate::query::merge::{KMerge, RowSource};
 use crate::query::slice::{self, SliceContext};
 use crate::query::{ColumnOrSuperColumn, KeySlice, SlicePredicate};
-use crate::schema::{ColumnFamilyDef, ColumnType};
+use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached};
+use crate::sstable::reader::SstRow;
+use crate::sstable::{self, ReadContext, Sstable, SstableWriter};
+use crate::stats::{ColumnFamilyStats, Counters};
 
-/// The memtables a read consults: the one taking writes, and any being flushed.
-#[derive(Debug, Default)]
-struct MemtableSet {
-    active: Arc<Memtable>,
-    flushing: Vec<Arc<Memtable>>,
+/// When a memtable is flushed.
+#[derive(Clone, Copy, Debug)]
+pub struct FlushLimits {
+    /// `MemtableThroughputInMB`, in bytes.
+    pub bytes: usize,
+    /// `MemtableOperationsInMillions`, in column writes.
+    pub operations: u64,
+    /// `MemtableFlushAfterMinutes`.
+    pub age: Duration,
 }
 
-impl MemtableSet {
-    fn all(&self) -> impl Iterator<Item = &Arc<Memtable>> {
-        std::iter::once(&self.active).chain(self.flushing.iter())
+/// The sources a read consults, fixed for the read's duration.
+#[derive(Debug, Default)]
+struct View {
+    active: Arc<Memtable>,
+    /// Memtables waiting to be flushed, oldest first, each with the commit log position it
+    /// covers up to.
+    frozen: Vec<(Arc<Memtable>, LogPosition)>,
+    /// Live SSTables, oldest first.
+    sstables: Vec<Arc<Sstable>>,
+}
+
+impl View {
+    fn memtables(&self) -> impl Iterator<Item = &Arc<Memtable>> {
+        std::iter::once(&self.active).chain(self.frozen.iter().map(|(m, _)| m))
     }
 }
 
@@ -40,18 +64,43 @@ pub struct ColumnFamilyStore {
     origin: String,
     id: u32,
     def: ColumnFamilyDef,
-    memtables: RwLock<Arc<MemtableSet>>,
+    dir: PathBuf,
+    view: RwLock<Arc<View>>,
+    ctx: Arc<StoreContext>,
+    key_cache: KeyCache,
+    keys_cached: KeysCached,
+    counters: Counters,
+    limits: FlushLimits,
+    active_since: Mutex<Instant>,
+    flushing: Mutex<()>,
 }
 
 impl ColumnFamilyStore {
-    /// An empty store for `def` in `keyspace`.
-    pub fn new(keyspace: &str, id: u32, def: ColumnFamilyDef) -> Self {
+    /// A store for `def` in `keyspace`, with no data yet.
+    pub fn new(
+        keyspace: &str,
+        keys_cached_fraction: f64,
+        id: u32,
+        def: ColumnFamilyDef,
+        ctx: Arc<StoreContext>,
+        limits: FlushLimits,
+    ) -> Self {
         ColumnFamilyStore {
             keyspace: keyspace.to_string(),
             origin: format!("{keyspace}/{}", def.name),
             id,
+            keys_cached: def
+                .keys_cached
+                .unwrap_or(KeysCached::Fraction(keys_cached_fraction)),
+            dir: ctx.root.join(keyspace),
             def,
-            memtables: RwLock::new(Arc::new(MemtableSet::default())),
+            view: RwLock::new(Arc::new(View::default())),
+            ctx,
+            key_cache: KeyCache::default(),
+            counters: Counters::default(),
+            limits,
+            active_since: Mutex::new(Instant::now()),
+            flushing: Mutex::new(()),
         }
     }
 
@@ -77,22 +126,183 @@ impl ColumnFamilyStore {
         self.def.column_type == ColumnType::Super
     }
 
-    /// Applies a validated row update to the active memtable.
+    fn view(&self) -> Arc<View> {
+        self.view.read().clone()
+    }
+
+    fn read_context(&self) -> ReadContext<'_> {
+        ReadContext {
+            blocks: &self.ctx.blocks,
+            keys: &self.key_cache,
+            counters: &self.counters,
+        }
+    }
+
+    /// Opens the live SSTables the manifest names (oldest first).
+    pub fn open_sstables(&self, generations: &[u64]) -> Result<()> {
+        let mut tables = Vec::with_capacity(generations.len());
+        for g in generations {
+            let path = self.dir.join(sstable::data_file_name(&self.def.name, *g));
+            tables.push(Arc::new(Sstable::open(&path, *g)?));
+        }
+        let mut v = self.view.write();
+        *v = Arc::new(View {
+            active: v.active.clone(),
+            frozen: v.frozen.clone(),
+            sstables: tables,
+        });
+        drop(v);
+        self.resize_key_cache();
+        Ok(())
+    }
+
+    fn resize_key_cache(&self) {
+        let rows: u64 = self.view().sstables.iter().map(|t| t.footer().rows).sum();
+        let cap = match self.keys_cached {
+            KeysCached::Absolute(n) => n,
+            KeysCached::Fraction(f) if f <= 0.0 => 0,
+            // At least one key when caching is on and there is anything to cache.
+            KeysCached::Fraction(f) => ((rows as f64 * f).ceil() as u64).min(rows.max(1)),
+        };
+        self.key_cache
+            .set_capacity(usize::try_from(cap).unwrap_or(usize::MAX));
+    }
+
+    /// Applies a validated row update to the active memtable. The caller holds the database's
+    /// switch lock shared, so no memtable switch falls between its commit log append and this.
     pub fn apply(&self, sort_key: &[u8], key: &[u8], update: &RowUpdate) {
-        let set = self.memtables.read().clone();
-        set.active.apply(sort_key, key, update, self.is_super());
+        let v = self.view();
+        v.active.apply(sort_key, key, update, self.is_super());
     }
 
-    /// Bytes held by the memtables.
-    #[allow(dead_code)] // read by the flush triggers, the next step of the durability work
+    /// Whether the active memtable has passed a flush threshold.
+    pub fn needs_flush(&self) -> bool {
+        let v = self.view();
+        let m = &v.active;
+        m.live_bytes() >= self.limits.bytes
+            || m.operations() >= self.limits.operations
+            || (m.operations() > 0 && self.active_since.lock().elapsed() >= self.limits.age)
+    }
+
+    /// Bytes held by all of this CF's memtables.
     pub fn memtable_bytes(&self) -> usize {
-        self.memtables.read().all().map(|m| m.live_bytes()).sum()
+        self.view().memtables().map(|m| m.live_bytes()).sum()
     }
 
-    /// Column writes applied to the active memtable.
-    #[allow(dead_code)] // read by the flush triggers, the next step of the durability work
-    pub fn memtable_operations(&self) -> u64 {
-        self.memtables.read().active.operations()
+    /// Memtables waiting to be flushed.
+    pub fn frozen_count(&self) -> usize {
+        self.view().frozen.len()
+    }
+
+    /// Freezes the active memtable (if it holds anything) as covering the commit log up to
+    /// `position`, and starts a fresh one. The caller holds the database's switch lock
+    /// exclusively. Returns whether a memtable was frozen.
+    pub fn switch_memtable(&self, position: LogPosition) -> bool {
+        let mut v = self.view.write();
+        if v.active.operations() == 0 {
+            return false;
+        }
+        let mut frozen = v.frozen.clone();
+        frozen.push((v.active.clone(), position));
+        *v = Arc::new(View {
+            active: Arc::new(Memtable::default()),
+            frozen,
+            sstables: v.sstables.clone(),
+        });
+        *self.active_since.lock() = Instant::now();
+        true
+    }
+
+    /// Writes every frozen memtable to an SSTable, oldest first, making each live in the
+    /// manifest; returns the commit log position this CF is now flushed to, if it moved. On an
+    /// error the memtable stays frozen (and readable), to be flushed again later.
+    pub fn flush_frozen(&self) -> Result<Option<LogPosition>> {
+        let _one_at_a_time = self.flushing.lock();
+        let mut flushed_to = None;
+        loop {
+            let Some((mem, position)) = self.view().frozen.first().cloned() else {
+                break;
+            };
+            let table = self.write_sstable(&mem)?;
+            let generation = table.as_ref().map(|t| t.generation());
+            self.ctx.update_manifest(|m| {
+                let e = m.cfs.entry(self.id).or_default();
+                e.flushed_to = e.flushed_to.max(position);
+                e.sstables.extend(generation);
+            })?;
+            let mut v = self.view.write();
+            let mut sstables = v.sstables.clone();
+            sstables.extend(table);
+            *v = Arc::new(View {
+                active: v.active.clone(),
+                frozen: v.frozen.iter().skip(1).cloned().collect(),
+                sstables,
+            });
+            drop(v);
+            self.resize_key_cache();
+            crate::stats::bump(&self.counters.flushes);
+            flushed_to = Some(position);
+        }
+        Ok(flushed_to)
+    }
+
+    fn write_sstable(&self, mem: &Memtable) -> Result<Option<Arc<Sstable>>> {
+        let fs = self.ctx.fs.as_ref();
+        fs.create_dir_all(&self.dir)
+            .map_err(|e| Error::io(&self.dir, e))?;
+        let generation = self.ctx.next_generation();
+        let path = self
+            .dir
+            .join(sstable::data_file_name(&self.def.name, generation));
+        let mut w = SstableWriter::create(fs, &path, self.ctx.block_size, self.ctx.bloom_fp)?;
+        let mut rows = 0;
+        for row in mem.rows_from(Bound::Unbounded) {
+            let data = row.value().data.read();
+            if data.deletion.is_none() && data.entries.is_empty() {
+                continue;
+            }
+            w.add_row(
+                row.key(),
+                &row.value().key,
+                data.deletion,
+                data.entries.iter().map(|(k, e)| (k.as_slice(), e)),
+            )?;
+            rows += 1;
+        }
+        if rows == 0 {
+            return Ok(None);
+        }
+        let written = w.finish()?;
+        Ok(Some(Arc::new(Sstable::open(&written.path, generation)?)))
+    }
+
+    /// Removes this CF's SSTable files (after it is dropped and out of the manifest).
+    pub fn remove_files(&self) -> Result<()> {
+        let fs = self.ctx.fs.as_ref();
+        for t in &self.view().sstables {
+            self.ctx.blocks.forget_table(t.id());
+            self.key_cache.forget_table(t.id());
+            fs.remove_file(t.path())
+                .map_err(|e| Error::io(t.path(), e))?;
+        }
+        if self.dir.exists() {
+            fs.sync_dir(&self.dir)
+                .map_err(|e| Error::io(&self.dir, e))?;
+        }
+        Ok(())
+    }
+
+    /// A snapshot of the CF's counters and sizes.
+    pub fn stats(&self) -> ColumnFamilyStats {
+        let v = self.view();
+        let mut s = self.counters.snapshot();
+        s.sstables = v.sstables.len();
+        s.sstable_bytes = v.sstables.iter().map(|t| t.bytes()).sum();
+        s.memtable_bytes = v.memtables().map(|m| m.live_bytes()).sum();
+        s.memtable_operations = v.active.operations();
+        s.key_cache_capacity = self.key_cache.capacity();
+        s.key_cache_size = self.key_cache.len();
+        s
     }
 
     /// Checks a read of `super_column` (if any) with `predicate` against this CF.
@@ -159,19 +369,35 @@ impl ColumnFamilyStore {
         }
     }
 
+    /// Evaluates a slice of one row over the given memtable rows and SSTables of a view.
+    #[allow(clippy::too_many_arguments)]
     fn eval_row(
         &self,
-        rows: &[&MemRow],
+        view: &View,
+        sort_key: &[u8],
+        key: &[u8],
         super_column: Option<&[u8]>,
         predicate: &SlicePredicate,
         now_seconds: i64,
         skip_dead: bool,
     ) -> Result<Option<Vec<ColumnOrSuperColumn>>> {
-        let guards: Vec<_> = rows.iter().map(|r| r.data.read()).collect();
-        let sources: Vec<&dyn RowSource> = guards
+        let mem_rows: Vec<_> = view.memtables().filter_map(|m| m.row(sort_key)).collect();
+        let guards: Vec<_> = mem_rows.iter().map(|e| e.value().data.read()).collect();
+        let rctx = self.read_context();
+        let mut sst_rows: Vec<SstRow<'_>> = Vec::new();
+        for t in &view.sstables {
+            if let Some(pos) = t.locate(sort_key, key, &rctx)? {
+                sst_rows.push(t.row(sort_key, pos, rctx));
+            }
+        }
+        if guards.is_empty() && sst_rows.is_empty() {
+            return Ok(if skip_dead { None } else { Some(Vec::new()) });
+        }
+        let mut sources: Vec<&dyn RowSource> = guards
             .iter()
             .map(|g| &**g as &RowData as &dyn RowSource)
             .collect();
+        sources.extend(sst_rows.iter().map(|r| r as &dyn RowSource));
         let ctx = self.context(now_seconds);
         if skip_dead && !slice::row_is_live(&sources, &ctx)? {
             return Ok(None);
@@ -179,22 +405,26 @@ impl ColumnFamilyStore {
         slice::slice(&sources, &ctx, super_column, predicate).map(Some)
     }
 
-    /// Reads a validated slice of the row with this sort key.
+    /// Reads a validated slice of the row with this sort key and client key.
     pub fn slice(
         &self,
         sort_key: &[u8],
+        key: &[u8],
         super_column: Option<&[u8]>,
         predicate: &SlicePredicate,
         now_seconds: i64,
     ) -> Result<Vec<ColumnOrSuperColumn>> {
-        let set = self.memtables.read().clone();
-        let entries: Vec<_> = set.all().filter_map(|m| m.row(sort_key)).collect();
-        if entries.is_empty() {
-            return Ok(Vec::new());
-        }
-        let rows: Vec<&MemRow> = entries.iter().map(|e| e.value()).collect();
+        let view = self.view();
         Ok(self
-            .eval_row(&rows, super_column, predicate, now_seconds, false)?
+            .eval_row(
+                &view,
+                sort_key,
+                key,
+                super_column,
+                predicate,
+                now_seconds,
+                false,
+            )?
             .unwrap_or_default())
     }
 
@@ -211,25 +441,43 @@ impl ColumnFamilyStore {
         count: usize,
         now_seconds: i64,
     ) -> Result<Vec<KeySlice>> {
-        let set = self.memtables.read().clone();
-        let streams: Vec<_> = set.all().map(|m| m.rows_from(start)).collect();
+        let view = self.view();
+        let rctx = self.read_context();
+        let mut streams: Vec<Box<dyn Iterator<Item = Result<Vec<u8>>> + '_>> = Vec::new();
+        for m in view.memtables() {
+            streams.push(Box::new(m.rows_from(start).map(|e| Ok(e.key().clone()))));
+        }
+        for t in &view.sstables {
+            streams.push(Box::new(t.rows_from(start, rctx)));
+        }
         let mut out = Vec::new();
-        for group in KMerge::new(streams, |e| Some(e.key().as_slice()), false) {
+        for group in KMerge::new(
+            streams,
+            |r: &Result<Vec<u8>>| r.as_ref().ok().map(Vec::as_slice),
+            false,
+        ) {
             if out.len() >= count {
                 break;
             }
-            let sort_key = group[0].key().as_slice();
-            if end_token.is_some_and(|end| partitioner.token_part(sort_key) > end) {
+            let sort_key = match group.into_iter().next() {
+                Some(Ok(k)) => k,
+                Some(Err(e)) => return Err(e),
+                None => continue,
+            };
+            if end_token.is_some_and(|end| partitioner.token_part(&sort_key) > end) {
                 break;
             }
-            let rows: Vec<&MemRow> = group.iter().map(|e| e.value()).collect();
-            if let Some(columns) =
-                self.eval_row(&rows, super_column, predicate, now_seconds, true)?
-            {
-                out.push(KeySlice {
-                    key: rows[0].key.clone(),
-                    columns,
-                });
+            let key = partitioner.key_part(&sort_key).to_vec();
+            if let Some(columns) = self.eval_row(
+                &view,
+                &sort_key,
+                &key,
+                super_column,
+                predicate,
+                now_seconds,
+                true,
+            )? {
+                out.push(KeySlice { key, columns });
             }
         }
         Ok(out)

@@ -1,5 +1,54 @@
-//! Per column family state: its memtables (and, later, its SSTables and caches).
+//! Per column family state (memtables, SSTables, caches, counters), the manifest of live
+//! SSTables, and what all column families of a database share.
 
 pub mod column_family;
+pub mod manifest;
 
-pub use column_family::ColumnFamilyStore;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+pub use column_family::{ColumnFamilyStore, FlushLimits};
+
+use crate::cache::BlockCache;
+use crate::error::Result;
+use crate::io::FileSystem;
+use manifest::Manifest;
+
+/// What every column family store of one database shares.
+#[derive(Debug)]
+pub struct StoreContext {
+    /// The data directory.
+    pub root: PathBuf,
+    /// The file-system door.
+    pub fs: Arc<dyn FileSystem>,
+    /// The manifest, kept in memory and rewritten on every change.
+    pub manifest: Mutex<Manifest>,
+    /// The block cache.
+    pub blocks: BlockCache,
+    /// `BloomFilterFpChance`.
+    pub bloom_fp: f64,
+    /// SSTable block size in bytes.
+    pub block_size: usize,
+}
+
+impl StoreContext {
+    /// Changes the manifest and stores it; on failure the in-memory copy is left unchanged.
+    pub fn update_manifest(&self, f: impl FnOnce(&mut Manifest)) -> Result<()> {
+        let mut m = self.manifest.lock();
+        let mut next = m.clone();
+        f(&mut next);
+        next.store(self.fs.as_ref(), &self.root)?;
+        *m = next;
+        Ok(())
+    }
+
+    /// A fresh SSTable generation (persisted with the next manifest write).
+    pub fn next_generation(&self) -> u64 {
+        let mut m = self.manifest.lock();
+        let g = m.next_generation;
+        m.next_generation += 1;
+        g
+    }
+}

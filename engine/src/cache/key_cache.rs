@@ -1,0 +1,120 @@
+//! The key cache of the seeds: per column family, an LRU from (SSTable, row key) to where the
+//! row lies in that SSTable, so a hit skips the index search and the presence check. Its
+//! capacity is `KeysCachedFraction` × the row keys in the CF's live SSTables (0 disables it),
+//! recomputed as SSTables come and go.
+
+use std::num::NonZeroUsize;
+
+use lru::LruCache;
+use parking_lot::Mutex;
+
+use crate::model::cell::DeletionTime;
+
+/// Where a row lies in one SSTable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowPosition {
+    /// The first block holding the row.
+    pub start_block: u32,
+    /// The last block holding the row.
+    pub end_block: u32,
+    /// The row's deletion in that SSTable.
+    pub deletion: Option<DeletionTime>,
+}
+
+/// (SSTable id, row key) → position; `None` while the cache is disabled.
+type Lru = Option<LruCache<(u64, Vec<u8>), RowPosition>>;
+
+/// A column family's key cache.
+#[derive(Debug)]
+pub struct KeyCache {
+    inner: Mutex<Lru>,
+}
+
+impl Default for KeyCache {
+    fn default() -> Self {
+        KeyCache {
+            inner: Mutex::new(None),
+        }
+    }
+}
+
+impl KeyCache {
+    /// Sets the capacity in entries (0 disables the cache), keeping the most recent entries.
+    pub fn set_capacity(&self, entries: usize) {
+        let mut g = self.inner.lock();
+        match NonZeroUsize::new(entries) {
+            None => *g = None,
+            Some(n) => match g.as_mut() {
+                Some(lru) => lru.resize(n),
+                None => *g = Some(LruCache::new(n)),
+            },
+        }
+    }
+
+    /// The capacity in entries.
+    pub fn capacity(&self) -> usize {
+        self.inner.lock().as_ref().map_or(0, |l| l.cap().get())
+    }
+
+    /// Entries held.
+    pub fn len(&self) -> usize {
+        self.inner.lock().as_ref().map_or(0, LruCache::len)
+    }
+
+    /// The cached position of `key` in SSTable `table`.
+    pub fn get(&self, table: u64, key: &[u8]) -> Option<RowPosition> {
+        let mut g = self.inner.lock();
+        let lru = g.as_mut()?;
+        // The lookup needs an owned key; rows are small, and a hit saves far more.
+        lru.get(&(table, key.to_vec())).copied()
+    }
+
+    /// Remembers where `key` lies in SSTable `table`.
+    pub fn insert(&self, table: u64, key: &[u8], pos: RowPosition) {
+        if let Some(lru) = self.inner.lock().as_mut() {
+            lru.put((table, key.to_vec()), pos);
+        }
+    }
+
+    /// Forgets every row of one SSTable (when it leaves the live set).
+    pub fn forget_table(&self, table: u64) {
+        if let Some(lru) = self.inner.lock().as_mut() {
+            let keys: Vec<(u64, Vec<u8>)> = lru
+                .iter()
+                .filter(|((t, _), _)| *t == table)
+                .map(|(k, _)| k.clone())
+                .collect();
+            for k in keys {
+                lru.pop(&k);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capacity_zero_disables_and_resizing_keeps_recent_entries() {
+        let c = KeyCache::default();
+        let pos = RowPosition {
+            start_block: 1,
+            end_block: 2,
+            deletion: None,
+        };
+        c.insert(1, b"k", pos);
+        assert_eq!(c.get(1, b"k"), None);
+        c.set_capacity(2);
+        c.insert(1, b"a", pos);
+        c.insert(1, b"b", pos);
+        c.insert(2, b"c", pos);
+        assert_eq!(c.len(), 2);
+        assert_eq!(c.get(1, b"a"), None);
+        assert_eq!(c.get(2, b"c"), Some(pos));
+        c.forget_table(2);
+        assert_eq!(c.get(2, b"c"), None);
+        c.set_capacity(0);
+        assert_eq!(c.capacity(), 0);
+    }
+}

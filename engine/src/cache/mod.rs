@@ -1,0 +1,8 @@
+//! The read caches: decompressed data blocks (shared by the database) and row positions (the
+//! seeds' key cache, per column family).
+
+pub mod block_cache;
+pub mod key_cache;
+
+pub use block_cache::BlockCache;
+pub use key_cache::{KeyCache, RowPosition};

@@ -1,0 +1,514 @@
+//! Reads an SSTable through `memmap2`: opens and checks it (header, footer, index, bloom
+//! filter), finds rows (bloom filter → key cache → block index), and streams a row's entries
+//! forward or backward touching only the blocks that hold them, through the block cache.
+//!
+//! Every fault (checksum, impossible length, truncation, disorder) is an [`Error::Corrupt`]
+//! naming the file and the block; nothing here panics on file contents.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use memmap2::Mmap;
+
+use super::block::{self, decode_items, Item};
+use super::bloom::RowBloom;
+use super::footer::{Footer, FOOTER_LEN, HEADER_LEN};
+use super::index::{BlockIndex, RowPoint};
+use crate::cache::block_cache::CachedBlock;
+use crate::cache::{BlockCache, KeyCache, RowPosition};
+use crate::error::{Error, Result};
+use crate::query::merge::{EntryItem, RowSource};
+use crate::stats::{bump, Counters};
+
+/// Gives every opened SSTable a process-unique id for cache keys.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// What a read of an SSTable consults and counts.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadContext<'a> {
+    /// The database's block cache.
+    pub blocks: &'a BlockCache,
+    /// The column family's key cache.
+    pub keys: &'a KeyCache,
+    /// The column family's counters.
+    pub counters: &'a Counters,
+}
+
+/// An open SSTable.
+#[derive(Debug)]
+pub struct Sstable {
+    path: PathBuf,
+    generation: u64,
+    id: u64,
+    map: Mmap,
+    index: BlockIndex,
+    bloom: RowBloom,
+    footer: Footer,
+}
+
+impl Sstable {
+    /// Opens and checks an SSTable file.
+    pub fn open(path: &Path, generation: u64) -> Result<Sstable> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        let corrupt = |reason: String| Error::Corrupt {
+            path: path.to_path_buf(),
+            reason,
+        };
+        if len < HEADER_LEN + FOOTER_LEN {
+            return Err(corrupt(format!("{len} bytes is too short for an SSTable")));
+        }
+        // SAFETY: live SSTables are immutable: they are written under a temporary name, fsynced
+        // and renamed into place, and never written again; the engine removes them only once no
+        // reader holds them (this mapping is dropped first). The data directory's lock keeps
+        // another supercolumn process from changing them. A file changed behind the engine's back
+        // can make reads return wrong bytes, but every byte read from the map is bounds-checked
+        // and checksummed, so it cannot make the engine read outside the map.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+        let footer = Footer::decode(&map).map_err(corrupt)?;
+        let index_raw =
+            block::unframe(&map[footer.index_offset as usize..footer.bloom_offset as usize])
+                .map_err(|e| {
+                    corrupt(format!(
+                        "index block at offset {}: {e}",
+                        footer.index_offset
+                    ))
+                })?;
+        let index = BlockIndex::decode(&index_raw, HEADER_LEN, footer.index_offset)
+            .map_err(|e| corrupt(format!("index block: {e}")))?;
+        let bloom_end = (len - FOOTER_LEN) as usize;
+        let bloom_raw =
+            block::unframe(&map[footer.bloom_offset as usize..bloom_end]).map_err(|e| {
+                corrupt(format!(
+                    "bloom filter block at offset {}: {e}",
+                    footer.bloom_offset
+                ))
+            })?;
+        let bloom = RowBloom::from_bytes(bloom_raw)
+            .map_err(|e| corrupt(format!("bloom filter block: {e}")))?;
+        if index.entries.is_empty() {
+            return Err(corrupt("an SSTable without data blocks".into()));
+        }
+        Ok(Sstable {
+            path: path.to_path_buf(),
+            generation,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            map,
+            index,
+            bloom,
+            footer,
+        })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The generation (from the file name).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The process-unique id used in cache keys.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Bytes of the file.
+    pub fn bytes(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// The footer's summary.
+    pub fn footer(&self) -> &Footer {
+        &self.footer
+    }
+
+    /// Data blocks in the file.
+    pub fn block_count(&self) -> usize {
+        self.index.entries.len()
+    }
+
+    fn corrupt(&self, reason: String) -> Error {
+        Error::Corrupt {
+            path: self.path.clone(),
+            reason,
+        }
+    }
+
+    /// Data block `i`, from the block cache or read, checked and decoded.
+    pub fn block(&self, i: usize, ctx: &ReadContext<'_>) -> Result<Arc<CachedBlock>> {
+        let key = (self.id, i as u32);
+        if let Some(b) = ctx.blocks.get(key) {
+            bump(&ctx.counters.block_cache_hits);
+            return Ok(b);
+        }
+        bump(&ctx.counters.block_cache_misses);
+        let b = Arc::new(self.read_block(i)?);
+        bump(&ctx.counters.blocks_read);
+        let evicted = ctx.blocks.insert(key, b.clone());
+        ctx.counters
+            .block_cache_evictions
+            .fetch_add(evicted, Ordering::Relaxed);
+        Ok(b)
+    }
+
+    /// Reads block `i` from the file, bypassing the cache.
+    pub fn read_block(&self, i: usize) -> Result<CachedBlock> {
+        let e = self
+            .index
+            .entries
+            .get(i)
+            .ok_or_else(|| self.corrupt(format!("no block {i}")))?;
+        let start = e.offset as usize;
+        let end = start + e.len as usize;
+        let at = |m: String| self.corrupt(format!("data block {i} at offset {start}: {m}"));
+        let framed = self
+            .map
+            .get(start..end)
+            .ok_or_else(|| at("out of the file".into()))?;
+        if block::framed_len(framed).map_err(|e| at(e.to_string()))? != framed.len() {
+            return Err(at("length differs from the index".into()));
+        }
+        let raw = block::unframe(framed).map_err(|e| at(e.to_string()))?;
+        let items = decode_items(&raw).map_err(|e| at(e.to_string()))?;
+        // The block must start where the index says.
+        let starts_right = match (&items[0], self.index.entries[i].first_entry.is_empty()) {
+            (
+                Item::Row {
+                    sort_key,
+                    continued,
+                    ..
+                },
+                starts_row,
+            ) => *sort_key == e.first_row && *continued != starts_row,
+            _ => false,
+        };
+        let first_entry_right = e.first_entry.is_empty()
+            || matches!(items.get(1), Some(Item::Entry { key, .. }) if *key == e.first_entry);
+        if !starts_right || !first_entry_right {
+            return Err(at("does not start where the index says".into()));
+        }
+        Ok(CachedBlock {
+            charge: raw.len() + 64 * items.len(),
+            items,
+        })
+    }
+
+    /// Where row `sort_key` (client key `key`) lies, or `None` if it is not here. Consults the
+    /// bloom filter, then the key cache, then the index, counting each.
+    pub fn locate(
+        &self,
+        sort_key: &[u8],
+        key: &[u8],
+        ctx: &ReadContext<'_>,
+    ) -> Result<Option<RowPosition>> {
+        bump(&ctx.counters.bloom_checks);
+        if !self.bloom.may_contain(key) {
+            bump(&ctx.counters.bloom_negatives);
+            return Ok(None);
+        }
+        if let Some(pos) = ctx.keys.get(self.id, key) {
+            bump(&ctx.counters.key_cache_hits);
+            return Ok(Some(pos));
+        }
+        bump(&ctx.counters.key_cache_misses);
+        let pos = self.search(sort_key, ctx)?;
+        match pos {
+            Some(p) => ctx.keys.insert(self.id, key, p),
+            None => bump(&ctx.counters.bloom_false_positives),
+        }
+        Ok(pos)
+    }
+
+    fn search(&self, sort_key: &[u8], ctx: &ReadContext<'_>) -> Result<Option<RowPosition>> {
+        bump(&ctx.counters.index_searches);
+        let Some(end) = self.index.seek(sort_key, RowPoint::End) else {
+            return Ok(None);
+        };
+        let e = &self.index.entries[end];
+        if e.first_row == sort_key {
+            // The row runs into block `end`, so it is here, and the index has its deletion.
+            let start = self.index.seek(sort_key, RowPoint::Start).unwrap_or(end);
+            return Ok(Some(RowPosition {
+                start_block: start as u32,
+                end_block: end as u32,
+                deletion: e.deletion,
+            }));
+        }
+        // Otherwise the row, if here, lies wholly inside block `end`.
+        let b = self.block(end, ctx)?;
+        for item in &b.items {
+            if let Item::Row {
+                sort_key: k,
+                deletion,
+                ..
+            } = item
+            {
+                if k.as_slice() == sort_key {
+                    return Ok(Some(RowPosition {
+                        start_block: end as u32,
+                        end_block: end as u32,
+                        deletion: *deletion,
+                    }));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// A located row as a [`RowSource`].
+    pub fn row<'a>(
+        &'a self,
+        sort_key: &[u8],
+        pos: RowPosition,
+        ctx: ReadContext<'a>,
+    ) -> SstRow<'a> {
+        SstRow {
+            table: self,
+            sort_key: sort_key.to_vec(),
+            pos,
+            ctx,
+        }
+    }
+
+    /// The sort keys of the rows from `start` on, in order (for range scans).
+    pub fn rows_from<'a>(&'a self, start: Bound<&[u8]>, ctx: ReadContext<'a>) -> RowKeys<'a> {
+        let first = match start {
+            Bound::Unbounded => 0,
+            Bound::Included(k) | Bound::Excluded(k) => {
+                self.index.seek(k, RowPoint::Start).unwrap_or(0)
+            }
+        };
+        RowKeys {
+            table: self,
+            ctx,
+            start: start.map(<[u8]>::to_vec),
+            block: first,
+            items: None,
+            at: 0,
+            failed: false,
+        }
+    }
+}
+
+/// Row sort keys of an SSTable in order, from a start bound.
+pub struct RowKeys<'a> {
+    table: &'a Sstable,
+    ctx: ReadContext<'a>,
+    start: Bound<Vec<u8>>,
+    block: usize,
+    items: Option<Arc<CachedBlock>>,
+    at: usize,
+    failed: bool,
+}
+
+impl Iterator for RowKeys<'_> {
+    type Item = Result<Vec<u8>>;
+
+    fn next(&mut self) -> Option<Result<Vec<u8>>> {
+        loop {
+            if self.failed || self.block >= self.table.block_count() {
+                return None;
+            }
+            let items = match &self.items {
+                Some(b) => b.clone(),
+                None => match self.table.block(self.block, &self.ctx) {
+                    Ok(b) => {
+                        self.items = Some(b.clone());
+                        self.at = 0;
+                        b
+                    }
+                    Err(e) => {
+                        self.failed = true;
+                        return Some(Err(e));
+                    }
+                },
+            };
+            while self.at < items.items.len() {
+                let item = &items.items[self.at];
+                self.at += 1;
+                if let Item::Row {
+                    sort_key,
+                    continued: false,
+                    ..
+                } = item
+                {
+                    let after_start = match &self.start {
+                        Bound::Unbounded => true,
+                        Bound::Included(s) => sort_key >= s,
+                        Bound::Excluded(s) => sort_key > s,
+                    };
+                    if after_start {
+                        return Some(Ok(sort_key.clone()));
+                    }
+                }
+            }
+            self.items = None;
+            self.block += 1;
+        }
+    }
+}
+
+/// One row of an SSTable, readable as a [`RowSource`].
+pub struct SstRow<'a> {
+    table: &'a Sstable,
+    sort_key: Vec<u8>,
+    pos: RowPosition,
+    ctx: ReadContext<'a>,
+}
+
+impl RowSource for SstRow<'_> {
+    fn deletion(&self) -> Result<Option<crate::model::cell::DeletionTime>> {
+        Ok(self.pos.deletion)
+    }
+
+    fn scan<'s>(
+        &'s self,
+        lo: Bound<&[u8]>,
+        hi: Bound<&[u8]>,
+        reversed: bool,
+    ) -> Box<dyn Iterator<Item = Result<EntryItem<'s>>> + 's> {
+        let (start, end) = (self.pos.start_block as usize, self.pos.end_block as usize);
+        let seek = |b: Bound<&[u8]>, default: usize| match b {
+            Bound::Unbounded => default,
+            Bound::Included(k) | Bound::Excluded(k) => self
+                .table
+                .index
+                .seek(&self.sort_key, RowPoint::Key(k))
+                .unwrap_or(start)
+                .clamp(start, end),
+        };
+        let first = if reversed {
+            seek(hi, end)
+        } else {
+            seek(lo, start)
+        };
+        Box::new(RowEntries {
+            row: self,
+            lo: lo.map(<[u8]>::to_vec),
+            hi: hi.map(<[u8]>::to_vec),
+            reversed,
+            block: first,
+            pending: Vec::new(),
+            done: false,
+        })
+    }
+}
+
+/// The entries of one SSTable row within bounds, block by block.
+struct RowEntries<'a> {
+    row: &'a SstRow<'a>,
+    lo: Bound<Vec<u8>>,
+    hi: Bound<Vec<u8>>,
+    reversed: bool,
+    block: usize,
+    /// Entries of the current block still to yield, in yield order reversed (popped from the end).
+    pending: Vec<(Vec<u8>, crate::model::cell::Entry)>,
+    done: bool,
+}
+
+fn above_lo(k: &[u8], lo: &Bound<Vec<u8>>) -> bool {
+    match lo {
+        Bound::Unbounded => true,
+        Bound::Included(l) => k >= l.as_slice(),
+        Bound::Excluded(l) => k > l.as_slice(),
+    }
+}
+
+fn below_hi(k: &[u8], hi: &Bound<Vec<u8>>) -> bool {
+    match hi {
+        Bound::Unbounded => true,
+        Bound::Included(h) => k <= h.as_slice(),
+        Bound::Excluded(h) => k < h.as_slice(),
+    }
+}
+
+impl RowEntries<'_> {
+    /// Loads the row's entries of the current block into `pending`; returns whether the walk
+    /// must stop after them (the bounds end inside this block).
+    fn load(&mut self) -> Result<bool> {
+        let b = self.row.table.block(self.block, &self.row.ctx)?;
+        let mut in_row = false;
+        let mut run = Vec::new();
+        let mut stop = false;
+        for item in &b.items {
+            match item {
+                Item::Row { sort_key, .. } => {
+                    if in_row {
+                        break;
+                    }
+                    in_row = *sort_key == self.row.sort_key;
+                }
+                Item::Entry { key, entry } if in_row => {
+                    if !above_lo(key, &self.lo) {
+                        if self.reversed {
+                            stop = true;
+                        }
+                        continue;
+                    }
+                    if !below_hi(key, &self.hi) {
+                        if !self.reversed {
+                            stop = true;
+                        }
+                        break;
+                    }
+                    run.push((key.clone(), entry.clone()));
+                }
+                Item::Entry { .. } => {}
+            }
+        }
+        if !self.reversed {
+            run.reverse();
+        }
+        self.pending = run;
+        Ok(stop)
+    }
+}
+
+impl<'a> Iterator for RowEntries<'a> {
+    type Item = Result<EntryItem<'a>>;
+
+    fn next(&mut self) -> Option<Result<EntryItem<'a>>> {
+        loop {
+            if let Some((k, e)) = self.pending.pop() {
+                return Some(Ok((Cow::Owned(k), Cow::Owned(e))));
+            }
+            if self.done {
+                return None;
+            }
+            let (start, end) = (
+                self.row.pos.start_block as usize,
+                self.row.pos.end_block as usize,
+            );
+            if self.block < start || self.block > end {
+                return None;
+            }
+            match self.load() {
+                Ok(stop) => {
+                    let last = if self.reversed {
+                        self.block == start
+                    } else {
+                        self.block == end
+                    };
+                    if stop || last {
+                        self.done = true;
+                    } else if self.reversed {
+                        self.block -= 1;
+                    } else {
+                        self.block += 1;
+                    }
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
