@@ -38,13 +38,30 @@ pub struct ReadContext<'a> {
     pub counters: &'a Counters,
 }
 
+/// The bytes of an SSTable: the mapped file, or (for fuzzing) bytes in memory.
+#[derive(Debug)]
+enum Bytes {
+    Map(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Map(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
 /// An open SSTable.
 #[derive(Debug)]
 pub struct Sstable {
     path: PathBuf,
     generation: u64,
     id: u64,
-    map: Mmap,
+    map: Bytes,
     index: BlockIndex,
     bloom: RowBloom,
     footer: Footer,
@@ -55,12 +72,11 @@ impl Sstable {
     pub fn open(path: &Path, generation: u64) -> Result<Sstable> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-        let corrupt = |reason: String| Error::Corrupt {
-            path: path.to_path_buf(),
-            reason,
-        };
         if len < HEADER_LEN + FOOTER_LEN {
-            return Err(corrupt(format!("{len} bytes is too short for an SSTable")));
+            return Err(Error::Corrupt {
+                path: path.to_path_buf(),
+                reason: format!("{len} bytes is too short for an SSTable"),
+            });
         }
         // SAFETY: live SSTables are immutable: they are written under a temporary name, fsynced
         // and renamed into place, and never written again; the engine removes them only once no
@@ -69,6 +85,20 @@ impl Sstable {
         // can make reads return wrong bytes, but every byte read from the map is bounds-checked
         // and checksummed, so it cannot make the engine read outside the map.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+        Self::from_bytes(Bytes::Map(map), path, generation)
+    }
+
+    /// Opens SSTable bytes held in memory; `path` only names them in errors.
+    pub fn from_vec(bytes: Vec<u8>, path: &Path) -> Result<Sstable> {
+        Self::from_bytes(Bytes::Owned(bytes), path, 0)
+    }
+
+    fn from_bytes(map: Bytes, path: &Path, generation: u64) -> Result<Sstable> {
+        let len = map.len() as u64;
+        let corrupt = |reason: String| Error::Corrupt {
+            path: path.to_path_buf(),
+            reason,
+        };
         let footer = Footer::decode(&map).map_err(corrupt)?;
         let index_raw =
             block::unframe(&map[footer.index_offset as usize..footer.bloom_offset as usize])

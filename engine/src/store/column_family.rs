@@ -48,6 +48,22 @@ struct View {
     frozen: Vec<(Arc<Memtable>, LogPosition)>,
     /// Live SSTables, oldest first.
     sstables: Vec<Arc<Sstable>>,
+    /// Live SSTables that failed their checks at open: (file, what is wrong). While any is
+    /// here, reads of this CF report it rather than answer without it.
+    broken: Vec<(PathBuf, String)>,
+}
+
+impl View {
+    /// The first broken SSTable as an error, if there is one.
+    fn check_broken(&self) -> Result<()> {
+        match self.broken.first() {
+            None => Ok(()),
+            Some((path, reason)) => Err(Error::Corrupt {
+                path: path.clone(),
+                reason: reason.clone(),
+            }),
+        }
+    }
 }
 
 impl View {
@@ -138,18 +154,29 @@ impl ColumnFamilyStore {
         }
     }
 
-    /// Opens the live SSTables the manifest names (oldest first).
+    /// Opens the live SSTables the manifest names (oldest first). One that fails its checks is
+    /// kept as broken: the database opens, other column families read normally, and reads of
+    /// this one name the damaged file.
     pub fn open_sstables(&self, generations: &[u64]) -> Result<()> {
         let mut tables = Vec::with_capacity(generations.len());
+        let mut broken = Vec::new();
         for g in generations {
             let path = self.dir.join(sstable::data_file_name(&self.def.name, *g));
-            tables.push(Arc::new(Sstable::open(&path, *g)?));
+            match Sstable::open(&path, *g) {
+                Ok(t) => tables.push(Arc::new(t)),
+                Err(Error::Corrupt { path, reason }) => {
+                    tracing::error!("{}: {reason}", path.display());
+                    broken.push((path, reason));
+                }
+                Err(e) => return Err(e),
+            }
         }
         let mut v = self.view.write();
         *v = Arc::new(View {
             active: v.active.clone(),
             frozen: v.frozen.clone(),
             sstables: tables,
+            broken,
         });
         drop(v);
         self.resize_key_cache();
@@ -208,6 +235,7 @@ impl ColumnFamilyStore {
             active: Arc::new(Memtable::default()),
             frozen,
             sstables: v.sstables.clone(),
+            broken: v.broken.clone(),
         });
         *self.active_since.lock() = Instant::now();
         true
@@ -237,6 +265,7 @@ impl ColumnFamilyStore {
                 active: v.active.clone(),
                 frozen: v.frozen.iter().skip(1).cloned().collect(),
                 sstables,
+                broken: v.broken.clone(),
             });
             drop(v);
             self.resize_key_cache();
@@ -381,6 +410,7 @@ impl ColumnFamilyStore {
         now_seconds: i64,
         skip_dead: bool,
     ) -> Result<Option<Vec<ColumnOrSuperColumn>>> {
+        view.check_broken()?;
         let mem_rows: Vec<_> = view.memtables().filter_map(|m| m.row(sort_key)).collect();
         let guards: Vec<_> = mem_rows.iter().map(|e| e.value().data.read()).collect();
         let rctx = self.read_context();
@@ -442,6 +472,7 @@ impl ColumnFamilyStore {
         now_seconds: i64,
     ) -> Result<Vec<KeySlice>> {
         let view = self.view();
+        view.check_broken()?;
         let rctx = self.read_context();
         let mut streams: Vec<Box<dyn Iterator<Item = Result<Vec<u8>>> + '_>> = Vec::new();
         for m in view.memtables() {
