@@ -195,8 +195,8 @@ fn power_cuts(m: &mut Machine, sync: CommitLogSync, rounds: u64, rng: &mut Rng) 
         }
         // What this open replayed and flushed is durable now.
         m.durable = expect
-            .into_iter()
-            .map(|(k, _)| (k.clone(), row(&db, &k)))
+            .into_keys()
+            .map(|k| (k.clone(), row(&db, &k)))
             .collect();
         m.pending.clear();
         m.ffs.fail_after(rng.below(60));
