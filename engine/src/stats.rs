@@ -11,6 +11,7 @@ pub struct Counters {
     pub(crate) bloom_false_positives: AtomicU64,
     pub(crate) key_cache_hits: AtomicU64,
     pub(crate) key_cache_misses: AtomicU64,
+    pub(crate) key_cache_evictions: AtomicU64,
     pub(crate) block_cache_hits: AtomicU64,
     pub(crate) block_cache_misses: AtomicU64,
     pub(crate) block_cache_evictions: AtomicU64,
@@ -48,6 +49,8 @@ pub struct ColumnFamilyStats {
     pub key_cache_hits: u64,
     /// Key cache misses.
     pub key_cache_misses: u64,
+    /// Key cache entries evicted to make room.
+    pub key_cache_evictions: u64,
     /// Key cache capacity in entries.
     pub key_cache_capacity: usize,
     /// Key cache entries held.
@@ -75,6 +78,7 @@ impl Counters {
             bloom_false_positives: g(&self.bloom_false_positives),
             key_cache_hits: g(&self.key_cache_hits),
             key_cache_misses: g(&self.key_cache_misses),
+            key_cache_evictions: g(&self.key_cache_evictions),
             block_cache_hits: g(&self.block_cache_hits),
             block_cache_misses: g(&self.block_cache_misses),
             block_cache_evictions: g(&self.block_cache_evictions),

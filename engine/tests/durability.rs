@@ -354,3 +354,31 @@ fn damage_before_the_tail_is_an_error_naming_file_and_offset() {
         other => panic!("expected a corruption error, got {other}"),
     }
 }
+
+#[test]
+fn a_failed_flush_keeps_the_memtable_and_log_and_succeeds_when_retried() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("db");
+    let ffs = FaultFs::new(root.path().join("park")).unwrap();
+    let db = Database::open(&dir, options(BATCH, Some(&ffs))).unwrap();
+    for i in 0..50 {
+        let p = ColumnPath::new("Standard2").column(format!("c{i:02}"));
+        db.insert(KS, "k", &p, "v", WriteOptions::now()).unwrap();
+    }
+    // The disk fills up during the flush.
+    ffs.fail_after(2);
+    let e = db.flush(KS, Some("Standard2")).unwrap_err();
+    assert!(matches!(e, Error::Io { .. }), "{e}");
+    ffs.heal();
+    // Nothing was lost or hidden: the frozen memtable still answers reads.
+    assert_eq!(row(&db, "k").len(), 50);
+    assert_eq!(db.column_family_stats(KS, "Standard2").unwrap().sstables, 0);
+    // Retried, the flush succeeds, and the data survives a power cut.
+    db.flush(KS, Some("Standard2")).unwrap();
+    assert_eq!(db.column_family_stats(KS, "Standard2").unwrap().sstables, 1);
+    ffs.lose_power().unwrap();
+    drop(db);
+    ffs.power_on();
+    let db = Database::open(&dir, options(BATCH, Some(&ffs))).unwrap();
+    assert_eq!(row(&db, "k").len(), 50);
+}

@@ -69,10 +69,17 @@ impl KeyCache {
         lru.get(&(table, key.to_vec())).copied()
     }
 
-    /// Remembers where `key` lies in SSTable `table`.
-    pub fn insert(&self, table: u64, key: &[u8], pos: RowPosition) {
-        if let Some(lru) = self.inner.lock().as_mut() {
-            lru.put((table, key.to_vec()), pos);
+    /// Remembers where `key` lies in SSTable `table`; returns whether another entry was
+    /// evicted to make room.
+    pub fn insert(&self, table: u64, key: &[u8], pos: RowPosition) -> bool {
+        let mut g = self.inner.lock();
+        let Some(lru) = g.as_mut() else {
+            return false;
+        };
+        // `push` hands back what it displaced: the same key (replaced) or the least recent.
+        match lru.push((table, key.to_vec()), pos) {
+            Some(((t, k), _)) => t != table || k != key,
+            None => false,
         }
     }
 
@@ -103,12 +110,13 @@ mod tests {
             end_block: 2,
             deletion: None,
         };
-        c.insert(1, b"k", pos);
+        assert!(!c.insert(1, b"k", pos));
         assert_eq!(c.get(1, b"k"), None);
         c.set_capacity(2);
-        c.insert(1, b"a", pos);
-        c.insert(1, b"b", pos);
-        c.insert(2, b"c", pos);
+        assert!(!c.insert(1, b"a", pos));
+        assert!(!c.insert(1, b"b", pos));
+        assert!(!c.insert(1, b"b", pos), "replacing is not evicting");
+        assert!(c.insert(2, b"c", pos), "a full cache evicts");
         assert_eq!(c.len(), 2);
         assert_eq!(c.get(1, b"a"), None);
         assert_eq!(c.get(2, b"c"), Some(pos));

@@ -250,7 +250,11 @@ impl Sstable {
         bump(&ctx.counters.key_cache_misses);
         let pos = self.search(sort_key, ctx)?;
         match pos {
-            Some(p) => ctx.keys.insert(self.id, key, p),
+            Some(p) => {
+                if ctx.keys.insert(self.id, key, p) {
+                    bump(&ctx.counters.key_cache_evictions);
+                }
+            }
             None => bump(&ctx.counters.bloom_false_positives),
         }
         Ok(pos)
