@@ -1,0 +1,78 @@
+//! How the SSTable block size (`ColumnIndexSizeInKB`) trades point-read cost against file size.
+//! Data: 200,000 rows, each a 16-byte key with one column `v` of 100 bytes (half random, as
+//! db_bench makes values), flushed to SSTables. Reads: random existing keys, with the block
+//! cache off (every read decodes a block) and on (warm).
+//!
+//! `cargo bench -p supercolumn-bench --bench block_size`
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use supercolumn::{BatchMutation, ColumnPath, Database, Options, WriteOptions};
+use supercolumn_bench::KeyStream;
+
+const ROWS: u64 = 200_000;
+
+fn key(i: u64) -> [u8; 16] {
+    let mut k = [0u8; 16];
+    k[..8].copy_from_slice(&i.to_be_bytes());
+    k[8..].copy_from_slice(&(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).to_be_bytes());
+    k
+}
+
+fn value(i: u64) -> Vec<u8> {
+    let mut v: Vec<u8> = KeyStream::new(i).take(7).flat_map(u64::to_le_bytes).collect();
+    v.resize(50, 0);
+    v.extend(std::iter::repeat_n(b'x', 50));
+    v
+}
+
+fn load(dir: &std::path::Path, kb: u32, cache_mb: u32) -> Database {
+    let mut o = Options::default();
+    o.column_index_size_kb = Some(kb);
+    o.block_cache_size_mb = cache_mb;
+    let db = Database::open(dir, o).expect("open");
+    let mut b = BatchMutation::new();
+    for i in 0..ROWS {
+        b.insert(key(i), ColumnPath::new("Standard1").column("v"), value(i), WriteOptions::at(1));
+        if b.len() == 1000 {
+            db.batch_mutate("Keyspace1", &b).expect("write");
+            b = BatchMutation::new();
+        }
+    }
+    db.batch_mutate("Keyspace1", &b).expect("write");
+    db.flush("Keyspace1", Some("Standard1")).expect("flush");
+    db
+}
+
+fn point_reads(c: &mut Criterion) {
+    let mut g = c.benchmark_group("point_read_by_block_size");
+    for cache_mb in [0u32, 32] {
+        for kb in [1u32, 4, 16, 64] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let db = load(dir.path(), kb, cache_mb);
+            let s = db.column_family_stats("Keyspace1", "Standard1").expect("stats");
+            eprintln!(
+                "block {kb:>2} KiB: {} SSTables, {} bytes on disk",
+                s.sstables, s.sstable_bytes
+            );
+            let path = ColumnPath::new("Standard1").column("v");
+            let mut ks = KeyStream::new(7);
+            let label = if cache_mb == 0 { "cache_off" } else { "cache_warm" };
+            g.bench_with_input(BenchmarkId::new(label, kb), &kb, |b, _| {
+                b.iter(|| {
+                    let i = ks.next().unwrap_or(0) % ROWS;
+                    black_box(db.get("Keyspace1", key(i), &path).expect("read"));
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30).measurement_time(std::time::Duration::from_secs(4));
+    targets = point_reads
+}
+criterion_main!(benches);
