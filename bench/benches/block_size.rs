@@ -21,7 +21,10 @@ fn key(i: u64) -> [u8; 16] {
 }
 
 fn value(i: u64) -> Vec<u8> {
-    let mut v: Vec<u8> = KeyStream::new(i).take(7).flat_map(u64::to_le_bytes).collect();
+    let mut v: Vec<u8> = KeyStream::new(i)
+        .take(7)
+        .flat_map(u64::to_le_bytes)
+        .collect();
     v.resize(50, 0);
     v.extend(std::iter::repeat_n(b'x', 50));
     v
@@ -34,7 +37,12 @@ fn load(dir: &std::path::Path, kb: u32, cache_mb: u32) -> Database {
     let db = Database::open(dir, o).expect("open");
     let mut b = BatchMutation::new();
     for i in 0..ROWS {
-        b.insert(key(i), ColumnPath::new("Standard1").column("v"), value(i), WriteOptions::at(1));
+        b.insert(
+            key(i),
+            ColumnPath::new("Standard1").column("v"),
+            value(i),
+            WriteOptions::at(1),
+        );
         if b.len() == 1000 {
             db.batch_mutate("Keyspace1", &b).expect("write");
             b = BatchMutation::new();
@@ -51,14 +59,20 @@ fn point_reads(c: &mut Criterion) {
         for kb in [1u32, 4, 16, 64] {
             let dir = tempfile::tempdir().expect("tempdir");
             let db = load(dir.path(), kb, cache_mb);
-            let s = db.column_family_stats("Keyspace1", "Standard1").expect("stats");
+            let s = db
+                .column_family_stats("Keyspace1", "Standard1")
+                .expect("stats");
             eprintln!(
                 "block {kb:>2} KiB: {} SSTables, {} bytes on disk",
                 s.sstables, s.sstable_bytes
             );
             let path = ColumnPath::new("Standard1").column("v");
             let mut ks = KeyStream::new(7);
-            let label = if cache_mb == 0 { "cache_off" } else { "cache_warm" };
+            let label = if cache_mb == 0 {
+                "cache_off"
+            } else {
+                "cache_warm"
+            };
             g.bench_with_input(BenchmarkId::new(label, kb), &kb, |b, _| {
                 b.iter(|| {
                     let i = ks.next().unwrap_or(0) % ROWS;

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Weak};
 use std::thread::JoinHandle;
 
 use parking_lot::{Mutex, RwLock};
@@ -34,28 +34,62 @@ const MAX_FROZEN_MEMTABLES: usize = 2;
 
 /// The background flusher: one thread writing frozen memtables to SSTables, in the order they
 /// were handed over.
+/// What the flusher thread is told.
+enum FlushJob {
+    /// Flush this CF's frozen memtables.
+    Flush(Arc<ColumnFamilyStore>),
+    /// Watch this CF's memtable age (`MemtableFlushAfterMinutes`).
+    Watch(Weak<ColumnFamilyStore>),
+}
+
+/// How often the flusher looks for memtables past `MemtableFlushAfterMinutes`.
+const AGE_CHECK_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The background flusher: one thread writing frozen memtables to SSTables, in the order they
+/// were handed over, and flushing memtables that sat unflushed past their age limit.
 #[derive(Debug)]
 struct Flusher {
-    tx: Mutex<Option<mpsc::Sender<Arc<ColumnFamilyStore>>>>,
+    tx: Mutex<Option<mpsc::Sender<FlushJob>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
+fn flush_and_discard(cf: &ColumnFamilyStore, log: &CommitLog) {
+    match cf.flush_frozen() {
+        Ok(Some(pos)) => {
+            if let Err(e) = log.discard_flushed(cf.id(), pos) {
+                tracing::error!("discarding commit log segments: {e}");
+            }
+        }
+        Ok(None) => {}
+        // The memtable stays frozen and readable; the next flush retries it.
+        Err(e) => tracing::error!("flush of {} failed: {e}", cf.def().name),
+    }
+}
+
 impl Flusher {
-    fn start(log: Arc<CommitLog>) -> Result<Flusher> {
-        let (tx, rx) = mpsc::channel::<Arc<ColumnFamilyStore>>();
+    fn start(log: Arc<CommitLog>, switch_lock: Arc<RwLock<()>>) -> Result<Flusher> {
+        let (tx, rx) = mpsc::channel::<FlushJob>();
         let thread = std::thread::Builder::new()
             .name("memtable-flush".into())
             .spawn(move || {
-                for cf in rx {
-                    match cf.flush_frozen() {
-                        Ok(Some(pos)) => {
-                            if let Err(e) = log.discard_flushed(cf.id(), pos) {
-                                tracing::error!("discarding commit log segments: {e}");
+                let mut watched: Vec<Weak<ColumnFamilyStore>> = Vec::new();
+                loop {
+                    match rx.recv_timeout(AGE_CHECK_EVERY) {
+                        Ok(FlushJob::Flush(cf)) => flush_and_discard(&cf, &log),
+                        Ok(FlushJob::Watch(cf)) => watched.push(cf),
+                        Err(mpsc::RecvTimeoutError::Timeout) => {
+                            watched.retain(|w| w.strong_count() > 0);
+                            for cf in watched.iter().filter_map(Weak::upgrade) {
+                                if cf.idle_too_long() && !log.is_poisoned() {
+                                    {
+                                        let _switch = switch_lock.write();
+                                        cf.switch_memtable(log.current_position());
+                                    }
+                                    flush_and_discard(&cf, &log);
+                                }
                             }
                         }
-                        Ok(None) => {}
-                        // The memtable stays frozen and readable; the next flush retries it.
-                        Err(e) => tracing::error!("flush of {} failed: {e}", cf.def().name),
+                        Err(mpsc::RecvTimeoutError::Disconnected) => break,
                     }
                 }
             })
@@ -66,10 +100,18 @@ impl Flusher {
         })
     }
 
-    fn submit(&self, cf: Arc<ColumnFamilyStore>) {
+    fn send(&self, job: FlushJob) {
         if let Some(tx) = self.tx.lock().as_ref() {
-            let _ = tx.send(cf);
+            let _ = tx.send(job);
         }
+    }
+
+    fn submit(&self, cf: Arc<ColumnFamilyStore>) {
+        self.send(FlushJob::Flush(cf));
+    }
+
+    fn watch(&self, cf: &Arc<ColumnFamilyStore>) {
+        self.send(FlushJob::Watch(Arc::downgrade(cf)));
     }
 
     /// Finishes the queued flushes and stops the thread.
@@ -227,7 +269,7 @@ struct Inner {
     flusher: Flusher,
     /// Writers hold it shared from commit log append to memtable apply; a memtable switch holds
     /// it exclusively.
-    switch_lock: RwLock<()>,
+    switch_lock: Arc<RwLock<()>>,
     options: Options,
     partitioner: Partitioner,
     schema: RwLock<Arc<SchemaState>>,
@@ -300,6 +342,7 @@ impl Database {
                 blocks: BlockCache::new(options.block_cache_size_mb as usize * (1 << 20)),
                 bloom_fp: options.bloom_filter_fp_chance,
                 block_size,
+                clock: options.clock.clone(),
             }),
             limits: FlushLimits {
                 bytes: (options.memtable_throughput_mb as usize) << 20,
@@ -324,14 +367,18 @@ impl Database {
             replayed.max_seq + 1,
             replayed.dirty,
         )?);
-        let flusher = Flusher::start(commitlog.clone())?;
+        let switch_lock = Arc::new(RwLock::new(()));
+        let flusher = Flusher::start(commitlog.clone(), switch_lock.clone())?;
+        for cf in state.keyspaces.values().flat_map(|k| k.cfs.values()) {
+            flusher.watch(cf);
+        }
         let db = Database {
             inner: Arc::new(Inner {
                 root,
                 commitlog,
                 env,
                 flusher,
-                switch_lock: RwLock::new(()),
+                switch_lock,
                 partitioner,
                 options,
                 schema: RwLock::new(Arc::new(state)),
@@ -910,6 +957,9 @@ impl Database {
                 |cf| ids.iter().find(|(n, _)| n == cf).map_or(0, |(_, id)| *id),
                 &self.inner.env,
             );
+            for cf in state.cfs.values() {
+                self.inner.flusher.watch(cf);
+            }
             s.keyspaces.insert(def.name.clone(), state);
             Ok(())
         })
@@ -965,6 +1015,7 @@ impl Database {
                 )));
             }
             let store = self.inner.env.store(&ks.def, id, &def);
+            self.inner.flusher.watch(&store);
             ks.cfs.insert(def.name.clone(), store);
             ks.def.column_families.push(def);
             Ok(())

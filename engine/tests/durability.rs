@@ -382,3 +382,31 @@ fn a_failed_flush_keeps_the_memtable_and_log_and_succeeds_when_retried() {
     let db = Database::open(&dir, options(BATCH, Some(&ffs))).unwrap();
     assert_eq!(row(&db, "k").len(), 50);
 }
+
+#[test]
+fn an_idle_memtable_is_flushed_once_older_than_memtable_flush_after_minutes() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let mut o = options(BATCH, None).with_clock(clock.clone());
+    o.memtable_flush_after_minutes = 60;
+    let db = Database::open(dir.path(), o).unwrap();
+    db.insert(
+        KS,
+        "k",
+        &ColumnPath::new("Standard2").column("c"),
+        "v",
+        WriteOptions::now(),
+    )
+    .unwrap();
+    let tables = || db.column_family_stats(KS, "Standard2").unwrap().sstables;
+    clock.advance_seconds(59 * 60);
+    assert_eq!(tables(), 0, "not yet an hour old");
+    clock.advance_seconds(2 * 60);
+    // The flusher looks every half second; wait for its flush, with a deadline.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while tables() == 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(tables(), 1, "the idle memtable was flushed");
+    assert_eq!(row(&db, "k").len(), 1);
+}

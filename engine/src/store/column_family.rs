@@ -8,8 +8,9 @@
 
 use std::ops::Bound;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use parking_lot::{Mutex, RwLock};
 
@@ -87,7 +88,8 @@ pub struct ColumnFamilyStore {
     keys_cached: KeysCached,
     counters: Counters,
     limits: FlushLimits,
-    active_since: Mutex<Instant>,
+    /// When the active memtable took its first write (engine clock, µs; 0: not yet).
+    active_since: AtomicI64,
     flushing: Mutex<()>,
 }
 
@@ -115,7 +117,7 @@ impl ColumnFamilyStore {
             key_cache: KeyCache::default(),
             counters: Counters::default(),
             limits,
-            active_since: Mutex::new(Instant::now()),
+            active_since: AtomicI64::new(0),
             flushing: Mutex::new(()),
         }
     }
@@ -200,6 +202,12 @@ impl ColumnFamilyStore {
     pub fn apply(&self, sort_key: &[u8], key: &[u8], update: &RowUpdate) {
         let v = self.view();
         v.active.apply(sort_key, key, update, self.is_super());
+        if self.active_since.load(Ordering::Relaxed) == 0 {
+            let now = self.ctx.clock.now_micros().max(1);
+            let _ =
+                self.active_since
+                    .compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
+        }
     }
 
     /// Whether the active memtable has passed a flush threshold.
@@ -208,7 +216,14 @@ impl ColumnFamilyStore {
         let m = &v.active;
         m.live_bytes() >= self.limits.bytes
             || m.operations() >= self.limits.operations
-            || (m.operations() > 0 && self.active_since.lock().elapsed() >= self.limits.age)
+            || self.idle_too_long()
+    }
+
+    /// Whether the active memtable holds writes older than `MemtableFlushAfterMinutes`.
+    pub fn idle_too_long(&self) -> bool {
+        let since = self.active_since.load(Ordering::Relaxed);
+        let age = i64::try_from(self.limits.age.as_micros()).unwrap_or(i64::MAX);
+        since != 0 && self.ctx.clock.now_micros().saturating_sub(since) >= age
     }
 
     /// Bytes held by all of this CF's memtables.
@@ -237,7 +252,7 @@ impl ColumnFamilyStore {
             sstables: v.sstables.clone(),
             broken: v.broken.clone(),
         });
-        *self.active_since.lock() = Instant::now();
+        self.active_since.store(0, Ordering::Relaxed);
         true
     }
 

@@ -12,6 +12,7 @@ use parking_lot::Mutex;
 pub use column_family::{ColumnFamilyStore, FlushLimits};
 
 use crate::cache::BlockCache;
+use crate::clock::Clock;
 use crate::error::Result;
 use crate::io::FileSystem;
 use manifest::Manifest;
@@ -31,6 +32,8 @@ pub struct StoreContext {
     pub bloom_fp: f64,
     /// SSTable block size in bytes.
     pub block_size: usize,
+    /// The engine's clock (memtable age for `MemtableFlushAfterMinutes`).
+    pub clock: Arc<dyn Clock>,
 }
 
 impl StoreContext {
