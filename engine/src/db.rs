@@ -298,9 +298,13 @@ impl Database {
     /// [`Error::Locked`].
     pub fn open(dir: impl AsRef<Path>, options: Options) -> Result<Database> {
         let root = dir.as_ref().to_path_buf();
-        std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
-        let lock = DirLock::acquire(&root)?;
         let fs = options.file_system.clone();
+        if !root.exists() {
+            fs.create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
+            let parent = crate::io::fs::parent_dir(&root);
+            fs.sync_dir(&parent).map_err(|e| Error::io(&parent, e))?;
+        }
+        let lock = DirLock::acquire(&root)?;
         let catalog = match Catalog::load(fs.as_ref(), &root, &options.comparators)? {
             Some(mut stored) => {
                 let given = options.keyspaces.clone().unwrap_or_default();

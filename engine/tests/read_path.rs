@@ -368,6 +368,19 @@ fn damage_in_any_part_of_an_sstable_is_an_error_naming_it_and_other_data_reads()
             "{what}"
         );
     }
+    // A missing file: the CF reports it, the database still opens, other CFs read.
+    let dir = tempfile::tempdir().unwrap();
+    let victim = three_tables(dir.path());
+    std::fs::remove_file(&victim).unwrap();
+    let db = Database::open(dir.path(), opts()).unwrap();
+    let e = read_one(&db, "Standard1", "b1", "col1").unwrap_err();
+    assert!(
+        matches!(&e, Error::Corrupt { path, reason } if *path == victim && reason.contains("missing")),
+        "{e}"
+    );
+    assert!(read_one(&db, "Standard2", "c1", "col1").unwrap().is_some());
+    drop(db);
+
     // A truncated file.
     let dir = tempfile::tempdir().unwrap();
     let victim = three_tables(dir.path());

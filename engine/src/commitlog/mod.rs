@@ -141,7 +141,12 @@ impl CommitLog {
         first_seq: u64,
         existing: BTreeMap<u64, (PathBuf, BTreeSet<u32>)>,
     ) -> Result<CommitLog> {
-        fs.create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        if !dir.exists() {
+            fs.create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+            // The directory's own entry must be durable before any segment in it is trusted.
+            let parent = crate::io::fs::parent_dir(dir);
+            fs.sync_dir(&parent).map_err(|e| Error::io(&parent, e))?;
+        }
         let segment_size = (u64::from(segment_size_mb.max(1)) << 20).max(segment::HEADER_LEN * 2);
         let shared = Arc::new(Shared {
             dir: dir.to_path_buf(),

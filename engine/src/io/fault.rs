@@ -20,6 +20,9 @@ use super::fs::{parent_dir, FileSystem, WritableFile};
 
 #[derive(Debug)]
 enum DirOp {
+    CreateDir {
+        path: PathBuf,
+    },
     Create {
         path: PathBuf,
     },
@@ -37,7 +40,9 @@ enum DirOp {
 impl DirOp {
     fn dir(&self) -> PathBuf {
         match self {
-            DirOp::Create { path } | DirOp::Remove { path, .. } => parent_dir(path),
+            DirOp::CreateDir { path } | DirOp::Create { path } | DirOp::Remove { path, .. } => {
+                parent_dir(path)
+            }
             DirOp::Rename { to, .. } => parent_dir(to),
         }
     }
@@ -186,6 +191,10 @@ impl FaultFs {
                     let _ = fs::remove_file(&path);
                     st.synced.remove(&path);
                 }
+                DirOp::CreateDir { path } => {
+                    let _ = fs::remove_dir_all(&path);
+                    st.synced.retain(|p, _| !p.starts_with(&path));
+                }
                 DirOp::Rename {
                     from,
                     to,
@@ -226,9 +235,23 @@ impl FaultFs {
 
 impl FileSystem for FaultFs {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
-        // Directories are treated as durable once made: the engine creates them at open and
-        // fsyncs their parents then.
-        fs::create_dir_all(path)
+        self.shared.check()?;
+        // Each directory made here is forgotten in a power cut unless its parent is synced.
+        let mut missing = Vec::new();
+        let mut p = path;
+        while !p.exists() {
+            missing.push(p.to_path_buf());
+            match p.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => p = parent,
+                _ => break,
+            }
+        }
+        fs::create_dir_all(path)?;
+        let mut st = self.shared.state.lock();
+        for dir in missing.into_iter().rev() {
+            st.pending.push(DirOp::CreateDir { path: dir });
+        }
+        Ok(())
     }
 
     fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
@@ -306,7 +329,7 @@ impl FileSystem for FaultFs {
             let parked = match op {
                 DirOp::Remove { parked, .. } => Some(parked),
                 DirOp::Rename { displaced, .. } => displaced,
-                DirOp::Create { .. } => None,
+                DirOp::Create { .. } | DirOp::CreateDir { .. } => None,
             };
             if let Some(p) = parked {
                 st.parked_synced.remove(&p);
@@ -400,6 +423,25 @@ mod tests {
         ffs.power_on();
         assert_eq!(read(&old).unwrap(), b"v3");
         assert_eq!(read(&gone), None);
+    }
+
+    #[test]
+    fn a_new_directory_is_forgotten_unless_its_parent_is_synced() {
+        let root = tempfile::tempdir().unwrap();
+        let ffs = FaultFs::new(root.path().join("park")).unwrap();
+        let (a, b) = (root.path().join("a"), root.path().join("b"));
+        ffs.create_dir_all(&a).unwrap();
+        ffs.create_dir_all(&b).unwrap();
+        ffs.sync_dir(root.path()).unwrap();
+        let mut f = ffs.create(&b.join("f")).unwrap();
+        f.sync().unwrap();
+        ffs.sync_dir(&b).unwrap();
+        ffs.create_dir_all(&root.path().join("c")).unwrap();
+        drop(f);
+        ffs.lose_power().unwrap();
+        ffs.power_on();
+        assert!(a.exists() && b.join("f").exists());
+        assert!(!root.path().join("c").exists());
     }
 
     #[test]

@@ -170,6 +170,13 @@ impl ColumnFamilyStore {
                     tracing::error!("{}: {reason}", path.display());
                     broken.push((path, reason));
                 }
+                Err(Error::Io { path, source })
+                    if source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    let reason = "a live SSTable named by the manifest is missing".to_string();
+                    tracing::error!("{}: {reason}", path.display());
+                    broken.push((path, reason));
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -292,8 +299,13 @@ impl ColumnFamilyStore {
 
     fn write_sstable(&self, mem: &Memtable) -> Result<Option<Arc<Sstable>>> {
         let fs = self.ctx.fs.as_ref();
-        fs.create_dir_all(&self.dir)
-            .map_err(|e| Error::io(&self.dir, e))?;
+        if !self.dir.exists() {
+            fs.create_dir_all(&self.dir)
+                .map_err(|e| Error::io(&self.dir, e))?;
+            // The new directory's entry must be durable before anything in it is made live.
+            fs.sync_dir(&self.ctx.root)
+                .map_err(|e| Error::io(&self.ctx.root, e))?;
+        }
         let generation = self.ctx.next_generation();
         let path = self
             .dir
