@@ -26,7 +26,7 @@ use crate::schema::{default_keyspaces, ColumnFamilyDef, ColumnType, KeyspaceDef}
 use crate::sstable::{self, DEFAULT_BLOCK_SIZE};
 use crate::stats::ColumnFamilyStats;
 use crate::store::manifest::Manifest;
-use crate::store::{ColumnFamilyStore, FlushLimits, StoreContext};
+use crate::store::{ColumnFamilyStore, CompactionSettings, FlushLimits, StoreContext};
 
 /// How many memtables of one column family may wait for the flusher before writers flush
 /// themselves (and so slow down) instead of piling up memory.
@@ -34,6 +34,54 @@ const MAX_FROZEN_MEMTABLES: usize = 2;
 
 /// The background flusher: one thread writing frozen memtables to SSTables, in the order they
 /// were handed over.
+/// The background compactor: one thread (the pool of SPEC's "1 compaction thread") running
+/// minor compactions of the column families handed to it until none has a full bucket.
+#[derive(Debug)]
+struct Compactor {
+    tx: Mutex<Option<mpsc::Sender<Arc<ColumnFamilyStore>>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Compactor {
+    fn start() -> Result<Compactor> {
+        let (tx, rx) = mpsc::channel::<Arc<ColumnFamilyStore>>();
+        let thread = std::thread::Builder::new()
+            .name("compaction".into())
+            .spawn(move || {
+                for cf in rx {
+                    loop {
+                        match cf.compact(false) {
+                            Ok(Some(_)) => continue,
+                            Ok(None) => break,
+                            // The inputs stay live; the next flush tries again.
+                            Err(e) => {
+                                tracing::error!("compaction of {} failed: {e}", cf.def().name);
+                                break;
+                            }
+                        }
+                    }
+                }
+            })
+            .map_err(|e| Error::io("compaction thread", e))?;
+        Ok(Compactor {
+            tx: Mutex::new(Some(tx)),
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    fn sender(&self) -> Option<mpsc::Sender<Arc<ColumnFamilyStore>>> {
+        self.tx.lock().clone()
+    }
+
+    /// Lets the running compaction finish, drops the queued ones, and stops the thread.
+    fn stop(&self) {
+        self.tx.lock().take();
+        if let Some(t) = self.thread.lock().take() {
+            let _ = t.join();
+        }
+    }
+}
+
 /// What the flusher thread is told.
 enum FlushJob {
     /// Flush this CF's frozen memtables.
@@ -53,11 +101,20 @@ struct Flusher {
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
-fn flush_and_discard(cf: &ColumnFamilyStore, log: &CommitLog) {
+fn flush_and_discard(
+    cf: &Arc<ColumnFamilyStore>,
+    log: &CommitLog,
+    compactor: &Option<mpsc::Sender<Arc<ColumnFamilyStore>>>,
+) {
     match cf.flush_frozen() {
         Ok(Some(pos)) => {
             if let Err(e) = log.discard_flushed(cf.id(), pos) {
                 tracing::error!("discarding commit log segments: {e}");
+            }
+            if let Some(tx) = compactor {
+                if cf.needs_compaction() {
+                    let _ = tx.send(cf.clone());
+                }
             }
         }
         Ok(None) => {}
@@ -67,7 +124,11 @@ fn flush_and_discard(cf: &ColumnFamilyStore, log: &CommitLog) {
 }
 
 impl Flusher {
-    fn start(log: Arc<CommitLog>, switch_lock: Arc<RwLock<()>>) -> Result<Flusher> {
+    fn start(
+        log: Arc<CommitLog>,
+        switch_lock: Arc<RwLock<()>>,
+        compactor: Option<mpsc::Sender<Arc<ColumnFamilyStore>>>,
+    ) -> Result<Flusher> {
         let (tx, rx) = mpsc::channel::<FlushJob>();
         let thread = std::thread::Builder::new()
             .name("memtable-flush".into())
@@ -75,7 +136,7 @@ impl Flusher {
                 let mut watched: Vec<Weak<ColumnFamilyStore>> = Vec::new();
                 loop {
                     match rx.recv_timeout(AGE_CHECK_EVERY) {
-                        Ok(FlushJob::Flush(cf)) => flush_and_discard(&cf, &log),
+                        Ok(FlushJob::Flush(cf)) => flush_and_discard(&cf, &log, &compactor),
                         Ok(FlushJob::Watch(cf)) => watched.push(cf),
                         Err(mpsc::RecvTimeoutError::Timeout) => {
                             watched.retain(|w| w.strong_count() > 0);
@@ -85,7 +146,7 @@ impl Flusher {
                                         let _switch = switch_lock.write();
                                         cf.switch_memtable(log.current_position());
                                     }
-                                    flush_and_discard(&cf, &log);
+                                    flush_and_discard(&cf, &log, &compactor);
                                 }
                             }
                         }
@@ -125,13 +186,24 @@ impl Flusher {
 
 impl Inner {
     /// Freezes and flushes one column family, then lets the commit log drop what it covered.
-    fn flush_cf(&self, cf: &ColumnFamilyStore) -> Result<()> {
+    fn flush_cf(&self, cf: &Arc<ColumnFamilyStore>) -> Result<()> {
         {
             let _switch = self.switch_lock.write();
             cf.switch_memtable(self.commitlog.current_position());
         }
+        self.flush_frozen(cf)
+    }
+
+    /// Flushes the frozen memtables, lets the commit log drop what they covered, and hands the
+    /// CF to the compactor if a bucket filled.
+    fn flush_frozen(&self, cf: &Arc<ColumnFamilyStore>) -> Result<()> {
         if let Some(pos) = cf.flush_frozen()? {
             self.commitlog.discard_flushed(cf.id(), pos)?;
+            if cf.needs_compaction() {
+                if let Some(tx) = self.compactor.sender() {
+                    let _ = tx.send(cf.clone());
+                }
+            }
         }
         Ok(())
     }
@@ -148,7 +220,9 @@ impl Inner {
 
 impl Drop for Inner {
     fn drop(&mut self) {
+        // The flusher feeds the compactor, so it stops first.
         self.flusher.stop();
+        self.compactor.stop();
         if self.commitlog.is_poisoned() {
             return;
         }
@@ -194,6 +268,7 @@ struct KeyspaceState {
 struct StoreEnv {
     ctx: Arc<StoreContext>,
     limits: FlushLimits,
+    compaction: CompactionSettings,
 }
 
 impl StoreEnv {
@@ -205,6 +280,7 @@ impl StoreEnv {
             cf.clone(),
             self.ctx.clone(),
             self.limits,
+            self.compaction,
         ))
     }
 }
@@ -267,6 +343,7 @@ struct Inner {
     commitlog: Arc<CommitLog>,
     env: StoreEnv,
     flusher: Flusher,
+    compactor: Compactor,
     /// Writers hold it shared from commit log append to memtable apply; a memtable switch holds
     /// it exclusively.
     switch_lock: Arc<RwLock<()>>,
@@ -347,7 +424,13 @@ impl Database {
                 bloom_fp: options.bloom_filter_fp_chance,
                 block_size,
                 clock: options.clock.clone(),
+                partitioner,
             }),
+            compaction: CompactionSettings {
+                min_threshold: options.min_compaction_threshold,
+                max_threshold: options.max_compaction_threshold,
+                gc_grace_seconds: options.gc_grace_seconds,
+            },
             limits: FlushLimits {
                 bytes: (options.memtable_throughput_mb as usize) << 20,
                 operations: (options.memtable_operations_millions * 1e6).max(1.0) as u64,
@@ -372,7 +455,8 @@ impl Database {
             replayed.dirty,
         )?);
         let switch_lock = Arc::new(RwLock::new(()));
-        let flusher = Flusher::start(commitlog.clone(), switch_lock.clone())?;
+        let compactor = Compactor::start()?;
+        let flusher = Flusher::start(commitlog.clone(), switch_lock.clone(), compactor.sender())?;
         for cf in state.keyspaces.values().flat_map(|k| k.cfs.values()) {
             flusher.watch(cf);
         }
@@ -382,6 +466,7 @@ impl Database {
                 commitlog,
                 env,
                 flusher,
+                compactor,
                 switch_lock,
                 partitioner,
                 options,
@@ -707,11 +792,8 @@ impl Database {
         }
     }
 
-    fn flush_frozen(&self, cf: &ColumnFamilyStore) -> Result<()> {
-        if let Some(pos) = cf.flush_frozen()? {
-            self.inner.commitlog.discard_flushed(cf.id(), pos)?;
-        }
-        Ok(())
+    fn flush_frozen(&self, cf: &Arc<ColumnFamilyStore>) -> Result<()> {
+        self.inner.flush_frozen(cf)
     }
 
     /// Flushes the memtables of one column family (or, with `None`, of every column family of
@@ -730,6 +812,29 @@ impl Database {
         };
         for cf in cfs {
             self.inner.flush_cf(&cf)?;
+        }
+        Ok(())
+    }
+
+    /// Runs a major compaction of one column family (or, with `None`, of every column family of
+    /// the keyspace): flushes its memtables, merges all its SSTables into one, and purges
+    /// tombstones past their grace period. Returns once the result is live.
+    pub fn compact(&self, keyspace: &str, column_family: Option<&str>) -> Result<()> {
+        self.flush(keyspace, column_family)?;
+        let cfs: Vec<Arc<ColumnFamilyStore>> = match column_family {
+            Some(cf) => vec![self.cf(keyspace, cf)?],
+            None => self
+                .schema()
+                .keyspaces
+                .get(keyspace)
+                .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?
+                .cfs
+                .values()
+                .cloned()
+                .collect(),
+        };
+        for cf in cfs {
+            cf.compact(true)?;
         }
         Ok(())
     }

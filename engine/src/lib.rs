@@ -43,6 +43,7 @@ mod cache;
 pub mod clock;
 mod codec;
 mod commitlog;
+mod compaction;
 mod db;
 pub mod error;
 pub mod fuzz;

@@ -18,6 +18,9 @@ pub struct Counters {
     pub(crate) index_searches: AtomicU64,
     pub(crate) blocks_read: AtomicU64,
     pub(crate) flushes: AtomicU64,
+    pub(crate) compactions: AtomicU64,
+    pub(crate) bytes_compacted: AtomicU64,
+    pub(crate) tombstones_purged: AtomicU64,
 }
 
 /// Adds one to a counter.
@@ -39,6 +42,12 @@ pub struct ColumnFamilyStats {
     pub memtable_operations: u64,
     /// Memtables flushed since open.
     pub flushes: u64,
+    /// Compactions completed since open.
+    pub compactions: u64,
+    /// Bytes read by compactions since open.
+    pub bytes_compacted: u64,
+    /// Tombstones purged by compactions since open.
+    pub tombstones_purged: u64,
     /// Bloom filter checks of row keys.
     pub bloom_checks: u64,
     /// Checks the filter answered "absent".
@@ -73,6 +82,9 @@ impl Counters {
         let g = |c: &AtomicU64| c.load(Ordering::Relaxed);
         ColumnFamilyStats {
             flushes: g(&self.flushes),
+            compactions: g(&self.compactions),
+            bytes_compacted: g(&self.bytes_compacted),
+            tombstones_purged: g(&self.tombstones_purged),
             bloom_checks: g(&self.bloom_checks),
             bloom_negatives: g(&self.bloom_negatives),
             bloom_false_positives: g(&self.bloom_false_positives),

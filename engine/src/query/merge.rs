@@ -141,6 +141,11 @@ fn entry_key<'a>(item: &'a Result<EntryItem<'_>>) -> Option<&'a [u8]> {
     item.as_ref().ok().map(|(k, _)| k.as_ref())
 }
 
+/// The key of a row-key stream item; `None` for an error, which the merge then yields at once.
+pub fn row_key(item: &Result<Vec<u8>>) -> Option<&[u8]> {
+    item.as_ref().ok().map(Vec::as_slice)
+}
+
 /// The row deletion across sources.
 pub fn merged_deletion(sources: &[&dyn RowSource]) -> Result<Option<DeletionTime>> {
     let mut acc = None;

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use memmap2::Mmap;
 
@@ -21,6 +21,7 @@ use super::index::{BlockIndex, RowPoint};
 use crate::cache::block_cache::CachedBlock;
 use crate::cache::{BlockCache, KeyCache, RowPosition};
 use crate::error::{Error, Result};
+use crate::io::FileSystem;
 use crate::query::merge::{EntryItem, RowSource};
 use crate::stats::{bump, Counters};
 
@@ -55,7 +56,8 @@ impl std::ops::Deref for Bytes {
     }
 }
 
-/// An open SSTable.
+/// An open SSTable. Once compaction has replaced it ([`Sstable::mark_obsolete`]), its file is
+/// removed when the last reader lets go of it.
 #[derive(Debug)]
 pub struct Sstable {
     path: PathBuf,
@@ -65,6 +67,19 @@ pub struct Sstable {
     index: BlockIndex,
     bloom: RowBloom,
     footer: Footer,
+    obsolete: OnceLock<Arc<dyn FileSystem>>,
+}
+
+impl Drop for Sstable {
+    fn drop(&mut self) {
+        if let Some(fs) = self.obsolete.get() {
+            // Already out of the manifest: a file left behind by a failure here is removed at
+            // the next open.
+            if let Err(e) = fs.remove_file(&self.path) {
+                tracing::warn!("removing {}: {e}", self.path.display());
+            }
+        }
+    }
 }
 
 impl Sstable {
@@ -131,7 +146,19 @@ impl Sstable {
             index,
             bloom,
             footer,
+            obsolete: OnceLock::new(),
         })
+    }
+
+    /// Marks the SSTable replaced (it is already out of the manifest): its file goes when the
+    /// last reader drops it.
+    pub fn mark_obsolete(&self, fs: Arc<dyn FileSystem>) {
+        let _ = self.obsolete.set(fs);
+    }
+
+    /// Whether the row key may be here (the bloom filter's answer; false means absent).
+    pub fn may_contain(&self, key: &[u8]) -> bool {
+        self.bloom.may_contain(key)
     }
 
     /// The file.

@@ -17,11 +17,13 @@ use parking_lot::{Mutex, RwLock};
 use super::StoreContext;
 use crate::cache::KeyCache;
 use crate::commitlog::LogPosition;
+use crate::compaction::size_tiered::{self, Candidate, SMALL_FLOOR};
+use crate::compaction::task::{self, CompactionParams};
 use crate::error::{Error, NameKind, Result};
 use crate::memtable::{Memtable, RowData};
 use crate::model::partitioner::Partitioner;
 use crate::mutation::{RowUpdate, Validator};
-use crate::query::merge::{KMerge, RowSource};
+use crate::query::merge::{row_key, KMerge, RowSource};
 use crate::query::slice::{self, SliceContext};
 use crate::query::{ColumnOrSuperColumn, KeySlice, SlicePredicate};
 use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached};
@@ -38,6 +40,30 @@ pub struct FlushLimits {
     pub operations: u64,
     /// `MemtableFlushAfterMinutes`.
     pub age: Duration,
+}
+
+/// When and how this CF compacts.
+#[derive(Clone, Copy, Debug)]
+pub struct CompactionSettings {
+    /// `MinimumCompactionThreshold` (0: no minor compaction).
+    pub min_threshold: u32,
+    /// `MaximumCompactionThreshold` (0: no minor compaction).
+    pub max_threshold: u32,
+    /// `GCGraceSeconds`.
+    pub gc_grace_seconds: u32,
+}
+
+/// What one compaction did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompactionSummary {
+    /// SSTables merged.
+    pub inputs: usize,
+    /// Bytes read.
+    pub bytes_in: u64,
+    /// Bytes written.
+    pub bytes_out: u64,
+    /// Tombstones purged.
+    pub purged: u64,
 }
 
 /// The sources a read consults, fixed for the read's duration.
@@ -88,6 +114,8 @@ pub struct ColumnFamilyStore {
     keys_cached: KeysCached,
     counters: Counters,
     limits: FlushLimits,
+    compaction: CompactionSettings,
+    compacting: Mutex<()>,
     /// When the active memtable took its first write (engine clock, µs; 0: not yet).
     active_since: AtomicI64,
     flushing: Mutex<()>,
@@ -102,7 +130,17 @@ impl ColumnFamilyStore {
         def: ColumnFamilyDef,
         ctx: Arc<StoreContext>,
         limits: FlushLimits,
+        compaction: CompactionSettings,
     ) -> Self {
+        let compaction = CompactionSettings {
+            min_threshold: def
+                .min_compaction_threshold
+                .unwrap_or(compaction.min_threshold),
+            max_threshold: def
+                .max_compaction_threshold
+                .unwrap_or(compaction.max_threshold),
+            gc_grace_seconds: def.gc_grace_seconds.unwrap_or(compaction.gc_grace_seconds),
+        };
         ColumnFamilyStore {
             keyspace: keyspace.to_string(),
             origin: format!("{keyspace}/{}", def.name),
@@ -117,6 +155,8 @@ impl ColumnFamilyStore {
             key_cache: KeyCache::default(),
             counters: Counters::default(),
             limits,
+            compaction,
+            compacting: Mutex::new(()),
             active_since: AtomicI64::new(0),
             flushing: Mutex::new(()),
         }
@@ -332,6 +372,134 @@ impl ColumnFamilyStore {
         Ok(Some(Arc::new(Sstable::open(&written.path, generation)?)))
     }
 
+    /// Runs one compaction: `major` merges every SSTable; otherwise size-tiered picks a bucket,
+    /// if one is full. The result is made live in the manifest, then in the view; the replaced
+    /// SSTables' files go once no reader holds them. Returns `None` if there was nothing to do.
+    pub fn compact(&self, major: bool) -> Result<Option<CompactionSummary>> {
+        let _one_at_a_time = self.compacting.lock();
+        let view = self.view();
+        if !view.broken.is_empty() {
+            // Merging around a damaged file would drop what it holds.
+            view.check_broken()?;
+        }
+        let inputs: Vec<Arc<Sstable>> = if major {
+            view.sstables.clone()
+        } else {
+            let candidates: Vec<Candidate> = view
+                .sstables
+                .iter()
+                .map(|t| Candidate {
+                    generation: t.generation(),
+                    bytes: t.bytes(),
+                })
+                .collect();
+            let c = self.compaction;
+            let Some(pick) =
+                size_tiered::pick(&candidates, c.min_threshold, c.max_threshold, SMALL_FLOOR)
+            else {
+                return Ok(None);
+            };
+            view.sstables
+                .iter()
+                .filter(|t| pick.iter().any(|p| p.generation == t.generation()))
+                .cloned()
+                .collect()
+        };
+        if inputs.is_empty() {
+            return Ok(None);
+        }
+        let input_gens: Vec<u64> = inputs.iter().map(|t| t.generation()).collect();
+        let others: Vec<Arc<Sstable>> = view
+            .sstables
+            .iter()
+            .filter(|t| !input_gens.contains(&t.generation()))
+            .cloned()
+            .collect();
+        let elsewhere = |sort_key: &[u8], key: &[u8]| {
+            others.iter().any(|t| t.may_contain(key))
+                || self.view().memtables().any(|m| m.row(sort_key).is_some())
+        };
+        let partitioner = self.ctx.partitioner;
+        let key_of = |sort_key: &[u8]| partitioner.key_part(sort_key).to_vec();
+        let params = CompactionParams {
+            major,
+            now_seconds: self.ctx.clock.now_seconds(),
+            gc_grace_seconds: self.compaction.gc_grace_seconds,
+            is_super: self.is_super(),
+            elsewhere: &elsewhere,
+            key_of: &key_of,
+        };
+        let fs = self.ctx.fs.as_ref();
+        let generation = self.ctx.next_generation();
+        let dest = self
+            .dir
+            .join(sstable::data_file_name(&self.def.name, generation));
+        let out = task::compact(
+            fs,
+            &inputs,
+            &dest,
+            generation,
+            self.ctx.block_size,
+            self.ctx.bloom_fp,
+            &params,
+        )?;
+        let output_gen = out.table.as_ref().map(|t| t.generation());
+        self.ctx.update_manifest(|m| {
+            let e = m.cfs.entry(self.id).or_default();
+            e.sstables.retain(|g| !input_gens.contains(g));
+            e.sstables.extend(output_gen);
+        })?;
+        let mut v = self.view.write();
+        let mut sstables: Vec<Arc<Sstable>> = v
+            .sstables
+            .iter()
+            .filter(|t| !input_gens.contains(&t.generation()))
+            .cloned()
+            .collect();
+        sstables.extend(out.table.clone());
+        *v = Arc::new(View {
+            active: v.active.clone(),
+            frozen: v.frozen.clone(),
+            sstables,
+            broken: v.broken.clone(),
+        });
+        drop(v);
+        for t in &inputs {
+            self.ctx.blocks.forget_table(t.id());
+            self.key_cache.forget_table(t.id());
+            t.mark_obsolete(self.ctx.fs.clone());
+        }
+        self.resize_key_cache();
+        crate::stats::bump(&self.counters.compactions);
+        self.counters
+            .bytes_compacted
+            .fetch_add(out.bytes_in, Ordering::Relaxed);
+        self.counters
+            .tombstones_purged
+            .fetch_add(out.purged, Ordering::Relaxed);
+        Ok(Some(CompactionSummary {
+            inputs: inputs.len(),
+            bytes_in: out.bytes_in,
+            bytes_out: out.bytes_out,
+            purged: out.purged,
+        }))
+    }
+
+    /// Whether size-tiered compaction has a full bucket to merge.
+    pub fn needs_compaction(&self) -> bool {
+        let candidates: Vec<Candidate> = self
+            .view()
+            .sstables
+            .iter()
+            .map(|t| Candidate {
+                generation: t.generation(),
+                bytes: t.bytes(),
+            })
+            .collect();
+        let c = self.compaction;
+        size_tiered::pick(&candidates, c.min_threshold, c.max_threshold, SMALL_FLOOR).is_some()
+    }
+
     /// Removes this CF's SSTable files (after it is dropped and out of the manifest).
     pub fn remove_files(&self) -> Result<()> {
         let fs = self.ctx.fs.as_ref();
@@ -509,11 +677,7 @@ impl ColumnFamilyStore {
             streams.push(Box::new(t.rows_from(start, rctx)));
         }
         let mut out = Vec::new();
-        for group in KMerge::new(
-            streams,
-            |r: &Result<Vec<u8>>| r.as_ref().ok().map(Vec::as_slice),
-            false,
-        ) {
+        for group in KMerge::new(streams, row_key, false) {
             if out.len() >= count {
                 break;
             }

@@ -9,12 +9,13 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-pub use column_family::{ColumnFamilyStore, FlushLimits};
+pub use column_family::{ColumnFamilyStore, CompactionSettings, FlushLimits};
 
 use crate::cache::BlockCache;
 use crate::clock::Clock;
 use crate::error::Result;
 use crate::io::FileSystem;
+use crate::model::partitioner::Partitioner;
 use manifest::Manifest;
 
 /// What every column family store of one database shares.
@@ -32,8 +33,10 @@ pub struct StoreContext {
     pub bloom_fp: f64,
     /// SSTable block size in bytes.
     pub block_size: usize,
-    /// The engine's clock (memtable age for `MemtableFlushAfterMinutes`).
+    /// The engine's clock (memtable age, tombstone grace).
     pub clock: Arc<dyn Clock>,
+    /// The database's partitioner (row keys from row sort keys).
+    pub partitioner: Partitioner,
 }
 
 impl StoreContext {

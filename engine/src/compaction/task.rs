@@ -1,0 +1,322 @@
+//! One compaction: merges the rows of some SSTables of a column family into one new SSTable,
+//! reconciling versions (SPEC §3), dropping what deletions shadow, turning expired TTL cells
+//! into tombstones, and purging tombstones past `GCGraceSeconds` — but only when the compaction
+//! is major, or can show (bloom filters of the other SSTables, and the memtables) that the row is
+//! nowhere else, so a purge can never let older data reappear.
+//!
+//! This file merges and writes; choosing inputs is [`super::size_tiered`], making the result live
+//! is the store's job.
+
+use std::ops::Bound;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::cache::{BlockCache, KeyCache};
+use crate::error::Result;
+use crate::io::FileSystem;
+use crate::model::cell::{Cell, CellValue, DeletionTime, Entry};
+use crate::model::cell_key;
+use crate::query::merge::{merged_deletion, merged_entries, row_key, KMerge, RowSource};
+use crate::sstable::reader::SstRow;
+use crate::sstable::{ReadContext, Sstable, SstableWriter};
+use crate::stats::Counters;
+
+/// What a compaction needs to know beyond its inputs.
+pub struct CompactionParams<'a> {
+    /// Whether every SSTable of the CF is an input (then tombstones past grace always go).
+    pub major: bool,
+    /// "Now", in seconds, from the engine clock.
+    pub now_seconds: i64,
+    /// The CF's grace period.
+    pub gc_grace_seconds: u32,
+    /// Whether the CF is Super (entry key layout).
+    pub is_super: bool,
+    /// Whether row (sort key, key) may have data outside the inputs (other SSTables' bloom
+    /// filters, memtables). Only consulted for rows holding purgeable tombstones.
+    pub elsewhere: &'a dyn Fn(&[u8], &[u8]) -> bool,
+    /// Splits a row sort key into its client key.
+    pub key_of: &'a dyn Fn(&[u8]) -> Vec<u8>,
+}
+
+/// What a compaction produced.
+#[derive(Debug, Default)]
+pub struct CompactionOutput {
+    /// The new SSTable (none if everything was purged).
+    pub table: Option<Arc<Sstable>>,
+    /// Bytes of the inputs.
+    pub bytes_in: u64,
+    /// Bytes of the output.
+    pub bytes_out: u64,
+    /// Rows written.
+    pub rows: u64,
+    /// Tombstones (cells, super column and row deletions) purged.
+    pub purged: u64,
+}
+
+/// Cleans one merged row in key order: drops cells shadowed by the row's or their super
+/// column's deletion, expires TTL cells into tombstones, and (if `purge`) drops tombstones whose
+/// grace period has passed. Returns the row's deletion and entries, or `None` if nothing is left.
+pub fn clean_row(
+    deletion: Option<DeletionTime>,
+    entries: Vec<(Vec<u8>, Entry)>,
+    is_super: bool,
+    now_seconds: i64,
+    gc_before: i64,
+    purge: bool,
+    purged: &mut u64,
+) -> (Option<DeletionTime>, Vec<(Vec<u8>, Entry)>) {
+    let mut out = Vec::with_capacity(entries.len());
+    let mut group: Option<(Vec<u8>, Option<DeletionTime>)> = None;
+    for (key, entry) in entries {
+        match entry {
+            Entry::SuperColumnDeletion(d) => {
+                let d = if deletion.is_some_and(|rd| rd.shadows(d.marked_for_delete_at)) {
+                    None
+                } else {
+                    Some(d)
+                };
+                group = Some((key.clone(), d));
+                match d {
+                    Some(d) if purge && d.local_deletion_time <= gc_before => *purged += 1,
+                    Some(d) => out.push((key, Entry::SuperColumnDeletion(d))),
+                    None => {}
+                }
+            }
+            Entry::Cell(cell) => {
+                let mut shadow = deletion;
+                if is_super {
+                    if let Some(plen) = cell_key::group_prefix_len(&key) {
+                        match &group {
+                            Some((p, d)) if p.as_slice() == &key[..plen] => {
+                                shadow = DeletionTime::merge_opt(shadow, *d);
+                            }
+                            _ => group = Some((key[..plen].to_vec(), None)),
+                        }
+                    }
+                }
+                if shadow.is_some_and(|d| d.shadows(cell.timestamp)) {
+                    continue;
+                }
+                let cell = match cell.value {
+                    CellValue::Live { ttl: Some(t), .. }
+                        if now_seconds >= t.local_expiration_time =>
+                    {
+                        Cell::tombstone(cell.timestamp, t.local_expiration_time)
+                    }
+                    _ => cell,
+                };
+                if let CellValue::Tombstone {
+                    local_deletion_time,
+                } = cell.value
+                {
+                    if purge && local_deletion_time <= gc_before {
+                        *purged += 1;
+                        continue;
+                    }
+                }
+                out.push((key, Entry::Cell(cell)));
+            }
+        }
+    }
+    let deletion = match deletion {
+        Some(d) if purge && d.local_deletion_time <= gc_before => {
+            *purged += 1;
+            None
+        }
+        d => d,
+    };
+    (deletion, out)
+}
+
+/// Merges `inputs` into a new SSTable at `dest`.
+#[allow(clippy::too_many_arguments)]
+pub fn compact(
+    fs: &dyn FileSystem,
+    inputs: &[Arc<Sstable>],
+    dest: &Path,
+    generation: u64,
+    block_size: usize,
+    bloom_fp: f64,
+    params: &CompactionParams<'_>,
+) -> Result<CompactionOutput> {
+    // Compaction reads bypass the shared caches: a merge would only flush them of hot blocks.
+    let (blocks, keys, counters) = (BlockCache::new(0), KeyCache::default(), Counters::default());
+    let ctx = ReadContext {
+        blocks: &blocks,
+        keys: &keys,
+        counters: &counters,
+    };
+    let gc_before = params
+        .now_seconds
+        .saturating_sub(i64::from(params.gc_grace_seconds));
+    let mut out = CompactionOutput {
+        bytes_in: inputs.iter().map(|t| t.bytes()).sum(),
+        ..CompactionOutput::default()
+    };
+    let mut writer: Option<SstableWriter<'_>> = None;
+    let streams: Vec<_> = inputs
+        .iter()
+        .map(|t| t.rows_from(Bound::Unbounded, ctx))
+        .collect();
+    for group in KMerge::new(streams, row_key, false) {
+        let sort_key = match group.into_iter().next() {
+            Some(r) => r?,
+            None => continue,
+        };
+        let key = (params.key_of)(&sort_key);
+        let mut rows: Vec<SstRow<'_>> = Vec::new();
+        for t in inputs {
+            if let Some(pos) = t.locate(&sort_key, &key, &ctx)? {
+                rows.push(t.row(&sort_key, pos, ctx));
+            }
+        }
+        let sources: Vec<&dyn RowSource> = rows.iter().map(|r| r as &dyn RowSource).collect();
+        let deletion = merged_deletion(&sources)?;
+        let entries: Vec<(Vec<u8>, Entry)> =
+            merged_entries(&sources, Bound::Unbounded, Bound::Unbounded, false)
+                .map(|r| r.map(|(k, e)| (k.into_owned(), e)))
+                .collect::<Result<_>>()?;
+        let has_purgeable = deletion.is_some_and(|d| d.local_deletion_time <= gc_before)
+            || entries.iter().any(|(_, e)| match e {
+                Entry::SuperColumnDeletion(d) => d.local_deletion_time <= gc_before,
+                Entry::Cell(c) => match &c.value {
+                    CellValue::Tombstone {
+                        local_deletion_time,
+                    } => *local_deletion_time <= gc_before,
+                    CellValue::Live { ttl: Some(t), .. } => t.local_expiration_time <= gc_before,
+                    CellValue::Live { ttl: None, .. } => false,
+                },
+            });
+        let purge = has_purgeable && (params.major || !(params.elsewhere)(&sort_key, &key));
+        let (deletion, entries) = clean_row(
+            deletion,
+            entries,
+            params.is_super,
+            params.now_seconds,
+            gc_before,
+            purge,
+            &mut out.purged,
+        );
+        if deletion.is_none() && entries.is_empty() {
+            continue;
+        }
+        let w = match writer.as_mut() {
+            Some(w) => w,
+            None => writer.insert(SstableWriter::create(fs, dest, block_size, bloom_fp)?),
+        };
+        w.add_row(
+            &sort_key,
+            &key,
+            deletion,
+            entries.iter().map(|(k, e)| (k.as_slice(), e)),
+        )?;
+        out.rows += 1;
+    }
+    if let Some(w) = writer {
+        let written = w.finish()?;
+        out.bytes_out = written.bytes;
+        out.table = Some(Arc::new(Sstable::open(&written.path, generation)?));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cell::Ttl;
+
+    fn del(ts: i64, ldt: i64) -> DeletionTime {
+        DeletionTime {
+            marked_for_delete_at: ts,
+            local_deletion_time: ldt,
+        }
+    }
+
+    #[test]
+    fn shadowed_cells_go_and_tombstones_go_only_past_grace_when_purging() {
+        let entries = vec![
+            (
+                b"a".to_vec(),
+                Entry::Cell(Cell::live(5, b"old".to_vec(), None)),
+            ),
+            (
+                b"b".to_vec(),
+                Entry::Cell(Cell::live(20, b"new".to_vec(), None)),
+            ),
+            (b"c".to_vec(), Entry::Cell(Cell::tombstone(30, 100))),
+            (b"d".to_vec(), Entry::Cell(Cell::tombstone(31, 500))),
+            (
+                b"e".to_vec(),
+                Entry::Cell(Cell::live(
+                    40,
+                    b"ttl".to_vec(),
+                    Some(Ttl {
+                        ttl: 10,
+                        local_expiration_time: 150,
+                    }),
+                )),
+            ),
+        ];
+        let mut purged = 0;
+        // Now 1000, grace 800: gc_before = 200. The row deletion (ts 10, deleted at 50) shadows a.
+        let (d, e) = clean_row(
+            Some(del(10, 50)),
+            entries.clone(),
+            false,
+            1000,
+            200,
+            true,
+            &mut purged,
+        );
+        assert_eq!(d, None, "the row tombstone is past grace");
+        let keys: Vec<&[u8]> = e.iter().map(|(k, _)| k.as_slice()).collect();
+        assert_eq!(
+            keys,
+            [&b"b"[..], b"d"],
+            "c and the expired e are purged; d is within grace"
+        );
+        assert_eq!(purged, 3);
+        // Not purging: tombstones stay, the expired TTL cell becomes one.
+        let mut purged = 0;
+        let (d, e) = clean_row(
+            Some(del(10, 50)),
+            entries,
+            false,
+            1000,
+            200,
+            false,
+            &mut purged,
+        );
+        assert_eq!(d, Some(del(10, 50)));
+        assert_eq!(e.len(), 4);
+        assert_eq!(e[3].1, Entry::Cell(Cell::tombstone(40, 150)));
+        assert_eq!(purged, 0);
+    }
+
+    #[test]
+    fn super_column_deletions_shadow_their_own_sub_columns_only() {
+        use crate::model::comparator::BytesType;
+        let p1 = cell_key::super_column(&BytesType, b"home");
+        let p2 = cell_key::super_column(&BytesType, b"work");
+        let sub = |p: &[u8], n: &[u8]| cell_key::sub_column(p, &BytesType, n);
+        let entries = vec![
+            (p1.clone(), Entry::SuperColumnDeletion(del(10, 900))),
+            (
+                sub(&p1, b"city"),
+                Entry::Cell(Cell::live(5, b"x".to_vec(), None)),
+            ),
+            (
+                sub(&p1, b"zip"),
+                Entry::Cell(Cell::live(15, b"y".to_vec(), None)),
+            ),
+            (
+                sub(&p2, b"city"),
+                Entry::Cell(Cell::live(5, b"z".to_vec(), None)),
+            ),
+        ];
+        let mut purged = 0;
+        let (_, e) = clean_row(None, entries, true, 1000, 200, true, &mut purged);
+        let keys: Vec<Vec<u8>> = e.into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, [p1.clone(), sub(&p1, b"zip"), sub(&p2, b"city")]);
+    }
+}
