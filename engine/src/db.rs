@@ -134,11 +134,18 @@ impl Flusher {
             .name("memtable-flush".into())
             .spawn(move || {
                 let mut watched: Vec<Weak<ColumnFamilyStore>> = Vec::new();
+                let mut last_check = std::time::Instant::now();
                 loop {
                     match rx.recv_timeout(AGE_CHECK_EVERY) {
                         Ok(FlushJob::Flush(cf)) => flush_and_discard(&cf, &log, &compactor),
                         Ok(FlushJob::Watch(cf)) => watched.push(cf),
-                        Err(mpsc::RecvTimeoutError::Timeout) => {
+                        Err(mpsc::RecvTimeoutError::Timeout) => {}
+                        Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                    }
+                    // Checked on time whatever arrived, so steady flush traffic cannot starve it.
+                    if last_check.elapsed() >= AGE_CHECK_EVERY {
+                        last_check = std::time::Instant::now();
+                        {
                             watched.retain(|w| w.strong_count() > 0);
                             for cf in watched.iter().filter_map(Weak::upgrade) {
                                 if cf.idle_too_long() && !log.is_poisoned() {
@@ -150,7 +157,6 @@ impl Flusher {
                                 }
                             }
                         }
-                        Err(mpsc::RecvTimeoutError::Disconnected) => break,
                     }
                 }
             })
@@ -187,9 +193,14 @@ impl Flusher {
 impl Inner {
     /// Freezes and flushes one column family, then lets the commit log drop what it covered.
     fn flush_cf(&self, cf: &Arc<ColumnFamilyStore>) -> Result<()> {
-        {
+        let (switched, position) = {
             let _switch = self.switch_lock.write();
-            cf.switch_memtable(self.commitlog.current_position());
+            let position = self.commitlog.current_position();
+            (cf.switch_memtable(position), position)
+        };
+        if !switched && cf.frozen_count() == 0 {
+            // Nothing unflushed before `position`: no segment needs to wait for this CF.
+            return self.commitlog.discard_flushed(cf.id(), position);
         }
         self.flush_frozen(cf)
     }
@@ -224,6 +235,17 @@ impl Drop for Inner {
         self.flusher.stop();
         self.compactor.stop();
         if self.commitlog.is_poisoned() {
+            // The memtables may hold the only copy of writes since the log's last good fsync:
+            // put them in SSTables, and leave the log alone.
+            for cf in self.all_cfs() {
+                {
+                    let _switch = self.switch_lock.write();
+                    cf.switch_memtable(self.commitlog.current_position());
+                }
+                if let Err(e) = cf.flush_frozen() {
+                    tracing::error!("flush at close of {} failed: {e}", cf.def().name);
+                }
+            }
             return;
         }
         // Flush on close, so the next open has nothing to replay. Errors here cannot be
@@ -440,18 +462,37 @@ impl Database {
             },
         };
         let state = SchemaState::from_catalog(catalog, &env);
+        let known: BTreeSet<u32> = state
+            .keyspaces
+            .values()
+            .flat_map(|k| k.cfs.values().map(|c| c.id()))
+            .collect();
+        if manifest.cfs.keys().any(|id| !known.contains(id)) {
+            // Column families dropped (or half-dropped by a crash) since the manifest was written.
+            env.ctx
+                .update_manifest(|m| m.cfs.retain(|id, _| known.contains(id)))?;
+        }
         Self::open_sstables(&root, fs.as_ref(), &state, &manifest)?;
         let log_dir = options
             .commit_log_directory
             .clone()
             .unwrap_or_else(|| root.join("commit-log"));
         let replayed = Self::replay(&log_dir, &state, partitioner, &manifest)?;
+        // New segments number past anything replayed and past every flushed position, so a
+        // record written now can never look older than a flush (even if the log directory was
+        // emptied or moved).
+        let flushed_max = manifest
+            .cfs
+            .values()
+            .map(|m| m.flushed_to.segment)
+            .max()
+            .unwrap_or(0);
         let commitlog = Arc::new(CommitLog::open(
             &log_dir,
             fs.clone(),
             options.commit_log_segment_size_mb,
             options.commit_log_sync,
-            replayed.max_seq + 1,
+            replayed.max_seq.max(flushed_max) + 1,
             replayed.dirty,
         )?);
         let switch_lock = Arc::new(RwLock::new(()));
@@ -478,6 +519,7 @@ impl Database {
         // Replayed data goes to SSTables at once, so the old segments can go and a crash
         // during the next run replays less.
         db.flush_all()?;
+        db.inner.commitlog.sweep()?;
         Ok(db)
     }
 
@@ -732,28 +774,45 @@ impl Database {
             };
             cf.validator().add(m, now, &mut updates[j].1)?;
         }
-        for (key, updates) in rows {
-            let record = RowMutation {
-                key,
+        let records: Vec<RowMutation> = rows
+            .iter()
+            .map(|(key, updates)| RowMutation {
+                key: key.clone(),
                 updates: updates.iter().map(|(cf, u)| (cf.id(), u.clone())).collect(),
-            };
+            })
+            .collect();
+        {
             // The switch lock keeps a memtable switch from falling between the log append and
             // the memtable apply, which would let a flush claim a log position it does not cover.
-            {
-                let _switch = self.inner.switch_lock.read();
-                self.inner.commitlog.append(&record)?;
+            let _switch = self.inner.switch_lock.read();
+            // One record per row, one fsync for the batch.
+            self.inner.commitlog.append_all(&records)?;
+            for (record, (_, updates)) in records.iter().zip(&rows) {
                 let sort_key = self.inner.partitioner.row_sort_key(&record.key);
-                for (cf, update) in &updates {
+                for (cf, update) in updates {
                     cf.apply(&sort_key, &record.key, update);
                 }
             }
-            for (cf, _) in &updates {
-                if cf.needs_flush() {
-                    self.request_flush(cf)?;
+        }
+        // The writes are durable and visible: from here on, trouble is logged, not returned.
+        let mut touched: Vec<&Arc<ColumnFamilyStore>> = Vec::new();
+        for (_, updates) in &rows {
+            for (cf, _) in updates {
+                if !touched.iter().any(|t| Arc::ptr_eq(t, cf)) {
+                    touched.push(cf);
                 }
             }
         }
-        self.check_total_memtable_space()?;
+        for cf in touched {
+            if cf.needs_flush() {
+                if let Err(e) = self.request_flush(cf) {
+                    tracing::error!("flush of {} failed: {e}", cf.def().name);
+                }
+            }
+        }
+        if let Err(e) = self.check_total_memtable_space() {
+            tracing::error!("flush for MemtableTotalSpaceInMB failed: {e}");
+        }
         Ok(())
     }
 
@@ -778,16 +837,22 @@ impl Database {
         let limit = (self.inner.options.memtable_total_space_mb as usize) << 20;
         let schema = self.schema();
         let cfs = schema.keyspaces.values().flat_map(|k| k.cfs.values());
-        let (total, largest) = cfs.fold((0usize, None::<&Arc<ColumnFamilyStore>>), |(t, l), cf| {
-            let b = cf.memtable_bytes();
-            let l = match l {
-                Some(x) if x.memtable_bytes() >= b => Some(x),
-                _ => Some(cf),
-            };
-            (t + b, l)
-        });
+        // Total over all memtables; the flush goes to the largest *active* one (frozen ones are
+        // already on their way to disk).
+        let (total, largest) = cfs.fold(
+            (0usize, None::<(&Arc<ColumnFamilyStore>, usize)>),
+            |(t, l), cf| {
+                let active = cf.active_bytes();
+                let l = match l {
+                    Some((x, b)) if b >= active => Some((x, b)),
+                    _ if active > 0 => Some((cf, active)),
+                    other => other,
+                };
+                (t + cf.memtable_bytes(), l)
+            },
+        );
         match largest {
-            Some(cf) if total > limit => self.request_flush(cf),
+            Some((cf, _)) if total > limit => self.request_flush(cf),
             _ => Ok(()),
         }
     }
@@ -1097,6 +1162,9 @@ impl Database {
     /// After a drop is in the catalog: takes the CFs out of the manifest and the commit log's
     /// bookkeeping, and removes their files.
     fn remove_dropped(&self, dropped: &[Arc<ColumnFamilyStore>]) -> Result<()> {
+        for cf in dropped {
+            cf.mark_dropped();
+        }
         let ids: BTreeSet<u32> = dropped.iter().map(|c| c.id()).collect();
         self.inner.env.ctx.update_manifest(|m| {
             m.cfs.retain(|id, _| !ids.contains(id));

@@ -394,3 +394,85 @@ fn damage_in_any_part_of_an_sstable_is_an_error_naming_it_and_other_data_reads()
     );
     assert!(read_one(&db, "Standard2", "c1", "col1").unwrap().is_some());
 }
+
+#[test]
+fn a_value_larger_than_any_block_reads_back_after_flush_and_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    // 70 MiB of one byte: past the old 64 MiB block cap, and compressing near LZ4's 255:1 limit.
+    let big = vec![b'x'; 70 << 20];
+    let p = ColumnPath::new("Standard1").column("big");
+    {
+        let db = Database::open(dir.path(), opts()).unwrap();
+        db.insert(KS, "k", &p, &big, WriteOptions::at(1)).unwrap();
+        db.flush(KS, Some("Standard1")).unwrap();
+    }
+    let db = Database::open(dir.path(), opts()).unwrap();
+    let got = db.get(KS, "k", &p).unwrap().unwrap();
+    assert!(got.as_column().unwrap().value == big);
+}
+
+#[test]
+fn a_long_row_key_on_a_wide_row_does_not_blow_up_the_sstable() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path(), opts()).unwrap();
+    let key = vec![b'k'; 16 << 10];
+    let mut b = BatchMutation::new();
+    for i in 0..5000u32 {
+        b.insert(
+            &key,
+            ColumnPath::new("Standard1").column(i.to_be_bytes()),
+            "v",
+            WriteOptions::at(1),
+        );
+    }
+    db.batch_mutate(KS, &b).unwrap();
+    db.flush(KS, Some("Standard1")).unwrap();
+    let s = stats(&db, "Standard1");
+    // The key is repeated once per block, not once per column.
+    assert!(
+        s.sstable_bytes < 2 << 20,
+        "{} bytes on disk",
+        s.sstable_bytes
+    );
+    let n = db
+        .get_count(
+            KS,
+            &key,
+            &ColumnParent::new("Standard1"),
+            &SlicePredicate::everything(),
+        )
+        .unwrap();
+    assert_eq!(n, 5000);
+}
+
+#[test]
+fn segments_do_not_pile_up_across_idle_reopens_or_alternating_column_families() {
+    let dir = tempfile::tempdir().unwrap();
+    for _ in 0..5 {
+        drop(Database::open(dir.path(), opts()).unwrap());
+    }
+    assert_eq!(
+        segment_count(dir.path()),
+        1,
+        "open and close without writes leave one segment"
+    );
+    let db = Database::open(dir.path(), opts()).unwrap();
+    for round in 0..3 {
+        for cf in ["Standard1", "Standard2"] {
+            db.insert(
+                KS,
+                "k",
+                &ColumnPath::new(cf).column(format!("c{round}")),
+                "v",
+                WriteOptions::now(),
+            )
+            .unwrap();
+            db.flush(KS, Some(cf)).unwrap();
+        }
+    }
+    assert_eq!(
+        segment_count(dir.path()),
+        1,
+        "every CF flushed past the old segments"
+    );
+}

@@ -41,8 +41,9 @@ pub struct LogPosition {
 #[derive(Debug)]
 struct Segment {
     path: PathBuf,
-    /// Column families with records in this segment that are not yet flushed.
-    dirty: BTreeSet<u32>,
+    /// Column families with records in this segment not yet flushed, each with the offset of
+    /// its last record here: a flush covering that offset makes the segment clean for it.
+    dirty: BTreeMap<u32, u64>,
 }
 
 #[derive(Debug)]
@@ -141,6 +142,7 @@ impl CommitLog {
         first_seq: u64,
         existing: BTreeMap<u64, (PathBuf, BTreeSet<u32>)>,
     ) -> Result<CommitLog> {
+        // Replayed segments: their records all precede anything written from now on.
         if !dir.exists() {
             fs.create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
             // The directory's own entry must be durable before any segment in it is trusted.
@@ -168,6 +170,7 @@ impl CommitLog {
         {
             let mut st = shared.state.lock();
             for (seq, (path, dirty)) in existing {
+                let dirty = dirty.into_iter().map(|cf| (cf, u64::MAX - 1)).collect();
                 st.segments.insert(seq, Segment { path, dirty });
             }
             st.file = shared.open_segment(first_seq)?;
@@ -177,7 +180,7 @@ impl CommitLog {
                 first_seq,
                 Segment {
                     path: shared.segment_path(first_seq),
-                    dirty: BTreeSet::new(),
+                    dirty: BTreeMap::new(),
                 },
             );
         }
@@ -202,44 +205,72 @@ impl CommitLog {
 
     /// Appends one row's mutation; returns the position of its record. In batch mode it returns
     /// once the record is durable.
+    #[cfg(test)]
     pub fn append(&self, m: &RowMutation) -> Result<LogPosition> {
+        let positions = self.append_all(std::slice::from_ref(m))?;
+        Ok(positions[0])
+    }
+
+    /// Appends several rows' mutations, one record each, in order; in batch mode returns once all
+    /// are durable, with one fsync (shared with any concurrent writers) for the lot. A record too
+    /// large for the format is refused before anything is written.
+    pub fn append_all(&self, mutations: &[RowMutation]) -> Result<Vec<LogPosition>> {
         let sh = &self.shared;
         sh.check()?;
-        let mut payload = Writer::default();
-        record::encode(m, &mut payload);
-        let mut framed = Vec::with_capacity(payload.buf.len() + segment::FRAME_LEN as usize);
-        segment::frame(&payload.buf, &mut framed);
-
+        let mut framed = Vec::with_capacity(mutations.len());
+        for m in mutations {
+            let mut payload = Writer::default();
+            record::encode(m, &mut payload);
+            if payload.buf.len() as u64 > segment::MAX_PAYLOAD {
+                return Err(Error::invalid(format!(
+                    "a row mutation of {} bytes exceeds the commit log's record limit of {} bytes",
+                    payload.buf.len(),
+                    segment::MAX_PAYLOAD
+                )));
+            }
+            let mut f = Vec::with_capacity(payload.buf.len() + segment::FRAME_LEN as usize);
+            segment::frame(&payload.buf, &mut f);
+            framed.push(f);
+        }
+        let mut positions = Vec::with_capacity(mutations.len());
         let mut st = sh.state.lock();
         sh.check()?;
-        if st.written > segment::HEADER_LEN && st.written + framed.len() as u64 > sh.segment_size {
-            self.roll(&mut st)?;
+        for (m, f) in mutations.iter().zip(&framed) {
+            if st.written > segment::HEADER_LEN && st.written + f.len() as u64 > sh.segment_size {
+                self.roll(&mut st)?;
+            }
+            let start = LogPosition {
+                segment: st.seq,
+                offset: st.written,
+            };
+            let path = sh.segment_path(st.seq);
+            st.file
+                .append(f)
+                .map_err(|e| sh.poison("appending to", &path, &e))?;
+            st.written += f.len() as u64;
+            if let Some(seg) = st.segments.get_mut(&start.segment) {
+                for (cf, _) in &m.updates {
+                    seg.dirty.insert(*cf, start.offset);
+                }
+            }
+            positions.push(start);
         }
-        let start = LogPosition {
+        let end = LogPosition {
             segment: st.seq,
             offset: st.written,
         };
-        let path = sh.segment_path(st.seq);
-        st.file
-            .append(&framed)
-            .map_err(|e| sh.poison("appending to", &path, &e))?;
-        st.written += framed.len() as u64;
-        let end = st.written;
-        if let Some(seg) = st.segments.get_mut(&start.segment) {
-            seg.dirty.extend(m.updates.iter().map(|(cf, _)| *cf));
-        }
         drop(st);
         if let CommitLogSync::Batch { .. } = sh.sync {
             // Group commit: the append lock is released before syncing, so writers that arrive
-            // meanwhile append too, and one fsync covers them all; a writer whose record an
+            // meanwhile append too, and one fsync covers them all; a writer whose records an
             // earlier fsync (or a segment roll) already covered returns without syncing.
             let mut st = sh.state.lock();
-            let durable = st.seq > start.segment || st.synced >= end;
+            let durable = st.seq > end.segment || st.synced >= end.offset;
             if !durable {
                 sh.sync_locked(&mut st)?;
             }
         }
-        Ok(start)
+        Ok(positions)
     }
 
     fn roll(&self, st: &mut WriterState) -> Result<()> {
@@ -254,7 +285,7 @@ impl CommitLog {
             next,
             Segment {
                 path: sh.segment_path(next),
-                dirty: BTreeSet::new(),
+                dirty: BTreeMap::new(),
             },
         );
         Ok(())
@@ -280,29 +311,57 @@ impl CommitLog {
     /// Records that column family `cf` has flushed everything logged before `upto`, and deletes
     /// the segments no column family needs any more.
     pub fn discard_flushed(&self, cf: u32, upto: LogPosition) -> Result<()> {
-        let sh = &self.shared;
-        let mut st = sh.state.lock();
-        let current = st.seq;
-        let mut doomed = Vec::new();
+        let mut st = self.shared.state.lock();
         for (seq, seg) in st.segments.iter_mut() {
-            if *seq < upto.segment {
+            let covered = match seg.dirty.get(&cf) {
+                Some(last) => *seq < upto.segment || (*seq == upto.segment && *last < upto.offset),
+                None => false,
+            };
+            if covered {
                 seg.dirty.remove(&cf);
             }
-            if *seq < current && seg.dirty.is_empty() {
-                doomed.push(*seq);
-            }
         }
+        self.sweep_locked(&mut st)
+    }
+
+    /// Deletes every segment no column family needs. A current segment that holds records, none
+    /// of them needed any more, is rolled over first so it can go too: deleted data must not
+    /// linger in the log.
+    fn sweep_locked(&self, st: &mut WriterState) -> Result<()> {
+        let sh = &self.shared;
+        let current = st.seq;
+        let current_clean = st
+            .segments
+            .get(&current)
+            .is_some_and(|s| s.dirty.is_empty());
+        if current_clean && st.written > segment::HEADER_LEN && !sh.failed.load(Ordering::SeqCst) {
+            self.roll(st)?;
+        }
+        let live = st.seq;
+        let doomed: Vec<u64> = st
+            .segments
+            .iter()
+            .filter(|(seq, seg)| **seq < live && seg.dirty.is_empty())
+            .map(|(seq, _)| *seq)
+            .collect();
         if doomed.is_empty() {
             return Ok(());
         }
         for seq in &doomed {
-            if let Some(seg) = st.segments.remove(seq) {
+            if let Some(seg) = st.segments.get(seq) {
                 sh.fs
                     .remove_file(&seg.path)
                     .map_err(|e| Error::io(&seg.path, e))?;
             }
+            st.segments.remove(seq);
         }
         sh.fs.sync_dir(&sh.dir).map_err(|e| Error::io(&sh.dir, e))
+    }
+
+    /// Deletes the segments no column family needs (after replay, say).
+    pub fn sweep(&self) -> Result<()> {
+        let mut st = self.shared.state.lock();
+        self.sweep_locked(&mut st)
     }
 
     /// Forgets a dropped column family: no segment waits for it any more.

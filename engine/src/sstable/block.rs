@@ -2,7 +2,8 @@
 //! a data block holds (row headers and entries).
 //!
 //! Layout in `engine/FORMAT.md`. Reading checks the checksum and bounds every length (against
-//! the file, and the raw length against [`MAX_RAW_LEN`]) before allocating.
+//! the file, and the raw length against what the stored bytes can decompress to) before
+//! allocating.
 
 use crate::codec::{DecodeError, Reader, Writer};
 use crate::commitlog::record::{decode_entry, encode_entry};
@@ -10,8 +11,9 @@ use crate::model::cell::{DeletionTime, Entry};
 
 /// Bytes of a block's framing before its stored bytes.
 pub const FRAME_LEN: usize = 4 + 4 + 1 + 4;
-/// The largest raw (uncompressed) block a reader accepts.
-pub const MAX_RAW_LEN: usize = 64 << 20;
+/// LZ4 expands its input at most 255-fold: a raw length beyond that is impossible, so it can be
+/// refused before allocating, whatever size values the writer was given.
+const LZ4_MAX_RATIO: usize = 255;
 
 const NONE: u8 = 0;
 const LZ4: u8 = 1;
@@ -85,8 +87,16 @@ pub fn unframe(bytes: &[u8]) -> Result<Vec<u8>, BlockError> {
     if h.finalize() != crc {
         return Err(BlockError::Checksum);
     }
-    if raw_len > MAX_RAW_LEN {
-        return Err(BlockError::Malformed(format!("raw length {raw_len}")));
+    if raw_len
+        > stored
+            .len()
+            .saturating_mul(LZ4_MAX_RATIO)
+            .saturating_add(16)
+    {
+        return Err(BlockError::Malformed(format!(
+            "raw length {raw_len} from {} stored bytes",
+            stored.len()
+        )));
     }
     match kind {
         NONE if stored.len() == raw_len => Ok(stored.to_vec()),

@@ -48,6 +48,10 @@ pub struct SstableWriter<'f> {
     block: Writer,
     /// (first row, first entry, row deletion) of the block being built.
     block_start: Option<(Vec<u8>, Vec<u8>, Option<DeletionTime>)>,
+    /// Bytes of the block's opening row header, which do not count toward its size: a long row
+    /// key repeated at each block of a wide row must not shrink the blocks.
+    header_len: usize,
+    finished: bool,
     row: Option<(Vec<u8>, Option<DeletionTime>)>,
     index: BlockIndex,
     offset: u64,
@@ -78,6 +82,8 @@ impl<'f> SstableWriter<'f> {
             block_size: block_size.max(64),
             block: Writer::default(),
             block_start: None,
+            header_len: 0,
+            finished: false,
             row: None,
             index: BlockIndex::default(),
             offset: header.len() as u64,
@@ -116,19 +122,27 @@ impl<'f> SstableWriter<'f> {
         if let Some(d) = deletion {
             self.note_timestamp(d.marked_for_delete_at);
         }
-        if self.block_start.is_none() {
+        let opens_block = self.block_start.is_none();
+        if opens_block {
             self.block_start = Some((sort_key.to_vec(), Vec::new(), deletion));
         }
         write_row(&mut self.block, sort_key, deletion, false);
+        if opens_block {
+            self.header_len = self.block.buf.len();
+        }
         self.row_keys.push(key.to_vec());
         self.footer.rows += 1;
         for (k, e) in entries {
             self.add_entry(k, e)?;
         }
-        if self.block.buf.len() >= self.block_size {
+        if self.block_full() {
             self.finish_block()?;
         }
         Ok(())
+    }
+
+    fn block_full(&self) -> bool {
+        self.block.buf.len() >= self.block_size + self.header_len
     }
 
     fn add_entry(&mut self, key: &[u8], entry: &Entry) -> Result<()> {
@@ -139,6 +153,7 @@ impl<'f> SstableWriter<'f> {
                 .clone()
                 .ok_or_else(|| Error::invalid("an entry before its row"))?;
             write_row(&mut self.block, &row, deletion, true);
+            self.header_len = self.block.buf.len();
             self.block_start = Some((row, key.to_vec(), deletion));
         }
         write_entry(&mut self.block, key, entry);
@@ -147,7 +162,7 @@ impl<'f> SstableWriter<'f> {
             Entry::SuperColumnDeletion(d) => d.marked_for_delete_at,
         });
         self.footer.entries += 1;
-        if self.block.buf.len() >= self.block_size {
+        if self.block_full() {
             self.finish_block()?;
         }
         Ok(())
@@ -181,7 +196,9 @@ impl<'f> SstableWriter<'f> {
     }
 
     /// Writes the index, filter and footer, and makes the file durable under its final name.
+    /// A writer dropped before this (an error on the way) removes its temporary file.
     pub fn finish(mut self) -> Result<WrittenTable> {
+        let dest = self.dest.clone();
         self.finish_block()?;
         if self.footer.rows == 0 {
             return Err(Error::invalid("an SSTable needs at least one row"));
@@ -199,16 +216,26 @@ impl<'f> SstableWriter<'f> {
         self.file.append(&f).map_err(|e| Error::io(&self.tmp, e))?;
         self.file.sync().map_err(|e| Error::io(&self.tmp, e))?;
         let bytes = self.offset + f.len() as u64;
+        self.finished = true;
         self.fs
             .rename(&self.tmp, &self.dest)
             .map_err(|e| Error::io(&self.dest, e))?;
         let dir = crate::io::fs::parent_dir(&self.dest);
         self.fs.sync_dir(&dir).map_err(|e| Error::io(&dir, e))?;
         Ok(WrittenTable {
-            path: self.dest,
+            path: dest,
             rows: self.footer.rows,
             entries: self.footer.entries,
             bytes,
         })
+    }
+}
+
+impl Drop for SstableWriter<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            // Best effort: a leftover `.tmp` is also removed at the next open.
+            let _ = self.fs.remove_file(&self.tmp);
+        }
     }
 }

@@ -8,7 +8,7 @@
 
 use std::ops::Bound;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -116,6 +116,8 @@ pub struct ColumnFamilyStore {
     limits: FlushLimits,
     compaction: CompactionSettings,
     compacting: Mutex<()>,
+    /// Set once the CF is dropped: nothing may be flushed or compacted into it afterwards.
+    dropped: AtomicBool,
     /// When the active memtable took its first write (engine clock, µs; 0: not yet).
     active_since: AtomicI64,
     flushing: Mutex<()>,
@@ -157,6 +159,7 @@ impl ColumnFamilyStore {
             limits,
             compaction,
             compacting: Mutex::new(()),
+            dropped: AtomicBool::new(false),
             active_since: AtomicI64::new(0),
             flushing: Mutex::new(()),
         }
@@ -273,6 +276,11 @@ impl ColumnFamilyStore {
         since != 0 && self.ctx.clock.now_micros().saturating_sub(since) >= age
     }
 
+    /// Bytes held by the active memtable.
+    pub fn active_bytes(&self) -> usize {
+        self.view().active.live_bytes()
+    }
+
     /// Bytes held by all of this CF's memtables.
     pub fn memtable_bytes(&self) -> usize {
         self.view().memtables().map(|m| m.live_bytes()).sum()
@@ -308,6 +316,9 @@ impl ColumnFamilyStore {
     /// error the memtable stays frozen (and readable), to be flushed again later.
     pub fn flush_frozen(&self) -> Result<Option<LogPosition>> {
         let _one_at_a_time = self.flushing.lock();
+        if self.dropped.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
         let mut flushed_to = None;
         loop {
             let Some((mem, position)) = self.view().frozen.first().cloned() else {
@@ -377,6 +388,9 @@ impl ColumnFamilyStore {
     /// SSTables' files go once no reader holds them. Returns `None` if there was nothing to do.
     pub fn compact(&self, major: bool) -> Result<Option<CompactionSummary>> {
         let _one_at_a_time = self.compacting.lock();
+        if self.dropped.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
         let view = self.view();
         if !view.broken.is_empty() {
             // Merging around a damaged file would drop what it holds.
@@ -500,7 +514,16 @@ impl ColumnFamilyStore {
         size_tiered::pick(&candidates, c.min_threshold, c.max_threshold, SMALL_FLOOR).is_some()
     }
 
-    /// Removes this CF's SSTable files (after it is dropped and out of the manifest).
+    /// Marks the CF dropped, waiting out any flush or compaction in progress, so nothing is
+    /// written for it afterwards.
+    pub fn mark_dropped(&self) {
+        let _f = self.flushing.lock();
+        let _c = self.compacting.lock();
+        self.dropped.store(true, Ordering::SeqCst);
+    }
+
+    /// Removes this CF's SSTable files (after it is dropped and out of the manifest). Readers
+    /// holding them keep their mappings; the files vanish from the directory at once.
     pub fn remove_files(&self) -> Result<()> {
         let fs = self.ctx.fs.as_ref();
         for t in &self.view().sstables {

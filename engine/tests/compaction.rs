@@ -1,0 +1,190 @@
+//! Compaction through the public API: a deleted column's bytes leave the disk after its grace
+//! period and a major compaction and never come back; a minor compaction keeps a tombstone whose
+//! row still has older data elsewhere; minor compactions keep the SSTable count bounded while
+//! everything reads back identical.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use common::*;
+use supercolumn::{
+    BatchMutation, ColumnParent, ColumnPath, CommitLogSync, Database, KeyRange, ManualClock,
+    Options, SlicePredicate, WriteOptions,
+};
+
+const KS: &str = "Keyspace1";
+
+fn opts(clock: &Arc<ManualClock>) -> Options {
+    let mut o = Options::default().with_clock(clock.clone());
+    o.commit_log_sync = CommitLogSync::Batch { window_ms: 1.0 };
+    o.gc_grace_seconds = 3600;
+    o
+}
+
+/// Whether any file under `dir` contains `needle`.
+fn on_disk(dir: &Path, needle: &[u8]) -> bool {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if std::fs::read(&p)
+                .unwrap()
+                .windows(needle.len())
+                .any(|w| w == needle)
+            {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[test]
+fn a_deleted_columns_bytes_leave_the_disk_after_grace_and_a_major_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let secret = b"SECRET-VALUE-0123456789".as_slice();
+    let path = ColumnPath::new("Standard1").column("c");
+    {
+        let db = Database::open(dir.path(), opts(&clock)).unwrap();
+        db.insert(KS, "k", &path, secret, WriteOptions::now())
+            .unwrap();
+        db.insert(KS, "other", &path, "keep", WriteOptions::now())
+            .unwrap();
+        db.flush(KS, Some("Standard1")).unwrap();
+        clock.advance_seconds(1);
+        db.remove(KS, "k", &path, None).unwrap();
+        db.flush(KS, Some("Standard1")).unwrap();
+        assert!(
+            on_disk(dir.path(), secret),
+            "the value is still in the first SSTable"
+        );
+        // Within grace, a major compaction drops the shadowed value but keeps the tombstone.
+        db.compact(KS, Some("Standard1")).unwrap();
+        assert!(!on_disk(dir.path(), secret), "the shadowed value is gone");
+        assert!(db.get(KS, "k", &path).unwrap().is_none());
+        let s = db.column_family_stats(KS, "Standard1").unwrap();
+        assert_eq!((s.sstables, s.tombstones_purged), (1, 0));
+        // Past grace, the tombstone goes too.
+        clock.advance_seconds(3601);
+        db.compact(KS, Some("Standard1")).unwrap();
+        let s = db.column_family_stats(KS, "Standard1").unwrap();
+        assert_eq!(s.tombstones_purged, 1);
+        assert!(db.get(KS, "k", &path).unwrap().is_none());
+        assert_eq!(
+            db.get(KS, "other", &path)
+                .unwrap()
+                .unwrap()
+                .as_column()
+                .unwrap()
+                .value,
+            b"keep"
+        );
+    }
+    let db = Database::open(dir.path(), opts(&clock)).unwrap();
+    assert!(
+        db.get(KS, "k", &path).unwrap().is_none(),
+        "never comes back"
+    );
+    assert!(!on_disk(dir.path(), secret));
+}
+
+#[test]
+fn a_minor_compaction_keeps_a_tombstone_whose_row_has_older_data_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let mut o = opts(&clock);
+    // Minor compactions only when asked for by the test (a high threshold for the background).
+    o.min_compaction_threshold = 2;
+    o.max_compaction_threshold = 2;
+    let db = Database::open(dir.path(), o).unwrap();
+    let path = ColumnPath::new("Standard1").column("c");
+    // A big SSTable with the old value (never in the same bucket as the small ones).
+    let mut b = BatchMutation::new();
+    b.insert("k", path.clone(), "old", WriteOptions::at(1));
+    db.batch_mutate(KS, &b).unwrap();
+    db.flush(KS, Some("Standard1")).unwrap();
+    // Two small ones: the delete, and something unrelated.
+    db.remove(KS, "k", &path, Some(2)).unwrap();
+    db.flush(KS, Some("Standard1")).unwrap();
+    clock.advance_seconds(10_000);
+    db.insert(KS, "x", &path, "y", WriteOptions::now()).unwrap();
+    db.flush(KS, Some("Standard1")).unwrap();
+    // Whatever the compactor merged, "k" stays deleted: the tombstone may only be purged when
+    // no other SSTable can hold the row.
+    assert!(db.get(KS, "k", &path).unwrap().is_none());
+    drop(db);
+    let db = Database::open(dir.path(), opts(&clock)).unwrap();
+    assert!(
+        db.get(KS, "k", &path).unwrap().is_none(),
+        "the old value did not come back"
+    );
+    db.compact(KS, Some("Standard1")).unwrap();
+    assert!(db.get(KS, "k", &path).unwrap().is_none());
+}
+
+#[test]
+fn minor_compactions_keep_the_sstable_count_bounded_and_data_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let mut o = opts(&clock);
+    o.memtable_operations_millions = 0.002; // a flush every 2,000 column writes
+    let db = Database::open(dir.path(), o).unwrap();
+    let mut model = BTreeMap::new();
+    let mut x = 0x1234_5678u64;
+    for n in 0..60_000u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let key = format!("row{}", x % 500);
+        let col = format!("c{}", (x >> 20) % 40);
+        let val = format!("v{n}");
+        db.insert(
+            KS,
+            &key,
+            &ColumnPath::new("Standard1").column(&col),
+            &val,
+            WriteOptions::at(n as i64),
+        )
+        .unwrap();
+        model.insert((key, col), val);
+    }
+    db.flush(KS, Some("Standard1")).unwrap();
+    let s = db.column_family_stats(KS, "Standard1").unwrap();
+    assert!(s.flushes >= 25, "{} flushes", s.flushes);
+    assert!(s.compactions > 0, "background compactions ran");
+    // Size-tiered with threshold 4: far fewer SSTables than flushes.
+    assert!(
+        s.sstables <= 12,
+        "{} SSTables after {} flushes",
+        s.sstables,
+        s.flushes
+    );
+    let rows = db
+        .get_range_slices(
+            KS,
+            &ColumnParent::new("Standard1"),
+            &SlicePredicate::everything(),
+            &KeyRange::all().count(10_000),
+        )
+        .unwrap();
+    let mut got = BTreeMap::new();
+    for r in rows {
+        for c in r.columns {
+            let c = c.as_column().unwrap().clone();
+            got.insert(
+                (
+                    String::from_utf8(r.key.clone()).unwrap(),
+                    String::from_utf8(c.name).unwrap(),
+                ),
+                String::from_utf8(c.value).unwrap(),
+            );
+        }
+    }
+    assert_eq!(got, model);
+}
