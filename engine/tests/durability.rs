@@ -151,9 +151,10 @@ impl Machine {
 }
 
 /// Runs `rounds` power cuts on one machine. Each round opens the database, checks it against the
-/// model, then writes batches (three columns of one row at a time) and flushes at random until
-/// the file system fails after a random number of operations — a cut that can land inside a
-/// commit log append, an SSTable write, a rename or a manifest swap — and the power goes out.
+/// model, then writes batches (three columns of one row at a time), flushes and compacts at
+/// random until the file system fails after a random number of operations — a cut that can land
+/// inside a commit log append, an SSTable write, a rename, a manifest swap or the removal of
+/// compacted files — and the power goes out. (Minor compactions also run in the background.)
 fn power_cuts(m: &mut Machine, sync: CommitLogSync, rounds: u64, rng: &mut Rng) {
     let batch = matches!(sync, CommitLogSync::Batch { .. });
     for round in 0..rounds {
@@ -201,6 +202,19 @@ fn power_cuts(m: &mut Machine, sync: CommitLogSync, rounds: u64, rng: &mut Rng) 
         m.pending.clear();
         m.ffs.fail_after(rng.below(60));
         for n in 0.. {
+            if rng.below(25) == 0 {
+                // A major compaction (flush, merge, manifest swap, old files removed).
+                match db.compact(KS, Some("Standard2")) {
+                    Ok(()) => {
+                        for (key, cols) in m.pending.drain(..) {
+                            m.durable.entry(key).or_default().extend(cols);
+                        }
+                    }
+                    Err(Error::Io { .. }) | Err(Error::ReadOnly(_)) => break,
+                    Err(e) => panic!("round {round}: compaction: unexpected {e}"),
+                }
+                continue;
+            }
             if rng.below(10) == 0 {
                 match db.flush(KS, Some("Standard2")) {
                     Ok(()) => {
