@@ -741,6 +741,7 @@ impl Database {
     /// is validated first (a bad mutation anywhere changes nothing); then each row's mutations
     /// for one column family apply atomically. Default timestamps are one "now" for the batch.
     pub fn batch_mutate(&self, keyspace: &str, batch: &BatchMutation) -> Result<()> {
+        let started = std::time::Instant::now();
         let now = self.now();
         let schema = self.schema();
         let ks = schema
@@ -786,11 +787,12 @@ impl Database {
             // the memtable apply, which would let a flush claim a log position it does not cover.
             let _switch = self.inner.switch_lock.read();
             // One record per row, one fsync for the batch.
-            self.inner.commitlog.append_all(&records)?;
-            for (record, (_, updates)) in records.iter().zip(&rows) {
+            let logged = self.inner.commitlog.append_all(&records)?;
+            for ((record, (_, updates)), (_, log_bytes)) in records.iter().zip(&rows).zip(&logged) {
                 let sort_key = self.inner.partitioner.row_sort_key(&record.key);
                 for (cf, update) in updates {
                     cf.apply(&sort_key, &record.key, update);
+                    cf.record_write(started, log_bytes / updates.len() as u64);
                 }
             }
         }
@@ -954,8 +956,10 @@ impl Database {
         cf.validator().path(path, false)?;
         let predicate = SlicePredicate::Names(vec![name]);
         cf.validate_read(parent_sc, &predicate)?;
+        let started = std::time::Instant::now();
         let sort_key = self.inner.partitioner.row_sort_key(key);
         let mut found = cf.slice(&sort_key, key, parent_sc, &predicate, self.now().seconds)?;
+        cf.record_read(started);
         Ok(found.pop())
     }
 
@@ -972,14 +976,17 @@ impl Database {
         validate_key(key)?;
         let cf = self.cf(keyspace, &parent.column_family)?;
         cf.validate_read(parent.super_column.as_deref(), predicate)?;
+        let started = std::time::Instant::now();
         let sort_key = self.inner.partitioner.row_sort_key(key);
-        cf.slice(
+        let out = cf.slice(
             &sort_key,
             key,
             parent.super_column.as_deref(),
             predicate,
             self.now().seconds,
-        )
+        );
+        cf.record_read(started);
+        out
     }
 
     /// [`get_slice`](Self::get_slice) of many rows: one [`KeySlice`] per requested key, in request
@@ -997,7 +1004,9 @@ impl Database {
             validate_key(k.as_ref())?;
         }
         let now = self.now().seconds;
-        keys.iter()
+        let started = std::time::Instant::now();
+        let out = keys
+            .iter()
             .map(|k| {
                 let key = k.as_ref();
                 let sort_key = self.inner.partitioner.row_sort_key(key);
@@ -1012,7 +1021,9 @@ impl Database {
                     )?,
                 })
             })
-            .collect()
+            .collect();
+        cf.record_read(started);
+        out
     }
 
     /// Counts what [`get_slice`](Self::get_slice) would return (so a range predicate's `count`
@@ -1065,7 +1076,8 @@ impl Database {
             }
         }
         let lo = start.as_deref().map_or(Bound::Unbounded, Bound::Included);
-        cf.range_slices(
+        let started = std::time::Instant::now();
+        let out = cf.range_slices(
             p,
             lo,
             end.as_deref(),
@@ -1073,7 +1085,9 @@ impl Database {
             predicate,
             range.count,
             self.now().seconds,
-        )
+        );
+        cf.record_read(started);
+        out
     }
 
     // ---- schema ----

@@ -78,4 +78,4 @@ pub use query::{
 pub struct ReadmeDoctests;
 
 pub use schema::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef, StorageConf};
-pub use stats::ColumnFamilyStats;
+pub use stats::{ColumnFamilyStats, LatencySummary};

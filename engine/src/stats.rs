@@ -2,6 +2,64 @@
 //! benchmarks report them, and `Database::column_family_stats` shows them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use hdrhistogram::Histogram;
+use parking_lot::Mutex;
+
+/// Latencies in microseconds, 1 µs to 10 minutes, 2 significant digits.
+#[derive(Debug)]
+pub struct Latency(Mutex<Option<Histogram<u64>>>);
+
+impl Default for Latency {
+    fn default() -> Self {
+        Latency(Mutex::new(
+            Histogram::new_with_bounds(1, 600_000_000, 2).ok(),
+        ))
+    }
+}
+
+impl Latency {
+    /// Records the time since `start`.
+    pub fn record_since(&self, start: Instant) {
+        let us = u64::try_from(start.elapsed().as_micros())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        if let Some(h) = self.0.lock().as_mut() {
+            h.saturating_record(us);
+        }
+    }
+
+    /// (count, p50, p99, p99.9, max) in microseconds.
+    pub fn summary(&self) -> LatencySummary {
+        match self.0.lock().as_ref() {
+            Some(h) if !h.is_empty() => LatencySummary {
+                count: h.len(),
+                p50_us: h.value_at_quantile(0.5),
+                p99_us: h.value_at_quantile(0.99),
+                p999_us: h.value_at_quantile(0.999),
+                max_us: h.max(),
+            },
+            _ => LatencySummary::default(),
+        }
+    }
+}
+
+/// Operation count and latency percentiles, in microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LatencySummary {
+    /// Operations recorded.
+    pub count: u64,
+    /// Median.
+    pub p50_us: u64,
+    /// 99th percentile.
+    pub p99_us: u64,
+    /// 99.9th percentile.
+    pub p999_us: u64,
+    /// Slowest.
+    pub max_us: u64,
+}
 
 /// Live counters, updated by reads.
 #[derive(Debug, Default)]
@@ -21,6 +79,16 @@ pub struct Counters {
     pub(crate) compactions: AtomicU64,
     pub(crate) bytes_compacted: AtomicU64,
     pub(crate) tombstones_purged: AtomicU64,
+    /// Bytes clients wrote: row key + name + value of each write.
+    pub(crate) client_bytes: AtomicU64,
+    /// Bytes written to SSTables by flushes and compactions.
+    pub(crate) sstable_bytes_written: AtomicU64,
+    /// Bytes of commit log records carrying this CF's writes.
+    pub(crate) commitlog_bytes: AtomicU64,
+    /// Bytes of replaced SSTables still on disk (a reader holds them).
+    pub(crate) obsolete_bytes: Arc<AtomicU64>,
+    pub(crate) reads: Latency,
+    pub(crate) writes: Latency,
 }
 
 /// Adds one to a counter.
@@ -36,6 +104,20 @@ pub struct ColumnFamilyStats {
     pub sstables: usize,
     /// Bytes of the live SSTables.
     pub sstable_bytes: u64,
+    /// Bytes on disk: live SSTables plus replaced ones not yet deleted (a reader holds them).
+    pub total_bytes: u64,
+    /// Minor compactions waiting (full size-tiered buckets).
+    pub pending_compactions: usize,
+    /// Reads (get, slices, counts, range scans) and their latencies.
+    pub reads: LatencySummary,
+    /// Writes (batches touching this CF) and their latencies.
+    pub writes: LatencySummary,
+    /// Bytes clients wrote to this CF (row key + name + value of each write).
+    pub client_bytes: u64,
+    /// Bytes written to SSTables (flushes and compactions).
+    pub sstable_bytes_written: u64,
+    /// Bytes of commit log records carrying this CF's writes.
+    pub commitlog_bytes: u64,
     /// Bytes held by memtables (approximate).
     pub memtable_bytes: usize,
     /// Column writes in the active memtable.
@@ -96,7 +178,51 @@ impl Counters {
             block_cache_evictions: g(&self.block_cache_evictions),
             index_searches: g(&self.index_searches),
             blocks_read: g(&self.blocks_read),
+            reads: self.reads.summary(),
+            writes: self.writes.summary(),
+            client_bytes: g(&self.client_bytes),
+            sstable_bytes_written: g(&self.sstable_bytes_written),
+            commitlog_bytes: g(&self.commitlog_bytes),
+            total_bytes: g(&self.obsolete_bytes),
             ..ColumnFamilyStats::default()
         }
+    }
+}
+
+fn ratio(num: u64, den: u64) -> Option<f64> {
+    (den > 0).then(|| num as f64 / den as f64)
+}
+
+impl ColumnFamilyStats {
+    /// Key cache hits ÷ lookups.
+    pub fn key_cache_hit_rate(&self) -> Option<f64> {
+        ratio(
+            self.key_cache_hits,
+            self.key_cache_hits + self.key_cache_misses,
+        )
+    }
+
+    /// Block cache hits ÷ lookups.
+    pub fn block_cache_hit_rate(&self) -> Option<f64> {
+        ratio(
+            self.block_cache_hits,
+            self.block_cache_hits + self.block_cache_misses,
+        )
+    }
+
+    /// Bloom filter false positives ÷ checks of absent rows (the measured false-positive rate).
+    pub fn bloom_false_positive_ratio(&self) -> Option<f64> {
+        ratio(
+            self.bloom_false_positives,
+            self.bloom_false_positives + self.bloom_negatives,
+        )
+    }
+
+    /// (Bytes written to SSTables + commit log bytes) ÷ bytes written by clients.
+    pub fn write_amplification(&self) -> Option<f64> {
+        ratio(
+            self.sstable_bytes_written + self.commitlog_bytes,
+            self.client_bytes,
+        )
     }
 }

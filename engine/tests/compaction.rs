@@ -188,3 +188,60 @@ fn minor_compactions_keep_the_sstable_count_bounded_and_data_identical() {
     }
     assert_eq!(got, model);
 }
+
+#[test]
+fn statistics_report_what_the_column_family_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let db = Database::open(dir.path(), opts(&clock)).unwrap();
+    let mut written = 0u64;
+    for i in 0..500u32 {
+        let (key, val) = (format!("key{i:04}"), vec![b'v'; 100]);
+        db.insert(
+            KS,
+            &key,
+            &ColumnPath::new("Standard1").column("c"),
+            &val,
+            WriteOptions::now(),
+        )
+        .unwrap();
+        written += (key.len() + 1 + val.len()) as u64;
+        if i % 100 == 99 {
+            db.flush(KS, Some("Standard1")).unwrap();
+        }
+    }
+    for i in 0..50u32 {
+        db.get(
+            KS,
+            format!("key{i:04}"),
+            &ColumnPath::new("Standard1").column("c"),
+        )
+        .unwrap();
+        db.get(
+            KS,
+            format!("nope{i}"),
+            &ColumnPath::new("Standard1").column("c"),
+        )
+        .unwrap();
+    }
+    let s = db.column_family_stats(KS, "Standard1").unwrap();
+    assert_eq!(
+        s.client_bytes, written,
+        "row key + name + value of each write"
+    );
+    assert_eq!(s.writes.count, 500);
+    assert_eq!(s.reads.count, 100);
+    assert!(s.reads.p50_us >= 1 && s.reads.max_us >= s.reads.p99_us);
+    assert!(s.flushes >= 5 && s.sstable_bytes_written > 0 && s.commitlog_bytes > written);
+    let wa = s.write_amplification().unwrap();
+    assert!(wa > 1.0 && wa < 10.0, "write amplification {wa}");
+    assert!(s.total_bytes >= s.sstable_bytes);
+    let fp = s.bloom_false_positive_ratio().unwrap();
+    assert!(fp < 0.2, "measured false-positive ratio {fp}");
+    assert!(s.block_cache_hit_rate().is_some());
+    // After a major compaction one SSTable is left, and nothing waits.
+    db.compact(KS, Some("Standard1")).unwrap();
+    let s = db.column_family_stats(KS, "Standard1").unwrap();
+    assert_eq!((s.sstables, s.pending_compactions), (1, 0));
+    assert!(s.bytes_compacted > 0 && s.compactions >= 1);
+}

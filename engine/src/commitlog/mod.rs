@@ -208,13 +208,14 @@ impl CommitLog {
     #[cfg(test)]
     pub fn append(&self, m: &RowMutation) -> Result<LogPosition> {
         let positions = self.append_all(std::slice::from_ref(m))?;
-        Ok(positions[0])
+        Ok(positions[0].0)
     }
 
     /// Appends several rows' mutations, one record each, in order; in batch mode returns once all
     /// are durable, with one fsync (shared with any concurrent writers) for the lot. A record too
-    /// large for the format is refused before anything is written.
-    pub fn append_all(&self, mutations: &[RowMutation]) -> Result<Vec<LogPosition>> {
+    /// large for the format is refused before anything is written. Returns each record's
+    /// position and length in bytes.
+    pub fn append_all(&self, mutations: &[RowMutation]) -> Result<Vec<(LogPosition, u64)>> {
         let sh = &self.shared;
         sh.check()?;
         let mut framed = Vec::with_capacity(mutations.len());
@@ -253,7 +254,7 @@ impl CommitLog {
                     seg.dirty.insert(*cf, start.offset);
                 }
             }
-            positions.push(start);
+            positions.push((start, f.len() as u64));
         }
         let end = LogPosition {
             segment: st.seq,

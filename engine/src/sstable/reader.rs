@@ -67,17 +67,19 @@ pub struct Sstable {
     index: BlockIndex,
     bloom: RowBloom,
     footer: Footer,
-    obsolete: OnceLock<Arc<dyn FileSystem>>,
+    /// Set once replaced: how to remove the file, and the counter of bytes awaiting removal.
+    obsolete: OnceLock<(Arc<dyn FileSystem>, Arc<AtomicU64>)>,
 }
 
 impl Drop for Sstable {
     fn drop(&mut self) {
-        if let Some(fs) = self.obsolete.get() {
+        if let Some((fs, pending)) = self.obsolete.get() {
             // Already out of the manifest: a file left behind by a failure here is removed at
             // the next open.
             if let Err(e) = fs.remove_file(&self.path) {
                 tracing::warn!("removing {}: {e}", self.path.display());
             }
+            pending.fetch_sub(self.map.len() as u64, Ordering::Relaxed);
         }
     }
 }
@@ -152,8 +154,10 @@ impl Sstable {
 
     /// Marks the SSTable replaced (it is already out of the manifest): its file goes when the
     /// last reader drops it.
-    pub fn mark_obsolete(&self, fs: Arc<dyn FileSystem>) {
-        let _ = self.obsolete.set(fs);
+    pub fn mark_obsolete(&self, fs: Arc<dyn FileSystem>, pending_bytes: Arc<AtomicU64>) {
+        if self.obsolete.set((fs, pending_bytes.clone())).is_ok() {
+            pending_bytes.fetch_add(self.map.len() as u64, Ordering::Relaxed);
+        }
     }
 
     /// Whether the row key may be here (the bloom filter's answer; false means absent).

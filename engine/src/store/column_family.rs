@@ -252,6 +252,24 @@ impl ColumnFamilyStore {
     pub fn apply(&self, sort_key: &[u8], key: &[u8], update: &RowUpdate) {
         let v = self.view();
         v.active.apply(sort_key, key, update, self.is_super());
+        let client: usize = update
+            .entries
+            .iter()
+            .map(|(k, e)| {
+                key.len()
+                    + k.len()
+                    + match e {
+                        crate::model::cell::Entry::Cell(c) => match &c.value {
+                            crate::model::cell::CellValue::Live { value, .. } => value.len(),
+                            crate::model::cell::CellValue::Tombstone { .. } => 0,
+                        },
+                        crate::model::cell::Entry::SuperColumnDeletion(_) => 0,
+                    }
+            })
+            .sum();
+        self.counters
+            .client_bytes
+            .fetch_add(client.max(key.len()) as u64, Ordering::Relaxed);
         if self.active_since.load(Ordering::Relaxed) == 0 {
             let now = self.ctx.clock.now_micros().max(1);
             let _ =
@@ -380,6 +398,9 @@ impl ColumnFamilyStore {
             return Ok(None);
         }
         let written = w.finish()?;
+        self.counters
+            .sstable_bytes_written
+            .fetch_add(written.bytes, Ordering::Relaxed);
         Ok(Some(Arc::new(Sstable::open(&written.path, generation)?)))
     }
 
@@ -481,13 +502,16 @@ impl ColumnFamilyStore {
         for t in &inputs {
             self.ctx.blocks.forget_table(t.id());
             self.key_cache.forget_table(t.id());
-            t.mark_obsolete(self.ctx.fs.clone());
+            t.mark_obsolete(self.ctx.fs.clone(), self.counters.obsolete_bytes.clone());
         }
         self.resize_key_cache();
         crate::stats::bump(&self.counters.compactions);
         self.counters
             .bytes_compacted
             .fetch_add(out.bytes_in, Ordering::Relaxed);
+        self.counters
+            .sstable_bytes_written
+            .fetch_add(out.bytes_out, Ordering::Relaxed);
         self.counters
             .tombstones_purged
             .fetch_add(out.purged, Ordering::Relaxed);
@@ -497,6 +521,41 @@ impl ColumnFamilyStore {
             bytes_out: out.bytes_out,
             purged: out.purged,
         }))
+    }
+
+    /// Full size-tiered buckets waiting to be merged.
+    pub fn pending_compactions(&self) -> usize {
+        let c = self.compaction;
+        if c.min_threshold == 0 || c.max_threshold == 0 {
+            return 0;
+        }
+        let candidates: Vec<Candidate> = self
+            .view()
+            .sstables
+            .iter()
+            .map(|t| Candidate {
+                generation: t.generation(),
+                bytes: t.bytes(),
+            })
+            .collect();
+        size_tiered::buckets(&candidates, SMALL_FLOOR)
+            .iter()
+            .filter(|b| b.len() >= (c.min_threshold as usize).max(2))
+            .map(|b| b.len().div_ceil(c.max_threshold as usize))
+            .sum()
+    }
+
+    /// Records a read's latency.
+    pub fn record_read(&self, start: std::time::Instant) {
+        self.counters.reads.record_since(start);
+    }
+
+    /// Records a write's latency and the commit log bytes it took.
+    pub fn record_write(&self, start: std::time::Instant, log_bytes: u64) {
+        self.counters.writes.record_since(start);
+        self.counters
+            .commitlog_bytes
+            .fetch_add(log_bytes, Ordering::Relaxed);
     }
 
     /// Whether size-tiered compaction has a full bucket to merge.
@@ -545,6 +604,8 @@ impl ColumnFamilyStore {
         let mut s = self.counters.snapshot();
         s.sstables = v.sstables.len();
         s.sstable_bytes = v.sstables.iter().map(|t| t.bytes()).sum();
+        s.total_bytes += s.sstable_bytes;
+        s.pending_compactions = self.pending_compactions();
         s.memtable_bytes = v.memtables().map(|m| m.live_bytes()).sum();
         s.memtable_operations = v.active.operations();
         s.key_cache_capacity = self.key_cache.capacity();
