@@ -815,6 +815,15 @@ impl Database {
         if let Err(e) = self.check_total_memtable_space() {
             tracing::error!("flush for MemtableTotalSpaceInMB failed: {e}");
         }
+        // Compaction behind: slow this writer in proportion, so the compactor can catch up.
+        let delay = rows
+            .iter()
+            .flat_map(|(_, u)| u.iter().map(|(cf, _)| cf.write_delay()))
+            .max()
+            .unwrap_or_default();
+        if !delay.is_zero() {
+            std::thread::sleep(delay);
+        }
         Ok(())
     }
 

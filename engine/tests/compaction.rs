@@ -245,3 +245,87 @@ fn statistics_report_what_the_column_family_did() {
     assert_eq!((s.sstables, s.pending_compactions), (1, 0));
     assert!(s.bytes_compacted > 0 && s.compactions >= 1);
 }
+
+#[test]
+fn two_million_random_columns_keep_sstables_bounded_and_read_back_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let mut o = opts(&clock);
+    o.commit_log_sync = CommitLogSync::Periodic { period_ms: 10_000 };
+    o.memtable_operations_millions = 0.05; // a flush every 50,000 column writes
+    let db = Database::open(dir.path(), o).unwrap();
+    let mut model: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut b = BatchMutation::new();
+    for n in 0..2_000_000u32 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let (row, col) = ((x % 5000) as u32, ((x >> 32) % 1000) as u32);
+        b.insert(
+            row.to_be_bytes(),
+            ColumnPath::new("Standard1").column(col.to_be_bytes()),
+            n.to_be_bytes(),
+            WriteOptions::at(i64::from(n)),
+        );
+        model.insert((row, col), n);
+        if b.len() == 1000 {
+            db.batch_mutate(KS, &b).unwrap();
+            b = BatchMutation::new();
+        }
+    }
+    db.batch_mutate(KS, &b).unwrap();
+    db.flush(KS, Some("Standard1")).unwrap();
+    // Let the background compactor catch up (a condition, with a deadline).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while db
+        .column_family_stats(KS, "Standard1")
+        .unwrap()
+        .pending_compactions
+        > 0
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let s = db.column_family_stats(KS, "Standard1").unwrap();
+    println!(
+        "2M columns: {} flushes, {} compactions, {} SSTables, {} bytes on disk, write amplification {:.2}",
+        s.flushes,
+        s.compactions,
+        s.sstables,
+        s.sstable_bytes,
+        s.write_amplification().unwrap()
+    );
+    // Threshold 4 and ~40 flushes make about three size tiers.
+    assert!(s.flushes >= 35, "{} flushes", s.flushes);
+    assert!(s.sstables <= 16, "{} SSTables", s.sstables);
+    let mut got = 0usize;
+    let mut start = Vec::new();
+    loop {
+        let range = supercolumn::KeyRange::keys(&start, "").count(500);
+        let rows = db
+            .get_range_slices(
+                KS,
+                &ColumnParent::new("Standard1"),
+                &SlicePredicate::everything(),
+                &range,
+            )
+            .unwrap();
+        let fresh: Vec<_> = rows.into_iter().filter(|r| r.key != start).collect();
+        if fresh.is_empty() {
+            break;
+        }
+        for r in &fresh {
+            let row = u32::from_be_bytes(r.key.clone().try_into().unwrap());
+            for c in &r.columns {
+                let c = c.as_column().unwrap();
+                let col = u32::from_be_bytes(c.name.clone().try_into().unwrap());
+                let val = u32::from_be_bytes(c.value.clone().try_into().unwrap());
+                assert_eq!(model.get(&(row, col)), Some(&val), "row {row} column {col}");
+                got += 1;
+            }
+        }
+        start = fresh.last().unwrap().key.clone();
+    }
+    assert_eq!(got, model.len(), "every column read back");
+}

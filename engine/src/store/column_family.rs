@@ -66,6 +66,16 @@ pub struct CompactionSummary {
     pub purged: u64,
 }
 
+/// The pause for a write to a CF with `sstables` SSTables (see
+/// [`ColumnFamilyStore::write_delay`]).
+pub fn write_delay(sstables: usize, min_threshold: u32) -> Duration {
+    if min_threshold == 0 {
+        return Duration::ZERO;
+    }
+    let soft = (8 * min_threshold as usize).max(16);
+    Duration::from_millis(sstables.saturating_sub(soft).min(50) as u64)
+}
+
 /// The sources a read consults, fixed for the read's duration.
 #[derive(Debug, Default)]
 struct View {
@@ -558,6 +568,13 @@ impl ColumnFamilyStore {
             .fetch_add(log_bytes, Ordering::Relaxed);
     }
 
+    /// How long a write should pause because compaction has fallen behind: nothing up to a soft
+    /// limit of SSTables, then a millisecond per SSTable over it, at most 50 ms. With minor
+    /// compaction off the user chose to let SSTables pile up, so writers are never slowed.
+    pub fn write_delay(&self) -> Duration {
+        write_delay(self.view().sstables.len(), self.compaction.min_threshold)
+    }
+
     /// Whether size-tiered compaction has a full bucket to merge.
     pub fn needs_compaction(&self) -> bool {
         let candidates: Vec<Candidate> = self
@@ -787,5 +804,19 @@ impl ColumnFamilyStore {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writers_slow_in_proportion_to_the_compaction_backlog() {
+        assert_eq!(write_delay(10, 4), Duration::ZERO);
+        assert_eq!(write_delay(32, 4), Duration::ZERO);
+        assert_eq!(write_delay(35, 4), Duration::from_millis(3));
+        assert_eq!(write_delay(1000, 4), Duration::from_millis(50));
+        assert_eq!(write_delay(1000, 0), Duration::ZERO, "minor compaction off");
     }
 }
