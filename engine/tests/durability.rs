@@ -424,3 +424,87 @@ fn an_idle_memtable_is_flushed_once_older_than_memtable_flush_after_minutes() {
     assert_eq!(tables(), 1, "the idle memtable was flushed");
     assert_eq!(row(&db, "k").len(), 1);
 }
+
+#[test]
+fn a_power_cut_at_every_step_of_a_compaction_loses_nothing_and_revives_nothing() {
+    let mut steps = 0;
+    for budget in 0.. {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("db");
+        let ffs = FaultFs::new(root.path().join("park")).unwrap();
+        let clock = Arc::new(ManualClock::new(T0));
+        let mut o = options(BATCH, Some(&ffs)).with_clock(clock.clone());
+        o.gc_grace_seconds = 60;
+        o.min_compaction_threshold = 0; // only the major compaction under test
+        let db = Database::open(&dir, o.clone()).unwrap();
+        // Three SSTables: live data, then deletions of some of it (a column, a row), then more.
+        for (i, step) in ["write", "delete", "more"].iter().enumerate() {
+            for r in 0..20 {
+                let key = format!("r{r}");
+                match *step {
+                    "write" => {
+                        for c in 0..5 {
+                            db.insert(
+                                KS,
+                                &key,
+                                &ColumnPath::new("Standard2").column(format!("c{c}")),
+                                "old",
+                                WriteOptions::at(1),
+                            )
+                            .unwrap();
+                        }
+                    }
+                    "delete" if r % 3 == 0 => db
+                        .remove(KS, &key, &ColumnPath::new("Standard2"), Some(2))
+                        .unwrap(),
+                    "delete" => db
+                        .remove(
+                            KS,
+                            &key,
+                            &ColumnPath::new("Standard2").column("c0"),
+                            Some(2),
+                        )
+                        .unwrap(),
+                    _ => db
+                        .insert(
+                            KS,
+                            &key,
+                            &ColumnPath::new("Standard2").column("new"),
+                            "v",
+                            WriteOptions::at(3),
+                        )
+                        .unwrap(),
+                }
+            }
+            db.flush(KS, Some("Standard2")).unwrap();
+            assert_eq!(
+                db.column_family_stats(KS, "Standard2").unwrap().sstables,
+                i + 1
+            );
+        }
+        let expect = |db: &Database| -> Vec<(String, BTreeMap<String, String>)> {
+            (0..20)
+                .map(|r| (format!("r{r}"), row(db, &format!("r{r}"))))
+                .collect()
+        };
+        let before = expect(&db);
+        // Past grace: the compaction purges the tombstones, and must take what they hid with them.
+        clock.advance_seconds(120);
+        ffs.fail_after(budget);
+        let done = db.compact(KS, Some("Standard2")).is_ok();
+        ffs.lose_power().unwrap();
+        drop(db);
+        ffs.power_on();
+        let db = Database::open(&dir, o).unwrap();
+        assert_eq!(
+            expect(&db),
+            before,
+            "power cut after {budget} file-system steps of the compaction"
+        );
+        if done {
+            steps = budget;
+            break;
+        }
+    }
+    assert!(steps > 5, "the compaction took {steps} steps");
+}

@@ -1,0 +1,76 @@
+//! Compaction throughput: a major compaction of four SSTables of 25,000 rows each (a 16-byte key,
+//! one column `v` of 100 bytes, half random), reported as input bytes merged per second.
+//!
+//! `cargo bench -p supercolumn-bench --bench compaction`
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use supercolumn::{BatchMutation, ColumnPath, Database, Options, WriteOptions};
+use supercolumn_bench::KeyStream;
+
+const TABLES: u64 = 4;
+const ROWS_PER_TABLE: u64 = 25_000;
+
+fn value(i: u64) -> Vec<u8> {
+    let mut v: Vec<u8> = KeyStream::new(i)
+        .take(7)
+        .flat_map(u64::to_le_bytes)
+        .collect();
+    v.resize(50, 0);
+    v.extend(std::iter::repeat_n(b'x', 50));
+    v
+}
+
+/// A database with `TABLES` SSTables of distinct random keys; returns it with the input bytes.
+fn build() -> (tempfile::TempDir, Database, u64) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut o = Options::default();
+    o.min_compaction_threshold = 0; // nothing compacts but the benchmark
+    let db = Database::open(dir.path(), o).expect("open");
+    let mut keys = KeyStream::new(42);
+    for t in 0..TABLES {
+        let mut b = BatchMutation::new();
+        for i in 0..ROWS_PER_TABLE {
+            let k = keys.next().unwrap_or(i).to_be_bytes();
+            let key: Vec<u8> = k.iter().chain(k.iter()).copied().collect();
+            b.insert(
+                key,
+                ColumnPath::new("Standard1").column("v"),
+                value(t * ROWS_PER_TABLE + i),
+                WriteOptions::at(1),
+            );
+            if b.len() == 1000 {
+                db.batch_mutate("Keyspace1", &b).expect("write");
+                b = BatchMutation::new();
+            }
+        }
+        db.batch_mutate("Keyspace1", &b).expect("write");
+        db.flush("Keyspace1", Some("Standard1")).expect("flush");
+    }
+    let bytes = db
+        .column_family_stats("Keyspace1", "Standard1")
+        .expect("stats")
+        .sstable_bytes;
+    (dir, db, bytes)
+}
+
+fn compaction(c: &mut Criterion) {
+    let (_d, _db, bytes) = build();
+    eprintln!("input: {TABLES} SSTables, {bytes} bytes");
+    let mut g = c.benchmark_group("compaction");
+    g.throughput(Throughput::Bytes(bytes));
+    g.sample_size(10);
+    g.bench_function("major_4x25k_rows", |b| {
+        b.iter_batched(
+            build,
+            |(dir, db, _)| {
+                db.compact("Keyspace1", Some("Standard1")).expect("compact");
+                (dir, db)
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, compaction);
+criterion_main!(benches);
