@@ -520,6 +520,14 @@ impl Database {
         // during the next run replays less.
         db.flush_all()?;
         db.inner.commitlog.sweep()?;
+        // Compactions pending when the database last closed resume now.
+        if let Some(tx) = db.inner.compactor.sender() {
+            for cf in db.inner.all_cfs() {
+                if cf.needs_compaction() {
+                    let _ = tx.send(cf);
+                }
+            }
+        }
         Ok(db)
     }
 

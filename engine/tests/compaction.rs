@@ -329,3 +329,45 @@ fn two_million_random_columns_keep_sstables_bounded_and_read_back_identical() {
     }
     assert_eq!(got, model.len(), "every column read back");
 }
+
+#[test]
+fn pending_compactions_resume_after_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    {
+        let mut o = opts(&clock);
+        o.min_compaction_threshold = 0; // off while the SSTables pile up
+        let db = Database::open(dir.path(), o).unwrap();
+        for i in 0..6 {
+            db.insert(
+                KS,
+                format!("k{i}"),
+                &ColumnPath::new("Standard1").column("c"),
+                "v",
+                WriteOptions::now(),
+            )
+            .unwrap();
+            db.flush(KS, Some("Standard1")).unwrap();
+        }
+        assert_eq!(db.column_family_stats(KS, "Standard1").unwrap().sstables, 6);
+    }
+    // Reopened with minor compaction on: the full bucket is compacted without any new write.
+    let db = Database::open(dir.path(), opts(&clock)).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while db.column_family_stats(KS, "Standard1").unwrap().sstables > 1
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(db.column_family_stats(KS, "Standard1").unwrap().sstables, 1);
+    for i in 0..6 {
+        assert!(db
+            .get(
+                KS,
+                format!("k{i}"),
+                &ColumnPath::new("Standard1").column("c")
+            )
+            .unwrap()
+            .is_some());
+    }
+}
