@@ -1,15 +1,18 @@
-//! `supercolumn`: the command-line entry to a supercolumn database.
-//!
-//! This first version opens a data directory (creating it with the embedded default schema, or
-//! the schema of `--conf`) and describes its schema. The interactive shell and `sstable-dump`
-//! arrive with the tools issue.
+//! `supercolumn`: the command line of a supercolumn database — the shell (cassandra-cli 0.7's
+//! statements, SPEC §8), statistics, and flush/compact for scripts.
 
+mod shell;
+
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 use supercolumn::{Database, Options, StorageConf};
+
+use shell::parser::parse;
+use shell::Shell;
 
 #[derive(Parser)]
 #[command(
@@ -18,10 +21,10 @@ use supercolumn::{Database, Options, StorageConf};
     about = "An embedded Cassandra-model storage engine"
 )]
 struct Cli {
-    /// The data directory [default: ./supercolumn-data, or the conf's DataFileDirectories].
+    /// The data directory [default: the conf's DataFileDirectories, else ./supercolumn-data].
     #[arg(long, global = true)]
     data: Option<PathBuf>,
-    /// A storage-conf.xml to open with.
+    /// A storage-conf.xml to open with (its schema is used for a new directory).
     #[arg(long, global = true)]
     conf: Option<PathBuf>,
     #[command(subcommand)]
@@ -30,11 +33,41 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Runs shell statements: from -e, from -f, from piped standard input, or interactively.
+    Shell {
+        /// Statements to run (batch mode).
+        #[arg(short = 'e', long = "execute")]
+        execute: Option<String>,
+        /// A file of statements to run (batch mode).
+        #[arg(short = 'f', long = "file")]
+        file: Option<PathBuf>,
+        /// The keyspace to start in.
+        #[arg(short = 'k', long = "keyspace")]
+        keyspace: Option<String>,
+    },
+    /// Shows what each column family holds and what its reads and writes did.
+    Stats {
+        /// KEYSPACE or KEYSPACE.CF [default: every keyspace].
+        target: Option<String>,
+    },
+    /// Flushes memtables to SSTables.
+    Flush {
+        /// KEYSPACE or KEYSPACE.CF [default: every keyspace].
+        target: Option<String>,
+    },
+    /// Compacts: a major compaction of each column family named.
+    Compact {
+        /// KEYSPACE or KEYSPACE.CF [default: every keyspace].
+        target: Option<String>,
+        /// Merge every SSTable (the only kind this command runs; minor ones run by themselves).
+        #[arg(long)]
+        major: bool,
+    },
     /// Lists keyspaces and their column families with their comparators.
     Schema,
 }
 
-fn run(cli: Cli) -> anyhow::Result<()> {
+fn open(cli: &Cli) -> anyhow::Result<Database> {
     let options = match &cli.conf {
         Some(path) => {
             let conf = StorageConf::load(path, &Default::default())
@@ -49,9 +82,190 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let db = match &cli.data {
         Some(dir) => Database::open(dir, options),
         None => Database::open_configured(options),
+    };
+    db.context("opening the database")
+}
+
+/// The (keyspace, column family) pairs a target names.
+fn targets(db: &Database, target: Option<&str>) -> anyhow::Result<Vec<(String, Option<String>)>> {
+    Ok(match target {
+        None => db.keyspaces().into_iter().map(|k| (k, None)).collect(),
+        Some(t) => match t.split_once('.') {
+            Some((k, c)) => vec![(k.to_string(), Some(c.to_string()))],
+            None => vec![(t.to_string(), None)],
+        },
+    })
+}
+
+fn interactive(shell: &mut Shell) -> anyhow::Result<()> {
+    let mut rl = rustyline::DefaultEditor::new().context("starting the line editor")?;
+    let history = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".supercolumn_history"));
+    if let Some(h) = &history {
+        let _ = rl.load_history(h);
     }
-    .context("opening the database")?;
-    match cli.command {
+    println!("Welcome to the supercolumn shell. Statements end with ';'; 'help;' lists them.");
+    let mut buffer = String::new();
+    loop {
+        let prompt = if buffer.is_empty() {
+            format!("[default@{}] ", shell.keyspace().unwrap_or("unknown"))
+        } else {
+            "...\t".to_string()
+        };
+        match rl.readline(&prompt) {
+            Ok(line) => {
+                if buffer.is_empty() && matches!(line.trim(), "quit" | "exit" | "quit;" | "exit;") {
+                    break;
+                }
+                buffer.push_str(&line);
+                buffer.push('\n');
+                // Run once the buffer holds complete statements.
+                if let Ok((_, false)) = parse(&buffer) {
+                    let _ = rl.add_history_entry(buffer.trim());
+                    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+                    // Interactively, an error is reported and the shell goes on.
+                    let _ = shell.run(&buffer, &mut out, &mut err);
+                    buffer.clear();
+                }
+            }
+            Err(rustyline::error::ReadlineError::Interrupted) => buffer.clear(),
+            Err(rustyline::error::ReadlineError::Eof) => break,
+            Err(e) => return Err(e).context("reading a line"),
+        }
+    }
+    if let Some(h) = &history {
+        let _ = rl.save_history(h);
+    }
+    Ok(())
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let db = open(&cli)?;
+    match &cli.command {
+        Command::Shell {
+            execute,
+            file,
+            keyspace,
+        } => {
+            let mut shell = Shell::new(db.clone(), keyspace.clone());
+            let batch = match (execute, file) {
+                (Some(e), _) => Some(e.clone()),
+                (None, Some(f)) => Some(
+                    std::fs::read_to_string(f)
+                        .with_context(|| format!("reading {}", f.display()))?,
+                ),
+                (None, None) if !std::io::stdin().is_terminal() => {
+                    let mut s = String::new();
+                    std::io::stdin()
+                        .read_to_string(&mut s)
+                        .context("reading standard input")?;
+                    Some(s)
+                }
+                (None, None) => None,
+            };
+            match batch {
+                Some(text) => {
+                    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+                    if shell.run(&text, &mut out, &mut err).is_err() {
+                        // The error line is already written; exit non-zero.
+                        std::process::exit(1);
+                    }
+                }
+                None => interactive(&mut shell)?,
+            }
+        }
+        Command::Stats { target } => {
+            let mut out = std::io::stdout();
+            for (ks, cf) in targets(&db, target.as_deref())? {
+                let cfs = match cf {
+                    Some(c) => vec![c],
+                    None => db
+                        .describe_keyspace(&ks)?
+                        .column_families
+                        .into_iter()
+                        .map(|c| c.name)
+                        .collect(),
+                };
+                writeln!(out, "Keyspace: {ks}")?;
+                for cf in cfs {
+                    let s = db.column_family_stats(&ks, &cf)?;
+                    let pct = |r: Option<f64>| {
+                        r.map_or("n/a".to_string(), |r| format!("{:.1}%", r * 100.0))
+                    };
+                    writeln!(out, "  Column Family: {cf}")?;
+                    writeln!(out, "    SSTable count: {}", s.sstables)?;
+                    writeln!(
+                        out,
+                        "    Space used (live / total): {} / {} bytes",
+                        s.sstable_bytes, s.total_bytes
+                    )?;
+                    writeln!(
+                        out,
+                        "    Memtable: {} bytes, {} operations",
+                        s.memtable_bytes, s.memtable_operations
+                    )?;
+                    writeln!(
+                        out,
+                        "    Reads: {} (p50 {} us, p99 {} us, max {} us)",
+                        s.reads.count, s.reads.p50_us, s.reads.p99_us, s.reads.max_us
+                    )?;
+                    writeln!(
+                        out,
+                        "    Writes: {} (p50 {} us, p99 {} us, max {} us)",
+                        s.writes.count, s.writes.p50_us, s.writes.p99_us, s.writes.max_us
+                    )?;
+                    writeln!(
+                        out,
+                        "    Key cache: capacity {}, size {}, hit rate {}",
+                        s.key_cache_capacity,
+                        s.key_cache_size,
+                        pct(s.key_cache_hit_rate())
+                    )?;
+                    writeln!(
+                        out,
+                        "    Block cache hit rate: {}",
+                        pct(s.block_cache_hit_rate())
+                    )?;
+                    writeln!(
+                        out,
+                        "    Bloom filter: {} false positives, measured ratio {}",
+                        s.bloom_false_positives,
+                        pct(s.bloom_false_positive_ratio())
+                    )?;
+                    writeln!(
+                        out,
+                        "    Compactions: {} pending, {} completed, {} bytes compacted",
+                        s.pending_compactions, s.compactions, s.bytes_compacted
+                    )?;
+                    writeln!(
+                        out,
+                        "    Write amplification: {}",
+                        s.write_amplification()
+                            .map_or("n/a".into(), |w| format!("{w:.2}"))
+                    )?;
+                }
+            }
+        }
+        Command::Flush { target } => {
+            for (ks, cf) in targets(&db, target.as_deref())? {
+                db.flush(&ks, cf.as_deref())?;
+                println!(
+                    "Flushed {}.",
+                    cf.map_or(ks.clone(), |c| format!("{ks}.{c}"))
+                );
+            }
+        }
+        Command::Compact { target, major } => {
+            if !major {
+                bail!("only major compactions run on demand (minor ones run by themselves): add --major");
+            }
+            for (ks, cf) in targets(&db, target.as_deref())? {
+                db.compact(&ks, cf.as_deref())?;
+                println!(
+                    "Compacted {}.",
+                    cf.map_or(ks.clone(), |c| format!("{ks}.{c}"))
+                );
+            }
+        }
         Command::Schema => {
             for ks in db.keyspaces() {
                 let def = db.describe_keyspace(&ks)?;
@@ -72,6 +286,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
     }
+    db.close().context("closing the database")?;
     Ok(())
 }
 

@@ -1,0 +1,608 @@
+//! The `supercolumn` shell: cassandra-cli 0.7's statements (SPEC §8) over the engine's public
+//! API. [`Shell::run`] executes statements and writes each one's output as soon as it completes.
+
+pub mod format;
+pub mod lexer;
+pub mod parser;
+
+use std::io::Write;
+use std::sync::Arc;
+
+use supercolumn::comparator::{builtin::from_hex, Comparator};
+use supercolumn::{
+    ColumnFamilyDef, ColumnParent, ColumnPath, ColumnType, Database, KeyRange, KeysCached,
+    KeyspaceDef, SlicePredicate, SliceRange, TimeUuidGenerator, WriteOptions,
+};
+
+use lexer::{Pos, SyntaxError};
+use parser::{parse, Lit, Part, Path, Stmt};
+
+/// A statement that failed: where it is, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatementError {
+    /// Where the statement (or the fault in it) is.
+    pub pos: Pos,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for StatementError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (at {})", self.message, self.pos)
+    }
+}
+
+impl From<SyntaxError> for StatementError {
+    fn from(e: SyntaxError) -> Self {
+        StatementError {
+            pos: e.pos,
+            message: e.message,
+        }
+    }
+}
+
+/// A shell session over one database.
+pub struct Shell {
+    db: Database,
+    keyspace: Option<String>,
+    ids: TimeUuidGenerator,
+}
+
+type Out = Result<Vec<String>, String>;
+
+fn is_text_type(c: &dyn Comparator) -> bool {
+    matches!(c.name().as_str(), "BytesType" | "AsciiType" | "UTF8Type")
+}
+
+/// Reads a literal by a comparator or validator: `'text'` is the text's bytes for the byte and
+/// text types and is parsed otherwise; a bare word is parsed; `0x…` is raw bytes.
+fn bytes_for(
+    lit: &Lit,
+    c: &dyn Comparator,
+    ids: &TimeUuidGenerator,
+    now_us: i64,
+) -> Result<Vec<u8>, String> {
+    match lit {
+        Lit::Hex(h) => from_hex(h).map_err(|e| e.to_string()),
+        Lit::TimeUuid => Ok(ids.next(now_us).as_bytes().to_vec()),
+        Lit::Str(s) if is_text_type(c) => Ok(s.as_bytes().to_vec()),
+        Lit::Word(w)
+            if c.name() == "BytesType" || c.name() == "UTF8Type" || c.name() == "AsciiType" =>
+        {
+            Ok(w.as_bytes().to_vec())
+        }
+        Lit::Str(s) | Lit::Word(s) => c
+            .parse_text(s)
+            .map_err(|e| format!("'{s}' does not fit {}: {e}", c.name())),
+    }
+}
+
+fn key_bytes(lit: &Lit) -> Result<Vec<u8>, String> {
+    match lit {
+        Lit::Hex(h) => from_hex(h).map_err(|e| e.to_string()),
+        Lit::Str(s) | Lit::Word(s) => Ok(s.as_bytes().to_vec()),
+        Lit::TimeUuid => Err("a row key cannot be timeuuid()".into()),
+    }
+}
+
+const HELP: &[(&str, &str)] = &[
+    ("use", "use <keyspace>;"),
+    ("set", "set <cf>['<key>'][<super>]['<column>'] = <value> [with ttl = <seconds>];"),
+    ("get", "get <cf>['<key>'][<super>][['<column>' | '<start>':'<finish>']] [limit <n>] [reversed];"),
+    ("count", "count <cf>['<key>'][<super>];"),
+    ("del", "del <cf>['<key>'][<super>][['<column>']];"),
+    ("list", "list <cf>[['<start key>':'<end key>']] [limit <n>];"),
+    ("create", "create keyspace <name>; | create column family <name> [with comparator = <type> and column_type = Standard|Super and subcomparator = <type> and default_validation_class = <type> and comment = '<text>' and gc_grace = <seconds> and min_compaction_threshold = <n> and max_compaction_threshold = <n> and keys_cached = <n|fraction|n%>];"),
+    ("describe", "describe keyspace [<keyspace>];"),
+    ("show", "show keyspaces;"),
+    ("drop", "drop keyspace <name>; | drop column family <name>;"),
+    ("flush", "flush [<cf>];  -- writes memtables to SSTables"),
+    ("compact", "compact [<cf>];  -- a major compaction"),
+    ("help", "help [<statement>];"),
+];
+
+impl Shell {
+    /// A session; `keyspace` is the one in use, if any.
+    pub fn new(db: Database, keyspace: Option<String>) -> Shell {
+        Shell {
+            db,
+            keyspace,
+            ids: TimeUuidGenerator::for_process(),
+        }
+    }
+
+    /// The keyspace in use.
+    pub fn keyspace(&self) -> Option<&str> {
+        self.keyspace.as_deref()
+    }
+
+    /// Runs every complete statement of `input`, writing each one's output as it completes.
+    /// Stops at the first failing statement (reported on `err`) and returns its error. A
+    /// statement without its `;` is an error too.
+    pub fn run(
+        &mut self,
+        input: &str,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<(), StatementError> {
+        let (stmts, unfinished) = parse(input).map_err(|e| {
+            let _ = writeln!(err, "error: {e}");
+            StatementError::from(e)
+        })?;
+        for (pos, stmt) in stmts {
+            let result = match stmt {
+                Ok(s) => self
+                    .execute(s)
+                    .map_err(|message| StatementError { pos, message }),
+                Err(e) => Err(e.into()),
+            };
+            match result {
+                Ok(lines) => {
+                    for l in lines {
+                        let _ = writeln!(out, "{l}");
+                    }
+                    let _ = out.flush();
+                }
+                Err(e) => {
+                    let _ = writeln!(err, "error: {e}");
+                    let _ = err.flush();
+                    return Err(e);
+                }
+            }
+        }
+        if unfinished {
+            let e = StatementError {
+                pos: Pos::default(),
+                message: "the last statement does not end with ';'".into(),
+            };
+            let _ = writeln!(err, "error: {}", e.message);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn ks(&self) -> Result<&str, String> {
+        self.keyspace
+            .as_deref()
+            .ok_or_else(|| "no keyspace in use: say 'use <keyspace>;' first".to_string())
+    }
+
+    fn def(&self, cf: &str) -> Result<ColumnFamilyDef, String> {
+        self.db
+            .describe_column_family(self.ks()?, cf)
+            .map_err(|e| e.to_string())
+    }
+
+    fn now(&self) -> i64 {
+        self.db.options().clock.now_micros()
+    }
+
+    /// Executes one statement; returns its output lines.
+    pub fn execute(&mut self, stmt: Stmt) -> Out {
+        match stmt {
+            Stmt::Use(ks) => {
+                self.db.describe_keyspace(&ks).map_err(|e| e.to_string())?;
+                self.keyspace = Some(ks.clone());
+                Ok(vec![format!("Authenticated to keyspace: {ks}")])
+            }
+            Stmt::Set { path, value, ttl } => self.set(&path, &value, ttl),
+            Stmt::Get {
+                path,
+                limit,
+                reversed,
+            } => self.get(&path, limit, reversed),
+            Stmt::Count(path) => self.count(&path),
+            Stmt::Del(path) => self.del(&path),
+            Stmt::List { cf, range, limit } => self.list(&cf, range, limit),
+            Stmt::CreateKeyspace(name) => {
+                self.db
+                    .create_keyspace(KeyspaceDef::new(&name))
+                    .map_err(|e| e.to_string())?;
+                Ok(vec![format!("Keyspace {name} created.")])
+            }
+            Stmt::CreateColumnFamily { name, props } => self.create_cf(&name, &props),
+            Stmt::Describe(ks) => {
+                let ks = match ks {
+                    Some(k) => k,
+                    None => self.ks()?.to_string(),
+                };
+                self.describe(&ks)
+            }
+            Stmt::ShowKeyspaces => {
+                let mut lines = Vec::new();
+                for ks in self.db.keyspaces() {
+                    lines.extend(self.describe(&ks)?);
+                }
+                Ok(lines)
+            }
+            Stmt::DropColumnFamily(cf) => {
+                self.db
+                    .drop_column_family(self.ks()?, &cf)
+                    .map_err(|e| e.to_string())?;
+                Ok(vec![format!("Column family {cf} dropped.")])
+            }
+            Stmt::DropKeyspace(ks) => {
+                self.db.drop_keyspace(&ks).map_err(|e| e.to_string())?;
+                if self.keyspace.as_deref() == Some(&ks) {
+                    self.keyspace = None;
+                }
+                Ok(vec![format!("Keyspace {ks} dropped.")])
+            }
+            Stmt::Help(what) => Ok(match what {
+                None => {
+                    let mut v = vec!["Statements (each ends with ';'):".to_string()];
+                    v.extend(HELP.iter().map(|(_, u)| format!("  {u}")));
+                    v
+                }
+                Some(w) => match HELP.iter().find(|(k, _)| k.eq_ignore_ascii_case(&w)) {
+                    Some((_, u)) => vec![u.to_string()],
+                    None => return Err(format!("no help for '{w}'; 'help;' lists the statements")),
+                },
+            }),
+            Stmt::Flush(cf) => {
+                let ks = self.ks()?.to_string();
+                self.db
+                    .flush(&ks, cf.as_deref())
+                    .map_err(|e| e.to_string())?;
+                Ok(vec![format!(
+                    "Flushed {}.",
+                    cf.map_or(ks.clone(), |c| format!("{ks}.{c}"))
+                )])
+            }
+            Stmt::Compact(cf) => {
+                let ks = self.ks()?.to_string();
+                self.db
+                    .compact(&ks, cf.as_deref())
+                    .map_err(|e| e.to_string())?;
+                Ok(vec![format!(
+                    "Compacted {}.",
+                    cf.map_or(ks.clone(), |c| format!("{ks}.{c}"))
+                )])
+            }
+        }
+    }
+
+    /// The column path of `path` and the names resolved by the CF's comparators.
+    fn column_path(
+        &self,
+        path: &Path,
+        def: &ColumnFamilyDef,
+    ) -> Result<(Vec<u8>, ColumnPath), String> {
+        let key = key_bytes(&path.key)?;
+        let now = self.now();
+        let mut p = ColumnPath::new(&path.cf);
+        let sub = def.subcomparator();
+        for (i, part) in path.parts.iter().enumerate() {
+            let Part::Name(lit) = part else {
+                return Err("a range is not allowed here".into());
+            };
+            let is_sc = def.column_type == ColumnType::Super && i == 0;
+            let c: &dyn Comparator = if is_sc || def.column_type == ColumnType::Standard {
+                def.comparator.as_ref()
+            } else {
+                sub.as_ref()
+            };
+            let name = bytes_for(lit, c, &self.ids, now)?;
+            p = if is_sc {
+                p.super_column(name)
+            } else {
+                p.column(name)
+            };
+        }
+        Ok((key, p))
+    }
+
+    fn set(&self, path: &Path, value: &Lit, ttl: Option<u32>) -> Out {
+        let def = self.def(&path.cf)?;
+        let want = if def.column_type == ColumnType::Super {
+            2
+        } else {
+            1
+        };
+        if path.parts.len() != want {
+            return Err(format!(
+                "set on {} ({}) needs {want} name(s) after the key",
+                path.cf,
+                def.column_type.as_str()
+            ));
+        }
+        let (key, p) = self.column_path(path, &def)?;
+        let v = bytes_for(
+            value,
+            def.default_validation_class.as_ref(),
+            &self.ids,
+            self.now(),
+        )?;
+        let w = ttl.map_or(WriteOptions::now(), |t| WriteOptions::now().with_ttl(t));
+        self.db
+            .insert(self.ks()?, key, &p, v, w)
+            .map_err(|e| e.to_string())?;
+        Ok(vec!["Value inserted.".into()])
+    }
+
+    fn lines_of(
+        &self,
+        def: &ColumnFamilyDef,
+        results: &[supercolumn::ColumnOrSuperColumn],
+        sub_level: bool,
+    ) -> Vec<String> {
+        let sub = def.subcomparator();
+        let names: &dyn Comparator = if sub_level {
+            sub.as_ref()
+        } else {
+            def.comparator.as_ref()
+        };
+        results
+            .iter()
+            .flat_map(|r| {
+                format::result_lines(
+                    r,
+                    names,
+                    sub.as_ref(),
+                    def.default_validation_class.as_ref(),
+                )
+            })
+            .collect()
+    }
+
+    fn get(&self, path: &Path, limit: Option<usize>, reversed: bool) -> Out {
+        let def = self.def(&path.cf)?;
+        let ks = self.ks()?;
+        let is_super = def.column_type == ColumnType::Super;
+        let key = key_bytes(&path.key)?;
+        let now = self.now();
+        // A trailing range (or nothing) is a slice; names all the way down are a point get.
+        let (names, range) = match path.parts.last() {
+            Some(Part::Range(a, b)) => (
+                &path.parts[..path.parts.len() - 1],
+                Some((a.clone(), b.clone())),
+            ),
+            _ => (&path.parts[..], None),
+        };
+        let full_depth = if is_super { 2 } else { 1 };
+        if names.len() > full_depth || (range.is_some() && names.len() >= full_depth) {
+            return Err(format!(
+                "too many names after the key for {} ({})",
+                path.cf,
+                def.column_type.as_str()
+            ));
+        }
+        if names.len() == full_depth {
+            let (_, p) = self.column_path(
+                &Path {
+                    cf: path.cf.clone(),
+                    key: path.key.clone(),
+                    parts: names.to_vec(),
+                },
+                &def,
+            )?;
+            return match self.db.get(ks, &key, &p).map_err(|e| e.to_string())? {
+                None => Ok(vec!["Value was not found".into()]),
+                Some(r) => {
+                    let mut lines = self.lines_of(&def, std::slice::from_ref(&r), is_super);
+                    lines.push("Returned 1 results.".into());
+                    Ok(lines)
+                }
+            };
+        }
+        let mut parent = ColumnParent::new(&path.cf);
+        let sub_level = !names.is_empty();
+        if let Some(Part::Name(sc)) = names.first() {
+            parent = parent.super_column(bytes_for(sc, def.comparator.as_ref(), &self.ids, now)?);
+        }
+        let c: Arc<dyn Comparator> = if sub_level {
+            def.subcomparator()
+        } else {
+            def.comparator.clone()
+        };
+        let bound = |l: &Option<Lit>| -> Result<Vec<u8>, String> {
+            l.as_ref()
+                .map_or(Ok(Vec::new()), |l| bytes_for(l, c.as_ref(), &self.ids, now))
+        };
+        let (start, finish) = match &range {
+            Some((a, b)) => (bound(a)?, bound(b)?),
+            None => (Vec::new(), Vec::new()),
+        };
+        let mut r = SliceRange::between(start, finish).count(limit.unwrap_or(100));
+        if reversed {
+            r = r.reversed();
+        }
+        let results = self
+            .db
+            .get_slice(ks, &key, &parent, &r.into())
+            .map_err(|e| e.to_string())?;
+        let mut lines = self.lines_of(&def, &results, sub_level);
+        lines.push(format!("Returned {} results.", results.len()));
+        Ok(lines)
+    }
+
+    fn count(&self, path: &Path) -> Out {
+        let def = self.def(&path.cf)?;
+        let key = key_bytes(&path.key)?;
+        let mut parent = ColumnParent::new(&path.cf);
+        match path.parts.as_slice() {
+            [] => {}
+            [Part::Name(sc)] if def.column_type == ColumnType::Super => {
+                parent = parent.super_column(bytes_for(
+                    sc,
+                    def.comparator.as_ref(),
+                    &self.ids,
+                    self.now(),
+                )?);
+            }
+            _ => return Err("count takes a row, or a super column of a Super CF".into()),
+        }
+        let n = self
+            .db
+            .get_count(self.ks()?, &key, &parent, &SlicePredicate::everything())
+            .map_err(|e| e.to_string())?;
+        Ok(vec![format!("{n} columns")])
+    }
+
+    fn del(&self, path: &Path) -> Out {
+        let def = self.def(&path.cf)?;
+        let (key, p) = self.column_path(path, &def)?;
+        self.db
+            .remove(self.ks()?, key, &p, None)
+            .map_err(|e| e.to_string())?;
+        Ok(vec![if path.parts.is_empty() {
+            "row removed."
+        } else {
+            "column removed."
+        }
+        .into()])
+    }
+
+    fn list(
+        &self,
+        cf: &str,
+        range: Option<(Option<Lit>, Option<Lit>)>,
+        limit: Option<usize>,
+    ) -> Out {
+        let def = self.def(cf)?;
+        let (start, end) = match &range {
+            Some((a, b)) => (
+                a.as_ref().map(key_bytes).transpose()?.unwrap_or_default(),
+                b.as_ref().map(key_bytes).transpose()?.unwrap_or_default(),
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        let rows = self
+            .db
+            .get_range_slices(
+                self.ks()?,
+                &ColumnParent::new(cf),
+                &SliceRange::all().into(),
+                &KeyRange::keys(start, end).count(limit.unwrap_or(100).max(1)),
+            )
+            .map_err(|e| e.to_string())?;
+        let mut lines = Vec::new();
+        for r in &rows {
+            lines.push("-------------------".into());
+            lines.push(format!("RowKey: {}", format::key_text(&r.key)));
+            lines.extend(self.lines_of(&def, &r.columns, false));
+        }
+        lines.push(String::new());
+        lines.push(if rows.len() == 1 {
+            "1 Row Returned.".into()
+        } else {
+            format!("{} Rows Returned.", rows.len())
+        });
+        Ok(lines)
+    }
+
+    fn create_cf(&self, name: &str, props: &[(String, String)]) -> Out {
+        let reg = &self.db.options().comparators;
+        let resolve = |v: &str| reg.resolve(v).map_err(|e| e.to_string());
+        let super_cf = props
+            .iter()
+            .any(|(k, v)| k == "column_type" && v.eq_ignore_ascii_case("super"));
+        let mut def = if super_cf {
+            ColumnFamilyDef::super_family(name)
+        } else {
+            ColumnFamilyDef::standard(name)
+        };
+        for (k, v) in props {
+            match k.as_str() {
+                "column_type"
+                    if v.eq_ignore_ascii_case("standard") || v.eq_ignore_ascii_case("super") => {}
+                "column_type" => {
+                    return Err(format!("column_type is Standard or Super, not '{v}'"))
+                }
+                "comparator" => def.comparator = resolve(v)?,
+                "subcomparator" if super_cf => def.subcomparator = Some(resolve(v)?),
+                "subcomparator" => {
+                    return Err("subcomparator is only for column_type = Super".into())
+                }
+                "default_validation_class" => def.default_validation_class = resolve(v)?,
+                "comment" => def.comment = Some(v.clone()),
+                "gc_grace" | "gc_grace_seconds" => {
+                    def.gc_grace_seconds = Some(
+                        v.parse()
+                            .map_err(|_| format!("gc_grace '{v}' is not a number"))?,
+                    )
+                }
+                "min_compaction_threshold" => {
+                    def.min_compaction_threshold =
+                        Some(v.parse().map_err(|_| format!("'{v}' is not a number"))?)
+                }
+                "max_compaction_threshold" => {
+                    def.max_compaction_threshold =
+                        Some(v.parse().map_err(|_| format!("'{v}' is not a number"))?)
+                }
+                "keys_cached" => def.keys_cached = Some(KeysCached::parse(v)?),
+                other => return Err(format!("unknown column family property '{other}'")),
+            }
+        }
+        self.db
+            .create_column_family(self.ks()?, def)
+            .map_err(|e| e.to_string())?;
+        Ok(vec![format!("Column family {name} created.")])
+    }
+
+    fn describe(&self, ks: &str) -> Out {
+        let d = self.db.describe_keyspace(ks).map_err(|e| e.to_string())?;
+        let full = |c: &Arc<dyn Comparator>| {
+            let n = c.name();
+            if n.contains('.') {
+                n
+            } else {
+                format!("org.apache.cassandra.db.marshal.{n}")
+            }
+        };
+        let mut lines = vec![
+            format!("Keyspace: {}:", d.name),
+            format!("  Replication Strategy: {}", d.replica_placement_strategy),
+            format!("    Replication Factor: {}", d.replication_factor),
+            format!("  Endpoint Snitch: {}", d.endpoint_snitch),
+            format!("  Keys Cached Fraction: {}", d.keys_cached_fraction),
+            "  Column Families:".into(),
+        ];
+        for cf in &d.column_families {
+            lines.push(format!(
+                "    ColumnFamily: {}{}",
+                cf.name,
+                if cf.column_type == ColumnType::Super {
+                    " (Super)"
+                } else {
+                    ""
+                }
+            ));
+            if let Some(c) = &cf.comment {
+                lines.push(format!("    \"{c}\""));
+            }
+            lines.push(format!("      Columns sorted by: {}", full(&cf.comparator)));
+            if cf.column_type == ColumnType::Super {
+                lines.push(format!(
+                    "      Subcolumns sorted by: {}",
+                    full(&cf.subcomparator())
+                ));
+            }
+            lines.push(format!(
+                "      Default column value validator: {}",
+                full(&cf.default_validation_class)
+            ));
+            let stats = self
+                .db
+                .column_family_stats(ks, &cf.name)
+                .map_err(|e| e.to_string())?;
+            lines.push(format!(
+                "      Key cache capacity: {}",
+                stats.key_cache_capacity
+            ));
+            if let Some(g) = cf.gc_grace_seconds {
+                lines.push(format!("      GC grace seconds: {g}"));
+            }
+            if cf.min_compaction_threshold.is_some() || cf.max_compaction_threshold.is_some() {
+                lines.push(format!(
+                    "      Compaction min/max thresholds: {}/{}",
+                    cf.min_compaction_threshold
+                        .map_or("default".into(), |v| v.to_string()),
+                    cf.max_compaction_threshold
+                        .map_or("default".into(), |v| v.to_string())
+                ));
+            }
+        }
+        Ok(lines)
+    }
+}

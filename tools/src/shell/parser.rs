@@ -1,0 +1,464 @@
+//! Parses shell statements (cassandra-cli 0.7's language, SPEC §8) into [`Stmt`]s.
+
+use super::lexer::{lex, Pos, SyntaxError, Tok};
+
+/// A literal as typed: its meaning (text, integer, UUID, bytes) depends on the comparator or
+/// validator it is read by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lit {
+    /// `'text'`.
+    Str(String),
+    /// A bare word: an integer, a UUID, a name.
+    Word(String),
+    /// `0x…`: raw bytes.
+    Hex(String),
+    /// `timeuuid()`: a fresh version-1 UUID.
+    TimeUuid,
+}
+
+/// One `[…]` of a path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// `['name']`.
+    Name(Lit),
+    /// `['start':'finish']` (either side may be empty).
+    Range(Option<Lit>, Option<Lit>),
+}
+
+/// `CF['key'][…][…]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Path {
+    /// The column family.
+    pub cf: String,
+    /// The row key.
+    pub key: Lit,
+    /// What follows the key.
+    pub parts: Vec<Part>,
+}
+
+/// A shell statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stmt {
+    /// `use KS;`
+    Use(String),
+    /// `set CF['key']['col'] = value [with ttl = N];`
+    Set {
+        path: Path,
+        value: Lit,
+        ttl: Option<u32>,
+    },
+    /// `get CF['key'][…] [limit N] [reversed];`
+    Get {
+        path: Path,
+        limit: Option<usize>,
+        reversed: bool,
+    },
+    /// `count CF['key'][['sc']];`
+    Count(Path),
+    /// `del CF['key'][…];`
+    Del(Path),
+    /// `list CF[['start':'end']] [limit N];`
+    List {
+        cf: String,
+        range: Option<(Option<Lit>, Option<Lit>)>,
+        limit: Option<usize>,
+    },
+    /// `create keyspace KS;`
+    CreateKeyspace(String),
+    /// `create column family CF [with p = v [and p = v]…];`
+    CreateColumnFamily {
+        name: String,
+        props: Vec<(String, String)>,
+    },
+    /// `describe keyspace [KS];`
+    Describe(Option<String>),
+    /// `show keyspaces;`
+    ShowKeyspaces,
+    /// `drop column family CF;`
+    DropColumnFamily(String),
+    /// `drop keyspace KS;`
+    DropKeyspace(String),
+    /// `help [statement];`
+    Help(Option<String>),
+    /// `flush [CF];`
+    Flush(Option<String>),
+    /// `compact [CF];`
+    Compact(Option<String>),
+}
+
+struct P {
+    toks: Vec<(Tok, Pos)>,
+    at: usize,
+    end: Pos,
+}
+
+impl P {
+    fn pos(&self) -> Pos {
+        self.toks.get(self.at).map_or(self.end, |t| t.1)
+    }
+
+    fn err<T>(&self, message: impl Into<String>) -> Result<T, SyntaxError> {
+        Err(SyntaxError {
+            pos: self.pos(),
+            message: message.into(),
+        })
+    }
+
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.at).map(|t| &t.0)
+    }
+
+    fn is_word(&self, w: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Word(x)) if x.eq_ignore_ascii_case(w))
+    }
+
+    fn eat_word(&mut self, w: &str) -> bool {
+        let yes = self.is_word(w);
+        if yes {
+            self.at += 1;
+        }
+        yes
+    }
+
+    fn expect_word(&mut self, w: &str) -> Result<(), SyntaxError> {
+        if self.eat_word(w) {
+            Ok(())
+        } else {
+            self.found(&format!("'{w}'"))
+        }
+    }
+
+    fn found<T>(&self, wanted: &str) -> Result<T, SyntaxError> {
+        match self.peek() {
+            Some(t) => self.err(format!("expected {wanted}, found {t}")),
+            None => self.err(format!("expected {wanted}, found the end of the statement")),
+        }
+    }
+
+    fn punct(&mut self, c: char) -> Result<(), SyntaxError> {
+        if self.peek() == Some(&Tok::Punct(c)) {
+            self.at += 1;
+            Ok(())
+        } else {
+            self.found(&format!("'{c}'"))
+        }
+    }
+
+    fn is_punct(&self, c: char) -> bool {
+        self.peek() == Some(&Tok::Punct(c))
+    }
+
+    fn ident(&mut self, what: &str) -> Result<String, SyntaxError> {
+        match self.peek() {
+            Some(Tok::Word(w)) => {
+                let w = w.clone();
+                self.at += 1;
+                Ok(w)
+            }
+            Some(Tok::Str(s)) => {
+                let s = s.clone();
+                self.at += 1;
+                Ok(s)
+            }
+            _ => self.found(what),
+        }
+    }
+
+    fn number(&mut self, what: &str) -> Result<u64, SyntaxError> {
+        match self.peek() {
+            Some(Tok::Word(w)) => match w.parse() {
+                Ok(n) => {
+                    self.at += 1;
+                    Ok(n)
+                }
+                Err(_) => self.err(format!("{what} must be a whole number, not '{w}'")),
+            },
+            _ => self.found(what),
+        }
+    }
+
+    fn lit(&mut self) -> Result<Lit, SyntaxError> {
+        match self.peek().cloned() {
+            Some(Tok::Str(s)) => {
+                self.at += 1;
+                Ok(Lit::Str(s))
+            }
+            Some(Tok::Word(w)) if w.eq_ignore_ascii_case("timeuuid") => {
+                self.at += 1;
+                self.punct('(')?;
+                self.punct(')')?;
+                Ok(Lit::TimeUuid)
+            }
+            Some(Tok::Word(w)) => {
+                self.at += 1;
+                match w.strip_prefix("0x").or_else(|| w.strip_prefix("0X")) {
+                    Some(h) => Ok(Lit::Hex(h.to_string())),
+                    None => Ok(Lit::Word(w)),
+                }
+            }
+            _ => self.found("a value"),
+        }
+    }
+
+    fn path(&mut self) -> Result<Path, SyntaxError> {
+        let cf = self.ident("a column family")?;
+        self.punct('[')?;
+        let key = self.lit()?;
+        self.punct(']')?;
+        let mut parts = Vec::new();
+        while self.is_punct('[') {
+            self.at += 1;
+            let first = if self.is_punct(':') {
+                None
+            } else {
+                Some(self.lit()?)
+            };
+            if self.is_punct(':') {
+                self.at += 1;
+                let second = if self.is_punct(']') {
+                    None
+                } else {
+                    Some(self.lit()?)
+                };
+                parts.push(Part::Range(first, second));
+            } else {
+                match first {
+                    Some(l) => parts.push(Part::Name(l)),
+                    None => return self.found("a name or ':'"),
+                }
+            }
+            self.punct(']')?;
+        }
+        Ok(Path { cf, key, parts })
+    }
+
+    fn statement(&mut self) -> Result<Stmt, SyntaxError> {
+        let Some(Tok::Word(w)) = self.peek().cloned() else {
+            return self.found("a statement");
+        };
+        self.at += 1;
+        let stmt = match w.to_ascii_lowercase().as_str() {
+            "use" => Stmt::Use(self.ident("a keyspace")?),
+            "set" => {
+                let path = self.path()?;
+                self.punct('=')?;
+                let value = self.lit()?;
+                let ttl = if self.eat_word("with") {
+                    self.expect_word("ttl")?;
+                    self.punct('=')?;
+                    let n = self.number("a TTL")?;
+                    match u32::try_from(n) {
+                        Ok(t) if t > 0 => Some(t),
+                        _ => return self.err(format!("a TTL must be from 1 to {}", u32::MAX)),
+                    }
+                } else {
+                    None
+                };
+                Stmt::Set { path, value, ttl }
+            }
+            "get" => {
+                let path = self.path()?;
+                let (mut limit, mut reversed) = (None, false);
+                loop {
+                    if self.eat_word("limit") {
+                        limit = Some(self.number("a limit")? as usize);
+                    } else if self.eat_word("reversed") {
+                        reversed = true;
+                    } else {
+                        break;
+                    }
+                }
+                Stmt::Get {
+                    path,
+                    limit,
+                    reversed,
+                }
+            }
+            "count" => Stmt::Count(self.path()?),
+            "del" | "delete" => Stmt::Del(self.path()?),
+            "list" => {
+                let cf = self.ident("a column family")?;
+                let mut range = None;
+                if self.is_punct('[') {
+                    self.at += 1;
+                    let a = if self.is_punct(':') {
+                        None
+                    } else {
+                        Some(self.lit()?)
+                    };
+                    self.punct(':')?;
+                    let b = if self.is_punct(']') {
+                        None
+                    } else {
+                        Some(self.lit()?)
+                    };
+                    self.punct(']')?;
+                    range = Some((a, b));
+                }
+                let limit = if self.eat_word("limit") {
+                    Some(self.number("a limit")? as usize)
+                } else {
+                    None
+                };
+                Stmt::List { cf, range, limit }
+            }
+            "create" => {
+                if self.eat_word("keyspace") {
+                    Stmt::CreateKeyspace(self.ident("a keyspace name")?)
+                } else {
+                    self.expect_word("column")?;
+                    self.expect_word("family")?;
+                    let name = self.ident("a column family name")?;
+                    let mut props = Vec::new();
+                    if self.eat_word("with") {
+                        loop {
+                            let k = self.ident("a property")?;
+                            self.punct('=')?;
+                            let v = self.ident("a property value")?;
+                            props.push((k.to_ascii_lowercase(), v));
+                            if !self.eat_word("and") {
+                                break;
+                            }
+                        }
+                    }
+                    Stmt::CreateColumnFamily { name, props }
+                }
+            }
+            "describe" => {
+                self.expect_word("keyspace")?;
+                let ks = if self.peek().is_some() {
+                    Some(self.ident("a keyspace")?)
+                } else {
+                    None
+                };
+                Stmt::Describe(ks)
+            }
+            "show" => {
+                self.expect_word("keyspaces")?;
+                Stmt::ShowKeyspaces
+            }
+            "drop" => {
+                if self.eat_word("keyspace") {
+                    Stmt::DropKeyspace(self.ident("a keyspace")?)
+                } else {
+                    self.expect_word("column")?;
+                    self.expect_word("family")?;
+                    Stmt::DropColumnFamily(self.ident("a column family")?)
+                }
+            }
+            "help" | "?" => Stmt::Help(
+                self.peek()
+                    .is_some()
+                    .then(|| self.ident("a statement"))
+                    .transpose()?,
+            ),
+            "flush" => Stmt::Flush(
+                self.peek()
+                    .is_some()
+                    .then(|| self.ident("a column family"))
+                    .transpose()?,
+            ),
+            "compact" => Stmt::Compact(
+                self.peek()
+                    .is_some()
+                    .then(|| self.ident("a column family"))
+                    .transpose()?,
+            ),
+            other => {
+                return Err(SyntaxError {
+                    pos: self.toks[self.at - 1].1,
+                    message: format!("unknown statement '{other}'"),
+                })
+            }
+        };
+        if self.peek().is_some() {
+            return self.found("the end of the statement (';')");
+        }
+        Ok(stmt)
+    }
+}
+
+/// One statement of the input: where it starts, and the statement or what is wrong with it.
+pub type Parsed = (Pos, Result<Stmt, SyntaxError>);
+
+/// Splits input into statements at `;` (outside strings) and parses each. Each item is the
+/// statement's text position and either the statement or what is wrong with it. Text after the
+/// last `;` is returned as the remainder (an unfinished statement).
+pub fn parse(input: &str) -> Result<(Vec<Parsed>, bool), SyntaxError> {
+    let toks = lex(input)?;
+    let mut out = Vec::new();
+    let mut current: Vec<(Tok, Pos)> = Vec::new();
+    for (t, pos) in toks {
+        if t == Tok::Punct(';') {
+            if let Some(start) = current.first().map(|t| t.1) {
+                let mut p = P {
+                    toks: std::mem::take(&mut current),
+                    at: 0,
+                    end: pos,
+                };
+                out.push((start, p.statement()));
+            }
+        } else {
+            current.push((t, pos));
+        }
+    }
+    Ok((out, !current.is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(s: &str) -> Result<Stmt, SyntaxError> {
+        let (mut v, rest) = parse(s).unwrap();
+        assert!(!rest);
+        v.remove(0).1
+    }
+
+    #[test]
+    fn statements_of_spec_section_8() {
+        assert_eq!(
+            one("use Keyspace1;").unwrap(),
+            Stmt::Use("Keyspace1".into())
+        );
+        let s = one("set Super1['phatduckk']['homeAddress']['city'] = 'san francisco';").unwrap();
+        assert!(matches!(s, Stmt::Set { ref path, .. } if path.parts.len() == 2));
+        let g = one("get Standard2['jsmith'][:] limit 10 reversed;").unwrap();
+        assert!(
+            matches!(g, Stmt::Get { limit: Some(10), reversed: true, ref path } if path.parts == [Part::Range(None, None)])
+        );
+        let g = one("get Standard2['jsmith']['a':'m'] limit 5;").unwrap();
+        assert!(matches!(g, Stmt::Get { limit: Some(5), .. }));
+        assert!(matches!(
+            one("list Standard2['a':'z'] limit 20;").unwrap(),
+            Stmt::List {
+                limit: Some(20),
+                range: Some(_),
+                ..
+            }
+        ));
+        let c = one("create column family Comments with column_type = Super and comparator = TimeUUIDType and subcomparator = BytesType;").unwrap();
+        assert!(matches!(c, Stmt::CreateColumnFamily { ref props, .. } if props.len() == 3));
+        assert!(matches!(
+            one("set Timeline['u'][timeuuid()] = 0x1f with ttl = 30;").unwrap(),
+            Stmt::Set {
+                ttl: Some(30),
+                value: Lit::Hex(_),
+                ..
+            }
+        ));
+        assert_eq!(one("flush;").unwrap(), Stmt::Flush(None));
+        assert_eq!(one("help set;").unwrap(), Stmt::Help(Some("set".into())));
+    }
+
+    #[test]
+    fn errors_say_what_and_where() {
+        let e = one("get Standard2['jsmith' limit 5;").unwrap_err();
+        assert_eq!((e.pos.line, e.pos.col), (1, 24));
+        assert!(e.message.contains("expected ']'"), "{e}");
+        let e = one("frobnicate x;").unwrap_err();
+        assert!(e.message.contains("unknown statement"));
+        let e = one("set S['k']['c'] = 'v' with ttl = 0;").unwrap_err();
+        assert!(e.message.contains("TTL"));
+    }
+}

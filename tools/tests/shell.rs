@@ -1,0 +1,165 @@
+//! The `supercolumn` binary run as a user runs it: a script of shell statements builds the seeds'
+//! Keyspace1 data, and `get`/`list` print exactly SPEC §8's lines (timestamps aside); bad
+//! statements get one line naming the problem and where it is, and a non-zero exit status.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn shell(dir: &Path, script: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_supercolumn"))
+        .arg("--data")
+        .arg(dir)
+        .args(["shell", "-e", script])
+        .output()
+        .expect("run the supercolumn binary")
+}
+
+/// Standard output with every `timestamp=<digits>` replaced by `timestamp=T`.
+fn stdout(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| {
+            let mut out = String::new();
+            let mut rest = l;
+            while let Some(i) = rest.find("timestamp=") {
+                out.push_str(&rest[..i + "timestamp=".len()]);
+                rest =
+                    rest[i + "timestamp=".len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+                out.push('T');
+            }
+            out.push_str(rest);
+            out
+        })
+        .collect()
+}
+
+const SEED: &str = "use Keyspace1;
+set Standard2['jsmith']['first'] = 'John';
+set Standard2['jsmith']['last'] = 'Smith';
+set Super1['phatduckk']['homeAddress']['city'] = 'san francisco';
+set Super1['phatduckk']['homeAddress']['zip'] = '94107';";
+
+#[test]
+fn get_and_list_print_spec_section_8_line_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = shell(dir.path(), SEED);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        stdout(&o),
+        [
+            "Authenticated to keyspace: Keyspace1",
+            "Value inserted.",
+            "Value inserted.",
+            "Value inserted.",
+            "Value inserted."
+        ]
+    );
+    let o = shell(
+        dir.path(),
+        "use Keyspace1; list Standard2; get Super1['phatduckk']; get Standard2['jsmith']['first'];",
+    );
+    assert_eq!(
+        stdout(&o)[1..],
+        [
+            "-------------------",
+            "RowKey: jsmith",
+            "=> (column=first, value=4a6f686e, timestamp=T)",
+            "=> (column=last, value=536d697468, timestamp=T)",
+            "",
+            "1 Row Returned.",
+            "=> (super_column=homeAddress,",
+            "     (column=city, value=73616e206672616e636973636f, timestamp=T)",
+            "     (column=zip, value=3934313037, timestamp=T))",
+            "Returned 1 results.",
+            "=> (column=first, value=4a6f686e, timestamp=T)",
+            "Returned 1 results.",
+        ]
+    );
+}
+
+#[test]
+fn slices_counts_deletes_ttls_and_schema_statements() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(shell(dir.path(), SEED).status.success());
+    let o = shell(
+        dir.path(),
+        "use Keyspace1;
+get Standard2['jsmith'][:] limit 1 reversed;
+get Standard2['jsmith']['a':'g'] limit 5;
+count Standard2['jsmith'];
+get Standard2['jsmith']['middle'];
+del Standard2['jsmith']['first'];
+count Standard2['jsmith'];
+del Standard2['jsmith'];
+list Standard2;
+create keyspace Blog;
+use Blog;
+create column family Timeline with comparator = LongType and default_validation_class = UTF8Type;
+set Timeline['ericflo'][1374546754] = 'hello' with ttl = 3600;
+set Timeline['ericflo'][-5] = 'older';
+get Timeline['ericflo'] limit 1 reversed;
+flush Timeline;
+compact Timeline;
+drop column family Timeline;
+drop keyspace Blog;",
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        stdout(&o)[1..],
+        [
+            "=> (column=last, value=536d697468, timestamp=T)",
+            "Returned 1 results.",
+            "=> (column=first, value=4a6f686e, timestamp=T)",
+            "Returned 1 results.",
+            "2 columns",
+            "Value was not found",
+            "column removed.",
+            "1 columns",
+            "row removed.",
+            "",
+            "0 Rows Returned.",
+            "Keyspace Blog created.",
+            "Authenticated to keyspace: Blog",
+            "Column family Timeline created.",
+            "Value inserted.",
+            "Value inserted.",
+            "=> (column=1374546754, value=hello, timestamp=T, ttl=3600)",
+            "Returned 1 results.",
+            "Flushed Blog.Timeline.",
+            "Compacted Blog.Timeline.",
+            "Column family Timeline dropped.",
+            "Keyspace Blog dropped.",
+        ]
+    );
+}
+
+fn fails_with(script: &str, wanted: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let o = shell(dir.path(), script);
+    assert!(!o.status.success(), "{script} succeeded");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.contains(wanted), "{script}: {err}");
+}
+
+#[test]
+fn bad_statements_get_one_line_and_a_non_zero_exit() {
+    fails_with(
+        "use Keyspace1; get Standard2['jsmith' limit 5;",
+        "expected ']', found 'limit' (at line 1, column 39)",
+    );
+    fails_with("frobnicate;", "unknown statement 'frobnicate'");
+    fails_with(
+        "use Keyspace1; get Nope['k'];",
+        "unknown column family 'Nope'",
+    );
+    fails_with(
+        "use Keyspace1;\nset StandardByUUID1['k']['not-a-uuid'] = 'v';",
+        "does not fit TimeUUIDType",
+    );
+    fails_with(
+        "use Keyspace1; set Standard2['k']['c'] = 'v'",
+        "does not end with ';'",
+    );
+    fails_with("get Standard2['k'];", "no keyspace in use");
+}
