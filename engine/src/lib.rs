@@ -47,6 +47,7 @@ mod compaction;
 mod db;
 pub mod error;
 pub mod fuzz;
+pub mod inspect;
 pub mod io;
 mod memtable;
 pub mod model;

@@ -1,8 +1,6 @@
 //! `supercolumn`: the command line of a supercolumn database — the shell (cassandra-cli 0.7's
 //! statements, SPEC §8), statistics, and flush/compact for scripts.
 
-mod shell;
-
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,8 +9,8 @@ use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 use supercolumn::{Database, Options, StorageConf};
 
-use shell::parser::parse;
-use shell::Shell;
+use supercolumn_tools::shell::parser::parse;
+use supercolumn_tools::shell::Shell;
 
 #[derive(Parser)]
 #[command(

@@ -79,6 +79,11 @@ impl RowBloom {
         b.check(&RawKey(key))
     }
 
+    /// (bits, hash functions).
+    pub fn shape(&self) -> (u64, u32) {
+        (self.bloom.len(), self.bloom.number_of_hash_functions())
+    }
+
     /// The serialized filter.
     pub fn to_bytes(&self) -> Vec<u8> {
         self.bloom.to_bytes()

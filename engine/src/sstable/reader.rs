@@ -16,7 +16,7 @@ use memmap2::Mmap;
 
 use super::block::{self, decode_items, Item};
 use super::bloom::RowBloom;
-use super::footer::{Footer, FOOTER_LEN, HEADER_LEN};
+use super::footer::{Footer, FOOTER_LEN, HEADER_LEN, HEADER_MAGIC};
 use super::index::{BlockIndex, RowPoint};
 use crate::cache::block_cache::CachedBlock;
 use crate::cache::{BlockCache, KeyCache, RowPosition};
@@ -87,8 +87,19 @@ impl Drop for Sstable {
 impl Sstable {
     /// Opens and checks an SSTable file.
     pub fn open(path: &Path, generation: u64) -> Result<Sstable> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        // Say "not an SSTable" when that is what it is, before judging its size.
+        let mut magic = [0u8; 8];
+        if len >= 8
+            && std::io::Read::read_exact(&mut file, &mut magic).is_ok()
+            && &magic != HEADER_MAGIC
+        {
+            return Err(Error::Corrupt {
+                path: path.to_path_buf(),
+                reason: "not a supercolumn SSTable (bad magic)".into(),
+            });
+        }
         if len < HEADER_LEN + FOOTER_LEN {
             return Err(Error::Corrupt {
                 path: path.to_path_buf(),
@@ -188,6 +199,38 @@ impl Sstable {
     /// The footer's summary.
     pub fn footer(&self) -> &Footer {
         &self.footer
+    }
+
+    /// Every item of every data block, in file order, reading each block directly (no cache):
+    /// for dumping and verifying whole files.
+    pub fn items(&self) -> impl Iterator<Item = Result<(usize, Item)>> + '_ {
+        (0..self.block_count()).flat_map(move |i| match self.read_block(i) {
+            Ok(b) => b
+                .items
+                .into_iter()
+                .map(move |it| Ok((i, it)))
+                .collect::<Vec<_>>(),
+            Err(e) => vec![Err(e)],
+        })
+    }
+
+    /// Bytes of the data blocks as stored (compressed) and raw.
+    pub fn data_sizes(&self) -> (u64, u64) {
+        let mut stored = 0u64;
+        let mut raw = 0u64;
+        for e in &self.index.entries {
+            stored += u64::from(e.len);
+            let at = e.offset as usize + 4;
+            if let Some(b) = self.map.get(at..at + 4) {
+                raw += u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+            }
+        }
+        (stored, raw)
+    }
+
+    /// Bits in the bloom filter and its number of hash functions.
+    pub fn bloom_shape(&self) -> (u64, u32) {
+        self.bloom.shape()
     }
 
     /// Data blocks in the file.

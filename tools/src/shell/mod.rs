@@ -1,7 +1,6 @@
 //! The `supercolumn` shell: cassandra-cli 0.7's statements (SPEC §8) over the engine's public
 //! API. [`Shell::run`] executes statements and writes each one's output as soon as it completes.
 
-pub mod format;
 pub mod lexer;
 pub mod parser;
 
@@ -335,7 +334,7 @@ impl Shell {
         results
             .iter()
             .flat_map(|r| {
-                format::result_lines(
+                crate::format::result_lines(
                     r,
                     names,
                     sub.as_ref(),
@@ -479,7 +478,7 @@ impl Shell {
         let mut lines = Vec::new();
         for r in &rows {
             lines.push("-------------------".into());
-            lines.push(format!("RowKey: {}", format::key_text(&r.key)));
+            lines.push(format!("RowKey: {}", crate::format::key_text(&r.key)));
             lines.extend(self.lines_of(&def, &r.columns, false));
         }
         lines.push(String::new());

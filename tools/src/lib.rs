@@ -1,0 +1,5 @@
+//! What the `supercolumn` and `sstable-dump` binaries share: the shell and the output format of
+//! rows (SPEC §8).
+
+pub mod format;
+pub mod shell;
