@@ -923,6 +923,31 @@ impl Database {
         Ok(())
     }
 
+    /// Runs the minor (size-tiered) compactions that are due for one column family (or every
+    /// column family of the keyspace) now, instead of waiting for the background compactor.
+    /// Returns how many ran.
+    pub fn compact_pending(&self, keyspace: &str, column_family: Option<&str>) -> Result<usize> {
+        let cfs: Vec<Arc<ColumnFamilyStore>> = match column_family {
+            Some(cf) => vec![self.cf(keyspace, cf)?],
+            None => self
+                .schema()
+                .keyspaces
+                .get(keyspace)
+                .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?
+                .cfs
+                .values()
+                .cloned()
+                .collect(),
+        };
+        let mut n = 0;
+        for cf in cfs {
+            while cf.compact(false)?.is_some() {
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
     /// Flushes every column family of every keyspace.
     pub fn flush_all(&self) -> Result<()> {
         for cf in self.inner.all_cfs() {

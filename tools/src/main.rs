@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 use supercolumn::{Database, Options, StorageConf};
 
@@ -53,11 +53,11 @@ enum Command {
         /// KEYSPACE or KEYSPACE.CF [default: every keyspace].
         target: Option<String>,
     },
-    /// Compacts: a major compaction of each column family named.
+    /// Compacts: the minor compactions that are due, or with --major every SSTable into one.
     Compact {
         /// KEYSPACE or KEYSPACE.CF [default: every keyspace].
         target: Option<String>,
-        /// Merge every SSTable (the only kind this command runs; minor ones run by themselves).
+        /// Merge every SSTable of each column family (and purge tombstones past their grace).
         #[arg(long)]
         major: bool,
     },
@@ -253,15 +253,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Command::Compact { target, major } => {
-            if !major {
-                bail!("only major compactions run on demand (minor ones run by themselves): add --major");
-            }
             for (ks, cf) in targets(&db, target.as_deref())? {
-                db.compact(&ks, cf.as_deref())?;
-                println!(
-                    "Compacted {}.",
-                    cf.map_or(ks.clone(), |c| format!("{ks}.{c}"))
-                );
+                let name = cf.clone().map_or(ks.clone(), |c| format!("{ks}.{c}"));
+                if *major {
+                    db.compact(&ks, cf.as_deref())?;
+                    println!("Compacted {name}.");
+                } else {
+                    let n = db.compact_pending(&ks, cf.as_deref())?;
+                    println!("Ran {n} pending compactions of {name}.");
+                }
             }
         }
         Command::Schema => {

@@ -163,3 +163,48 @@ fn bad_statements_get_one_line_and_a_non_zero_exit() {
     );
     fails_with("get Standard2['k'];", "no keyspace in use");
 }
+
+#[test]
+fn stats_flush_and_compact_commands_for_scripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_supercolumn"))
+            .arg("--data")
+            .arg(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    for i in 0..3 {
+        let o = shell(
+            dir.path(),
+            &format!("use Keyspace1; set Standard1['k{i}']['c'] = 'v';"),
+        );
+        assert!(o.status.success());
+        assert_eq!(
+            run(&["flush", "Keyspace1.Standard1"]),
+            "Flushed Keyspace1.Standard1.\n"
+        );
+    }
+    assert_eq!(
+        run(&["compact", "Keyspace1.Standard1"]),
+        "Ran 0 pending compactions of Keyspace1.Standard1.\n"
+    );
+    assert_eq!(
+        run(&["compact", "--major", "Keyspace1.Standard1"]),
+        "Compacted Keyspace1.Standard1.\n"
+    );
+    let stats = run(&["stats", "Keyspace1.Standard1"]);
+    assert!(
+        stats.contains("Column Family: Standard1") && stats.contains("SSTable count: 1"),
+        "{stats}"
+    );
+    let help = run(&["shell", "--help"]);
+    assert!(help.contains("--execute"));
+}
