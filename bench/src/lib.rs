@@ -1,5 +1,7 @@
-//! supercolumn's benchmarks and the `stress` harness (criterion suites and the stress binary
-//! arrive with the benchmarking issue; this crate holds what they share).
+//! supercolumn's benchmarks: the criterion suites (`benches/`), the `stress` harness
+//! (`src/bin/stress.rs`), and what they share — a deterministic key stream and the workload data.
+
+pub mod workload;
 
 /// A deterministic stream of pseudo-random 64-bit values (SplitMix64): the same seed gives the
 /// same keys and values on every engine a benchmark compares.
