@@ -9,26 +9,10 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use supercolumn::{BatchMutation, ColumnPath, Database, Options, WriteOptions};
+use supercolumn_bench::workload::{key, value};
 use supercolumn_bench::KeyStream;
 
 const ROWS: u64 = 200_000;
-
-fn key(i: u64) -> [u8; 16] {
-    let mut k = [0u8; 16];
-    k[..8].copy_from_slice(&i.to_be_bytes());
-    k[8..].copy_from_slice(&(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).to_be_bytes());
-    k
-}
-
-fn value(i: u64) -> Vec<u8> {
-    let mut v: Vec<u8> = KeyStream::new(i)
-        .take(7)
-        .flat_map(u64::to_le_bytes)
-        .collect();
-    v.resize(50, 0);
-    v.extend(std::iter::repeat_n(b'x', 50));
-    v
-}
 
 fn load(dir: &std::path::Path, kb: u32, cache_mb: u32) -> Database {
     let mut o = Options::default();
@@ -40,7 +24,7 @@ fn load(dir: &std::path::Path, kb: u32, cache_mb: u32) -> Database {
         b.insert(
             key(i),
             ColumnPath::new("Standard1").column("v"),
-            value(i),
+            value(i, 0),
             WriteOptions::at(1),
         );
         if b.len() == 1000 {

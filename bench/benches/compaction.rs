@@ -5,20 +5,11 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use supercolumn::{BatchMutation, ColumnPath, Database, Options, WriteOptions};
+use supercolumn_bench::workload::value;
 use supercolumn_bench::KeyStream;
 
 const TABLES: u64 = 4;
 const ROWS_PER_TABLE: u64 = 25_000;
-
-fn value(i: u64) -> Vec<u8> {
-    let mut v: Vec<u8> = KeyStream::new(i)
-        .take(7)
-        .flat_map(u64::to_le_bytes)
-        .collect();
-    v.resize(50, 0);
-    v.extend(std::iter::repeat_n(b'x', 50));
-    v
-}
 
 /// A database with `TABLES` SSTables of distinct random keys; returns it with the input bytes.
 fn build() -> (tempfile::TempDir, Database, u64) {
@@ -35,7 +26,7 @@ fn build() -> (tempfile::TempDir, Database, u64) {
             b.insert(
                 key,
                 ColumnPath::new("Standard1").column("v"),
-                value(t * ROWS_PER_TABLE + i),
+                value(t * ROWS_PER_TABLE + i, 0),
                 WriteOptions::at(1),
             );
             if b.len() == 1000 {

@@ -706,6 +706,26 @@ impl Database {
             })
     }
 
+    /// One column family, or with `None` every column family of the keyspace.
+    fn cfs_of(
+        &self,
+        keyspace: &str,
+        column_family: Option<&str>,
+    ) -> Result<Vec<Arc<ColumnFamilyStore>>> {
+        match column_family {
+            Some(cf) => Ok(vec![self.cf(keyspace, cf)?]),
+            None => Ok(self
+                .schema()
+                .keyspaces
+                .get(keyspace)
+                .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?
+                .cfs
+                .values()
+                .cloned()
+                .collect()),
+        }
+    }
+
     // ---- writes ----
 
     /// Writes one column (Standard CF) or sub-column (Super CF).
@@ -883,17 +903,7 @@ impl Database {
     /// Flushes the memtables of one column family (or, with `None`, of every column family of
     /// the keyspace) to SSTables, returning once they are on disk and live.
     pub fn flush(&self, keyspace: &str, column_family: Option<&str>) -> Result<()> {
-        let cfs: Vec<Arc<ColumnFamilyStore>> = match column_family {
-            Some(cf) => vec![self.cf(keyspace, cf)?],
-            None => {
-                let schema = self.schema();
-                let ks = schema
-                    .keyspaces
-                    .get(keyspace)
-                    .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
-                ks.cfs.values().cloned().collect()
-            }
-        };
+        let cfs = self.cfs_of(keyspace, column_family)?;
         for cf in cfs {
             self.inner.flush_cf(&cf)?;
         }
@@ -905,18 +915,7 @@ impl Database {
     /// tombstones past their grace period. Returns once the result is live.
     pub fn compact(&self, keyspace: &str, column_family: Option<&str>) -> Result<()> {
         self.flush(keyspace, column_family)?;
-        let cfs: Vec<Arc<ColumnFamilyStore>> = match column_family {
-            Some(cf) => vec![self.cf(keyspace, cf)?],
-            None => self
-                .schema()
-                .keyspaces
-                .get(keyspace)
-                .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?
-                .cfs
-                .values()
-                .cloned()
-                .collect(),
-        };
+        let cfs = self.cfs_of(keyspace, column_family)?;
         for cf in cfs {
             cf.compact(true)?;
         }
@@ -927,18 +926,7 @@ impl Database {
     /// column family of the keyspace) now, instead of waiting for the background compactor.
     /// Returns how many ran.
     pub fn compact_pending(&self, keyspace: &str, column_family: Option<&str>) -> Result<usize> {
-        let cfs: Vec<Arc<ColumnFamilyStore>> = match column_family {
-            Some(cf) => vec![self.cf(keyspace, cf)?],
-            None => self
-                .schema()
-                .keyspaces
-                .get(keyspace)
-                .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?
-                .cfs
-                .values()
-                .cloned()
-                .collect(),
-        };
+        let cfs = self.cfs_of(keyspace, column_family)?;
         let mut n = 0;
         for cf in cfs {
             while cf.compact(false)?.is_some() {

@@ -430,14 +430,7 @@ impl ColumnFamilyStore {
         let inputs: Vec<Arc<Sstable>> = if major {
             view.sstables.clone()
         } else {
-            let candidates: Vec<Candidate> = view
-                .sstables
-                .iter()
-                .map(|t| Candidate {
-                    generation: t.generation(),
-                    bytes: t.bytes(),
-                })
-                .collect();
+            let candidates = self.candidates(&view);
             let c = self.compaction;
             let Some(pick) =
                 size_tiered::pick(&candidates, c.min_threshold, c.max_threshold, SMALL_FLOOR)
@@ -533,21 +526,24 @@ impl ColumnFamilyStore {
         }))
     }
 
+    /// The live SSTables as size-tiered bucketing sees them.
+    fn candidates(&self, view: &View) -> Vec<Candidate> {
+        view.sstables
+            .iter()
+            .map(|t| Candidate {
+                generation: t.generation(),
+                bytes: t.bytes(),
+            })
+            .collect()
+    }
+
     /// Full size-tiered buckets waiting to be merged.
     pub fn pending_compactions(&self) -> usize {
         let c = self.compaction;
         if c.min_threshold == 0 || c.max_threshold == 0 {
             return 0;
         }
-        let candidates: Vec<Candidate> = self
-            .view()
-            .sstables
-            .iter()
-            .map(|t| Candidate {
-                generation: t.generation(),
-                bytes: t.bytes(),
-            })
-            .collect();
+        let candidates = self.candidates(&self.view());
         size_tiered::buckets(&candidates, SMALL_FLOOR)
             .iter()
             .filter(|b| b.len() >= (c.min_threshold as usize).max(2))
@@ -577,15 +573,7 @@ impl ColumnFamilyStore {
 
     /// Whether size-tiered compaction has a full bucket to merge.
     pub fn needs_compaction(&self) -> bool {
-        let candidates: Vec<Candidate> = self
-            .view()
-            .sstables
-            .iter()
-            .map(|t| Candidate {
-                generation: t.generation(),
-                bytes: t.bytes(),
-            })
-            .collect();
+        let candidates = self.candidates(&self.view());
         let c = self.compaction;
         size_tiered::pick(&candidates, c.min_threshold, c.max_threshold, SMALL_FLOOR).is_some()
     }
