@@ -713,10 +713,12 @@ impl ColumnFamilyStore {
             .collect();
         sources.extend(sst_rows.iter().map(|r| r as &dyn RowSource));
         let ctx = self.context(now_seconds);
-        if skip_dead && !slice::row_is_live(&sources, &ctx)? {
+        let results = slice::slice(&sources, &ctx, super_column, predicate)?;
+        // A row the slice found anything in is live; only an empty answer needs the check.
+        if skip_dead && results.is_empty() && !slice::row_is_live(&sources, &ctx)? {
             return Ok(None);
         }
-        slice::slice(&sources, &ctx, super_column, predicate).map(Some)
+        Ok(Some(results))
     }
 
     /// Reads a validated slice of the row with this sort key and client key.
