@@ -8,8 +8,8 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use supercolumn::{BatchMutation, ColumnPath, Database, Options, WriteOptions};
-use supercolumn_bench::workload::{key, value};
+use supercolumn::{ColumnPath, Database, Options};
+use supercolumn_bench::workload::{key, load as load_cells, point_row};
 use supercolumn_bench::KeyStream;
 
 const ROWS: u64 = 200_000;
@@ -19,20 +19,7 @@ fn load(dir: &std::path::Path, kb: u32, cache_mb: u32) -> Database {
     o.column_index_size_kb = Some(kb);
     o.block_cache_size_mb = cache_mb;
     let db = Database::open(dir, o).expect("open");
-    let mut b = BatchMutation::new();
-    for i in 0..ROWS {
-        b.insert(
-            key(i),
-            ColumnPath::new("Standard1").column("v"),
-            value(i, 0),
-            WriteOptions::at(1),
-        );
-        if b.len() == 1000 {
-            db.batch_mutate("Keyspace1", &b).expect("write");
-            b = BatchMutation::new();
-        }
-    }
-    db.batch_mutate("Keyspace1", &b).expect("write");
+    load_cells(&db, (0..ROWS).map(point_row), 1000).expect("write");
     db.flush("Keyspace1", Some("Standard1")).expect("flush");
     db
 }

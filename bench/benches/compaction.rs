@@ -4,8 +4,8 @@
 //! `cargo bench -p supercolumn-bench --bench compaction`
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use supercolumn::{BatchMutation, ColumnPath, Database, Options, WriteOptions};
-use supercolumn_bench::workload::value;
+use supercolumn::{Database, Options};
+use supercolumn_bench::workload::{load, value};
 use supercolumn_bench::KeyStream;
 
 const TABLES: u64 = 4;
@@ -19,22 +19,12 @@ fn build() -> (tempfile::TempDir, Database, u64) {
     let db = Database::open(dir.path(), o).expect("open");
     let mut keys = KeyStream::new(42);
     for t in 0..TABLES {
-        let mut b = BatchMutation::new();
-        for i in 0..ROWS_PER_TABLE {
+        let cells = (0..ROWS_PER_TABLE).map(|i| {
             let k = keys.next().unwrap_or(i).to_be_bytes();
             let key: Vec<u8> = k.iter().chain(k.iter()).copied().collect();
-            b.insert(
-                key,
-                ColumnPath::new("Standard1").column("v"),
-                value(t * ROWS_PER_TABLE + i, 0),
-                WriteOptions::at(1),
-            );
-            if b.len() == 1000 {
-                db.batch_mutate("Keyspace1", &b).expect("write");
-                b = BatchMutation::new();
-            }
-        }
-        db.batch_mutate("Keyspace1", &b).expect("write");
+            (key, b"v".to_vec(), value(t * ROWS_PER_TABLE + i, 0))
+        });
+        load(&db, cells, 1000).expect("write");
         db.flush("Keyspace1", Some("Standard1")).expect("flush");
     }
     let bytes = db

@@ -9,10 +9,11 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use supercolumn::{
-    BatchMutation, ColumnParent, ColumnPath, Database, KeyRange, Options, SlicePredicate,
-    SliceRange, WriteOptions,
+    ColumnParent, ColumnPath, Database, KeyRange, Options, SlicePredicate, SliceRange,
 };
-use supercolumn_bench::workload::{key, missing_key, value, wide_column, wide_key};
+use supercolumn_bench::workload::{
+    key, load as load_cells, missing_key, point_row, wide_cell, wide_column, wide_key,
+};
 use supercolumn_bench::KeyStream;
 
 const ROWS: u64 = 100_000;
@@ -22,34 +23,8 @@ fn load(cache_mb: u32, flush: bool) -> (tempfile::TempDir, Database) {
     let mut o = Options::default();
     o.block_cache_size_mb = cache_mb;
     let db = Database::open(dir.path(), o).expect("open");
-    let mut b = BatchMutation::new();
-    for i in 0..ROWS {
-        b.insert(
-            key(i),
-            ColumnPath::new("Standard1").column("v"),
-            value(i, 0),
-            WriteOptions::at(1),
-        );
-        if b.len() == 5000 {
-            db.batch_mutate("Keyspace1", &b).expect("write");
-            b = BatchMutation::new();
-        }
-    }
-    for r in 0..20 {
-        for c in 0..10_000 {
-            b.insert(
-                wide_key(r),
-                ColumnPath::new("Standard1").column(wide_column(c)),
-                [b'w'; 8],
-                WriteOptions::at(1),
-            );
-            if b.len() == 5000 {
-                db.batch_mutate("Keyspace1", &b).expect("write");
-                b = BatchMutation::new();
-            }
-        }
-    }
-    db.batch_mutate("Keyspace1", &b).expect("write");
+    let wide = (0..20).flat_map(|r| (0..10_000).map(move |c| wide_cell(r, c)));
+    load_cells(&db, (0..ROWS).map(point_row).chain(wide), 5000).expect("write");
     if flush {
         db.flush("Keyspace1", Some("Standard1")).expect("flush");
         db.compact("Keyspace1", Some("Standard1")).expect("compact");

@@ -2,7 +2,44 @@
 //! values half random (as db_bench makes them), and wide rows named by 8-byte big-endian
 //! integers (which sort as LongType does for non-negative numbers).
 
+use supercolumn::{BatchMutation, ColumnPath, Database, WriteOptions};
+
 use crate::KeyStream;
+
+/// A cell to load: (row key, column name, value).
+pub type Cell = (Vec<u8>, Vec<u8>, Vec<u8>);
+
+/// Point row `i` as loaded by the benchmarks: its key, column `v`, its round-0 value.
+pub fn point_row(i: u64) -> Cell {
+    (key(i).to_vec(), b"v".to_vec(), value(i, 0))
+}
+
+/// Column `c` of wide row `r`: an 8-byte value.
+pub fn wide_cell(r: u64, c: u64) -> Cell {
+    (wide_key(r), wide_column(c).to_vec(), vec![b'w'; 8])
+}
+
+/// Writes cells into Keyspace1.Standard1 at timestamp 1, `batch` cells per `batch_mutate`.
+pub fn load(
+    db: &Database,
+    cells: impl IntoIterator<Item = Cell>,
+    batch: usize,
+) -> supercolumn::Result<()> {
+    let mut b = BatchMutation::new();
+    for (k, c, v) in cells {
+        b.insert(
+            k,
+            ColumnPath::new("Standard1").column(c),
+            v,
+            WriteOptions::at(1),
+        );
+        if b.len() >= batch {
+            db.batch_mutate("Keyspace1", &b)?;
+            b = BatchMutation::new();
+        }
+    }
+    db.batch_mutate("Keyspace1", &b)
+}
 
 /// The row key of point row `i`.
 pub fn key(i: u64) -> [u8; 16] {

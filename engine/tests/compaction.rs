@@ -277,16 +277,12 @@ fn two_million_random_columns_keep_sstables_bounded_and_read_back_identical() {
     db.batch_mutate(KS, &b).unwrap();
     db.flush(KS, Some("Standard1")).unwrap();
     // Let the background compactor catch up (a condition, with a deadline).
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
-    while db
-        .column_family_stats(KS, "Standard1")
-        .unwrap()
-        .pending_compactions
-        > 0
-        && std::time::Instant::now() < deadline
-    {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    wait_until(300, || {
+        db.column_family_stats(KS, "Standard1")
+            .unwrap()
+            .pending_compactions
+            == 0
+    });
     let s = db.column_family_stats(KS, "Standard1").unwrap();
     println!(
         "2M columns: {} flushes, {} compactions, {} SSTables, {} bytes on disk, write amplification {:.2}",
@@ -353,12 +349,9 @@ fn pending_compactions_resume_after_reopen() {
     }
     // Reopened with minor compaction on: the full bucket is compacted without any new write.
     let db = Database::open(dir.path(), opts(&clock)).unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while db.column_family_stats(KS, "Standard1").unwrap().sstables > 1
-        && std::time::Instant::now() < deadline
-    {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_until(30, || {
+        db.column_family_stats(KS, "Standard1").unwrap().sstables <= 1
+    });
     assert_eq!(db.column_family_stats(KS, "Standard1").unwrap().sstables, 1);
     for i in 0..6 {
         assert!(db

@@ -108,21 +108,6 @@ fn a_dropped_column_family_does_not_get_its_data_back_on_replay() {
     assert!(row(&db, "jsmith").is_empty());
 }
 
-/// A small deterministic generator, so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
 /// One simulated machine: a database directory on a FaultFs, and the model of what it must hold.
 struct Machine {
     root: tempfile::TempDir,
@@ -417,10 +402,7 @@ fn an_idle_memtable_is_flushed_once_older_than_memtable_flush_after_minutes() {
     assert_eq!(tables(), 0, "not yet an hour old");
     clock.advance_seconds(2 * 60);
     // The flusher looks every half second; wait for its flush, with a deadline.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while tables() == 0 && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_until(30, || tables() > 0);
     assert_eq!(tables(), 1, "the idle memtable was flushed");
     assert_eq!(row(&db, "k").len(), 1);
 }

@@ -10,38 +10,24 @@ use supercolumn::{
     fuzz, BatchMutation, ColumnPath, CommitLogSync, Database, Options, WriteOptions,
 };
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// A mutation of `seed` the way a fuzzer makes them: flips, truncations, insertions, splices.
 fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
     let mut b = seed.to_vec();
-    for _ in 0..1 + rng.below(4) {
-        match rng.below(5) {
+    for _ in 0..1 + rng.pick(4) {
+        match rng.pick(5) {
             0 if !b.is_empty() => {
-                let i = rng.below(b.len());
-                b[i] ^= 1 << rng.below(8);
+                let i = rng.pick(b.len());
+                b[i] ^= 1 << rng.pick(8);
             }
-            1 => b.truncate(rng.below(b.len() + 1)),
+            1 => b.truncate(rng.pick(b.len() + 1)),
             2 => {
-                let i = rng.below(b.len() + 1);
-                let junk: Vec<u8> = (0..rng.below(16)).map(|_| rng.next() as u8).collect();
+                let i = rng.pick(b.len() + 1);
+                let junk: Vec<u8> = (0..rng.pick(16)).map(|_| rng.next() as u8).collect();
                 b.splice(i..i, junk);
             }
             3 if !b.is_empty() => {
                 // Overwrite four bytes with an extreme length-like value.
-                let i = rng.below(b.len());
+                let i = rng.pick(b.len());
                 for (j, v) in [0xffu8, 0xff, 0xff, 0x7f].iter().enumerate() {
                     if let Some(x) = b.get_mut(i + j) {
                         *x = *v;
@@ -50,8 +36,8 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
             }
             _ => {
                 if !b.is_empty() {
-                    let i = rng.below(b.len());
-                    let j = rng.below(b.len());
+                    let i = rng.pick(b.len());
+                    let j = rng.pick(b.len());
                     b.swap(i, j);
                 }
             }
@@ -68,9 +54,9 @@ fn run(seeds: &[Vec<u8>], body: fn(&[u8]) -> Result<u64, String>, n: usize, salt
     }
     for i in 0..n {
         let input = if i % 4 == 0 {
-            (0..rng.below(300)).map(|_| rng.next() as u8).collect()
+            (0..rng.pick(300)).map(|_| rng.next() as u8).collect()
         } else {
-            let which = rng.below(seeds.len());
+            let which = rng.pick(seeds.len());
             mutate(&mut rng, &seeds[which])
         };
         if body(&input).is_ok() {
