@@ -6,9 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use supercolumn::comparator::{
-    AsciiType, BytesType, Comparator, LexicalUuidType, LongType, TimeUuidType, Utf8Type,
-};
+use supercolumn::comparator::{built_in, Comparator};
 use supercolumn::TimeUuidGenerator;
 use supercolumn_bench::KeyStream;
 
@@ -32,17 +30,10 @@ fn names(c: &dyn Comparator, n: usize) -> Vec<Vec<u8>> {
 }
 
 fn comparators(c: &mut Criterion) {
-    let types: [&dyn Comparator; 6] = [
-        &BytesType,
-        &AsciiType,
-        &Utf8Type,
-        &LongType,
-        &LexicalUuidType,
-        &TimeUuidType,
-    ];
     let mut g = c.benchmark_group("comparator");
     g.throughput(Throughput::Elements(1000));
-    for t in types {
+    for t in built_in() {
+        let t = t.as_ref();
         let ns = names(t, 1001);
         g.bench_function(format!("{}/compare", t.name()), |b| {
             b.iter(|| {

@@ -9,9 +9,7 @@ use std::sync::Arc;
 use std::thread;
 
 use common::*;
-use supercolumn::{
-    BatchMutation, ColumnParent, ColumnPath, Database, Options, SlicePredicate, WriteOptions,
-};
+use supercolumn::{BatchMutation, ColumnPath, Database, Options, WriteOptions};
 
 const KS: &str = "Keyspace1";
 const ROWS: u64 = 8;
@@ -72,14 +70,7 @@ fn readers_see_whole_row_mutations_and_never_go_back() {
                 let mut reads = 0u64;
                 while !done.load(Ordering::Relaxed) || reads < 100 {
                     let i = ((reads + r) % ROWS) as usize;
-                    let cols = db
-                        .get_slice(
-                            KS,
-                            format!("row{i}"),
-                            &ColumnParent::new("Standard1"),
-                            &SlicePredicate::everything(),
-                        )
-                        .unwrap();
+                    let cols = whole_row(&db, KS, format!("row{i}"), "Standard1");
                     reads += 1;
                     if cols.is_empty() {
                         assert_eq!(last[i], 0, "row{i} vanished after being seen");
@@ -120,14 +111,7 @@ fn readers_see_whole_row_mutations_and_never_go_back() {
 
     // Every writer's last write to each of its rows is what remains.
     for i in 0..ROWS {
-        let cols = db
-            .get_slice(
-                KS,
-                format!("row{i}"),
-                &ColumnParent::new("Standard1"),
-                &SlicePredicate::everything(),
-            )
-            .unwrap();
+        let cols = whole_row(&db, KS, format!("row{i}"), "Standard1");
         let last = if i % 2 == 0 {
             WRITES_PER_WRITER
         } else {

@@ -10,9 +10,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 
+use common::whole_row;
 use supercolumn::{
-    BatchMutation, ColumnParent, ColumnPath, CommitLogSync, Database, Error, Options,
-    SlicePredicate, WriteOptions,
+    BatchMutation, ColumnPath, CommitLogSync, Database, Error, Options, WriteOptions,
 };
 
 const KS: &str = "Keyspace1";
@@ -110,14 +110,7 @@ fn check(dir: &Path, last_ack: Option<u64>, round: usize) {
     // Row r's last acknowledged write is the largest n <= last with n % ROWS == r.
     for r in 0..ROWS.min(last + 1) {
         let want = last - ((last - r) % ROWS);
-        let cols = db
-            .get_slice(
-                KS,
-                format!("row{r}"),
-                &ColumnParent::new("Standard1"),
-                &SlicePredicate::everything(),
-            )
-            .unwrap();
+        let cols = whole_row(&db, KS, format!("row{r}"), "Standard1");
         let vals: Vec<u64> = cols
             .iter()
             .map(|c| u64::from_be_bytes(c.as_column().unwrap().value.clone().try_into().unwrap()))

@@ -12,8 +12,7 @@ use std::sync::Arc;
 use common::*;
 use supercolumn::io::FaultFs;
 use supercolumn::{
-    BatchMutation, ColumnParent, ColumnPath, CommitLogSync, Database, Error, ManualClock, Options,
-    SlicePredicate, WriteOptions,
+    BatchMutation, ColumnPath, CommitLogSync, Database, Error, ManualClock, Options, WriteOptions,
 };
 
 const KS: &str = "Keyspace1";
@@ -30,22 +29,16 @@ fn options(sync: CommitLogSync, ffs: Option<&FaultFs>) -> Options {
 const BATCH: CommitLogSync = CommitLogSync::Batch { window_ms: 1.0 };
 
 fn row(db: &Database, key: &str) -> BTreeMap<String, String> {
-    db.get_slice(
-        KS,
-        key,
-        &ColumnParent::new("Standard2"),
-        &SlicePredicate::everything(),
-    )
-    .unwrap()
-    .into_iter()
-    .map(|c| {
-        let c = c.as_column().unwrap();
-        (
-            String::from_utf8(c.name.clone()).unwrap(),
-            String::from_utf8(c.value.clone()).unwrap(),
-        )
-    })
-    .collect()
+    whole_row(db, KS, key, "Standard2")
+        .into_iter()
+        .map(|c| {
+            let c = c.as_column().unwrap();
+            (
+                String::from_utf8(c.name.clone()).unwrap(),
+                String::from_utf8(c.value.clone()).unwrap(),
+            )
+        })
+        .collect()
 }
 
 fn segments(dir: &Path) -> Vec<PathBuf> {

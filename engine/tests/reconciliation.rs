@@ -83,25 +83,11 @@ fn row_delete_hides_older_columns_only() {
     }
     t.db.remove(KS, "k", &ColumnPath::new("Standard1"), Some(5))
         .unwrap();
-    let all =
-        t.db.get_slice(
-            KS,
-            "k",
-            &ColumnParent::new("Standard1"),
-            &SlicePredicate::everything(),
-        )
-        .unwrap();
+    let all = whole_row(&t.db, KS, "k", "Standard1");
     assert_eq!(strings(names(&all)), ["c"]);
     put(&t, "k", &std1("a"), "again", 7);
     put(&t, "k", &std1("b"), "stale", 4);
-    let all =
-        t.db.get_slice(
-            KS,
-            "k",
-            &ColumnParent::new("Standard1"),
-            &SlicePredicate::everything(),
-        )
-        .unwrap();
+    let all = whole_row(&t.db, KS, "k", "Standard1");
     assert_eq!(strings(names(&all)), ["a", "c"]);
     assert_eq!(
         t.db.get_count(
@@ -172,14 +158,7 @@ fn super_column_delete_hides_its_older_sub_columns() {
         .get(KS, "u", &ColumnPath::new("Super1").super_column("work"))
         .unwrap()
         .is_none());
-    let scs =
-        t.db.get_slice(
-            KS,
-            "u",
-            &ColumnParent::new("Super1"),
-            &SlicePredicate::everything(),
-        )
-        .unwrap();
+    let scs = whole_row(&t.db, KS, "u", "Super1");
     assert_eq!(strings(names(&scs)), ["home"]);
 }
 
@@ -316,19 +295,13 @@ fn apply(t: &TestDb, ops: &[(u8, Op)], read_after: i64) -> Vec<(Vec<u8>, Vec<u8>
         }
     }
     t.clock.set_micros(T0 + read_after * 1_000_000);
-    t.db.get_slice(
-        KS,
-        "r",
-        &ColumnParent::new("Standard1"),
-        &SlicePredicate::everything(),
-    )
-    .unwrap()
-    .into_iter()
-    .map(|c| {
-        let c = c.as_column().unwrap().clone();
-        (c.name, c.value, c.timestamp)
-    })
-    .collect()
+    whole_row(&t.db, KS, "r", "Standard1")
+        .into_iter()
+        .map(|c| {
+            let c = c.as_column().unwrap().clone();
+            (c.name, c.value, c.timestamp)
+        })
+        .collect()
 }
 
 proptest! {

@@ -213,14 +213,7 @@ fn user_comparators_register_by_class_name() {
         )
         .unwrap();
     }
-    let got = db
-        .get_slice(
-            "K",
-            "r",
-            &ColumnParent::new("Words"),
-            &SlicePredicate::everything(),
-        )
-        .unwrap();
+    let got = whole_row(&db, "K", "r", "Words");
     assert_eq!(strings(names(&got)), ["Apple", "banana", "cherry"]);
     assert_eq!(CaseInsensitive.compare(b"Apple", b"banana"), Ordering::Less);
     let e = db

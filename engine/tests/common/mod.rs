@@ -4,7 +4,10 @@
 
 use std::sync::Arc;
 
-use supercolumn::{ColumnOrSuperColumn, Database, KeyspaceDef, ManualClock, Options, Partitioner};
+use supercolumn::{
+    ColumnOrSuperColumn, ColumnParent, Database, KeyspaceDef, ManualClock, Options, Partitioner,
+    SlicePredicate,
+};
 use tempfile::TempDir;
 
 /// 2013-07-23, the timestamp in SPEC §8's examples, in microseconds.
@@ -34,6 +37,22 @@ pub fn open_default() -> TestDb {
 
 pub fn open_schema(keyspaces: Vec<KeyspaceDef>) -> TestDb {
     open_with(Some(keyspaces), Partitioner::Random)
+}
+
+/// Every live column (or super column) of row `key` in `ks`.`cf`.
+pub fn whole_row(
+    db: &Database,
+    ks: &str,
+    key: impl AsRef<[u8]>,
+    cf: &str,
+) -> Vec<ColumnOrSuperColumn> {
+    db.get_slice(
+        ks,
+        key,
+        &ColumnParent::new(cf),
+        &SlicePredicate::everything(),
+    )
+    .expect("read the row")
 }
 
 /// Column names of a slice result.

@@ -15,7 +15,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-pub use builtin::{AsciiType, BytesType, LexicalUuidType, LongType, TimeUuidType, Utf8Type};
+pub use builtin::{
+    built_in, AsciiType, BytesType, LexicalUuidType, LongType, TimeUuidType, Utf8Type,
+};
 pub use composite::CompositeType;
 
 /// Why a name or a text literal does not fit a comparator.
@@ -134,28 +136,10 @@ impl fmt::Debug for ComparatorRegistry {
     }
 }
 
-/// The class names of the built-in comparators.
-const BUILT_IN: [&str; 6] = [
-    "BytesType",
-    "AsciiType",
-    "UTF8Type",
-    "LongType",
-    "LexicalUUIDType",
-    "TimeUUIDType",
-];
-
 impl Default for ComparatorRegistry {
     fn default() -> Self {
-        let builtins: [Arc<dyn Comparator>; 6] = [
-            Arc::new(BytesType),
-            Arc::new(AsciiType),
-            Arc::new(Utf8Type),
-            Arc::new(LongType),
-            Arc::new(LexicalUuidType),
-            Arc::new(TimeUuidType),
-        ];
         ComparatorRegistry {
-            by_name: builtins.into_iter().map(|c| (c.name(), c)).collect(),
+            by_name: built_in().into_iter().map(|c| (c.name(), c)).collect(),
         }
     }
 }
@@ -166,7 +150,8 @@ impl ComparatorRegistry {
     /// built-in names cannot be taken over: that would silently reorder stored data.
     pub fn register(&mut self, comparator: Arc<dyn Comparator>) -> Result<(), MarshalError> {
         let name = comparator.name();
-        if BUILT_IN.contains(&name.as_str()) || name.starts_with("CompositeType(") {
+        let reserved = built_in().iter().any(|c| c.name() == name);
+        if reserved || name.starts_with("CompositeType(") {
             return Err(MarshalError::new(format!(
                 "'{name}' is a built-in comparator and cannot be replaced"
             )));
