@@ -78,6 +78,11 @@ impl<'a> Reader<'a> {
         self.buf.len() - self.pos
     }
 
+    /// Bytes read so far.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
     /// An error at the current offset.
     pub fn error(&self, reason: impl Into<String>) -> DecodeError {
         DecodeError {

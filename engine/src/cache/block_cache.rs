@@ -1,4 +1,4 @@
-//! A cache of decoded data blocks shared by every SSTable of a database, bounded in bytes, least
+//! A cache of checked, decompressed data blocks shared by every SSTable of a database, bounded in bytes, least
 //! recently used first out. Hot reads then neither decompress nor decode again.
 
 use std::sync::Arc;
@@ -6,7 +6,7 @@ use std::sync::Arc;
 use lru::LruCache;
 use parking_lot::Mutex;
 
-use crate::sstable::block::Item;
+use crate::sstable::block::DataBlock;
 
 /// Identifies a block: the SSTable's process-unique id and the block's number.
 pub type BlockKey = (u64, u32);
@@ -14,8 +14,8 @@ pub type BlockKey = (u64, u32);
 /// A decoded block, and what it costs the cache.
 #[derive(Debug)]
 pub struct CachedBlock {
-    /// The block's items.
-    pub items: Vec<Item>,
+    /// The checked block.
+    pub block: DataBlock,
     /// Bytes charged against the capacity.
     pub charge: usize,
 }
@@ -104,8 +104,10 @@ mod tests {
     use super::*;
 
     fn block(charge: usize) -> Arc<CachedBlock> {
+        let mut w = crate::codec::Writer::default();
+        crate::sstable::block::write_row(&mut w, b"row", None, false);
         Arc::new(CachedBlock {
-            items: Vec::new(),
+            block: DataBlock::parse(w.buf).unwrap(),
             charge,
         })
     }

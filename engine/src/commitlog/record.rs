@@ -115,6 +115,29 @@ pub fn decode_entry(r: &mut Reader<'_>) -> Result<Entry, DecodeError> {
     })
 }
 
+/// Checks the entry at the reader's position and steps over it, allocating nothing (SSTable
+/// blocks are checked whole when read, and entries decoded only when a query yields them).
+pub fn skip_entry(r: &mut Reader<'_>) -> Result<(), DecodeError> {
+    match r.u8()? {
+        LIVE => {
+            r.u64()?;
+            r.bytes()?;
+        }
+        LIVE_TTL => {
+            r.take(8 + 4 + 8)?;
+            r.bytes()?;
+        }
+        TOMBSTONE => {
+            r.take(8 + 8)?;
+        }
+        SUPER_DELETION => {
+            read_deletion(r)?;
+        }
+        t => return Err(r.error(format!("unknown entry tag {t}"))),
+    }
+    Ok(())
+}
+
 /// Decodes a record payload; the whole payload must be consumed.
 pub fn decode(payload: &[u8]) -> Result<RowMutation, DecodeError> {
     let mut r = Reader::new(payload);

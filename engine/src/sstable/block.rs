@@ -6,7 +6,7 @@
 //! allocating.
 
 use crate::codec::{DecodeError, Reader, Writer};
-use crate::commitlog::record::{decode_entry, encode_entry};
+use crate::commitlog::record::{decode_entry, encode_entry, skip_entry};
 use crate::model::cell::{DeletionTime, Entry};
 
 /// Bytes of a block's framing before its stored bytes.
@@ -174,51 +174,200 @@ pub fn write_opt_deletion(w: &mut Writer, d: Option<DeletionTime>) {
     write_deletion(w, d);
 }
 
-/// Decodes a data block's raw bytes into items; the first must be a row header, and entries
-/// must ascend within a row and rows ascend.
-pub fn decode_items(raw: &[u8]) -> Result<Vec<Item>, DecodeError> {
-    let mut r = Reader::new(raw);
-    let mut items = Vec::new();
-    let mut last_row: Option<Vec<u8>> = None;
-    let mut last_entry: Option<Vec<u8>> = None;
-    while r.remaining() > 0 {
-        match r.u8()? {
-            tag @ (ROW | ROW_CONTINUES) => {
-                let sort_key = r.bytes()?.to_vec();
-                let deletion = read_deletion(&mut r)?;
-                if last_row.as_ref().is_some_and(|p| *p >= sort_key) {
-                    return Err(r.error("rows out of order"));
-                }
-                if tag == ROW_CONTINUES && !items.is_empty() {
-                    return Err(r.error("a continued row in the middle of a block"));
-                }
-                last_row = Some(sort_key.clone());
-                last_entry = None;
-                items.push(Item::Row {
-                    sort_key,
-                    deletion,
-                    continued: tag == ROW_CONTINUES,
-                });
-            }
-            ENTRY => {
-                if last_row.is_none() {
-                    return Err(r.error("an entry before any row header"));
-                }
-                let key = r.bytes()?.to_vec();
-                if key.is_empty() || last_entry.as_ref().is_some_and(|p| *p >= key) {
-                    return Err(r.error("entries out of order"));
-                }
-                let entry = decode_entry(&mut r)?;
-                last_entry = Some(key.clone());
-                items.push(Item::Entry { key, entry });
-            }
-            t => return Err(r.error(format!("unknown item tag {t}"))),
+/// Where one item lies in a block's raw bytes: its tag, its key (`key_start..key_end`), and
+/// the rest of it (`key_end..end`: a row's deletion, or an entry's fields).
+#[derive(Clone, Copy, Debug)]
+struct ItemAt {
+    tag: u8,
+    key_start: u32,
+    key_end: u32,
+    end: u32,
+}
+
+/// One item of a [`DataBlock`], borrowed from it.
+#[derive(Clone, Copy, Debug)]
+pub enum ItemRef<'a> {
+    /// A row starts (or, with `continued`, goes on from an earlier block).
+    Row {
+        /// The row sort key.
+        sort_key: &'a [u8],
+        /// The row's deletion.
+        deletion: Option<DeletionTime>,
+        /// Whether the row began in an earlier block.
+        continued: bool,
+    },
+    /// An entry of the current row, still encoded.
+    Entry {
+        /// The entry key.
+        key: &'a [u8],
+        /// The encoded entry ([`ItemRef::entry`] decodes it).
+        encoded: &'a [u8],
+    },
+}
+
+impl ItemRef<'_> {
+    /// The entry of an `Entry` item, decoded (`None` for a row header).
+    pub fn entry(self) -> Option<Result<Entry, DecodeError>> {
+        match self {
+            ItemRef::Row { .. } => None,
+            ItemRef::Entry { encoded, .. } => Some(decode_entry(&mut Reader::new(encoded))),
         }
     }
-    if items.is_empty() {
-        return Err(r.error("an empty data block"));
+
+    /// The item, owned.
+    pub fn to_item(self) -> Result<Item, DecodeError> {
+        Ok(match self {
+            ItemRef::Row {
+                sort_key,
+                deletion,
+                continued,
+            } => Item::Row {
+                sort_key: sort_key.to_vec(),
+                deletion,
+                continued,
+            },
+            ItemRef::Entry { key, encoded } => Item::Entry {
+                key: key.to_vec(),
+                entry: decode_entry(&mut Reader::new(encoded))?,
+            },
+        })
     }
-    Ok(items)
+}
+
+/// A checked data block: its raw bytes and where each item lies in them. Reading it allocates
+/// nothing per item; an entry is decoded only when a query yields it.
+#[derive(Debug)]
+pub struct DataBlock {
+    raw: Vec<u8>,
+    items: Vec<ItemAt>,
+    /// The numbers of the row-header items, ascending (so by sort key too).
+    rows: Vec<u32>,
+}
+
+impl DataBlock {
+    /// Checks a data block's raw bytes: the first item must be a row header, entries must
+    /// ascend within a row, rows must ascend, and every item must decode.
+    pub fn parse(raw: Vec<u8>) -> Result<DataBlock, DecodeError> {
+        let mut items: Vec<ItemAt> = Vec::new();
+        let mut rows: Vec<u32> = Vec::new();
+        {
+            let mut r = Reader::new(&raw);
+            let mut last_row: Option<&[u8]> = None;
+            let mut last_entry: Option<&[u8]> = None;
+            while r.remaining() > 0 {
+                let tag = r.u8()?;
+                let key_start = r.position() + 4;
+                let key_end;
+                match tag {
+                    ROW | ROW_CONTINUES => {
+                        let sort_key = r.bytes()?;
+                        key_end = r.position();
+                        read_deletion(&mut r)?;
+                        if last_row.is_some_and(|p| p >= sort_key) {
+                            return Err(r.error("rows out of order"));
+                        }
+                        if tag == ROW_CONTINUES && !items.is_empty() {
+                            return Err(r.error("a continued row in the middle of a block"));
+                        }
+                        last_row = Some(sort_key);
+                        last_entry = None;
+                        rows.push(items.len() as u32);
+                    }
+                    ENTRY => {
+                        if last_row.is_none() {
+                            return Err(r.error("an entry before any row header"));
+                        }
+                        let key = r.bytes()?;
+                        key_end = r.position();
+                        if key.is_empty() || last_entry.is_some_and(|p| p >= key) {
+                            return Err(r.error("entries out of order"));
+                        }
+                        skip_entry(&mut r)?;
+                        last_entry = Some(key);
+                    }
+                    t => return Err(r.error(format!("unknown item tag {t}"))),
+                }
+                items.push(ItemAt {
+                    tag,
+                    key_start: key_start as u32,
+                    key_end: key_end as u32,
+                    end: r.position() as u32,
+                });
+            }
+            if items.is_empty() {
+                return Err(r.error("an empty data block"));
+            }
+        }
+        Ok(DataBlock { raw, items, rows })
+    }
+
+    fn key_of(&self, i: usize) -> &[u8] {
+        let at = self.items[i];
+        &self.raw[at.key_start as usize..at.key_end as usize]
+    }
+
+    /// The row with this sort key: its header's item number, and the item numbers of its
+    /// entries in this block (`first..end`).
+    pub fn row(&self, sort_key: &[u8]) -> Option<(usize, std::ops::Range<usize>)> {
+        let r = self
+            .rows
+            .binary_search_by(|&h| self.key_of(h as usize).cmp(sort_key))
+            .ok()?;
+        let header = self.rows[r] as usize;
+        let end = self
+            .rows
+            .get(r + 1)
+            .map_or(self.items.len(), |&h| h as usize);
+        Some((header, header + 1..end))
+    }
+
+    /// The key of entry item `i` (empty for a row header).
+    pub fn entry_key(&self, i: usize) -> &[u8] {
+        match self.items[i].tag {
+            ENTRY => self.key_of(i),
+            _ => &[],
+        }
+    }
+
+    /// Items in the block.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Bytes the block holds in memory.
+    pub fn memory(&self) -> usize {
+        self.raw.len()
+            + self.items.len() * std::mem::size_of::<ItemAt>()
+            + self.rows.len() * std::mem::size_of::<u32>()
+    }
+
+    /// Item `i` (panics past [`DataBlock::len`], like indexing).
+    pub fn item(&self, i: usize) -> ItemRef<'_> {
+        let at = self.items[i];
+        let key = &self.raw[at.key_start as usize..at.key_end as usize];
+        let rest = &self.raw[at.key_end as usize..at.end as usize];
+        match at.tag {
+            ENTRY => ItemRef::Entry { key, encoded: rest },
+            tag => ItemRef::Row {
+                sort_key: key,
+                // Checked by `parse`; a failure here cannot happen, and reads as no deletion.
+                deletion: read_deletion(&mut Reader::new(rest)).ok().flatten(),
+                continued: tag == ROW_CONTINUES,
+            },
+        }
+    }
+
+    /// The items in order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = ItemRef<'_>> + ExactSizeIterator + '_ {
+        (0..self.items.len()).map(|i| self.item(i))
+    }
+}
+
+/// Decodes a data block's raw bytes into owned items.
+#[cfg(test)]
+pub fn decode_items(raw: &[u8]) -> Result<Vec<Item>, DecodeError> {
+    let block = DataBlock::parse(raw.to_vec())?;
+    block.iter().map(|i| i.to_item()).collect()
 }
 
 #[cfg(test)]
@@ -270,5 +419,44 @@ mod tests {
         write_entry(&mut bad, b"b", &Entry::Cell(Cell::tombstone(2, 3)));
         write_entry(&mut bad, b"a", &Entry::Cell(Cell::tombstone(2, 3)));
         assert!(decode_items(&bad.buf).is_err());
+    }
+
+    #[test]
+    fn a_block_finds_its_rows_and_decodes_entries_on_demand() {
+        let mut w = Writer::default();
+        write_row(&mut w, b"a", None, false);
+        write_entry(
+            &mut w,
+            b"1",
+            &Entry::Cell(Cell::live(1, b"x".to_vec(), None)),
+        );
+        write_entry(
+            &mut w,
+            b"2",
+            &Entry::Cell(Cell::live(2, b"y".to_vec(), None)),
+        );
+        let d = DeletionTime {
+            marked_for_delete_at: 7,
+            local_deletion_time: 8,
+        };
+        write_row(&mut w, b"b", Some(d), false);
+        write_row(&mut w, b"c", None, false);
+        write_entry(&mut w, b"9", &Entry::Cell(Cell::tombstone(3, 4)));
+        let block = DataBlock::parse(w.buf).unwrap();
+        assert_eq!(block.len(), 6);
+        assert_eq!(block.row(b"a"), Some((0, 1..3)));
+        assert_eq!(block.row(b"b"), Some((3, 4..4)));
+        assert_eq!(block.row(b"c"), Some((4, 5..6)));
+        assert_eq!(block.row(b"bb"), None);
+        assert!(matches!(block.item(3), ItemRef::Row { deletion: Some(x), .. } if x == d));
+        assert_eq!(block.entry_key(2), b"2");
+        assert_eq!(block.entry_key(3), b"");
+        let e = block.item(2).entry().unwrap().unwrap();
+        assert_eq!(e, Entry::Cell(Cell::live(2, b"y".to_vec(), None)));
+        assert!(block.item(0).entry().is_none());
+        assert!(
+            DataBlock::parse(Vec::new()).is_err(),
+            "an empty block is refused"
+        );
     }
 }

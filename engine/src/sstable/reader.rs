@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 use memmap2::Mmap;
 
-use super::block::{self, decode_items, Item};
+use super::block::{self, DataBlock, Item, ItemRef};
 use super::bloom::RowBloom;
 use super::footer::{Footer, FOOTER_LEN, HEADER_LEN, HEADER_MAGIC};
 use super::index::{BlockIndex, RowPoint};
@@ -206,9 +206,13 @@ impl Sstable {
     pub fn items(&self) -> impl Iterator<Item = Result<(usize, Item)>> + '_ {
         (0..self.block_count()).flat_map(move |i| match self.read_block(i) {
             Ok(b) => b
-                .items
-                .into_iter()
-                .map(move |it| Ok((i, it)))
+                .block
+                .iter()
+                .map(|it| {
+                    it.to_item()
+                        .map(|item| (i, item))
+                        .map_err(|e| self.corrupt(format!("data block {i}: {e}")))
+                })
                 .collect::<Vec<_>>(),
             Err(e) => vec![Err(e)],
         })
@@ -280,27 +284,28 @@ impl Sstable {
             return Err(at("length differs from the index".into()));
         }
         let raw = block::unframe(framed).map_err(|e| at(e.to_string()))?;
-        let items = decode_items(&raw).map_err(|e| at(e.to_string()))?;
+        let block = DataBlock::parse(raw).map_err(|e| at(e.to_string()))?;
         // The block must start where the index says.
-        let starts_right = match (&items[0], self.index.entries[i].first_entry.is_empty()) {
+        let starts_right = match (block.item(0), e.first_entry.is_empty()) {
             (
-                Item::Row {
+                ItemRef::Row {
                     sort_key,
                     continued,
                     ..
                 },
                 starts_row,
-            ) => *sort_key == e.first_row && *continued != starts_row,
+            ) => sort_key == e.first_row && continued != starts_row,
             _ => false,
         };
         let first_entry_right = e.first_entry.is_empty()
-            || matches!(items.get(1), Some(Item::Entry { key, .. }) if *key == e.first_entry);
+            || (block.len() > 1
+                && matches!(block.item(1), ItemRef::Entry { key, .. } if key == e.first_entry));
         if !starts_right || !first_entry_right {
             return Err(at("does not start where the index says".into()));
         }
         Ok(CachedBlock {
-            charge: raw.len() + 64 * items.len(),
-            items,
+            charge: block.memory() + 64,
+            block,
         })
     }
 
@@ -351,23 +356,16 @@ impl Sstable {
         }
         // Otherwise the row, if here, lies wholly inside block `end`.
         let b = self.block(end, ctx)?;
-        for item in &b.items {
-            if let Item::Row {
-                sort_key: k,
-                deletion,
-                ..
-            } = item
-            {
-                if k.as_slice() == sort_key {
-                    return Ok(Some(RowPosition {
-                        start_block: end as u32,
-                        end_block: end as u32,
-                        deletion: *deletion,
-                    }));
-                }
-            }
-        }
-        Ok(None)
+        Ok(b.block
+            .row(sort_key)
+            .and_then(|(header, _)| match b.block.item(header) {
+                ItemRef::Row { deletion, .. } => Some(RowPosition {
+                    start_block: end as u32,
+                    end_block: end as u32,
+                    deletion,
+                }),
+                ItemRef::Entry { .. } => None,
+            }))
     }
 
     /// A located row as a [`RowSource`].
@@ -438,10 +436,10 @@ impl Iterator for RowKeys<'_> {
                     }
                 },
             };
-            while self.at < items.items.len() {
-                let item = &items.items[self.at];
+            while self.at < items.block.len() {
+                let item = items.block.item(self.at);
                 self.at += 1;
-                if let Item::Row {
+                if let ItemRef::Row {
                     sort_key,
                     continued: false,
                     ..
@@ -449,11 +447,11 @@ impl Iterator for RowKeys<'_> {
                 {
                     let after_start = match &self.start {
                         Bound::Unbounded => true,
-                        Bound::Included(s) => sort_key >= s,
-                        Bound::Excluded(s) => sort_key > s,
+                        Bound::Included(s) => sort_key >= s.as_slice(),
+                        Bound::Excluded(s) => sort_key > s.as_slice(),
                     };
                     if after_start {
-                        return Some(Ok(sort_key.clone()));
+                        return Some(Ok(sort_key.to_vec()));
                     }
                 }
             }
@@ -503,21 +501,27 @@ impl RowSource for SstRow<'_> {
             hi: hi.map(<[u8]>::to_vec),
             reversed,
             block: first,
-            pending: Vec::new(),
+            current: None,
+            from: 0,
+            to: 0,
             done: false,
         })
     }
 }
 
-/// The entries of one SSTable row within bounds, block by block.
+/// The entries of one SSTable row within bounds, block by block. A block's entries are
+/// decoded only as they are yielded, so a short slice of a wide row decodes only what it returns.
 struct RowEntries<'a> {
     row: &'a SstRow<'a>,
     lo: Bound<Vec<u8>>,
     hi: Bound<Vec<u8>>,
     reversed: bool,
     block: usize,
-    /// Entries of the current block still to yield, in yield order reversed (popped from the end).
-    pending: Vec<(Vec<u8>, crate::model::cell::Entry)>,
+    /// The current block, and the items `from..to` of it still to yield (entries of the row
+    /// within the bounds): from the front going forward, from the back reversed.
+    current: Option<(usize, Arc<CachedBlock>)>,
+    from: usize,
+    to: usize,
     done: bool,
 }
 
@@ -537,45 +541,61 @@ fn below_hi(k: &[u8], hi: &Bound<Vec<u8>>) -> bool {
     }
 }
 
+/// The first index in `from..to` where `pred` is false, given it holds for a prefix of them.
+fn partition_point(mut from: usize, mut to: usize, pred: impl Fn(usize) -> bool) -> usize {
+    while from < to {
+        let mid = from + (to - from) / 2;
+        if pred(mid) {
+            from = mid + 1;
+        } else {
+            to = mid;
+        }
+    }
+    from
+}
+
 impl RowEntries<'_> {
-    /// Loads the row's entries of the current block into `pending`; returns whether the walk
+    /// Finds the row's entries within the bounds in the current block; returns whether the walk
     /// must stop after them (the bounds end inside this block).
     fn load(&mut self) -> Result<bool> {
         let b = self.row.table.block(self.block, &self.row.ctx)?;
-        let mut in_row = false;
-        let mut run = Vec::new();
-        let mut stop = false;
-        for item in &b.items {
-            match item {
-                Item::Row { sort_key, .. } => {
-                    if in_row {
-                        break;
-                    }
-                    in_row = *sort_key == self.row.sort_key;
-                }
-                Item::Entry { key, entry } if in_row => {
-                    if !above_lo(key, &self.lo) {
-                        if self.reversed {
-                            stop = true;
-                        }
-                        continue;
-                    }
-                    if !below_hi(key, &self.hi) {
-                        if !self.reversed {
-                            stop = true;
-                        }
-                        break;
-                    }
-                    run.push((key.clone(), entry.clone()));
-                }
-                Item::Entry { .. } => {}
-            }
-        }
-        if !self.reversed {
-            run.reverse();
-        }
-        self.pending = run;
+        let block = &b.block;
+        let (first, last) = block
+            .row(&self.row.sort_key)
+            .map_or((0, 0), |(_, entries)| (entries.start, entries.end));
+        let from = partition_point(first, last, |i| !above_lo(block.entry_key(i), &self.lo));
+        let to = partition_point(from, last, |i| below_hi(block.entry_key(i), &self.hi));
+        let stop = if self.reversed {
+            from > first
+        } else {
+            to < last
+        };
+        (self.from, self.to) = (from, to);
+        self.current = Some((self.block, b));
         Ok(stop)
+    }
+
+    /// The next item to yield from the current block, decoded.
+    fn take(&mut self) -> Option<Result<EntryItem<'static>>> {
+        if self.from >= self.to {
+            return None;
+        }
+        let (number, b) = self.current.as_ref()?;
+        let i = if self.reversed {
+            self.to -= 1;
+            self.to
+        } else {
+            self.from += 1;
+            self.from - 1
+        };
+        let ItemRef::Entry { key, .. } = b.block.item(i) else {
+            return None;
+        };
+        let decoded = b.block.item(i).entry()?;
+        Some(match decoded {
+            Ok(entry) => Ok((Cow::Owned(key.to_vec()), Cow::Owned(entry))),
+            Err(e) => Err(self.row.table.corrupt(format!("data block {number}: {e}"))),
+        })
     }
 }
 
@@ -584,9 +604,10 @@ impl<'a> Iterator for RowEntries<'a> {
 
     fn next(&mut self) -> Option<Result<EntryItem<'a>>> {
         loop {
-            if let Some((k, e)) = self.pending.pop() {
-                return Some(Ok((Cow::Owned(k), Cow::Owned(e))));
+            if let Some(item) = self.take() {
+                return Some(item);
             }
+            self.current = None;
             if self.done {
                 return None;
             }
