@@ -1,6 +1,10 @@
 //! supercolumn's benchmarks: the criterion suites (`benches/`), the `stress` harness
-//! (`src/bin/stress.rs`), and what they share — a deterministic key stream and the workload data.
+//! (`src/bin/stress.rs`), and what they share — a deterministic key stream, the workload data,
+//! the engines `stress` drives, and how results are measured and reported.
 
+pub mod engine;
+pub mod process;
+pub mod report;
 pub mod workload;
 
 /// A deterministic stream of pseudo-random 64-bit values (SplitMix64): the same seed gives the

@@ -1,127 +1,94 @@
-//! `stress`: db_bench/cassandra-stress style workloads against supercolumn, phase by phase, with a
-//! progress bar and a table per phase — ops/s, latency p50/p99/p99.9/max, bytes written, write
-//! amplification, disk space, SSTable count, peak memory. With no argument it runs a default
-//! workload on a fresh temporary data directory (the default Keyspace1 schema) in under a minute.
+//! `stress`: db_bench/cassandra-stress style workloads, phase by phase, with a progress bar and a
+//! table per phase — ops/s, latency p50/p99/p99.9/max, bytes written, write amplification, disk
+//! space, SSTable count, peak memory. With no argument it runs a default workload on supercolumn
+//! in a fresh temporary data directory (the default Keyspace1 schema) in under a minute.
+//!
+//! With the cargo feature `peers`, `--engine supercolumn,rocksdb,fjall` runs the same workload —
+//! the same seed gives the same keys and values — on every engine, each round of each engine in
+//! its own child process (rounds alternate the order), and prints one table of medians with the
+//! ratio supercolumn ÷ peer.
 //!
 //! `cargo run --release --bin stress [-- --help]`
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::Parser;
 use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressStyle};
-use supercolumn::{
-    BatchMutation, ColumnParent, ColumnPath, CommitLogSync, Database, KeyRange, Options,
-    SlicePredicate, SliceRange, WriteOptions,
-};
+use supercolumn_bench::engine::{self, Durability, Engine, EngineConfig, ENGINES};
+use supercolumn_bench::process::{bytes_written, disk_usage, peak_memory};
+use supercolumn_bench::report::{table, PhaseResult};
 use supercolumn_bench::workload::{key, missing_key, value, wide_column, wide_key};
 use supercolumn_bench::KeyStream;
 
-const KS: &str = "Keyspace1";
-const CF: &str = "Standard1";
-const ALL: &str =
-    "fillseq,fillrandom,overwrite,readrandom,readmissing,readhot,slice,rangescan,mixed";
+const ALL: &str = "fillseq,fillrandom,overwrite,readrandom,readmissing,readhot,fillwide,slicehead,slicetail,rangescan,mixed,compact";
 
-#[derive(Parser, Clone)]
-#[command(name = "stress", about = "Benchmark workloads against supercolumn")]
+/// Columns per `fillwide` operation (one batch).
+const WIDE_BATCH: u64 = 100;
+
+#[derive(Parser, Clone, Debug)]
+#[command(
+    name = "stress",
+    about = "Benchmark workloads against supercolumn (and, with the peers feature, RocksDB and fjall)"
+)]
 struct Args {
-    /// Phases to run, in order.
+    /// Phases to run, in order: fillseq, fillrandom, overwrite, readrandom, readmissing,
+    /// readhot, fillwide, slicehead (first 10 columns of a wide row), slicetail (last 10,
+    /// reversed), rangescan (100 rows), mixed (half reads, half writes), compact (major).
     #[arg(long, default_value = ALL)]
     workloads: String,
+    /// Engines, comma-separated: supercolumn, rocksdb, fjall (the last two need --features peers).
+    #[arg(long, default_value = "supercolumn")]
+    engine: String,
     /// Point rows written by the fills (and read by the reads).
     #[arg(long, default_value_t = 200_000)]
     rows: u64,
-    /// Wide rows for `slice`.
+    /// Wide rows for `fillwide` and the slices.
     #[arg(long, default_value_t = 20)]
     wide_rows: u64,
     /// Columns per wide row.
     #[arg(long, default_value_t = 10_000)]
     columns_per_row: u64,
-    /// Value size of point rows (bytes; the default matches db_bench's 100).
+    /// Value size of point rows (bytes; the default matches db_bench's 100, half random).
     #[arg(long, default_value_t = 100)]
     value_size: usize,
     /// Client threads.
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Commit log sync: periodic or batch.
+    /// Durability: periodic (log, no fsync per write) or batch (fsync before acknowledging).
     #[arg(long, default_value = "periodic")]
     sync: String,
+    /// Block cache budget of every engine, MiB.
+    #[arg(long, default_value_t = 32)]
+    cache_mb: u64,
     /// Seed of the key and value streams.
     #[arg(long, default_value_t = 42)]
     seed: u64,
     /// Runs of the whole workload (the table shows medians).
     #[arg(long, default_value_t = 1)]
     rounds: usize,
-    /// Keep the data in this directory (for sstable-dump) instead of a temporary one.
+    /// Keep the data under this directory (for sstable-dump) instead of a temporary one.
     #[arg(long)]
     data: Option<PathBuf>,
     /// Print results as JSON lines.
     #[arg(long)]
     json: bool,
+    /// Internal: run round N of a single engine and report JSON lines (the parent's children).
+    #[arg(long, hide = true)]
+    child_round: Option<usize>,
 }
 
-#[derive(Clone, Debug, Default)]
-struct PhaseResult {
-    phase: String,
-    ops: u64,
-    secs: f64,
-    p50: u64,
-    p99: u64,
-    p999: u64,
-    max: u64,
-    bytes_written: u64,
-    write_amp: f64,
-    disk: u64,
-    sstables: usize,
-    peak_mem: u64,
-}
-
-impl PhaseResult {
-    fn ops_per_sec(&self) -> f64 {
-        self.ops as f64 / self.secs.max(1e-9)
-    }
-}
-
-fn peak_memory() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
-}
-
-fn disk_usage(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            match e.metadata() {
-                Ok(m) if m.is_dir() => stack.push(e.path()),
-                Ok(m) => total += m.len(),
-                Err(_) => {}
-            }
-        }
-    }
-    total
-}
-
-/// Runs `ops` operations split over `threads`; `op(thread, i)` does one and reports success.
+/// Runs `ops` operations split over `threads`; `op(i)` does operation `i`.
 fn timed(
     name: &str,
     ops: u64,
     threads: usize,
     quiet: bool,
-    op: impl Fn(usize, u64) -> anyhow::Result<()> + Sync,
+    op: impl Fn(u64) -> anyhow::Result<()> + Sync,
 ) -> anyhow::Result<(f64, Histogram<u64>)> {
     let bar = if quiet {
         ProgressBar::hidden()
@@ -137,15 +104,15 @@ fn timed(
     let started = Instant::now();
     let per = ops.div_ceil(threads as u64);
     let hists: Vec<anyhow::Result<Histogram<u64>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
+        let handles: Vec<_> = (0..threads as u64)
             .map(|t| {
                 let (op, bar) = (&op, &bar);
                 s.spawn(move || -> anyhow::Result<Histogram<u64>> {
                     let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3)?;
-                    let (from, to) = (t as u64 * per, ((t as u64 + 1) * per).min(ops));
+                    let (from, to) = (t * per, ((t + 1) * per).min(ops));
                     for i in from..to {
                         let t0 = Instant::now();
-                        op(t, i)?;
+                        op(i)?;
                         h.saturating_record(t0.elapsed().as_micros().max(1) as u64);
                         if i % 1024 == 0 {
                             bar.inc(1024.min(to - i));
@@ -172,63 +139,80 @@ fn timed(
     Ok((secs, all))
 }
 
-struct Bench {
-    db: Database,
+/// One round of the workload on one engine.
+struct Round<'a> {
+    engine: Box<dyn Engine>,
+    engine_name: &'a str,
     dir: PathBuf,
-    args: Args,
+    args: &'a Args,
+    round: usize,
+    /// The key order of the random phases: a permutation-like stream of row numbers.
+    order: Vec<u64>,
 }
 
-impl Bench {
-    fn put(&self, k: &[u8], col: &[u8], v: &[u8]) -> anyhow::Result<()> {
-        let mut b = BatchMutation::new();
-        b.insert(k, ColumnPath::new(CF).column(col), v, WriteOptions::now());
-        self.db.batch_mutate(KS, &b).context("write")
+impl Round<'_> {
+    fn value(&self, i: u64, version: u64) -> Vec<u8> {
+        let mut v = value(i, version);
+        v.resize(self.args.value_size, b'x');
+        v
     }
 
-    fn get(&self, k: &[u8]) -> anyhow::Result<bool> {
-        Ok(self
-            .db
-            .get(KS, k, &ColumnPath::new(CF).column("v"))?
-            .is_some())
+    fn put_point(&self, i: u64, version: u64) -> anyhow::Result<u64> {
+        let (k, v) = (key(i), self.value(i, version));
+        self.engine.put(&k, b"v", &v)?;
+        Ok((k.len() + 1 + v.len()) as u64)
     }
 
-    fn phase(&self, name: &str, round: u64) -> anyhow::Result<PhaseResult> {
-        let a = &self.args;
+    fn get_point(&self, k: &[u8]) -> anyhow::Result<bool> {
+        self.engine.get(k, b"v")
+    }
+
+    fn slice(&self, i: u64, reversed: bool) -> anyhow::Result<()> {
+        let a = self.args;
+        let row = wide_key(self.order[i as usize % self.order.len()] % a.wide_rows.max(1));
+        let got = self.engine.slice(&row, 10, reversed)?;
+        if got != 10.min(a.columns_per_row as usize) {
+            bail!("slice of {}: {got} columns", String::from_utf8_lossy(&row));
+        }
+        Ok(())
+    }
+
+    fn phase(&self, name: &str) -> anyhow::Result<PhaseResult> {
+        let a = self.args;
         let n = a.rows;
-        let quiet = a.json;
-        let mut rng = KeyStream::new(a.seed ^ round);
-        let order: Vec<u64> = (0..n).map(|_| rng.next().unwrap_or(0) % n).collect();
-        let before = self.db.column_family_stats(KS, CF)?;
-        let value_of = |i: u64, r: u64| {
-            let mut v = value(i, r);
-            v.resize(a.value_size, b'x');
-            v
+        let quiet = a.json || a.child_round.is_some();
+        let order = &self.order;
+        let user = std::sync::atomic::AtomicU64::new(0);
+        let wrote = |bytes: u64| {
+            user.fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
         };
+        let written_before = bytes_written();
         let (ops, (secs, h)) = match name {
             "fillseq" => (
                 n,
-                timed(name, n, a.threads, quiet, |_, i| {
-                    self.put(&key(i), b"v", &value_of(i, 0))
+                timed(name, n, a.threads, quiet, |i| {
+                    wrote(self.put_point(i, 0)?);
+                    Ok(())
                 })?,
             ),
             "fillrandom" => (
                 n,
-                timed(name, n, a.threads, quiet, |_, i| {
-                    let k = order[i as usize];
-                    self.put(&key(k), b"v", &value_of(k, 1))
+                timed(name, n, a.threads, quiet, |i| {
+                    wrote(self.put_point(order[i as usize], 1)?);
+                    Ok(())
                 })?,
             ),
             "overwrite" => (
                 n,
-                timed(name, n, a.threads, quiet, |_, i| {
-                    let k = order[(n - 1 - i) as usize];
-                    self.put(&key(k), b"v", &value_of(k, 2))
+                timed(name, n, a.threads, quiet, |i| {
+                    wrote(self.put_point(order[(n - 1 - i) as usize], 2)?);
+                    Ok(())
                 })?,
             ),
             "readrandom" => (
                 n,
-                timed(name, n, a.threads, quiet, |_, i| {
-                    if !self.get(&key(order[i as usize]))? {
+                timed(name, n, a.threads, quiet, |i| {
+                    if !self.get_point(&key(order[i as usize]))? {
                         bail!("readrandom: a written row is missing");
                     }
                     Ok(())
@@ -236,8 +220,8 @@ impl Bench {
             ),
             "readmissing" => (
                 n,
-                timed(name, n, a.threads, quiet, |_, i| {
-                    if self.get(&missing_key(order[i as usize]))? {
+                timed(name, n, a.threads, quiet, |i| {
+                    if self.get_point(&missing_key(order[i as usize]))? {
                         bail!("readmissing: found a row never written");
                     }
                     Ok(())
@@ -247,183 +231,257 @@ impl Bench {
                 let hot = (n / 100).max(1);
                 (
                     n,
-                    timed(name, n, a.threads, quiet, |_, i| {
-                        self.get(&key(order[i as usize] % hot)).map(|_| ())
+                    timed(name, n, a.threads, quiet, |i| {
+                        self.get_point(&key(order[i as usize] % hot)).map(|_| ())
                     })?,
                 )
             }
-            "slice" => {
-                // Fill the wide rows (not timed), then read first/last 10 columns, both ways.
-                let mut b = BatchMutation::new();
-                for r in 0..a.wide_rows {
-                    for c in 0..a.columns_per_row {
-                        b.insert(
-                            wide_key(r),
-                            ColumnPath::new(CF).column(wide_column(c)),
-                            [b'w'; 8],
-                            WriteOptions::now(),
-                        );
-                        if b.len() == 5000 {
-                            self.db.batch_mutate(KS, &b)?;
-                            b = BatchMutation::new();
-                        }
-                    }
+            "fillwide" => {
+                // Each operation writes one batch of WIDE_BATCH adjacent columns of a wide row.
+                let per_row = a.columns_per_row.div_ceil(WIDE_BATCH);
+                let batches = a.wide_rows * per_row;
+                let timing = timed(name, batches, a.threads, quiet, |i| {
+                    let (r, b) = (i / per_row, i % per_row);
+                    let row = wide_key(r);
+                    let end = ((b + 1) * WIDE_BATCH).min(a.columns_per_row);
+                    let cells: Vec<([u8; 8], Vec<u8>)> = (b * WIDE_BATCH..end)
+                        .map(|c| (wide_column(c), vec![b'w'; 8]))
+                        .collect();
+                    wrote(cells.len() as u64 * (row.len() + 16) as u64);
+                    self.engine.put_wide(&row, &cells)
+                })?;
+                // The slices read tables, not memtables, on every engine.
+                self.engine.flush()?;
+                (batches, timing)
+            }
+            "slicehead" | "slicetail" => {
+                if a.wide_rows == 0 || a.columns_per_row == 0 {
+                    bail!("{name} needs wide rows (--wide-rows, --columns-per-row)");
                 }
-                self.db.batch_mutate(KS, &b)?;
-                self.db.flush(KS, Some(CF))?;
                 let slices = (a.wide_rows * 1000).max(1);
+                let reversed = name == "slicetail";
                 (
                     slices,
-                    timed(name, slices, a.threads, quiet, |_, i| {
-                        let r = wide_key(order[i as usize % order.len()] % a.wide_rows.max(1));
-                        let range = if i % 2 == 0 {
-                            SliceRange::all().reversed().count(10)
-                        } else {
-                            SliceRange::all().count(10)
-                        };
-                        let got =
-                            self.db
-                                .get_slice(KS, &r, &ColumnParent::new(CF), &range.into())?;
-                        if got.len() != 10.min(a.columns_per_row as usize) {
-                            bail!("slice: {} columns", got.len());
-                        }
-                        Ok(())
-                    })?,
+                    timed(name, slices, a.threads, quiet, |i| self.slice(i, reversed))?,
                 )
             }
             "rangescan" => {
                 let scans = (n / 100).max(1);
                 (
                     scans,
-                    timed(name, scans, a.threads, quiet, |_, i| {
-                        let start = key(order[i as usize]);
-                        let got = self.db.get_range_slices(
-                            KS,
-                            &ColumnParent::new(CF),
-                            &SlicePredicate::everything(),
-                            &KeyRange::keys(start, b"").count(100),
-                        )?;
-                        std::hint::black_box(got);
+                    timed(name, scans, a.threads, quiet, |i| {
+                        std::hint::black_box(self.engine.scan(&key(order[i as usize]), 100)?);
                         Ok(())
                     })?,
                 )
             }
             "mixed" => (
                 n,
-                timed(name, n, a.threads, quiet, |_, i| {
+                timed(name, n, a.threads, quiet, |i| {
                     let k = order[i as usize];
                     if i % 10 < 5 {
-                        self.get(&key(k)).map(|_| ())
+                        self.get_point(&key(k)).map(|_| ())
                     } else {
-                        self.put(&key(k), b"v", &value_of(k, 3))
+                        wrote(self.put_point(k, 3)?);
+                        Ok(())
                     }
                 })?,
             ),
+            "compact" => (1, timed(name, 1, 1, quiet, |_| self.engine.compact())?),
             other => bail!("unknown workload '{other}' (known: {ALL})"),
         };
-        let after = self.db.column_family_stats(KS, CF)?;
-        let client = after.client_bytes - before.client_bytes;
-        let written = (after.sstable_bytes_written - before.sstable_bytes_written)
-            + (after.commitlog_bytes - before.commitlog_bytes);
+        let written = bytes_written().saturating_sub(written_before);
+        let user = user.into_inner();
         Ok(PhaseResult {
+            engine: self.engine_name.to_string(),
+            round: self.round,
             phase: name.to_string(),
             ops,
             secs,
-            p50: h.value_at_quantile(0.5),
-            p99: h.value_at_quantile(0.99),
-            p999: h.value_at_quantile(0.999),
-            max: h.max(),
+            ops_per_sec: ops as f64 / secs.max(1e-9),
+            p50_us: h.value_at_quantile(0.5),
+            p99_us: h.value_at_quantile(0.99),
+            p999_us: h.value_at_quantile(0.999),
+            max_us: h.max(),
             bytes_written: written,
-            write_amp: if client == 0 {
+            user_bytes: user,
+            write_amplification: if user == 0 {
                 0.0
             } else {
-                written as f64 / client as f64
+                written as f64 / user as f64
             },
-            disk: disk_usage(&self.dir),
-            sstables: after.sstables,
-            peak_mem: peak_memory(),
+            disk_bytes: disk_usage(&self.dir),
+            tables: self.engine.tables(),
+            peak_memory: peak_memory(),
         })
     }
 }
 
-fn median(v: &mut [PhaseResult]) -> PhaseResult {
-    v.sort_by(|a, b| a.ops_per_sec().total_cmp(&b.ops_per_sec()));
-    v[v.len() / 2].clone()
+fn phases(args: &Args) -> Vec<String> {
+    args.workloads
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
-fn main() -> anyhow::Result<()> {
+/// Runs round `round` of every phase on `engine_name`, in this process.
+fn run_round(
+    args: &Args,
+    engine_name: &str,
+    round: usize,
+    mut report: impl FnMut(PhaseResult),
+) -> anyhow::Result<()> {
+    let temp = tempfile::tempdir()?;
+    let dir = match &args.data {
+        Some(d) => d.join(engine_name).join(format!("round-{round}")),
+        None => temp.path().to_path_buf(),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let config = EngineConfig {
+        durability: Durability::parse(&args.sync)?,
+        block_cache_bytes: args.cache_mb << 20,
+    };
+    let engine = engine::open(engine_name, &dir, config)?;
+    let mut stream = KeyStream::new(args.seed ^ round as u64);
+    let order = (0..args.rows)
+        .map(|_| stream.next().unwrap_or(0) % args.rows)
+        .collect();
+    let r = Round {
+        engine,
+        engine_name,
+        dir,
+        args,
+        round,
+        order,
+    };
+    for name in phases(args) {
+        report(
+            r.phase(&name)
+                .with_context(|| format!("{engine_name}, phase {name}"))?,
+        );
+    }
+    r.engine.close()
+}
+
+/// Runs round `round` on `engine_name` in a child process and collects what it reports.
+fn run_child(args: &Args, engine_name: &str, round: usize) -> anyhow::Result<Vec<PhaseResult>> {
+    let exe = std::env::current_exe().context("finding the stress binary")?;
+    let mut cmd = Command::new(exe);
+    cmd.args(["--engine", engine_name, "--workloads", &args.workloads])
+        .args(["--rows", &args.rows.to_string()])
+        .args(["--wide-rows", &args.wide_rows.to_string()])
+        .args(["--columns-per-row", &args.columns_per_row.to_string()])
+        .args(["--value-size", &args.value_size.to_string()])
+        .args(["--threads", &args.threads.to_string()])
+        .args(["--sync", &args.sync])
+        .args(["--cache-mb", &args.cache_mb.to_string()])
+        .args(["--seed", &args.seed.to_string()])
+        .args(["--child-round", &round.to_string()]);
+    if let Some(d) = &args.data {
+        cmd.arg("--data").arg(d);
+    }
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("starting the {engine_name} child"))?;
+    let mut results = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines() {
+            let line = line?;
+            results.push(
+                PhaseResult::from_json(&line)
+                    .with_context(|| format!("reading the {engine_name} child's report"))?,
+            );
+        }
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        bail!("the {engine_name} child failed in round {round} ({status})");
+    }
+    Ok(results)
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("stress: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> anyhow::Result<()> {
     let args = Args::parse();
     if args.threads == 0 || args.rows == 0 || args.rounds == 0 {
         bail!("--threads, --rows and --rounds must be at least 1");
     }
-    let sync = match args.sync.as_str() {
-        "periodic" => CommitLogSync::Periodic { period_ms: 10_000 },
-        "batch" => CommitLogSync::Batch { window_ms: 1.0 },
-        other => bail!("--sync is periodic or batch, not '{other}'"),
-    };
-    let phases: Vec<String> = args
-        .workloads
+    Durability::parse(&args.sync)?;
+    let engines: Vec<String> = args
+        .engine
         .split(',')
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .collect();
+    if engines.is_empty() {
+        bail!("--engine names no engine (known: {})", ENGINES.join(", "));
+    }
+    if let Some(round) = args.child_round {
+        return run_round(&args, &engines[0], round, |r| println!("{}", r.to_json()));
+    }
     let started = Instant::now();
-    let mut results: Vec<Vec<PhaseResult>> = vec![Vec::new(); phases.len()];
-    for round in 0..args.rounds {
-        let temp = tempfile::tempdir()?;
-        let dir = match &args.data {
-            Some(d) if args.rounds == 1 => d.clone(),
-            Some(d) => d.join(format!("round-{round}")),
-            None => temp.path().to_path_buf(),
-        };
-        let mut o = Options::default();
-        o.commit_log_sync = sync;
-        let db = Database::open(&dir, o).with_context(|| format!("opening {}", dir.display()))?;
-        let bench = Bench {
-            db,
-            dir: dir.clone(),
-            args: args.clone(),
-        };
-        for (p, name) in phases.iter().enumerate() {
-            let r = bench.phase(name, round as u64)?;
-            if args.json {
-                println!(
-                    "{{\"engine\":\"supercolumn\",\"round\":{round},\"phase\":\"{}\",\"ops\":{},\"secs\":{:.3},\"ops_per_sec\":{:.0},\"p50_us\":{},\"p99_us\":{},\"p999_us\":{},\"max_us\":{},\"bytes_written\":{},\"write_amplification\":{:.2},\"disk_bytes\":{},\"sstables\":{},\"peak_memory\":{}}}",
-                    r.phase, r.ops, r.secs, r.ops_per_sec(), r.p50, r.p99, r.p999, r.max, r.bytes_written, r.write_amp, r.disk, r.sstables, r.peak_mem
-                );
-            }
-            results[p].push(r);
+    let mut results = Vec::new();
+    if engines.len() == 1 {
+        for round in 0..args.rounds {
+            run_round(&args, &engines[0], round, |r| {
+                if args.json {
+                    println!("{}", r.to_json());
+                }
+                results.push(r);
+            })?;
         }
-        bench.db.close()?;
-        drop(Arc::new(temp));
+    } else {
+        let bar = if args.json {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new((args.rounds * engines.len()) as u64)
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>12} [{bar:40}] {pos}/{len} runs, {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar.set_prefix("engines");
+        bar.enable_steady_tick(std::time::Duration::from_millis(500));
+        for round in 0..args.rounds {
+            // Alternate who goes first, so no engine always runs on a warmer or cooler machine.
+            for k in 0..engines.len() {
+                let name = &engines[(round + k) % engines.len()];
+                bar.set_message(format!("round {}: {name}", round + 1));
+                for r in run_child(&args, name, round)? {
+                    if args.json {
+                        println!("{}", r.to_json());
+                    }
+                    results.push(r);
+                }
+                bar.inc(1);
+            }
+        }
+        bar.finish_and_clear();
     }
     if !args.json {
         println!(
-            "supercolumn: {} rows, value {} B, {} thread(s), {} sync, seed {}, {} round(s) (medians)",
-            args.rows, args.value_size, args.threads, args.sync, args.seed, args.rounds
+            "{}: {} rows, {} wide rows x {} columns, value {} B, {} thread(s), {} sync, cache {} MiB, seed {}, {} round(s) (medians)",
+            engines.join(" vs "),
+            args.rows,
+            args.wide_rows,
+            args.columns_per_row,
+            args.value_size,
+            args.threads,
+            args.sync,
+            args.cache_mb,
+            args.seed,
+            args.rounds
         );
-        println!(
-            "{:<12} {:>10} {:>11} {:>8} {:>8} {:>9} {:>9} {:>12} {:>6} {:>12} {:>5} {:>10}",
-            "phase",
-            "ops",
-            "ops/s",
-            "p50 us",
-            "p99 us",
-            "p99.9 us",
-            "max us",
-            "written B",
-            "WA",
-            "disk B",
-            "SSTs",
-            "peak MiB"
-        );
-        for mut rs in results {
-            let r = median(&mut rs);
-            println!(
-                "{:<12} {:>10} {:>11.0} {:>8} {:>8} {:>9} {:>9} {:>12} {:>6.2} {:>12} {:>5} {:>10.1}",
-                r.phase, r.ops, r.ops_per_sec(), r.p50, r.p99, r.p999, r.max, r.bytes_written, r.write_amp, r.disk, r.sstables, r.peak_mem as f64 / (1 << 20) as f64
-            );
-        }
+        print!("{}", table(&results, &engines));
         println!("total time: {:.1} s", started.elapsed().as_secs_f64());
     }
     Ok(())

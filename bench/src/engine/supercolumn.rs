@@ -1,0 +1,122 @@
+//! supercolumn under `stress`: point rows in `Keyspace1.Standard1` (BytesType), wide rows in
+//! `Keyspace1.Wide1` (LongType names), through the public API only.
+
+use std::path::Path;
+
+use anyhow::Context;
+use supercolumn::comparator::LongType;
+use supercolumn::{
+    BatchMutation, ColumnFamilyDef, ColumnParent, ColumnPath, CommitLogSync, Database, KeyRange,
+    Options, SlicePredicate, SliceRange, WriteOptions,
+};
+
+use super::{Durability, Engine, EngineConfig};
+
+const KS: &str = "Keyspace1";
+const POINT: &str = "Standard1";
+const WIDE: &str = "Wide1";
+
+pub struct Supercolumn {
+    db: Database,
+    point_parent: ColumnParent,
+    wide_parent: ColumnParent,
+}
+
+impl Supercolumn {
+    pub fn open(dir: &Path, config: EngineConfig) -> anyhow::Result<Supercolumn> {
+        let mut o = Options::default();
+        o.commit_log_sync = match config.durability {
+            Durability::Periodic => CommitLogSync::Periodic { period_ms: 10_000 },
+            Durability::Batch => CommitLogSync::Batch { window_ms: 1.0 },
+        };
+        o.block_cache_size_mb = u32::try_from(config.block_cache_bytes >> 20).unwrap_or(u32::MAX);
+        let db = Database::open(dir, o).with_context(|| format!("opening {}", dir.display()))?;
+        if db.describe_column_family(KS, WIDE).is_err() {
+            db.create_column_family(
+                KS,
+                ColumnFamilyDef::standard(WIDE).with_comparator(LongType),
+            )?;
+        }
+        Ok(Supercolumn {
+            db,
+            point_parent: ColumnParent::new(POINT),
+            wide_parent: ColumnParent::new(WIDE),
+        })
+    }
+}
+
+impl Engine for Supercolumn {
+    fn put(&self, row: &[u8], column: &[u8], value: &[u8]) -> anyhow::Result<()> {
+        let mut b = BatchMutation::new();
+        b.insert(
+            row,
+            ColumnPath::new(POINT).column(column),
+            value,
+            WriteOptions::now(),
+        );
+        Ok(self.db.batch_mutate(KS, &b)?)
+    }
+
+    fn put_wide(&self, row: &[u8], cells: &[([u8; 8], Vec<u8>)]) -> anyhow::Result<()> {
+        let mut b = BatchMutation::new();
+        for (name, value) in cells {
+            b.insert(
+                row,
+                ColumnPath::new(WIDE).column(name),
+                value,
+                WriteOptions::now(),
+            );
+        }
+        Ok(self.db.batch_mutate(KS, &b)?)
+    }
+
+    fn get(&self, row: &[u8], column: &[u8]) -> anyhow::Result<bool> {
+        Ok(self
+            .db
+            .get(KS, row, &ColumnPath::new(POINT).column(column))?
+            .is_some())
+    }
+
+    fn slice(&self, row: &[u8], count: usize, reversed: bool) -> anyhow::Result<usize> {
+        let mut range = SliceRange::all().count(count);
+        if reversed {
+            range = range.reversed();
+        }
+        Ok(self
+            .db
+            .get_slice(KS, row, &self.wide_parent, &range.into())?
+            .len())
+    }
+
+    fn scan(&self, start: &[u8], rows: usize) -> anyhow::Result<usize> {
+        let got = self.db.get_range_slices(
+            KS,
+            &self.point_parent,
+            &SlicePredicate::everything(),
+            &KeyRange::keys(start, b"").count(rows),
+        )?;
+        Ok(got.iter().map(|r| r.columns.len()).sum())
+    }
+
+    fn flush(&self) -> anyhow::Result<()> {
+        Ok(self.db.flush_all()?)
+    }
+
+    fn compact(&self) -> anyhow::Result<()> {
+        self.db.flush_all()?;
+        self.db.compact(KS, Some(POINT))?;
+        Ok(self.db.compact(KS, Some(WIDE))?)
+    }
+
+    fn tables(&self) -> usize {
+        [POINT, WIDE]
+            .iter()
+            .filter_map(|cf| self.db.column_family_stats(KS, cf).ok())
+            .map(|s| s.sstables)
+            .sum()
+    }
+
+    fn close(self: Box<Self>) -> anyhow::Result<()> {
+        Ok(self.db.close()?)
+    }
+}

@@ -1,0 +1,213 @@
+//! `stress`'s results: one [`PhaseResult`] per phase, engine and round; JSON lines in and out
+//! (children report to the parent that way); medians over rounds; and the tables — one per
+//! engine run, or, with peers, one table with every engine and the ratio supercolumn ÷ peer.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+/// The figures of one phase of one round on one engine.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseResult {
+    pub engine: String,
+    pub round: usize,
+    pub phase: String,
+    pub ops: u64,
+    pub secs: f64,
+    pub ops_per_sec: f64,
+    pub p50_us: u64,
+    pub p99_us: u64,
+    pub p999_us: u64,
+    pub max_us: u64,
+    /// Bytes the process passed to `write(2)` during the phase.
+    pub bytes_written: u64,
+    /// Row key + column name + value of every write of the phase.
+    pub user_bytes: u64,
+    /// `bytes_written / user_bytes` (0 for phases that write nothing).
+    pub write_amplification: f64,
+    /// Bytes in the data directory at the end of the phase.
+    pub disk_bytes: u64,
+    /// Tables (SSTables) on disk at the end of the phase.
+    pub tables: usize,
+    /// Peak resident memory of the process so far.
+    pub peak_memory: u64,
+}
+
+impl PhaseResult {
+    /// One JSON line.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Parses one JSON line.
+    pub fn from_json(line: &str) -> anyhow::Result<PhaseResult> {
+        Ok(serde_json::from_str(line)?)
+    }
+}
+
+/// The round with the median throughput (the upper median for an even count).
+pub fn median(results: &[PhaseResult]) -> Option<PhaseResult> {
+    let mut v = results.to_vec();
+    v.sort_by(|a, b| a.ops_per_sec.total_cmp(&b.ops_per_sec));
+    v.get(v.len() / 2).cloned()
+}
+
+/// The medians of `results` per (phase, engine), phases in first-seen order and engines in
+/// `engines` order.
+pub fn medians(results: &[PhaseResult], engines: &[String]) -> Vec<(String, Vec<PhaseResult>)> {
+    let mut phases: Vec<String> = Vec::new();
+    for r in results {
+        if !phases.contains(&r.phase) {
+            phases.push(r.phase.clone());
+        }
+    }
+    phases
+        .into_iter()
+        .map(|phase| {
+            let per_engine = engines
+                .iter()
+                .filter_map(|e| {
+                    let runs: Vec<PhaseResult> = results
+                        .iter()
+                        .filter(|r| &r.engine == e && r.phase == phase)
+                        .cloned()
+                        .collect();
+                    median(&runs)
+                })
+                .collect();
+            (phase, per_engine)
+        })
+        .collect()
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1 << 20) as f64
+}
+
+/// The table: a line per phase and engine, every figure, and with more than one engine the
+/// ratio of supercolumn's figure to each peer's (throughput for timed phases, disk bytes for
+/// `compact`).
+pub fn table(results: &[PhaseResult], engines: &[String]) -> String {
+    let base = engines.first().cloned().unwrap_or_default();
+    let peers = engines.len() > 1;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "{:<10} {:<12} {:>9} {:>10} {:>7} {:>7} {:>8} {:>8} {:>10} {:>6} {:>9} {:>5} {:>8}",
+        "phase",
+        "engine",
+        "ops",
+        "ops/s",
+        "p50 us",
+        "p99 us",
+        "p99.9 us",
+        "max us",
+        "written MiB",
+        "WA",
+        "disk MiB",
+        "SSTs",
+        "peak MiB"
+    );
+    if peers {
+        let _ = write!(out, " {:>9}", format!("{base}÷"));
+    }
+    out.push('\n');
+    for (phase, per_engine) in medians(results, engines) {
+        let reference = per_engine.iter().find(|r| r.engine == base);
+        for r in &per_engine {
+            let _ = write!(
+                out,
+                "{:<10} {:<12} {:>9} {:>10.0} {:>7} {:>7} {:>8} {:>8} {:>10.1} {:>6.2} {:>9.1} {:>5} {:>8.1}",
+                phase,
+                r.engine,
+                r.ops,
+                r.ops_per_sec,
+                r.p50_us,
+                r.p99_us,
+                r.p999_us,
+                r.max_us,
+                mib(r.bytes_written),
+                r.write_amplification,
+                mib(r.disk_bytes),
+                r.tables,
+                mib(r.peak_memory)
+            );
+            if let (true, Some(b)) = (peers && r.engine != base, reference) {
+                let _ = write!(out, " {:>9}", ratio(phase.as_str(), b, r));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// supercolumn ÷ peer: throughput, or for `compact` disk bytes (lower is better there).
+fn ratio(phase: &str, base: &PhaseResult, peer: &PhaseResult) -> String {
+    let (num, den, what) = if phase == "compact" {
+        (base.disk_bytes as f64, peer.disk_bytes as f64, " disk")
+    } else {
+        (base.ops_per_sec, peer.ops_per_sec, "")
+    };
+    if den > 0.0 {
+        format!("{:.2}{what}", num / den)
+    } else {
+        "-".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(engine: &str, round: usize, phase: &str, ops_per_sec: f64, disk: u64) -> PhaseResult {
+        PhaseResult {
+            engine: engine.into(),
+            round,
+            phase: phase.into(),
+            ops_per_sec,
+            disk_bytes: disk,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let r = run("rocksdb", 3, "fillseq", 1234.5, 99);
+        assert_eq!(PhaseResult::from_json(&r.to_json()).unwrap(), r);
+        assert!(PhaseResult::from_json("{\"engine\":").is_err());
+    }
+
+    #[test]
+    fn medians_are_per_engine_and_phase() {
+        let engines = vec!["supercolumn".to_string(), "rocksdb".to_string()];
+        let results = vec![
+            run("supercolumn", 0, "fillseq", 100.0, 0),
+            run("rocksdb", 0, "fillseq", 50.0, 0),
+            run("supercolumn", 1, "fillseq", 300.0, 0),
+            run("rocksdb", 1, "fillseq", 10.0, 0),
+            run("supercolumn", 2, "fillseq", 200.0, 0),
+            run("rocksdb", 2, "fillseq", 40.0, 0),
+        ];
+        let m = medians(&results, &engines);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].1[0].ops_per_sec, 200.0);
+        assert_eq!(m[0].1[1].ops_per_sec, 40.0);
+        let t = table(&results, &engines);
+        assert!(t
+            .lines()
+            .any(|l| l.starts_with("fillseq") && l.ends_with("5.00")));
+    }
+
+    #[test]
+    fn compaction_ratio_is_of_disk_bytes() {
+        let engines = vec!["supercolumn".to_string(), "fjall".to_string()];
+        let results = vec![
+            run("supercolumn", 0, "compact", 1.0, 110),
+            run("fjall", 0, "compact", 1.0, 100),
+        ];
+        let t = table(&results, &engines);
+        assert!(t
+            .lines()
+            .any(|l| l.contains("fjall") && l.ends_with("1.10 disk")));
+    }
+}
