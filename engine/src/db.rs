@@ -10,7 +10,8 @@ use std::thread::JoinHandle;
 use parking_lot::{Mutex, RwLock};
 
 use crate::cache::BlockCache;
-use crate::commitlog::record::RowMutation;
+use crate::codec::Writer;
+use crate::commitlog::record::{self, LogRecord, RowMutation};
 use crate::commitlog::{replay, CommitLog, LogPosition};
 use crate::error::{Error, Result};
 use crate::io::dir_lock::DirLock;
@@ -261,6 +262,25 @@ impl Drop for Inner {
 
 /// One row's updates, per column family, in a batch being applied.
 type CfUpdates = Vec<(Arc<ColumnFamilyStore>, RowUpdate)>;
+
+/// One row of a batch as the commit log records it, borrowed from the batch.
+struct RowWrite<'a> {
+    key: &'a [u8],
+    updates: &'a CfUpdates,
+}
+
+impl LogRecord for RowWrite<'_> {
+    fn encode(&self, w: &mut Writer) {
+        record::encode_parts(self.key, self.updates.iter().map(|(cf, u)| (cf.id(), u)), w);
+    }
+
+    fn each_column_family(&self, f: &mut dyn FnMut(u32)) {
+        self.updates.iter().for_each(|(cf, _)| f(cf.id()));
+    }
+}
+
+/// Batches of up to this many rows find a row's slot by a linear search; larger ones hash.
+const LINEAR_ROW_SEARCH: usize = 16;
 
 /// What replaying the commit log at open left behind.
 struct ReplayOutcome {
@@ -777,8 +797,8 @@ impl Database {
             .get(keyspace)
             .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
         // Validate everything first, grouping by row key, then by column family.
-        let mut rows: Vec<(Vec<u8>, CfUpdates)> = Vec::new();
-        let mut row_index: HashMap<Vec<u8>, usize> = HashMap::new();
+        let mut rows: Vec<(&[u8], CfUpdates)> = Vec::new();
+        let mut row_index: HashMap<&[u8], usize> = HashMap::new();
         for (key, m) in batch.iter() {
             validate_key(key)?;
             let cf_name = BatchMutation::column_family_of(m);
@@ -789,10 +809,24 @@ impl Database {
                     keyspace: keyspace.to_string(),
                     column_family: cf_name.to_string(),
                 })?;
-            let i = *row_index.entry(key.to_vec()).or_insert_with(|| {
-                rows.push((key.to_vec(), Vec::new()));
-                rows.len() - 1
-            });
+            let found = if rows.len() <= LINEAR_ROW_SEARCH {
+                rows.iter().position(|(k, _)| *k == key)
+            } else {
+                if row_index.is_empty() {
+                    row_index.extend(rows.iter().enumerate().map(|(i, (k, _))| (*k, i)));
+                }
+                row_index.get(key).copied()
+            };
+            let i = match found {
+                Some(i) => i,
+                None => {
+                    rows.push((key, Vec::new()));
+                    if !row_index.is_empty() {
+                        row_index.insert(key, rows.len() - 1);
+                    }
+                    rows.len() - 1
+                }
+            };
             let updates = &mut rows[i].1;
             let j = match updates.iter().position(|(c, _)| Arc::ptr_eq(c, cf)) {
                 Some(j) => j,
@@ -803,12 +837,9 @@ impl Database {
             };
             cf.validator().add(m, now, &mut updates[j].1)?;
         }
-        let records: Vec<RowMutation> = rows
+        let records: Vec<RowWrite<'_>> = rows
             .iter()
-            .map(|(key, updates)| RowMutation {
-                key: key.clone(),
-                updates: updates.iter().map(|(cf, u)| (cf.id(), u.clone())).collect(),
-            })
+            .map(|(key, updates)| RowWrite { key, updates })
             .collect();
         {
             // The switch lock keeps a memtable switch from falling between the log append and
@@ -817,9 +848,9 @@ impl Database {
             // One record per row, one fsync for the batch.
             let logged = self.inner.commitlog.append_all(&records)?;
             for ((record, (_, updates)), (_, log_bytes)) in records.iter().zip(&rows).zip(&logged) {
-                let sort_key = self.inner.partitioner.row_sort_key(&record.key);
+                let sort_key = self.inner.partitioner.row_sort_key(record.key);
                 for (cf, update) in updates {
-                    cf.apply(&sort_key, &record.key, update);
+                    cf.apply(&sort_key, record.key, update);
                     cf.record_write(started, log_bytes / updates.len() as u64);
                 }
             }

@@ -27,6 +27,8 @@ use crate::codec::Writer;
 use crate::error::{Error, Result};
 use crate::io::{FileSystem, WritableFile};
 use crate::options::CommitLogSync;
+use record::LogRecord;
+#[cfg(test)]
 use record::RowMutation;
 
 /// A place in the commit log: a segment and a byte offset in it. Ordered as the log is written.
@@ -215,47 +217,55 @@ impl CommitLog {
     /// are durable, with one fsync (shared with any concurrent writers) for the lot. A record too
     /// large for the format is refused before anything is written. Returns each record's
     /// position and length in bytes.
-    pub fn append_all(&self, mutations: &[RowMutation]) -> Result<Vec<(LogPosition, u64)>> {
+    pub fn append_all<M: LogRecord>(&self, mutations: &[M]) -> Result<Vec<(LogPosition, u64)>> {
         let sh = &self.shared;
         sh.check()?;
-        let mut framed = Vec::with_capacity(mutations.len());
+        // Every record framed into one buffer, so a batch costs one write call per segment.
+        let mut w = Writer::default();
+        let mut ends = Vec::with_capacity(mutations.len());
         for m in mutations {
-            let mut payload = Writer::default();
-            record::encode(m, &mut payload);
-            if payload.buf.len() as u64 > segment::MAX_PAYLOAD {
+            let start = w.buf.len();
+            w.buf.extend_from_slice(&[0; segment::FRAME_LEN as usize]);
+            m.encode(&mut w);
+            let payload_len = (w.buf.len() - start) as u64 - segment::FRAME_LEN;
+            if payload_len > segment::MAX_PAYLOAD {
                 return Err(Error::invalid(format!(
-                    "a row mutation of {} bytes exceeds the commit log's record limit of {} bytes",
-                    payload.buf.len(),
+                    "a row mutation of {payload_len} bytes exceeds the commit log's record limit of {} bytes",
                     segment::MAX_PAYLOAD
                 )));
             }
-            let mut f = Vec::with_capacity(payload.buf.len() + segment::FRAME_LEN as usize);
-            segment::frame(&payload.buf, &mut f);
-            framed.push(f);
+            segment::frame_in_place(&mut w.buf[start..]);
+            ends.push(w.buf.len());
         }
+        let framed = w.buf;
         let mut positions = Vec::with_capacity(mutations.len());
         let mut st = sh.state.lock();
         sh.check()?;
-        for (m, f) in mutations.iter().zip(&framed) {
-            if st.written > segment::HEADER_LEN && st.written + f.len() as u64 > sh.segment_size {
+        // Bytes of `framed` from `pending` on are not yet written.
+        let mut pending = 0;
+        let mut start = 0;
+        for (m, &end) in mutations.iter().zip(&ends) {
+            let len = (end - start) as u64;
+            if st.written > segment::HEADER_LEN
+                && st.written + (start - pending) as u64 + len > sh.segment_size
+            {
+                self.write_locked(&mut st, &framed[pending..start])?;
+                pending = start;
                 self.roll(&mut st)?;
             }
-            let start = LogPosition {
+            let at = LogPosition {
                 segment: st.seq,
-                offset: st.written,
+                offset: st.written + (start - pending) as u64,
             };
-            let path = sh.segment_path(st.seq);
-            st.file
-                .append(f)
-                .map_err(|e| sh.poison("appending to", &path, &e))?;
-            st.written += f.len() as u64;
-            if let Some(seg) = st.segments.get_mut(&start.segment) {
-                for (cf, _) in &m.updates {
-                    seg.dirty.insert(*cf, start.offset);
-                }
+            if let Some(seg) = st.segments.get_mut(&at.segment) {
+                m.each_column_family(&mut |cf| {
+                    seg.dirty.insert(cf, at.offset);
+                });
             }
-            positions.push((start, f.len() as u64));
+            positions.push((at, len));
+            start = end;
         }
+        self.write_locked(&mut st, &framed[pending..])?;
         let end = LogPosition {
             segment: st.seq,
             offset: st.written,
@@ -272,6 +282,19 @@ impl CommitLog {
             }
         }
         Ok(positions)
+    }
+
+    /// Appends framed records to the current segment.
+    fn write_locked(&self, st: &mut WriterState, bytes: &[u8]) -> Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let sh = &self.shared;
+        st.file
+            .append(bytes)
+            .map_err(|e| sh.poison("appending to", &sh.segment_path(st.seq), &e))?;
+        st.written += bytes.len() as u64;
+        Ok(())
     }
 
     fn roll(&self, st: &mut WriterState) -> Result<()> {

@@ -34,12 +34,41 @@ fn read_deletion(r: &mut Reader<'_>) -> Result<DeletionTime, DecodeError> {
     })
 }
 
+/// What the commit log appends as one record: a row's mutation, owned ([`RowMutation`]) or
+/// borrowed from the writer's batch, so logging a write copies nothing but its encoding.
+pub trait LogRecord {
+    /// Appends the record's payload to `w`.
+    fn encode(&self, w: &mut Writer);
+    /// Calls `f` with the id of each column family the record touches.
+    fn each_column_family(&self, f: &mut dyn FnMut(u32));
+}
+
+impl LogRecord for RowMutation {
+    fn encode(&self, w: &mut Writer) {
+        encode_parts(&self.key, self.updates.iter().map(|(cf, u)| (*cf, u)), w);
+    }
+
+    fn each_column_family(&self, f: &mut dyn FnMut(u32)) {
+        self.updates.iter().for_each(|(cf, _)| f(*cf));
+    }
+}
+
 /// Appends the encoding of `m` to `w`.
+#[cfg(test)]
 pub fn encode(m: &RowMutation, w: &mut Writer) {
-    w.bytes(&m.key);
-    w.u32(m.updates.len() as u32);
-    for (cf, u) in &m.updates {
-        w.u32(*cf);
+    m.encode(w);
+}
+
+/// Appends the encoding of row `key`'s updates, by column family id.
+pub fn encode_parts<'u>(
+    key: &[u8],
+    updates: impl ExactSizeIterator<Item = (u32, &'u RowUpdate)>,
+    w: &mut Writer,
+) {
+    w.bytes(key);
+    w.u32(updates.len() as u32);
+    for (cf, u) in updates {
+        w.u32(cf);
         w.opt(u.deletion, deletion);
         w.u32(u.entries.len() as u32);
         for (key, entry) in &u.entries {

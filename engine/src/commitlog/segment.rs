@@ -43,12 +43,22 @@ pub fn header(seq: u64) -> Vec<u8> {
 }
 
 /// Frames a payload as one record.
+#[cfg(test)]
 pub fn frame(payload: &[u8], out: &mut Vec<u8>) {
-    let len = (payload.len() as u32).to_be_bytes();
-    out.extend_from_slice(&len);
-    out.extend_from_slice(&crc32fast::hash(&len).to_be_bytes());
-    out.extend_from_slice(&crc32fast::hash(payload).to_be_bytes());
+    let start = out.len();
+    out.extend_from_slice(&[0; FRAME_LEN as usize]);
     out.extend_from_slice(payload);
+    frame_in_place(&mut out[start..]);
+}
+
+/// Fills in the frame of `record`: `FRAME_LEN` bytes of room, then the payload (at most
+/// [`MAX_PAYLOAD`] bytes, which the caller checks).
+pub fn frame_in_place(record: &mut [u8]) {
+    let (head, payload) = record.split_at_mut(FRAME_LEN as usize);
+    let len = (payload.len() as u32).to_be_bytes();
+    head[0..4].copy_from_slice(&len);
+    head[4..8].copy_from_slice(&crc32fast::hash(&len).to_be_bytes());
+    head[8..12].copy_from_slice(&crc32fast::hash(payload).to_be_bytes());
 }
 
 /// One record found in a segment.

@@ -17,8 +17,10 @@ use parking_lot::RwLock;
 use crate::mutation::RowUpdate;
 
 pub mod row;
+pub mod row_key;
 
 pub use row::{MemRow, RowData};
+pub use row_key::RowKey;
 
 /// Rough fixed cost of a row in memory, for accounting.
 const ROW_OVERHEAD: usize = 96;
@@ -26,7 +28,7 @@ const ROW_OVERHEAD: usize = 96;
 /// A column family's memtable.
 #[derive(Debug, Default)]
 pub struct Memtable {
-    rows: SkipMap<Vec<u8>, MemRow>,
+    rows: SkipMap<RowKey, MemRow>,
     bytes: AtomicUsize,
     operations: AtomicU64,
 }
@@ -34,17 +36,16 @@ pub struct Memtable {
 impl Memtable {
     /// Applies one row's mutation atomically. `is_super` says how keys are laid out.
     pub fn apply(&self, sort_key: &[u8], key: &[u8], update: &RowUpdate, is_super: bool) {
-        let row = match self.rows.get(sort_key) {
-            Some(r) => r,
-            None => {
-                self.bytes
-                    .fetch_add(ROW_OVERHEAD + sort_key.len() + key.len(), Ordering::Relaxed);
-                self.rows.get_or_insert_with(sort_key.to_vec(), || MemRow {
-                    key: key.to_vec(),
-                    data: RwLock::new(RowData::default()),
-                })
+        // One skiplist search whether the row is new or not; the owned key it needs is cheaper
+        // than a second search.
+        let row = self.rows.get_or_insert_with(RowKey::new(sort_key), || {
+            self.bytes
+                .fetch_add(ROW_OVERHEAD + sort_key.len() + key.len(), Ordering::Relaxed);
+            MemRow {
+                key: key.to_vec(),
+                data: RwLock::new(RowData::default()),
             }
-        };
+        });
         let delta = row.value().data.write().apply(update, is_super);
         if delta >= 0 {
             self.bytes.fetch_add(delta as usize, Ordering::Relaxed);
@@ -57,16 +58,16 @@ impl Memtable {
     }
 
     /// The row with this sort key.
-    pub fn row(&self, sort_key: &[u8]) -> Option<MapEntry<'_, Vec<u8>, MemRow>> {
-        self.rows.get(sort_key)
+    pub fn row(&self, sort_key: &[u8]) -> Option<MapEntry<'_, RowKey, MemRow>> {
+        self.rows.get(&RowKey::new(sort_key))
     }
 
     /// Rows from `lo` upwards, in sort key order.
     pub fn rows_from(
         &self,
         lo: Bound<&[u8]>,
-    ) -> impl Iterator<Item = MapEntry<'_, Vec<u8>, MemRow>> + '_ {
-        let lo = lo.map(<[u8]>::to_vec);
+    ) -> impl Iterator<Item = MapEntry<'_, RowKey, MemRow>> + '_ {
+        let lo = lo.map(RowKey::new);
         self.rows.range((lo, Bound::Unbounded))
     }
 
