@@ -74,6 +74,7 @@ pub struct Counters {
     pub(crate) block_cache_misses: AtomicU64,
     pub(crate) block_cache_evictions: AtomicU64,
     pub(crate) index_searches: AtomicU64,
+    pub(crate) sstables_skipped: AtomicU64,
     pub(crate) blocks_read: AtomicU64,
     pub(crate) flushes: AtomicU64,
     pub(crate) compactions: AtomicU64,
@@ -154,6 +155,9 @@ pub struct ColumnFamilyStats {
     pub block_cache_evictions: u64,
     /// Block index searches.
     pub index_searches: u64,
+    /// SSTables a read of named columns skipped: everything they hold is older than what newer
+    /// sources already answered.
+    pub sstables_skipped: u64,
     /// Data blocks read from disk (decompressed and decoded).
     pub blocks_read: u64,
 }
@@ -177,6 +181,7 @@ impl Counters {
             block_cache_misses: g(&self.block_cache_misses),
             block_cache_evictions: g(&self.block_cache_evictions),
             index_searches: g(&self.index_searches),
+            sstables_skipped: g(&self.sstables_skipped),
             blocks_read: g(&self.blocks_read),
             reads: self.reads.summary(),
             writes: self.writes.summary(),

@@ -476,3 +476,96 @@ fn segments_do_not_pile_up_across_idle_reopens_or_alternating_column_families() 
         "every CF flushed past the old segments"
     );
 }
+
+/// Writes `col` = `value` at client timestamp `ts` into row `key` of Standard1 and flushes, so
+/// each call leaves one more SSTable.
+fn put_flushed(db: &Database, key: &str, col: &str, value: &str, ts: i64) {
+    let path = ColumnPath::new("Standard1").column(col);
+    db.insert(KS, key, &path, value, WriteOptions::at(ts))
+        .unwrap();
+    db.flush(KS, Some("Standard1")).unwrap();
+}
+
+#[test]
+fn a_named_column_read_skips_sstables_older_than_what_it_found_and_never_misses_a_newer_one() {
+    let t = open_default();
+    let db = &t.db;
+    // Three versions in three SSTables, written in timestamp order.
+    for ts in [10, 20, 30] {
+        put_flushed(db, "r", "c", &format!("v{ts}"), ts);
+    }
+    let before = stats(db, "Standard1");
+    assert_eq!(
+        read_one(db, "Standard1", "r", "c").unwrap().as_deref(),
+        Some("v30")
+    );
+    let after = stats(db, "Standard1");
+    assert_eq!(after.sstables_skipped - before.sstables_skipped, 2);
+    assert_eq!(
+        after.bloom_checks - before.bloom_checks,
+        1,
+        "one SSTable consulted"
+    );
+
+    // A client timestamp from the past lands in the newest file: the read still finds the
+    // newest version, which an older file holds.
+    put_flushed(db, "r", "c", "late", 15);
+    assert_eq!(
+        read_one(db, "Standard1", "r", "c").unwrap().as_deref(),
+        Some("v30")
+    );
+
+    // A name the newest sources lack makes the read look further, down to the oldest file.
+    put_flushed(db, "s", "old", "x", 5);
+    put_flushed(db, "s", "new", "y", 50);
+    let got = db
+        .get_slice(
+            KS,
+            "s",
+            &ColumnParent::new("Standard1"),
+            &SlicePredicate::Names(vec![b"old".to_vec(), b"new".to_vec()]),
+        )
+        .unwrap();
+    assert_eq!(strings(values(&got)), ["y", "x"]);
+
+    // A newer row deletion answers for every name: the older files are skipped, and the
+    // column is gone.
+    db.remove(KS, "r", &ColumnPath::new("Standard1"), Some(40))
+        .unwrap();
+    db.flush(KS, Some("Standard1")).unwrap();
+    let before = stats(db, "Standard1");
+    assert_eq!(read_one(db, "Standard1", "r", "c").unwrap(), None);
+    assert!(stats(db, "Standard1").sstables_skipped > before.sstables_skipped);
+    // ... and a write newer than the deletion reads back.
+    put_flushed(db, "r", "c", "v60", 60);
+    assert_eq!(
+        read_one(db, "Standard1", "r", "c").unwrap().as_deref(),
+        Some("v60")
+    );
+
+    // Equal timestamps in two files: neither may be skipped, whichever is consulted first, as
+    // the tie-break (the greater value; a tombstone over a cell) needs both.
+    for (first, second) in [("a", "b"), ("b", "a")] {
+        let key = format!("tie-{first}");
+        put_flushed(db, &key, "c", first, 100);
+        put_flushed(db, &key, "c", second, 100);
+        assert_eq!(
+            read_one(db, "Standard1", &key, "c").unwrap().as_deref(),
+            Some("b")
+        );
+    }
+    for tombstone_first in [true, false] {
+        let key = format!("gone-{tombstone_first}");
+        let path = ColumnPath::new("Standard1").column("c");
+        if tombstone_first {
+            db.remove(KS, &key, &path, Some(100)).unwrap();
+            db.flush(KS, Some("Standard1")).unwrap();
+        }
+        put_flushed(db, &key, "c", "live", 100);
+        if !tombstone_first {
+            db.remove(KS, &key, &path, Some(100)).unwrap();
+            db.flush(KS, Some("Standard1")).unwrap();
+        }
+        assert_eq!(read_one(db, "Standard1", &key, "c").unwrap(), None);
+    }
+}

@@ -202,6 +202,51 @@ fn column_slice(
     Ok(out)
 }
 
+/// The entry keys a read of named columns of a Standard column family asks for, sorted (`None`
+/// for any other read). Such a read can stop early: see [`note_newest`].
+pub fn requested_keys(
+    ctx: &SliceContext<'_>,
+    super_column: Option<&[u8]>,
+    predicate: &SlicePredicate,
+) -> Option<Vec<Vec<u8>>> {
+    match (ctx.column_type, super_column, predicate) {
+        (ColumnType::Standard, None, SlicePredicate::Names(names)) => {
+            Some(sorted_keys(names, |n| with_prefix(&[], ctx.comparator, n)))
+        }
+        _ => None,
+    }
+}
+
+/// Raises `newest[i]` to the newest timestamp `source` has for `keys[i]`: the entry's own, or
+/// the row deletion's, which shadows everything no newer. Once every requested key has a
+/// timestamp newer than everything an SSTable holds (its footer's maximum), that SSTable cannot
+/// change the answer, and a read may skip it (Cassandra's time-ordered read of named columns).
+pub fn note_newest(
+    source: &dyn RowSource,
+    keys: &[Vec<u8>],
+    newest: &mut [Option<i64>],
+) -> Result<(), Error> {
+    let row_deleted = source.deletion()?.map(|d| d.marked_for_delete_at);
+    for (k, n) in keys.iter().zip(newest.iter_mut()) {
+        let mut ts = row_deleted;
+        if let Some(item) = source
+            .scan(Bound::Included(k), Bound::Included(k), false)
+            .next()
+        {
+            let (_, e) = item?;
+            let t = match &*e {
+                Entry::Cell(c) => c.timestamp,
+                Entry::SuperColumnDeletion(d) => d.marked_for_delete_at,
+            };
+            ts = Some(ts.map_or(t, |r| r.max(t)));
+        }
+        if let Some(t) = ts {
+            *n = Some(n.map_or(t, |x| x.max(t)));
+        }
+    }
+    Ok(())
+}
+
 fn sorted_keys(names: &[Vec<u8>], key: impl Fn(&[u8]) -> Vec<u8>) -> Vec<Vec<u8>> {
     let mut keys: Vec<Vec<u8>> = names.iter().map(|n| key(n)).collect();
     keys.sort();

@@ -29,7 +29,7 @@ use crate::query::{ColumnOrSuperColumn, KeySlice, SlicePredicate};
 use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached};
 use crate::sstable::reader::SstRow;
 use crate::sstable::{self, ReadContext, Sstable, SstableWriter};
-use crate::stats::{ColumnFamilyStats, Counters};
+use crate::stats::{bump, ColumnFamilyStats, Counters};
 
 /// When a memtable is flushed.
 #[derive(Clone, Copy, Debug)]
@@ -397,7 +397,7 @@ impl ColumnFamilyStore {
                 continue;
             }
             w.add_row(
-                row.key(),
+                row.key().bytes(),
                 &row.value().key,
                 data.deletion,
                 data.entries.iter().map(|(k, e)| (k.as_slice(), e)),
@@ -698,10 +698,37 @@ impl ColumnFamilyStore {
         let mem_rows: Vec<_> = view.memtables().filter_map(|m| m.row(sort_key)).collect();
         let guards: Vec<_> = mem_rows.iter().map(|e| e.value().data.read()).collect();
         let rctx = self.read_context();
+        let ctx = self.context(now_seconds);
         let mut sst_rows: Vec<SstRow<'_>> = Vec::new();
-        for t in &view.sstables {
-            if let Some(pos) = t.locate(sort_key, key, &rctx)? {
-                sst_rows.push(t.row(sort_key, pos, rctx));
+        // Named columns of a live read: newest SSTables first, stopping once what was found is
+        // newer than anything the rest hold. A range scan's liveness check needs every source.
+        match slice::requested_keys(&ctx, super_column, predicate).filter(|_| !skip_dead) {
+            Some(keys) => {
+                let mut newest = vec![None; keys.len()];
+                for g in &guards {
+                    slice::note_newest(&**g as &RowData, &keys, &mut newest)?;
+                }
+                let mut tables: Vec<&Arc<Sstable>> = view.sstables.iter().collect();
+                tables.sort_by_key(|t| std::cmp::Reverse(t.footer().max_timestamp));
+                for t in tables {
+                    let max = t.footer().max_timestamp;
+                    if newest.iter().all(|n| n.is_some_and(|ts| ts > max)) {
+                        bump(&self.counters.sstables_skipped);
+                        continue;
+                    }
+                    if let Some(pos) = t.locate(sort_key, key, &rctx)? {
+                        let row = t.row(sort_key, pos, rctx);
+                        slice::note_newest(&row, &keys, &mut newest)?;
+                        sst_rows.push(row);
+                    }
+                }
+            }
+            None => {
+                for t in &view.sstables {
+                    if let Some(pos) = t.locate(sort_key, key, &rctx)? {
+                        sst_rows.push(t.row(sort_key, pos, rctx));
+                    }
+                }
             }
         }
         if guards.is_empty() && sst_rows.is_empty() {
@@ -712,7 +739,6 @@ impl ColumnFamilyStore {
             .map(|g| &**g as &RowData as &dyn RowSource)
             .collect();
         sources.extend(sst_rows.iter().map(|r| r as &dyn RowSource));
-        let ctx = self.context(now_seconds);
         let results = slice::slice(&sources, &ctx, super_column, predicate)?;
         // A row the slice found anything in is live; only an empty answer needs the check.
         if skip_dead && results.is_empty() && !slice::row_is_live(&sources, &ctx)? {
@@ -762,7 +788,9 @@ impl ColumnFamilyStore {
         let rctx = self.read_context();
         let mut streams: Vec<Box<dyn Iterator<Item = Result<Vec<u8>>> + '_>> = Vec::new();
         for m in view.memtables() {
-            streams.push(Box::new(m.rows_from(start).map(|e| Ok(e.key().clone()))));
+            streams.push(Box::new(
+                m.rows_from(start).map(|e| Ok(e.key().bytes().to_vec())),
+            ));
         }
         for t in &view.sstables {
             streams.push(Box::new(t.rows_from(start, rctx)));
