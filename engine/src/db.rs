@@ -274,6 +274,10 @@ impl LogRecord for RowWrite<'_> {
         record::encode_parts(self.key, self.updates.iter().map(|(cf, u)| (cf.id(), u)), w);
     }
 
+    fn size_hint(&self) -> usize {
+        record::size_hint(self.key, self.updates.iter().map(|(_, u)| u))
+    }
+
     fn each_column_family(&self, f: &mut dyn FnMut(u32)) {
         self.updates.iter().for_each(|(cf, _)| f(cf.id()));
     }

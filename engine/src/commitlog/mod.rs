@@ -221,7 +221,14 @@ impl CommitLog {
         let sh = &self.shared;
         sh.check()?;
         // Every record framed into one buffer, so a batch costs one write call per segment.
-        let mut w = Writer::default();
+        let mut w = Writer {
+            buf: Vec::with_capacity(
+                mutations
+                    .iter()
+                    .map(|m| segment::FRAME_LEN as usize + m.size_hint())
+                    .sum(),
+            ),
+        };
         let mut ends = Vec::with_capacity(mutations.len());
         for m in mutations {
             let start = w.buf.len();

@@ -39,6 +39,8 @@ fn read_deletion(r: &mut Reader<'_>) -> Result<DeletionTime, DecodeError> {
 pub trait LogRecord {
     /// Appends the record's payload to `w`.
     fn encode(&self, w: &mut Writer);
+    /// About how many bytes [`LogRecord::encode`] appends (room reserved up front).
+    fn size_hint(&self) -> usize;
     /// Calls `f` with the id of each column family the record touches.
     fn each_column_family(&self, f: &mut dyn FnMut(u32));
 }
@@ -46,6 +48,10 @@ pub trait LogRecord {
 impl LogRecord for RowMutation {
     fn encode(&self, w: &mut Writer) {
         encode_parts(&self.key, self.updates.iter().map(|(cf, u)| (*cf, u)), w);
+    }
+
+    fn size_hint(&self) -> usize {
+        size_hint(&self.key, self.updates.iter().map(|(_, u)| u))
     }
 
     fn each_column_family(&self, f: &mut dyn FnMut(u32)) {
@@ -57,6 +63,23 @@ impl LogRecord for RowMutation {
 #[cfg(test)]
 pub fn encode(m: &RowMutation, w: &mut Writer) {
     m.encode(w);
+}
+
+/// About how many bytes the encoding of row `key`'s updates takes.
+pub fn size_hint<'u>(key: &[u8], updates: impl Iterator<Item = &'u RowUpdate>) -> usize {
+    // Per entry: key and value lengths, tag, timestamp and TTL fields.
+    const ENTRY_FIXED: usize = 4 + 1 + 8 + 4 + 8 + 4;
+    let entries: usize = updates
+        .flat_map(|u| u.entries.iter())
+        .map(|(k, e)| {
+            let value = match e {
+                Entry::Cell(c) => c.heap_size(),
+                Entry::SuperColumnDeletion(_) => 16,
+            };
+            ENTRY_FIXED + k.len() + value
+        })
+        .sum();
+    4 + key.len() + 4 + 32 + entries
 }
 
 /// Appends the encoding of row `key`'s updates, by column family id.

@@ -16,6 +16,7 @@ use parking_lot::RwLock;
 
 use crate::mutation::RowUpdate;
 
+mod entries;
 pub mod row;
 pub mod row_key;
 
@@ -38,14 +39,15 @@ impl Memtable {
     pub fn apply(&self, sort_key: &[u8], key: &[u8], update: &RowUpdate, is_super: bool) {
         // One skiplist search whether the row is new or not; the owned key it needs is cheaper
         // than a second search.
-        let row = self.rows.get_or_insert_with(RowKey::new(sort_key), || {
-            self.bytes
-                .fetch_add(ROW_OVERHEAD + sort_key.len() + key.len(), Ordering::Relaxed);
-            MemRow {
-                key: key.to_vec(),
-                data: RwLock::new(RowData::default()),
-            }
-        });
+        let row = self
+            .rows
+            .get_or_insert_with(RowKey::with_client_key(sort_key, key), || {
+                self.bytes
+                    .fetch_add(ROW_OVERHEAD + sort_key.len(), Ordering::Relaxed);
+                MemRow {
+                    data: RwLock::new(RowData::default()),
+                }
+            });
         let delta = row.value().data.write().apply(update, is_super);
         if delta >= 0 {
             self.bytes.fetch_add(delta as usize, Ordering::Relaxed);

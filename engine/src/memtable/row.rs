@@ -3,7 +3,6 @@
 //! visible all at once.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::ops::Bound;
 
 use parking_lot::RwLock;
@@ -15,15 +14,15 @@ use crate::model::reconcile::supersedes;
 use crate::mutation::RowUpdate;
 use crate::query::merge::{EntryItem, RowSource};
 
+use super::entries::Entries;
+
 /// Rough fixed cost of an entry in memory, for accounting.
 const ENTRY_OVERHEAD: usize = 48;
 
 /// One row in a memtable.
 #[derive(Debug)]
 pub struct MemRow {
-    /// The row key as the client gave it.
-    pub key: Vec<u8>,
-    /// The row's contents.
+    /// The row's contents (the row key is the map's [`RowKey`](super::RowKey)).
     pub data: RwLock<RowData>,
 }
 
@@ -33,7 +32,7 @@ pub struct RowData {
     /// The row tombstone, if any.
     pub deletion: Option<DeletionTime>,
     /// Entries by key (see [`crate::model::cell_key`]).
-    pub entries: BTreeMap<Vec<u8>, Entry>,
+    pub entries: Entries,
 }
 
 fn entry_size(key: &[u8], e: &Entry) -> isize {
@@ -127,9 +126,9 @@ impl RowData {
         let end = cell_key::group_end(prefix);
         let doomed: Vec<Vec<u8>> = self
             .entries
-            .range::<[u8], _>((Bound::Excluded(prefix), Bound::Excluded(end.as_slice())))
+            .range(Bound::Excluded(prefix), Bound::Excluded(end.as_slice()))
             .filter(|(_, e)| merged.shadows(entry_timestamp(e)))
-            .map(|(k, _)| k.clone())
+            .map(|(k, _)| k.to_vec())
             .collect();
         for k in doomed {
             if let Some(e) = self.entries.remove(&k) {
@@ -137,17 +136,6 @@ impl RowData {
             }
         }
         delta
-    }
-}
-
-/// Whether `lo..hi` can hold any key (BTreeMap::range panics on an inverted range).
-fn nonempty(lo: Bound<&[u8]>, hi: Bound<&[u8]>) -> bool {
-    match (lo, hi) {
-        (Bound::Included(a), Bound::Included(b)) => a <= b,
-        (Bound::Included(a), Bound::Excluded(b))
-        | (Bound::Excluded(a), Bound::Included(b))
-        | (Bound::Excluded(a), Bound::Excluded(b)) => a < b,
-        _ => true,
     }
 }
 
@@ -162,13 +150,10 @@ impl RowSource for RowData {
         hi: Bound<&[u8]>,
         reversed: bool,
     ) -> Box<dyn Iterator<Item = Result<EntryItem<'s>>> + 's> {
-        if !nonempty(lo, hi) {
-            return Box::new(std::iter::empty());
-        }
         let it = self
             .entries
-            .range::<[u8], _>((lo, hi))
-            .map(|(k, e)| Ok((Cow::Borrowed(k.as_slice()), Cow::Borrowed(e))));
+            .range(lo, hi)
+            .map(|(k, e)| Ok((Cow::Borrowed(k), Cow::Borrowed(e))));
         if reversed {
             Box::new(it.rev())
         } else {

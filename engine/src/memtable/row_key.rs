@@ -1,7 +1,8 @@
 //! The key of a memtable row: the row sort key, with its first 16 bytes also held inline as a
 //! big-endian integer. A skiplist search compares keys at every level; with the head inline,
 //! rows whose heads differ (nearly all, as a partitioner's token leads the sort key) compare
-//! without leaving the node, instead of following a pointer to the key's bytes.
+//! without leaving the node, instead of following a pointer to the key's bytes. It also holds
+//! the row key as the client gave it — usually the tail of the sort key, so without a copy.
 
 use std::cmp::Ordering;
 
@@ -13,24 +14,48 @@ const HEAD: usize = 16;
 pub struct RowKey {
     /// The first `HEAD` bytes, zero-padded, as a big-endian integer.
     head: u128,
+    /// The sort key (`..sort_len`), and the client key (`key_start..`): the sort key's own tail
+    /// when it ends with the client key, as every partitioner's does, else appended.
     bytes: Vec<u8>,
+    sort_len: u32,
+    key_start: u32,
 }
 
 impl RowKey {
-    /// The key of the row with this sort key.
+    /// The key of the row with this sort key, for lookups (its client key is left empty).
     pub fn new(sort_key: &[u8]) -> RowKey {
+        Self::with_client_key(sort_key, &[])
+    }
+
+    /// The key of the row with this sort key and client key.
+    pub fn with_client_key(sort_key: &[u8], key: &[u8]) -> RowKey {
         let mut head = [0u8; HEAD];
         let n = sort_key.len().min(HEAD);
         head[..n].copy_from_slice(&sort_key[..n]);
+        let mut bytes = sort_key.to_vec();
+        let key_start = if sort_key.ends_with(key) {
+            sort_key.len() - key.len()
+        } else {
+            bytes.extend_from_slice(key);
+            sort_key.len()
+        };
         RowKey {
             head: u128::from_be_bytes(head),
-            bytes: sort_key.to_vec(),
+            bytes,
+            // Row keys are bounded far below 4 GiB (see `validate_key`).
+            sort_len: sort_key.len() as u32,
+            key_start: key_start as u32,
         }
     }
 
     /// The sort key.
     pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+        &self.bytes[..self.sort_len as usize]
+    }
+
+    /// The row key as the client gave it.
+    pub fn client_key(&self) -> &[u8] {
+        &self.bytes[self.key_start as usize..]
     }
 }
 
@@ -41,7 +66,7 @@ impl Ord for RowKey {
         // shorter key sorts first there too. Equal heads leave it to the bytes.
         self.head
             .cmp(&other.head)
-            .then_with(|| self.bytes.cmp(&other.bytes))
+            .then_with(|| self.bytes().cmp(other.bytes()))
     }
 }
 
@@ -53,7 +78,7 @@ impl PartialOrd for RowKey {
 
 impl PartialEq for RowKey {
     fn eq(&self, other: &Self) -> bool {
-        self.head == other.head && self.bytes == other.bytes
+        self.head == other.head && self.bytes() == other.bytes()
     }
 }
 
@@ -73,6 +98,22 @@ mod tests {
             prop_assert_eq!(RowKey::new(&a).cmp(&RowKey::new(&b)), a.cmp(&b));
             prop_assert_eq!(RowKey::new(&a) == RowKey::new(&b), a == b);
         }
+    }
+
+    #[test]
+    fn the_client_key_is_kept_and_does_not_take_part_in_the_order() {
+        let tail = RowKey::with_client_key(b"tokenkey", b"key");
+        assert_eq!(
+            (tail.bytes(), tail.client_key()),
+            (&b"tokenkey"[..], &b"key"[..])
+        );
+        let apart = RowKey::with_client_key(b"token", b"other");
+        assert_eq!(
+            (apart.bytes(), apart.client_key()),
+            (&b"token"[..], &b"other"[..])
+        );
+        assert_eq!(apart, RowKey::new(b"token"));
+        assert!(RowKey::new(b"token") < tail);
     }
 
     #[test]

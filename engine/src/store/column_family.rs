@@ -398,9 +398,9 @@ impl ColumnFamilyStore {
             }
             w.add_row(
                 row.key().bytes(),
-                &row.value().key,
+                row.key().client_key(),
                 data.deletion,
-                data.entries.iter().map(|(k, e)| (k.as_slice(), e)),
+                data.entries.iter(),
             )?;
             rows += 1;
         }
