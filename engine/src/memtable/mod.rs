@@ -17,28 +17,56 @@ use parking_lot::RwLock;
 use crate::mutation::RowUpdate;
 
 mod entries;
+mod key_filter;
 pub mod row;
 pub mod row_key;
 
 pub use row::{MemRow, RowData};
 pub use row_key::RowKey;
 
+use key_filter::KeyFilter;
+
 /// Rough fixed cost of a row in memory, for accounting.
 const ROW_OVERHEAD: usize = 96;
 
+/// Rows a memtable's key filter is sized for when nothing better is known.
+const DEFAULT_EXPECTED_ROWS: usize = 300_000;
+
 /// A column family's memtable.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Memtable {
     rows: SkipMap<RowKey, MemRow>,
+    /// Every row key ever added, so lookups of absent rows skip the skiplist.
+    filter: KeyFilter,
     bytes: AtomicUsize,
     operations: AtomicU64,
 }
 
+impl Default for Memtable {
+    fn default() -> Self {
+        Memtable::with_expected_rows(DEFAULT_EXPECTED_ROWS)
+    }
+}
+
 impl Memtable {
+    /// An empty memtable whose key filter is sized for about `rows` rows (it still works past
+    /// that, with more false positives).
+    pub fn with_expected_rows(rows: usize) -> Self {
+        Memtable {
+            rows: SkipMap::new(),
+            filter: KeyFilter::new(rows),
+            bytes: AtomicUsize::new(0),
+            operations: AtomicU64::new(0),
+        }
+    }
+
     /// Applies one row's mutation atomically. `is_super` says how keys are laid out.
     pub fn apply(&self, sort_key: &[u8], key: &[u8], update: &RowUpdate, is_super: bool) {
         // One skiplist search whether the row is new or not; the owned key it needs is cheaper
         // than a second search.
+        // In the filter before the row is in the list: a reader that finds the row can never
+        // have been told it is absent.
+        self.filter.insert(sort_key);
         let row = self
             .rows
             .get_or_insert_with(RowKey::with_client_key(sort_key, key), || {
@@ -61,6 +89,9 @@ impl Memtable {
 
     /// The row with this sort key.
     pub fn row(&self, sort_key: &[u8]) -> Option<MapEntry<'_, RowKey, MemRow>> {
+        if !self.filter.may_contain(sort_key) {
+            return None;
+        }
         self.rows.get(&RowKey::new(sort_key))
     }
 

@@ -42,6 +42,15 @@ pub struct FlushLimits {
     pub age: Duration,
 }
 
+/// Rows a memtable may reach before its operation limit flushes it (each row write is at
+/// least one operation), bounded for memtables that flush on bytes or age instead.
+fn expected_rows(limits: &FlushLimits) -> usize {
+    match limits.operations {
+        0 => 1 << 20,
+        n => usize::try_from(n).unwrap_or(usize::MAX).min(1 << 22),
+    }
+}
+
 /// When and how this CF compacts.
 #[derive(Clone, Copy, Debug)]
 pub struct CompactionSettings {
@@ -162,7 +171,10 @@ impl ColumnFamilyStore {
                 .unwrap_or(KeysCached::Fraction(keys_cached_fraction)),
             dir: ctx.root.join(keyspace),
             def,
-            view: RwLock::new(Arc::new(View::default())),
+            view: RwLock::new(Arc::new(View {
+                active: Arc::new(Memtable::with_expected_rows(expected_rows(&limits))),
+                ..View::default()
+            })),
             ctx,
             key_cache: KeyCache::default(),
             counters: Counters::default(),
@@ -173,6 +185,10 @@ impl ColumnFamilyStore {
             active_since: AtomicI64::new(0),
             flushing: Mutex::new(()),
         }
+    }
+
+    fn new_memtable(&self) -> Memtable {
+        Memtable::with_expected_rows(expected_rows(&self.limits))
     }
 
     /// The column family's id (never reused; see the catalog).
@@ -330,7 +346,7 @@ impl ColumnFamilyStore {
         let mut frozen = v.frozen.clone();
         frozen.push((v.active.clone(), position));
         *v = Arc::new(View {
-            active: Arc::new(Memtable::default()),
+            active: Arc::new(self.new_memtable()),
             frozen,
             sstables: v.sstables.clone(),
             broken: v.broken.clone(),
