@@ -114,3 +114,55 @@ impl Memtable {
         self.operations.load(Ordering::Relaxed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::cell::{Cell, Entry};
+
+    fn update() -> RowUpdate {
+        RowUpdate {
+            deletion: None,
+            entries: vec![(
+                b"c".to_vec(),
+                Entry::Cell(Cell::live(1, b"v".to_vec(), None)),
+            )],
+        }
+    }
+
+    #[test]
+    fn rows_come_back_in_sort_key_order_across_shards() {
+        let m = Memtable::with_expected_rows(16);
+        let keys: Vec<Vec<u8>> = vec![
+            vec![],
+            vec![0],
+            vec![0, 5],
+            vec![1],
+            b"a".to_vec(),
+            b"ab".to_vec(),
+            b"b".to_vec(),
+            vec![0xff],
+            vec![0xff, 0xff],
+        ];
+        for k in keys.iter().rev() {
+            m.apply(k, k, &update(), false);
+        }
+        let all: Vec<Vec<u8>> = m
+            .rows_from(Bound::Unbounded)
+            .map(|e| e.key().bytes().to_vec())
+            .collect();
+        assert_eq!(all, keys);
+        let from_a: Vec<Vec<u8>> = m
+            .rows_from(Bound::Excluded(b"a"))
+            .map(|e| e.key().bytes().to_vec())
+            .collect();
+        assert_eq!(from_a, keys[5..]);
+        let from_mid: Vec<Vec<u8>> = m
+            .rows_from(Bound::Included(&[0, 1]))
+            .map(|e| e.key().bytes().to_vec())
+            .collect();
+        assert_eq!(from_mid, keys[2..]);
+        assert!(keys.iter().all(|k| m.row(k).is_some()));
+        assert!(m.row(b"zz").is_none());
+    }
+}
