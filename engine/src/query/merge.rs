@@ -121,24 +121,76 @@ pub fn merged_entries<'s>(
     hi: Bound<&[u8]>,
     reversed: bool,
 ) -> impl Iterator<Item = Result<(Cow<'s, [u8]>, Entry)>> + 's {
-    let streams: Vec<_> = sources.iter().map(|s| s.scan(lo, hi, reversed)).collect();
-    KMerge::new(streams, entry_key, reversed).map(move |group| {
-        let mut it = group.into_iter();
-        let (key, first) = it
-            .next()
-            .ok_or_else(|| Error::invalid("empty merge group"))??;
-        let mut entry = first.into_owned();
-        for item in it {
-            let (_, e) = item?;
-            entry = reconcile_entries(entry, e.into_owned());
-        }
-        Ok((key, entry))
-    })
+    let mut streams: Vec<_> = sources.iter().map(|s| s.scan(lo, hi, reversed)).collect();
+    let heads = streams.iter_mut().map(Iterator::next).collect();
+    EntryMerge {
+        streams,
+        heads,
+        reversed,
+    }
 }
 
-/// The key of a merged item; `None` for an error, which the merge then yields at once.
-fn entry_key<'a>(item: &'a Result<EntryItem<'_>>) -> Option<&'a [u8]> {
-    item.as_ref().ok().map(|(k, _)| k.as_ref())
+/// Merges sorted entry streams, reconciling the versions of each key as it goes: the
+/// [`KMerge`] of entries without its per-key group, which a slice of a few columns would
+/// otherwise allocate for every column it returns.
+struct EntryMerge<I: Iterator> {
+    streams: Vec<I>,
+    heads: Vec<Option<I::Item>>,
+    reversed: bool,
+}
+
+impl<'s, I> Iterator for EntryMerge<I>
+where
+    I: Iterator<Item = Result<EntryItem<'s>>>,
+{
+    type Item = Result<(Cow<'s, [u8]>, Entry)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        // The head that comes first; an error comes out at once, alone.
+        let mut best: Option<usize> = None;
+        for i in 0..self.heads.len() {
+            match &self.heads[i] {
+                None => {}
+                Some(Err(_)) => {
+                    let failed = std::mem::replace(&mut self.heads[i], self.streams[i].next());
+                    return failed.map(|r| r.map(|(k, e)| (k, e.into_owned())));
+                }
+                Some(Ok((k, _))) => {
+                    let ahead = match best.and_then(|b| self.heads[b].as_ref()) {
+                        Some(Ok((b, _))) => {
+                            if self.reversed {
+                                k.as_ref() > b.as_ref()
+                            } else {
+                                k.as_ref() < b.as_ref()
+                            }
+                        }
+                        _ => true,
+                    };
+                    if ahead {
+                        best = Some(i);
+                    }
+                }
+            }
+        }
+        let best = best?;
+        let Some(Ok((key, first))) =
+            std::mem::replace(&mut self.heads[best], self.streams[best].next())
+        else {
+            return Some(Err(Error::invalid("entry merge lost its head")));
+        };
+        let mut entry = first.into_owned();
+        for i in 0..self.heads.len() {
+            let same = matches!(&self.heads[i], Some(Ok((k, _))) if *k == key);
+            if same {
+                if let Some(Ok((_, e))) =
+                    std::mem::replace(&mut self.heads[i], self.streams[i].next())
+                {
+                    entry = reconcile_entries(entry, e.into_owned());
+                }
+            }
+        }
+        Some(Ok((key, entry)))
+    }
 }
 
 /// The key of a row-key stream item; `None` for an error, which the merge then yields at once.
