@@ -6,13 +6,12 @@
 
 use std::cmp::Ordering;
 
-/// Bytes of the sort key held inline.
-const HEAD: usize = 16;
+use crate::model::key_head::key_head;
 
 /// A row sort key as the memtable orders it: exactly the byte order of the sort key.
 #[derive(Clone, Debug)]
 pub struct RowKey {
-    /// The first `HEAD` bytes, zero-padded, as a big-endian integer.
+    /// The sort key's [`key_head`].
     head: u128,
     /// The sort key (`..sort_len`), and the client key (`key_start..`): the sort key's own tail
     /// when it ends with the client key, as every partitioner's does, else appended.
@@ -29,9 +28,6 @@ impl RowKey {
 
     /// The key of the row with this sort key and client key.
     pub fn with_client_key(sort_key: &[u8], key: &[u8]) -> RowKey {
-        let mut head = [0u8; HEAD];
-        let n = sort_key.len().min(HEAD);
-        head[..n].copy_from_slice(&sort_key[..n]);
         let mut bytes = sort_key.to_vec();
         let key_start = if sort_key.ends_with(key) {
             sort_key.len() - key.len()
@@ -40,7 +36,7 @@ impl RowKey {
             sort_key.len()
         };
         RowKey {
-            head: u128::from_be_bytes(head),
+            head: key_head(sort_key),
             bytes,
             // Row keys are bounded far below 4 GiB (see `validate_key`).
             sort_len: sort_key.len() as u32,
@@ -61,9 +57,7 @@ impl RowKey {
 
 impl Ord for RowKey {
     fn cmp(&self, other: &Self) -> Ordering {
-        // Zero padding cannot invert an order: heads that differ do so at a byte both keys
-        // have, or where the shorter key has run out (padding 0 against a byte > 0), and the
-        // shorter key sorts first there too. Equal heads leave it to the bytes.
+        // Heads that differ order as the keys do; equal heads leave it to the bytes.
         self.head
             .cmp(&other.head)
             .then_with(|| self.bytes().cmp(other.bytes()))

@@ -4,6 +4,7 @@
 pub(crate) mod cell;
 pub(crate) mod cell_key;
 pub mod comparator;
+pub(crate) mod key_head;
 pub mod murmur3;
 pub mod partitioner;
 pub(crate) mod reconcile;

@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 use super::block::{read_deletion, write_opt_deletion};
 use crate::codec::{DecodeError, Reader, Writer};
 use crate::model::cell::DeletionTime;
+use crate::model::key_head::key_head;
 
 /// One data block's index entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,19 +51,10 @@ impl IndexEntry {
 pub struct BlockIndex {
     /// One entry per data block.
     pub entries: Vec<IndexEntry>,
-    /// For a decoded index, the first 16 bytes of each entry's `first_row` (zero-padded,
-    /// big-endian) side by side, so a search compares mostly within one array instead of
+    /// For a decoded index, the [`key_head`] of each entry's `first_row`, held
+    /// side by side, so a search compares mostly within one array instead of
     /// following each entry's pointer to its key.
     heads: Vec<u128>,
-}
-
-/// The first 16 bytes of `key`, zero-padded, as a big-endian integer. Keys whose heads differ
-/// order as their heads do.
-fn head(key: &[u8]) -> u128 {
-    let mut h = [0u8; 16];
-    let n = key.len().min(16);
-    h[..n].copy_from_slice(&key[..n]);
-    u128::from_be_bytes(h)
 }
 
 impl BlockIndex {
@@ -117,7 +109,7 @@ impl BlockIndex {
         if r.remaining() != 0 {
             return Err(r.error("trailing bytes after the index"));
         }
-        let heads = entries.iter().map(|e| head(&e.first_row)).collect();
+        let heads = entries.iter().map(|e| key_head(&e.first_row)).collect();
         Ok(BlockIndex { entries, heads })
     }
 
@@ -126,7 +118,7 @@ impl BlockIndex {
         // Blocks whose first row's head is below the row's start before it; above, after it;
         // only those with an equal head need the full comparison.
         let (lo, hi) = if self.heads.len() == self.entries.len() {
-            let h = head(row);
+            let h = key_head(row);
             (
                 self.heads.partition_point(|&x| x < h),
                 self.heads.partition_point(|&x| x <= h),
