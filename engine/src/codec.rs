@@ -176,13 +176,14 @@ pub fn seal(magic: &[u8; 8], version: u32, payload: &[u8]) -> Vec<u8> {
     w.buf
 }
 
-/// Opens a file written by [`seal`]: checks magic, checksum and version; returns the payload.
+/// Opens a file written by [`seal`]: checks magic, checksum and version (one of `versions`);
+/// returns the version found and the payload.
 pub fn unseal<'a>(
     bytes: &'a [u8],
     magic: &[u8; 8],
-    version: u32,
+    versions: std::ops::RangeInclusive<u32>,
     what: &str,
-) -> Result<&'a [u8], String> {
+) -> Result<(u32, &'a [u8]), String> {
     if bytes.len() < 8 + 4 + 4 + 4 || &bytes[..8] != magic {
         return Err(format!("not a supercolumn {what} (bad magic or too short)"));
     }
@@ -191,9 +192,11 @@ pub fn unseal<'a>(
         return Err("checksum mismatch".into());
     }
     let found = u32::from_be_bytes([body[8], body[9], body[10], body[11]]);
-    if found != version {
+    if !versions.contains(&found) {
         return Err(format!(
-            "{what} format version {found}; this build reads version {version}"
+            "{what} format version {found}; this build reads versions {} to {}",
+            versions.start(),
+            versions.end()
         ));
     }
     let mut r = Reader::new(&body[12..]);
@@ -201,7 +204,7 @@ pub fn unseal<'a>(
     if r.remaining() != 0 {
         return Err("trailing bytes after the payload".into());
     }
-    Ok(payload)
+    Ok((found, payload))
 }
 
 #[cfg(test)]

@@ -12,8 +12,10 @@ use parking_lot::{Mutex, RwLock};
 use crate::cache::BlockCache;
 use crate::codec::Writer;
 use crate::commitlog::record::{self, LogRecord, RowMutation};
-use crate::commitlog::{replay, CommitLog, LogPosition};
+use crate::commitlog::replay::{self, LogBounds};
+use crate::commitlog::{CommitLog, LogPosition, Retired};
 use crate::error::{Error, Result};
+use crate::file_names;
 use crate::io::dir_lock::DirLock;
 use crate::io::FileSystem;
 use crate::model::partitioner::Partitioner;
@@ -24,7 +26,7 @@ use crate::query::{
 };
 use crate::schema::catalog::Catalog;
 use crate::schema::{default_keyspaces, ColumnFamilyDef, ColumnType, KeyspaceDef};
-use crate::sstable::{self, DEFAULT_BLOCK_SIZE};
+use crate::sstable::DEFAULT_BLOCK_SIZE;
 use crate::stats::ColumnFamilyStats;
 use crate::store::manifest::Manifest;
 use crate::store::{ColumnFamilyStore, CompactionSettings, FlushLimits, StoreContext};
@@ -102,14 +104,30 @@ struct Flusher {
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
+/// Lets the commit log drop what `cf` has flushed up to `upto`: the manifest first records
+/// that the log now starts past the retired segments, then they are deleted.
+fn release_log(log: &CommitLog, ctx: &StoreContext, cf: u32, upto: LogPosition) -> Result<()> {
+    let retired = log.release(cf, upto)?;
+    retire(log, ctx, retired)
+}
+
+fn retire(log: &CommitLog, ctx: &StoreContext, retired: Retired) -> Result<()> {
+    if retired.is_empty() {
+        return Ok(());
+    }
+    ctx.update_manifest(|m| m.log_oldest = m.log_oldest.max(retired.oldest_kept))?;
+    log.delete(&retired)
+}
+
 fn flush_and_discard(
     cf: &Arc<ColumnFamilyStore>,
     log: &CommitLog,
+    ctx: &StoreContext,
     compactor: &Option<mpsc::Sender<Arc<ColumnFamilyStore>>>,
 ) {
     match cf.flush_frozen() {
         Ok(Some(pos)) => {
-            if let Err(e) = log.discard_flushed(cf.id(), pos) {
+            if let Err(e) = release_log(log, ctx, cf.id(), pos) {
                 tracing::error!("discarding commit log segments: {e}");
             }
             if let Some(tx) = compactor {
@@ -127,6 +145,7 @@ fn flush_and_discard(
 impl Flusher {
     fn start(
         log: Arc<CommitLog>,
+        ctx: Arc<StoreContext>,
         switch_lock: Arc<RwLock<()>>,
         compactor: Option<mpsc::Sender<Arc<ColumnFamilyStore>>>,
     ) -> Result<Flusher> {
@@ -138,7 +157,7 @@ impl Flusher {
                 let mut last_check = std::time::Instant::now();
                 loop {
                     match rx.recv_timeout(AGE_CHECK_EVERY) {
-                        Ok(FlushJob::Flush(cf)) => flush_and_discard(&cf, &log, &compactor),
+                        Ok(FlushJob::Flush(cf)) => flush_and_discard(&cf, &log, &ctx, &compactor),
                         Ok(FlushJob::Watch(cf)) => watched.push(cf),
                         Err(mpsc::RecvTimeoutError::Timeout) => {}
                         Err(mpsc::RecvTimeoutError::Disconnected) => break,
@@ -154,7 +173,7 @@ impl Flusher {
                                         let _switch = switch_lock.write();
                                         cf.switch_memtable(log.current_position());
                                     }
-                                    flush_and_discard(&cf, &log, &compactor);
+                                    flush_and_discard(&cf, &log, &ctx, &compactor);
                                 }
                             }
                         }
@@ -201,16 +220,21 @@ impl Inner {
         };
         if !switched && cf.frozen_count() == 0 {
             // Nothing unflushed before `position`: no segment needs to wait for this CF.
-            return self.commitlog.discard_flushed(cf.id(), position);
+            return release_log(&self.commitlog, &self.env.ctx, cf.id(), position);
         }
         self.flush_frozen(cf)
+    }
+
+    /// Deletes retired commit log segments once the manifest is past them.
+    fn retire(&self, retired: Retired) -> Result<()> {
+        retire(&self.commitlog, &self.env.ctx, retired)
     }
 
     /// Flushes the frozen memtables, lets the commit log drop what they covered, and hands the
     /// CF to the compactor if a bucket filled.
     fn flush_frozen(&self, cf: &Arc<ColumnFamilyStore>) -> Result<()> {
         if let Some(pos) = cf.flush_frozen()? {
-            self.commitlog.discard_flushed(cf.id(), pos)?;
+            release_log(&self.commitlog, &self.env.ctx, cf.id(), pos)?;
             if cf.needs_compaction() {
                 if let Some(tx) = self.compactor.sender() {
                     let _ = tx.send(cf.clone());
@@ -288,10 +312,74 @@ const LINEAR_ROW_SEARCH: usize = 16;
 
 /// What replaying the commit log at open left behind.
 struct ReplayOutcome {
-    /// The highest segment replayed; new writes go to a fresh segment above it.
-    max_seq: u64,
+    /// What replay found.
+    log: replay::Replayed,
     /// Each replayed segment and the column families whose data in it is now in memtables.
     dirty: BTreeMap<u64, (PathBuf, BTreeSet<u32>)>,
+    /// Segments older than the manifest's bound, to delete.
+    obsolete: Vec<PathBuf>,
+}
+
+/// The engine's data files found in a folder that lacks its catalog or manifest.
+#[derive(Debug, Default)]
+struct DataFiles {
+    sstables: Vec<PathBuf>,
+    segments: Vec<PathBuf>,
+}
+
+impl DataFiles {
+    /// SSTables in keyspace-named folders of `root`, and segments in `log_dir`.
+    fn find(root: &Path, log_dir: &Path) -> Result<DataFiles> {
+        let mut found = DataFiles::default();
+        let dirs = match std::fs::read_dir(root) {
+            Ok(d) => d,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(found),
+            Err(e) => return Err(Error::io(root, e)),
+        };
+        for d in dirs {
+            let d = d.map_err(|e| Error::io(root, e))?;
+            let name = d.file_name().to_string_lossy().into_owned();
+            if !file_names::is_identifier(&name) || !d.path().is_dir() {
+                continue;
+            }
+            for f in std::fs::read_dir(d.path()).map_err(|e| Error::io(d.path(), e))? {
+                let f = f.map_err(|e| Error::io(d.path(), e))?;
+                let fname = f.file_name().to_string_lossy().into_owned();
+                if file_names::parse_sstable(&fname).is_some_and(|s| !s.temp) {
+                    found.sstables.push(f.path());
+                }
+            }
+        }
+        found.segments = replay::segments_in(log_dir)?
+            .into_iter()
+            .map(|s| s.1)
+            .collect();
+        found.sstables.sort();
+        Ok(found)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.sstables.is_empty() && self.segments.is_empty()
+    }
+
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(first) = self.sstables.first() {
+            parts.push(format!(
+                "{} SSTables (the first {})",
+                self.sstables.len(),
+                first.display()
+            ));
+        }
+        if let Some(first) = self.segments.first() {
+            parts.push(format!(
+                "{} commit log segments (the first {})",
+                self.segments.len(),
+                first.display()
+            ));
+        }
+        parts.join(" and ")
+    }
 }
 
 /// The default data directory when neither `Database::open` nor the configuration names one.
@@ -359,7 +447,7 @@ impl SchemaState {
         }
     }
 
-    fn to_catalog(&self, partitioner: Partitioner) -> Catalog {
+    fn to_catalog(&self, partitioner: Partitioner, settings: Vec<u8>) -> Catalog {
         let mut cf_ids = BTreeMap::new();
         for (name, ks) in &self.keyspaces {
             for (cf, store) in &ks.cfs {
@@ -371,6 +459,7 @@ impl SchemaState {
             keyspaces: self.keyspaces.values().map(|k| k.def.clone()).collect(),
             cf_ids,
             next_cf_id: self.next_cf_id,
+            settings: Some(settings),
         }
     }
 
@@ -398,6 +487,8 @@ struct Inner {
     schema: RwLock<Arc<SchemaState>>,
     /// Serializes schema changes (and their catalog writes).
     schema_change: Mutex<()>,
+    /// What replay at open dropped, when asked to ignore replay errors.
+    replay_report: Vec<String>,
     _lock: DirLock,
 }
 
@@ -428,36 +519,12 @@ impl Database {
             fs.sync_dir(&parent).map_err(|e| Error::io(&parent, e))?;
         }
         let lock = DirLock::acquire(&root)?;
-        let catalog = match Catalog::load(fs.as_ref(), &root, &options.comparators)? {
-            Some(mut stored) => {
-                let given = options.keyspaces.clone().unwrap_or_default();
-                for ks in &given {
-                    ks.validate()?;
-                }
-                let wanted = options.partitioner.unwrap_or(stored.partitioner);
-                if stored.merge_given(wanted, &given)? {
-                    stored.store(fs.as_ref(), &root)?;
-                }
-                stored
-            }
-            None => {
-                let keyspaces = options.keyspaces.clone().unwrap_or_else(default_keyspaces);
-                for (i, ks) in keyspaces.iter().enumerate() {
-                    ks.validate()?;
-                    if keyspaces[..i].iter().any(|o| o.name == ks.name) {
-                        return Err(Error::Schema(format!(
-                            "keyspace '{}' is defined twice",
-                            ks.name
-                        )));
-                    }
-                }
-                let c = Catalog::new(options.partitioner.unwrap_or_default(), keyspaces)?;
-                c.store(fs.as_ref(), &root)?;
-                c
-            }
-        };
+        let (catalog, mut manifest, options) = Self::load_or_create(&root, &options)?;
+        let log_dir = options
+            .commit_log_directory
+            .clone()
+            .unwrap_or_else(|| root.join(file_names::COMMIT_LOG_DIR));
         let partitioner = catalog.partitioner;
-        let manifest = Manifest::load(fs.as_ref(), &root)?;
         let block_size = options
             .column_index_size_kb
             .map_or(DEFAULT_BLOCK_SIZE, |kb| kb as usize * 1024);
@@ -471,6 +538,7 @@ impl Database {
                 block_size,
                 clock: options.clock.clone(),
                 partitioner,
+                removed: Mutex::new(Vec::new()),
             }),
             compaction: CompactionSettings {
                 min_threshold: options.min_compaction_threshold,
@@ -486,42 +554,63 @@ impl Database {
             },
         };
         let state = SchemaState::from_catalog(catalog, &env);
-        let known: BTreeSet<u32> = state
-            .keyspaces
-            .values()
-            .flat_map(|k| k.cfs.values().map(|c| c.id()))
-            .collect();
-        if manifest.cfs.keys().any(|id| !known.contains(id)) {
-            // Column families dropped (or half-dropped by a crash) since the manifest was written.
-            env.ctx
-                .update_manifest(|m| m.cfs.retain(|id, _| known.contains(id)))?;
-        }
+        Self::settle_dropped(&state, &env.ctx, &mut manifest)?;
         Self::open_sstables(&root, fs.as_ref(), &state, &manifest)?;
-        let log_dir = options
-            .commit_log_directory
-            .clone()
-            .unwrap_or_else(|| root.join("commit-log"));
-        let replayed = Self::replay(&log_dir, &state, partitioner, &manifest)?;
-        // New segments number past anything replayed and past every flushed position, so a
-        // record written now can never look older than a flush (even if the log directory was
-        // emptied or moved).
+        if !manifest.obsolete.is_empty() {
+            // Every obsolete file is gone now.
+            env.ctx.update_manifest(|m| m.obsolete.clear())?;
+        }
+        let mut replayed = Self::replay(&log_dir, &state, partitioner, &manifest, &options)?;
+        for p in &replayed.obsolete {
+            // Older than the manifest's bound: every record in it was flushed.
+            tracing::info!("removing {} (flushed before the last open)", p.display());
+            fs.remove_file(p).map_err(|e| Error::io(p, e))?;
+        }
+        if !replayed.obsolete.is_empty() {
+            fs.sync_dir(&log_dir).map_err(|e| Error::io(&log_dir, e))?;
+        }
+        // New segments number past anything present and past every position the manifest
+        // knows, so a record written now can never look older than a flush.
         let flushed_max = manifest
             .cfs
             .values()
             .map(|m| m.flushed_to.segment)
             .max()
             .unwrap_or(0);
+        let first_seq = replayed
+            .log
+            .max_seq
+            .max(flushed_max)
+            .max(manifest.log_start)
+            .max(manifest.log_oldest)
+            + 1;
+        let prev_end = replayed
+            .log
+            .newest_end
+            .filter(|(seq, _)| seq + 1 == first_seq)
+            .map_or(0, |(_, end)| end);
+        let oldest = replayed.log.segments.first().map_or(first_seq, |s| s.0);
         let commitlog = Arc::new(CommitLog::open(
             &log_dir,
             fs.clone(),
             options.commit_log_segment_size_mb,
             options.commit_log_sync,
-            replayed.max_seq.max(flushed_max) + 1,
-            replayed.dirty,
+            first_seq,
+            prev_end,
+            std::mem::take(&mut replayed.dirty),
         )?);
+        env.ctx.update_manifest(|m| {
+            m.log_start = first_seq;
+            m.log_oldest = m.log_oldest.max(oldest);
+        })?;
         let switch_lock = Arc::new(RwLock::new(()));
         let compactor = Compactor::start()?;
-        let flusher = Flusher::start(commitlog.clone(), switch_lock.clone(), compactor.sender())?;
+        let flusher = Flusher::start(
+            commitlog.clone(),
+            env.ctx.clone(),
+            switch_lock.clone(),
+            compactor.sender(),
+        )?;
         for cf in state.keyspaces.values().flat_map(|k| k.cfs.values()) {
             flusher.watch(cf);
         }
@@ -537,13 +626,15 @@ impl Database {
                 options,
                 schema: RwLock::new(Arc::new(state)),
                 schema_change: Mutex::new(()),
+                replay_report: replayed.log.dropped,
                 _lock: lock,
             }),
         };
         // Replayed data goes to SSTables at once, so the old segments can go and a crash
         // during the next run replays less.
         db.flush_all()?;
-        db.inner.commitlog.sweep()?;
+        let retired = db.inner.commitlog.retire_unneeded()?;
+        db.inner.retire(retired)?;
         // Compactions pending when the database last closed resume now.
         if let Some(tx) = db.inner.compactor.sender() {
             for cf in db.inner.all_cfs() {
@@ -555,14 +646,187 @@ impl Database {
         Ok(db)
     }
 
-    /// Opens every live SSTable the manifest names, and removes what it does not name from the
-    /// keyspace directories (leftovers of interrupted flushes).
+    /// Loads the catalog and the manifest, or creates both for a new database, and works out
+    /// the options in force (the given ones over the stored settings). A folder that holds the
+    /// engine's data files but lacks either file is refused, changing nothing: opening it as
+    /// new would lose everything the missing file described.
+    fn load_or_create(root: &Path, given: &Options) -> Result<(Catalog, Manifest, Options)> {
+        let fs = given.file_system.as_ref();
+        let catalog = Catalog::load(fs, root, &given.comparators)?;
+        let schema_path = root.join(file_names::SCHEMA);
+        let options = match catalog.as_ref().and_then(|c| c.settings.as_deref()) {
+            Some(stored) => given
+                .with_stored_settings(stored)
+                .map_err(|e| Error::Corrupt {
+                    path: schema_path.clone(),
+                    reason: format!("the stored settings: {e}"),
+                })?,
+            None => given.clone(),
+        };
+        let options = &options;
+        let log_dir = &options
+            .commit_log_directory
+            .clone()
+            .unwrap_or_else(|| root.join(file_names::COMMIT_LOG_DIR));
+        let manifest = Manifest::load(fs, root)?;
+        let missing = |name: &str, reason: String| Error::Corrupt {
+            path: root.join(name),
+            reason,
+        };
+        let catalog = match (catalog, &manifest) {
+            (Some(mut stored), _) => {
+                let given = options.keyspaces.clone().unwrap_or_default();
+                for ks in &given {
+                    ks.validate()?;
+                }
+                let wanted = options.partitioner.unwrap_or(stored.partitioner);
+                let evidence = match &manifest {
+                    Some(_) => DataFiles::default(),
+                    None => DataFiles::find(root, log_dir)?,
+                };
+                if !evidence.is_empty() {
+                    return Err(missing(
+                        file_names::MANIFEST,
+                        format!(
+                            "missing, but the folder holds {}; without the manifest the live \
+                             SSTables and the commit log's extent are unknown, so nothing was \
+                             opened or changed (restore MANIFEST.db from a backup)",
+                            evidence.describe()
+                        ),
+                    ));
+                }
+                let settings = Some(options.encode_settings());
+                let changed = stored.settings != settings;
+                stored.settings = settings;
+                if stored.merge_given(wanted, &given)? || changed {
+                    stored.store(fs, root)?;
+                }
+                stored
+            }
+            (None, Some(m)) => {
+                return Err(missing(
+                    file_names::SCHEMA,
+                    format!(
+                        "missing, but the manifest describes {} column families and {} \
+                         SSTables; without the schema their comparators are unknown, so nothing \
+                         was opened or changed (restore SCHEMA.db from a backup)",
+                        m.cfs.len(),
+                        m.cfs.values().map(|c| c.sstables.len()).sum::<usize>()
+                    ),
+                ))
+            }
+            (None, None) => {
+                let evidence = DataFiles::find(root, log_dir)?;
+                if !evidence.is_empty() {
+                    return Err(missing(
+                        file_names::SCHEMA,
+                        format!(
+                            "missing, and so is MANIFEST.db, but the folder holds {}; nothing \
+                             was opened or changed (restore both from a backup)",
+                            evidence.describe()
+                        ),
+                    ));
+                }
+                let keyspaces = options.keyspaces.clone().unwrap_or_else(default_keyspaces);
+                for (i, ks) in keyspaces.iter().enumerate() {
+                    ks.validate()?;
+                    if keyspaces[..i].iter().any(|o| o.name == ks.name) {
+                        return Err(Error::Schema(format!(
+                            "keyspace '{}' is defined twice",
+                            ks.name
+                        )));
+                    }
+                }
+                let mut c = Catalog::new(options.partitioner.unwrap_or_default(), keyspaces)?;
+                c.settings = Some(options.encode_settings());
+                c.store(fs, root)?;
+                c
+            }
+        };
+        let manifest = match manifest {
+            Some(m) => m,
+            None => {
+                // A new database, or one whose creation stopped between the two files.
+                let m = Manifest::new();
+                m.store(fs, root)?;
+                m
+            }
+        };
+        Ok((catalog, manifest, options.clone()))
+    }
+
+    /// Column families in the manifest that the schema no longer has (a drop interrupted
+    /// between the catalog and the manifest): their SSTables become obsolete files.
+    fn settle_dropped(
+        state: &SchemaState,
+        ctx: &StoreContext,
+        manifest: &mut Manifest,
+    ) -> Result<()> {
+        let known: BTreeSet<u32> = state
+            .keyspaces
+            .values()
+            .flat_map(|k| k.cfs.values().map(|c| c.id()))
+            .collect();
+        if manifest.cfs.keys().all(|id| known.contains(id)) {
+            return Ok(());
+        }
+        ctx.update_manifest(|m| {
+            let gone: Vec<u32> = m
+                .cfs
+                .keys()
+                .filter(|id| !known.contains(id))
+                .copied()
+                .collect();
+            for id in gone {
+                let Some(e) = m.cfs.remove(&id) else { continue };
+                if e.name.is_empty() {
+                    tracing::warn!(
+                        "column family id {id} was dropped; its files are not named in this \
+                         older manifest and are left where they are"
+                    );
+                    continue;
+                }
+                m.obsolete.extend(
+                    e.sstables
+                        .iter()
+                        .map(|g| file_names::sstable_relative(&e.keyspace, &e.name, *g)),
+                );
+            }
+        })?;
+        *manifest = ctx.manifest.lock().clone();
+        Ok(())
+    }
+
+    /// Opens every live SSTable the manifest names, and removes from the keyspace folders only
+    /// what the engine can prove it wrote and no longer needs: files the manifest lists as
+    /// obsolete, and SSTables (or their temporary names) of a generation handed out after the
+    /// manifest was written (an interrupted flush or compaction). Everything else is left alone.
     fn open_sstables(
         root: &Path,
         fs: &dyn FileSystem,
         state: &SchemaState,
         manifest: &Manifest,
     ) -> Result<()> {
+        let mut synced: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut remove = |path: &Path, why: &str| -> Result<()> {
+            tracing::info!("removing {} ({why})", path.display());
+            match fs.remove_file(path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(Error::io(path, e)),
+            }
+            synced.insert(crate::io::fs::parent_dir(path));
+            Ok(())
+        };
+        for rel in &manifest.obsolete {
+            match file_names::resolve_sstable_relative(root, rel) {
+                Some(p) if p.exists() => remove(&p, "obsolete")?,
+                Some(_) => {}
+                None => tracing::warn!(
+                    "the manifest lists '{rel}' as obsolete; not an SSTable name, left alone"
+                ),
+            }
+        }
         for (ks_name, ks) in &state.keyspaces {
             let dir = root.join(ks_name);
             let mut live: BTreeSet<String> = BTreeSet::new();
@@ -572,10 +836,7 @@ impl Database {
                     .get(&cf.id())
                     .map(|m| m.sstables.clone())
                     .unwrap_or_default();
-                live.extend(
-                    gens.iter()
-                        .map(|g| sstable::data_file_name(&cf.def().name, *g)),
-                );
+                live.extend(gens.iter().map(|g| file_names::sstable(&cf.def().name, *g)));
                 cf.open_sstables(&gens)?;
             }
             let entries = match std::fs::read_dir(&dir) {
@@ -583,20 +844,28 @@ impl Database {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(Error::io(&dir, e)),
             };
-            let mut removed = false;
             for entry in entries {
                 let entry = entry.map_err(|e| Error::io(&dir, e))?;
                 let name = entry.file_name().to_string_lossy().into_owned();
-                if !live.contains(&name) && entry.path().is_file() {
-                    tracing::info!("removing {} (not in the manifest)", entry.path().display());
-                    fs.remove_file(&entry.path())
-                        .map_err(|e| Error::io(entry.path(), e))?;
-                    removed = true;
+                if live.contains(&name) || !entry.path().is_file() {
+                    continue;
+                }
+                let ours = file_names::parse_sstable(&name).filter(|s| ks.cfs.contains_key(s.cf));
+                match ours {
+                    Some(s) if s.temp => remove(&entry.path(), "an unfinished write")?,
+                    Some(s) if s.generation >= manifest.next_generation => remove(
+                        &entry.path(),
+                        "written after the manifest, by a flush or compaction that never finished",
+                    )?,
+                    _ => tracing::warn!(
+                        "{} is not a live SSTable of this database; left alone",
+                        entry.path().display()
+                    ),
                 }
             }
-            if removed {
-                fs.sync_dir(&dir).map_err(|e| Error::io(&dir, e))?;
-            }
+        }
+        for dir in synced {
+            fs.sync_dir(&dir).map_err(|e| Error::io(&dir, e))?;
         }
         Ok(())
     }
@@ -607,6 +876,7 @@ impl Database {
         state: &SchemaState,
         partitioner: Partitioner,
         manifest: &Manifest,
+        options: &Options,
     ) -> Result<ReplayOutcome> {
         let by_id: HashMap<u32, Arc<ColumnFamilyStore>> = state
             .keyspaces
@@ -614,11 +884,8 @@ impl Database {
             .flat_map(|ks| ks.cfs.values())
             .map(|cf| (cf.id(), cf.clone()))
             .collect();
-        let segments = replay::segments_in(log_dir)?;
-        let mut dirty: BTreeMap<u64, (PathBuf, BTreeSet<u32>)> = segments
-            .iter()
-            .map(|(seq, path)| (*seq, (path.clone(), BTreeSet::new())))
-            .collect();
+        let mut dirty_ids: BTreeMap<u64, BTreeSet<u32>> = BTreeMap::new();
+        let segment_path = |seq: u64| log_dir.join(file_names::segment(seq));
         let mut apply = |pos: LogPosition, m: RowMutation| -> Result<()> {
             let sort_key = partitioner.row_sort_key(&m.key);
             for (id, update) in &m.updates {
@@ -633,40 +900,57 @@ impl Database {
                     continue;
                 }
                 if let Some(cf) = by_id.get(id) {
+                    let corrupt = |reason: String| Error::Corrupt {
+                        path: segment_path(pos.segment),
+                        reason: format!(
+                            "record at offset {} for {}: {reason}",
+                            pos.offset,
+                            cf.def().name
+                        ),
+                    };
+                    crate::mutation::validate_key(&m.key).map_err(|e| corrupt(e.to_string()))?;
                     update
                         .check_shape(cf.def().column_type == ColumnType::Super)
-                        .map_err(|reason| Error::Corrupt {
-                            path: log_dir.to_path_buf(),
-                            reason: format!(
-                                "record at segment {} offset {} for {}: {reason}",
-                                pos.segment,
-                                pos.offset,
-                                cf.def().name
-                            ),
-                        })?;
+                        .map_err(corrupt)?;
+                    cf.validator()
+                        .stored_update(update)
+                        .map_err(|e| corrupt(e.to_string()))?;
                     cf.apply(&sort_key, &m.key, update);
-                    if let Some((_, ids)) = dirty.get_mut(&pos.segment) {
-                        ids.insert(*id);
-                    }
+                    dirty_ids.entry(pos.segment).or_default().insert(*id);
                 }
             }
             Ok(())
         };
-        let mut max_seq = 0;
-        for (seq, path) in &segments {
-            let (seq, path) = (*seq, path.clone());
-            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-            let (n, torn) = replay::replay_segment(&bytes, &path, seq, &mut apply)?;
-            if torn {
-                tracing::info!(
-                    "{} ends in a torn record (a crash mid-write)",
-                    path.display()
-                );
-            }
-            tracing::debug!("replayed {n} records from {}", path.display());
-            max_seq = max_seq.max(seq);
-        }
-        Ok(ReplayOutcome { max_seq, dirty })
+        let bounds = LogBounds {
+            oldest: manifest.log_oldest,
+            start: manifest.log_start,
+        };
+        let log = replay::replay_log(
+            log_dir,
+            bounds,
+            options.commit_log_ignore_replay_errors,
+            &mut apply,
+        )?;
+        tracing::debug!(
+            "replayed {} records from {} segments",
+            log.records,
+            log.segments.len()
+        );
+        let dirty = log
+            .segments
+            .iter()
+            .map(|(seq, path)| {
+                (
+                    *seq,
+                    (path.clone(), dirty_ids.remove(seq).unwrap_or_default()),
+                )
+            })
+            .collect();
+        Ok(ReplayOutcome {
+            obsolete: log.obsolete.clone(),
+            log,
+            dirty,
+        })
     }
 
     /// Opens the database where the options say: the first of `data_file_directories`, else
@@ -680,6 +964,13 @@ impl Database {
         Self::open(dir, options)
     }
 
+    /// What the commit log replay at open dropped, one line per problem, when the database
+    /// was opened with [`Options::commit_log_ignore_replay_errors`]; empty otherwise (without
+    /// the option, any such problem makes `open` fail).
+    pub fn replay_report(&self) -> &[String] {
+        &self.inner.replay_report
+    }
+
     /// The data directory.
     pub fn path(&self) -> &Path {
         &self.inner.root
@@ -690,7 +981,8 @@ impl Database {
         self.inner.partitioner
     }
 
-    /// The options the database was opened with.
+    /// The options in force: those the database was opened with, and for each stored setting
+    /// the database keeps that they left at its default, the stored one.
     pub fn options(&self) -> &Options {
         &self.inner.options
     }
@@ -1184,7 +1476,7 @@ impl Database {
             next_cf_id: current.next_cf_id,
         };
         f(&mut next)?;
-        let catalog = next.to_catalog(self.inner.partitioner);
+        let catalog = next.to_catalog(self.inner.partitioner, self.inner.options.encode_settings());
         catalog.store(self.inner.options.file_system.as_ref(), &self.inner.root)?;
         *self.inner.schema.write() = Arc::new(next);
         Ok(())
@@ -1247,9 +1539,12 @@ impl Database {
         let ids: BTreeSet<u32> = dropped.iter().map(|c| c.id()).collect();
         self.inner.env.ctx.update_manifest(|m| {
             m.cfs.retain(|id, _| !ids.contains(id));
+            m.obsolete
+                .extend(dropped.iter().flat_map(|cf| cf.live_files()));
         })?;
         for cf in dropped {
-            self.inner.commitlog.forget(cf.id())?;
+            let retired = self.inner.commitlog.forget(cf.id())?;
+            self.inner.retire(retired)?;
             cf.remove_files()?;
         }
         Ok(())

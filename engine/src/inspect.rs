@@ -160,9 +160,43 @@ impl SstableFile {
         }
     }
 
+    /// Checks that the file's rows are ordered by this partitioner (its first row's sort key is
+    /// what the partitioner makes of its key): reading a file by the wrong one finds nothing.
+    pub fn check_partitioner(&self) -> Result<()> {
+        let first = self.table.items().find_map(|i| match i {
+            Ok((_, Item::Row { sort_key, .. })) => Some(Ok(sort_key)),
+            Ok(_) => None,
+            Err(e) => Some(Err(e)),
+        });
+        let Some(sort_key) = first.transpose()? else {
+            return Ok(());
+        };
+        let key = self.partitioner.key_part(&sort_key);
+        if self.partitioner.row_sort_key(key) != sort_key {
+            return Err(Error::invalid(format!(
+                "{}: its rows are not ordered by {}; give the partitioner the data was written                  with (--partitioner)",
+                self.table.path().display(),
+                self.partitioner.class_name()
+            )));
+        }
+        Ok(())
+    }
+
     fn decode_entry(&self, key: &[u8], entry: &Entry) -> Result<DumpEntry> {
-        let bad =
-            |e: crate::comparator::MarshalError| self.corrupt(format!("undecodable name: {e}"));
+        let bad = |e: crate::comparator::MarshalError| {
+            let names = match self.def.column_type {
+                ColumnType::Standard => self.def.comparator.name(),
+                ColumnType::Super => format!(
+                    "{} / {}",
+                    self.def.comparator.name(),
+                    self.def.subcomparator().name()
+                ),
+            };
+            Error::invalid(format!(
+                "{}: a stored name does not decode as {names} ({e}): the file was written with                  another comparator (give the right --comparator), or is damaged",
+                self.table.path().display()
+            ))
+        };
         let (sc, name_key) = match self.def.column_type {
             ColumnType::Standard => (None, key),
             ColumnType::Super => {
@@ -314,6 +348,7 @@ impl SstableFile {
                             "data block {block}: continues a row that was not open"
                         )));
                     }
+                    self.verify_row_key(block, sort_key)?;
                     row = sort_key.clone();
                     (sort_key.clone(), Vec::new())
                 }
@@ -349,6 +384,28 @@ impl SstableFile {
             )));
         }
         Ok(n)
+    }
+
+    /// What reads rely on of a row's sort key: it holds a valid row key, its token is that
+    /// key's under the partitioner, and the bloom filter admits the key.
+    fn verify_row_key(&self, block: usize, sort_key: &[u8]) -> Result<()> {
+        let key = self.partitioner.key_part(sort_key);
+        let at = |m: String| self.corrupt(format!("data block {block}: {m}"));
+        crate::mutation::validate_key(key).map_err(|e| at(format!("a row's key: {e}")))?;
+        if self.partitioner.row_sort_key(key) != sort_key {
+            return Err(at(format!(
+                "row {} is not where {} puts it (its token does not match its key)",
+                crate::comparator::builtin::to_hex(key),
+                self.partitioner.class_name()
+            )));
+        }
+        if !self.table.may_contain(key) {
+            return Err(at(format!(
+                "row {} is missing from the bloom filter, so reads cannot find it",
+                crate::comparator::builtin::to_hex(key)
+            )));
+        }
+        Ok(())
     }
 
     /// Summary statistics.

@@ -46,6 +46,7 @@ mod commitlog;
 mod compaction;
 mod db;
 pub mod error;
+mod file_names;
 pub mod fuzz;
 pub mod inspect;
 pub mod io;

@@ -377,6 +377,58 @@ impl Validator<'_> {
         Ok(())
     }
 
+    /// Checks an update read back from disk (the commit log at replay) as a write is checked:
+    /// every name decodes under the CF's comparators and fits them, and every live value fits
+    /// the validator. A name that does not would make the CF unreadable once flushed.
+    pub fn stored_update(&self, update: &RowUpdate) -> Result<()> {
+        let undecodable = |kind, e: crate::model::comparator::MarshalError| {
+            self.name_error(kind, self.cf.comparator.name(), format!("undecodable: {e}"))
+        };
+        for (key, entry) in &update.entries {
+            let mut name = Vec::new();
+            match self.cf.column_type {
+                ColumnType::Standard => {
+                    self.cf
+                        .comparator
+                        .decode_sort_key(key, &mut name)
+                        .map_err(|e| undecodable(NameKind::Column, e))?;
+                    self.name(&name, NameKind::Column)?;
+                }
+                ColumnType::Super => {
+                    let plen = cell_key::group_prefix_len(key).unwrap_or(key.len());
+                    let sc_key =
+                        cell_key::super_column_sort_key(&key[..plen]).ok_or_else(|| {
+                            Error::invalid(format!(
+                                "a malformed super column key in {}.{}",
+                                self.keyspace, self.cf.name
+                            ))
+                        })?;
+                    self.cf
+                        .comparator
+                        .decode_sort_key(&sc_key, &mut name)
+                        .map_err(|e| undecodable(NameKind::SuperColumn, e))?;
+                    self.name(&name, NameKind::SuperColumn)?;
+                    if plen < key.len() {
+                        name.clear();
+                        self.cf
+                            .subcomparator()
+                            .decode_sort_key(&key[plen..], &mut name)
+                            .map_err(|e| undecodable(NameKind::Column, e))?;
+                        self.name(&name, NameKind::Column)?;
+                    }
+                }
+            }
+            if let Entry::Cell(Cell {
+                value: crate::model::cell::CellValue::Live { value, .. },
+                ..
+            }) = entry
+            {
+                self.value(value)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The entry key of a validated path that names a column.
     fn entry_key(&self, path: &ColumnPath) -> Vec<u8> {
         let column = path.column.as_deref().unwrap_or_default();

@@ -347,8 +347,12 @@ fn pending_compactions_resume_after_reopen() {
         }
         assert_eq!(db.column_family_stats(KS, "Standard1").unwrap().sstables, 6);
     }
-    // Reopened with minor compaction on: the full bucket is compacted without any new write.
-    let db = Database::open(dir.path(), opts(&clock)).unwrap();
+    // Reopened with minor compaction on (the default threshold, given explicitly: otherwise the
+    // database keeps the 0 it was created with): the full bucket is compacted without any new
+    // write.
+    let mut o = opts(&clock);
+    o.mark_given("MinimumCompactionThreshold");
+    let db = Database::open(dir.path(), o).unwrap();
     wait_until(30, || {
         db.column_family_stats(KS, "Standard1").unwrap().sstables <= 1
     });

@@ -1,7 +1,7 @@
 //! `supercolumn`: the command line of a supercolumn database — the shell (cassandra-cli 0.7's
 //! statements, SPEC §8), statistics, and flush/compact for scripts.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,8 +9,8 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use supercolumn::{Database, Options, StorageConf};
 
-use supercolumn_tools::shell::parser::parse;
-use supercolumn_tools::shell::Shell;
+use supercolumn_tools::errors;
+use supercolumn_tools::shell::{Pending, Shell};
 
 #[derive(Parser)]
 #[command(
@@ -22,9 +22,14 @@ struct Cli {
     /// The data directory [default: the conf's DataFileDirectories, else ./supercolumn-data].
     #[arg(long, global = true)]
     data: Option<PathBuf>,
-    /// A storage-conf.xml to open with (its schema is used for a new directory).
+    /// A storage-conf.xml to open with (its schema is used for a new directory; the settings it
+    /// names override the ones the database keeps).
     #[arg(long, global = true)]
     conf: Option<PathBuf>,
+    /// Open even if the commit log is damaged or has gaps, dropping what is lost (each problem
+    /// is printed); without it such a database is refused.
+    #[arg(long, global = true)]
+    ignore_replay_errors: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -77,11 +82,17 @@ fn open(cli: &Cli) -> anyhow::Result<Database> {
         }
         None => Options::default(),
     };
+    let mut options = options;
+    options.commit_log_ignore_replay_errors = cli.ignore_replay_errors;
     let db = match &cli.data {
         Some(dir) => Database::open(dir, options),
         None => Database::open_configured(options),
     };
-    db.context("opening the database")
+    let db = db.context("opening the database")?;
+    for line in db.replay_report() {
+        eprintln!("warning: commit log replay dropped data: {line}");
+    }
+    Ok(db)
 }
 
 /// The (keyspace, column family) pairs a target names.
@@ -102,30 +113,38 @@ fn interactive(shell: &mut Shell) -> anyhow::Result<()> {
         let _ = rl.load_history(h);
     }
     println!("Welcome to the supercolumn shell. Statements end with ';'; 'help;' lists them.");
-    let mut buffer = String::new();
+    let mut pending = Pending::default();
     loop {
-        let prompt = if buffer.is_empty() {
+        let prompt = if pending.text.trim().is_empty() {
             format!("[default@{}] ", shell.keyspace().unwrap_or("unknown"))
         } else {
             "...\t".to_string()
         };
         match rl.readline(&prompt) {
             Ok(line) => {
-                if buffer.is_empty() && matches!(line.trim(), "quit" | "exit" | "quit;" | "exit;") {
+                if pending.text.trim().is_empty()
+                    && matches!(line.trim(), "quit" | "exit" | "quit;" | "exit;")
+                {
                     break;
                 }
-                buffer.push_str(&line);
-                buffer.push('\n');
-                // Run once the buffer holds complete statements.
-                if let Ok((_, false)) = parse(&buffer) {
-                    let _ = rl.add_history_entry(buffer.trim());
-                    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
-                    // Interactively, an error is reported and the shell goes on.
-                    let _ = shell.run(&buffer, &mut out, &mut err);
-                    buffer.clear();
+                if !line.trim().is_empty() {
+                    let _ = rl.add_history_entry(line.trim());
+                }
+                pending.text.push_str(&line);
+                pending.text.push('\n');
+                let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+                // Interactively, an error is reported and the shell goes on with the next line.
+                if shell
+                    .run_complete(&mut pending, &mut out, &mut err)
+                    .is_err()
+                {
+                    pending = Pending::default();
+                }
+                if shell.has_quit() {
+                    break;
                 }
             }
-            Err(rustyline::error::ReadlineError::Interrupted) => buffer.clear(),
+            Err(rustyline::error::ReadlineError::Interrupted) => pending = Pending::default(),
             Err(rustyline::error::ReadlineError::Eof) => break,
             Err(e) => return Err(e).context("reading a line"),
         }
@@ -136,43 +155,54 @@ fn interactive(shell: &mut Shell) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Where a shell's statements come from.
+enum Input {
+    Text(String),
+    Stdin,
+    Interactive,
+}
+
 fn run(cli: Cli) -> anyhow::Result<()> {
+    // Read what a command needs from elsewhere before the database is opened (or created).
+    let input = match &cli.command {
+        Command::Shell { execute, file, .. } => Some(match (execute, file) {
+            (Some(e), _) => Input::Text(e.clone()),
+            (None, Some(f)) => Input::Text(
+                std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?,
+            ),
+            (None, None) if !std::io::stdin().is_terminal() => Input::Stdin,
+            (None, None) => Input::Interactive,
+        }),
+        _ => None,
+    };
     let db = open(&cli)?;
     match &cli.command {
-        Command::Shell {
-            execute,
-            file,
-            keyspace,
-        } => {
+        Command::Shell { keyspace, .. } => {
             let mut shell = Shell::new(db.clone(), keyspace.clone());
-            let batch = match (execute, file) {
-                (Some(e), _) => Some(e.clone()),
-                (None, Some(f)) => Some(
-                    std::fs::read_to_string(f)
-                        .with_context(|| format!("reading {}", f.display()))?,
-                ),
-                (None, None) if !std::io::stdin().is_terminal() => {
-                    let mut s = String::new();
-                    std::io::stdin()
-                        .read_to_string(&mut s)
-                        .context("reading standard input")?;
-                    Some(s)
+            let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+            let ran = match input {
+                Some(Input::Text(text)) => shell.run(&text, &mut out, &mut err),
+                Some(Input::Stdin) => {
+                    shell.run_stream(&mut std::io::stdin().lock(), &mut out, &mut err)
                 }
-                (None, None) => None,
+                _ => {
+                    interactive(&mut shell)?;
+                    Ok(())
+                }
             };
-            match batch {
-                Some(text) => {
-                    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
-                    if shell.run(&text, &mut out, &mut err).is_err() {
-                        // The error line is already written; exit non-zero.
-                        std::process::exit(1);
-                    }
-                }
-                None => interactive(&mut shell)?,
+            if ran.is_err() {
+                // The error line is already written; close cleanly, then exit non-zero.
+                drop(shell);
+                db.close().context("closing the database")?;
+                std::process::exit(1);
             }
         }
         Command::Stats { target } => {
             let mut out = std::io::stdout();
+            writeln!(out, "Settings in force:")?;
+            for l in db.options().settings_lines() {
+                writeln!(out, "  {l}")?;
+            }
             for (ks, cf) in targets(&db, target.as_deref())? {
                 let cfs = match cf {
                     Some(c) => vec![c],
@@ -291,8 +321,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if errors::broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", errors::one_line(&e));
             ExitCode::FAILURE
         }
     }

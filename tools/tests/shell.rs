@@ -208,3 +208,63 @@ fn stats_flush_and_compact_commands_for_scripts() {
     let help = run(&["shell", "--help"]);
     assert!(help.contains("--execute"));
 }
+
+/// Regression: `del Standard1['r']['c']['d']` printed `column removed.` and removed column `d`,
+/// leaving `c`; `del Super1['k']['a']['b']['c']` removed `a/c`. A path with more names than the
+/// column family allows is refused by every statement, and nothing is removed.
+#[test]
+fn a_path_with_too_many_names_is_refused_and_removes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let setup = "use Keyspace1;
+set Standard1['r']['c'] = 'x';
+set Standard1['r']['d'] = 'y';
+set Super1['k']['a']['b'] = 'x';
+set Super1['k']['a']['c'] = 'y';";
+    assert!(shell(dir.path(), setup).status.success());
+    for stmt in [
+        "del Standard1['r']['c']['d'];",
+        "del Super1['k']['a']['b']['c'];",
+        "count Standard1['r']['c'];",
+        "count Super1['k']['a']['b'];",
+        "get Standard1['r']['c']['d'];",
+    ] {
+        let o = shell(dir.path(), &format!("use Keyspace1; {stmt}"));
+        assert!(!o.status.success(), "{stmt} succeeded");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("too many names"), "{stmt}: {err}");
+    }
+    let o = shell(
+        dir.path(),
+        "use Keyspace1; count Standard1['r']; count Super1['k']['a'];",
+    );
+    assert_eq!(stdout(&o)[1..], ["2 columns", "2 columns"]);
+}
+
+/// Regression: with `SCHEMA.db` gone, even the read-only `schema` command wrote the default
+/// schema, deleted the SSTables of column families not in it, and exited 0.
+#[test]
+fn the_schema_command_refuses_a_folder_whose_schema_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = shell(
+        dir.path(),
+        "create keyspace Blog; use Blog; create column family Posts; set Posts['p']['c'] = 'v'; flush;",
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_file(dir.path().join("SCHEMA.db")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_supercolumn"))
+        .arg("--data")
+        .arg(dir.path())
+        .arg("schema")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("SCHEMA.db"), "{err}");
+    assert!(
+        !dir.path().join("SCHEMA.db").exists(),
+        "nothing was written"
+    );
+    let posts = std::fs::read_dir(dir.path().join("Blog")).unwrap().count();
+    assert_eq!(posts, 1, "the SSTable is still there");
+}

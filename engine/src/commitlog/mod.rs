@@ -25,6 +25,7 @@ use parking_lot::{Condvar, Mutex};
 
 use crate::codec::Writer;
 use crate::error::{Error, Result};
+use crate::file_names;
 use crate::io::{FileSystem, WritableFile};
 use crate::options::CommitLogSync;
 use record::LogRecord;
@@ -38,6 +39,23 @@ pub struct LogPosition {
     pub segment: u64,
     /// Byte offset in the segment.
     pub offset: u64,
+}
+
+/// Segments taken out of the log, to be deleted once the manifest no longer needs them.
+#[derive(Debug, Default)]
+#[must_use = "retired segments are deleted only by CommitLog::delete"]
+pub struct Retired {
+    /// The oldest segment the log still holds: every segment from it on must exist.
+    pub oldest_kept: u64,
+    /// The retired segments' files.
+    pub paths: Vec<PathBuf>,
+}
+
+impl Retired {
+    /// Whether nothing was retired.
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
 }
 
 #[derive(Debug)]
@@ -99,16 +117,18 @@ impl Shared {
     }
 
     fn segment_path(&self, seq: u64) -> PathBuf {
-        self.dir.join(segment::file_name(seq))
+        self.dir.join(file_names::segment(seq))
     }
 
-    fn open_segment(&self, seq: u64) -> Result<Box<dyn WritableFile>> {
+    /// Creates segment `seq`, durably, recording that its predecessor's intact records end at
+    /// `prev_end`.
+    fn open_segment(&self, seq: u64, prev_end: u64) -> Result<Box<dyn WritableFile>> {
         let path = self.segment_path(seq);
         let mut f = self
             .fs
             .create(&path)
             .map_err(|e| self.poison("creating", &path, &e))?;
-        f.append(&segment::header(seq))
+        f.append(&segment::header(seq, prev_end))
             .and_then(|()| f.sync())
             .map_err(|e| self.poison("writing the header of", &path, &e))?;
         self.fs
@@ -133,15 +153,17 @@ impl Shared {
 }
 
 impl CommitLog {
-    /// Opens a log in `dir` whose first segment is `first_seq` (above every existing segment).
-    /// `existing` are segments already replayed, with the column families whose data they hold
-    /// that no flush covers yet; they are deleted once those CFs flush.
+    /// Opens a log in `dir` whose first segment is `first_seq` (above every existing segment);
+    /// `prev_end` is where the intact records of segment `first_seq - 1` end, if it exists (0
+    /// if not). `existing` are segments already replayed, with the column families whose data
+    /// they hold that no flush covers yet; they are released once those CFs flush.
     pub fn open(
         dir: &Path,
         fs: Arc<dyn FileSystem>,
         segment_size_mb: u32,
         sync: CommitLogSync,
         first_seq: u64,
+        prev_end: u64,
         existing: BTreeMap<u64, (PathBuf, BTreeSet<u32>)>,
     ) -> Result<CommitLog> {
         // Replayed segments: their records all precede anything written from now on.
@@ -175,7 +197,7 @@ impl CommitLog {
                 let dirty = dirty.into_iter().map(|cf| (cf, u64::MAX - 1)).collect();
                 st.segments.insert(seq, Segment { path, dirty });
             }
-            st.file = shared.open_segment(first_seq)?;
+            st.file = shared.open_segment(first_seq, prev_end)?;
             st.written = segment::HEADER_LEN;
             st.synced = segment::HEADER_LEN;
             st.segments.insert(
@@ -304,11 +326,20 @@ impl CommitLog {
         Ok(())
     }
 
+    /// Starts the next segment. The old one is synced first, so the new header's claim of how
+    /// far it runs is true on disk; then the new one is made durable; then the old one is
+    /// closed with the end-of-segment marker, which tells replay the new one must exist.
     fn roll(&self, st: &mut WriterState) -> Result<()> {
         let sh = &self.shared;
         sh.sync_locked(st)?;
-        let next = st.seq + 1;
-        st.file = sh.open_segment(next)?;
+        let (old, next) = (st.seq, st.seq + 1);
+        let file = sh.open_segment(next, st.written)?;
+        let old_path = sh.segment_path(old);
+        st.file
+            .append(&segment::end_marker(old))
+            .and_then(|()| st.file.sync())
+            .map_err(|e| sh.poison("closing", &old_path, &e))?;
+        st.file = file;
         st.seq = next;
         st.written = segment::HEADER_LEN;
         st.synced = segment::HEADER_LEN;
@@ -339,9 +370,12 @@ impl CommitLog {
         self.shared.sync_locked(&mut st)
     }
 
-    /// Records that column family `cf` has flushed everything logged before `upto`, and deletes
-    /// the segments no column family needs any more.
-    pub fn discard_flushed(&self, cf: u32, upto: LogPosition) -> Result<()> {
+    /// Records that column family `cf` has flushed everything logged before `upto`, and takes
+    /// the segments no column family needs any more out of the log. They are not deleted yet:
+    /// the caller first records in the manifest that the log now starts at
+    /// [`Retired::oldest_kept`] (so a missing segment below it is not mistaken for lost data),
+    /// then calls [`CommitLog::delete`].
+    pub fn release(&self, cf: u32, upto: LogPosition) -> Result<Retired> {
         let mut st = self.shared.state.lock();
         for (seq, seg) in st.segments.iter_mut() {
             let covered = match seg.dirty.get(&cf) {
@@ -352,13 +386,13 @@ impl CommitLog {
                 seg.dirty.remove(&cf);
             }
         }
-        self.sweep_locked(&mut st)
+        self.retire_locked(&mut st)
     }
 
-    /// Deletes every segment no column family needs. A current segment that holds records, none
-    /// of them needed any more, is rolled over first so it can go too: deleted data must not
-    /// linger in the log.
-    fn sweep_locked(&self, st: &mut WriterState) -> Result<()> {
+    /// Takes out of the log every segment no column family needs. A current segment that holds
+    /// records, none of them needed any more, is rolled over first so it can go too: deleted
+    /// data must not linger in the log.
+    fn retire_locked(&self, st: &mut WriterState) -> Result<Retired> {
         let sh = &self.shared;
         let current = st.seq;
         let current_clean = st
@@ -375,29 +409,41 @@ impl CommitLog {
             .filter(|(seq, seg)| **seq < live && seg.dirty.is_empty())
             .map(|(seq, _)| *seq)
             .collect();
-        if doomed.is_empty() {
+        let paths = doomed
+            .iter()
+            .filter_map(|seq| st.segments.remove(seq).map(|s| s.path))
+            .collect();
+        Ok(Retired {
+            oldest_kept: st.segments.keys().next().copied().unwrap_or(live),
+            paths,
+        })
+    }
+
+    /// Deletes retired segments (once the manifest's bound is past them).
+    pub fn delete(&self, retired: &Retired) -> Result<()> {
+        if retired.paths.is_empty() {
             return Ok(());
         }
-        for seq in &doomed {
-            if let Some(seg) = st.segments.get(seq) {
-                sh.fs
-                    .remove_file(&seg.path)
-                    .map_err(|e| Error::io(&seg.path, e))?;
+        let sh = &self.shared;
+        for p in &retired.paths {
+            match sh.fs.remove_file(p) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(p, e)),
             }
-            st.segments.remove(seq);
         }
         sh.fs.sync_dir(&sh.dir).map_err(|e| Error::io(&sh.dir, e))
     }
 
-    /// Deletes the segments no column family needs (after replay, say).
-    pub fn sweep(&self) -> Result<()> {
+    /// Takes out of the log the segments no column family needs (after replay, say).
+    pub fn retire_unneeded(&self) -> Result<Retired> {
         let mut st = self.shared.state.lock();
-        self.sweep_locked(&mut st)
+        self.retire_locked(&mut st)
     }
 
     /// Forgets a dropped column family: no segment waits for it any more.
-    pub fn forget(&self, cf: u32) -> Result<()> {
-        self.discard_flushed(
+    pub fn forget(&self, cf: u32) -> Result<Retired> {
+        self.release(
             cf,
             LogPosition {
                 segment: u64::MAX,
@@ -407,7 +453,7 @@ impl CommitLog {
     }
 
     /// The segment files the log still holds, oldest first.
-    #[allow(dead_code)] // used by memtable flushing, the next step of the durability work
+    #[cfg(test)]
     pub fn segment_paths(&self) -> Vec<PathBuf> {
         let st = self.shared.state.lock();
         st.segments.values().map(|s| s.path.clone()).collect()
@@ -495,14 +541,11 @@ mod tests {
 
     fn replayed(dir: &Path) -> Vec<(LogPosition, RowMutation)> {
         let mut out = Vec::new();
-        for (seq, path) in replay::segments_in(dir).unwrap() {
-            let bytes = std::fs::read(&path).unwrap();
-            replay::replay_segment(&bytes, &path, seq, &mut |p, m| {
-                out.push((p, m));
-                Ok(())
-            })
-            .unwrap();
-        }
+        replay::replay_log(dir, replay::LogBounds::default(), false, &mut |p, m| {
+            out.push((p, m));
+            Ok(())
+        })
+        .unwrap();
         out
     }
 
@@ -515,6 +558,7 @@ mod tests {
             1,
             CommitLogSync::Batch { window_ms: 1.0 },
             1,
+            0,
             BTreeMap::new(),
         )
         .unwrap();
@@ -541,6 +585,7 @@ mod tests {
             1,
             CommitLogSync::Periodic { period_ms: 10 },
             1,
+            0,
             BTreeMap::new(),
         )
         .unwrap();
@@ -550,9 +595,12 @@ mod tests {
         let segs = log.segment_paths().len();
         assert!(segs >= 2);
         let now = log.current_position();
-        log.discard_flushed(1, now).unwrap();
+        let r = log.release(1, now).unwrap();
+        assert!(r.is_empty());
         assert_eq!(log.segment_paths().len(), segs, "CF 2 still needs them");
-        log.discard_flushed(2, now).unwrap();
+        let r = log.release(2, now).unwrap();
+        assert_eq!(r.paths.len(), segs);
+        log.delete(&r).unwrap();
         assert_eq!(log.segment_paths().len(), 1, "only the live segment stays");
         assert_eq!(replay::segments_in(dir.path()).unwrap().len(), 1);
     }
@@ -568,6 +616,7 @@ mod tests {
             1,
             CommitLogSync::Batch { window_ms: 1.0 },
             1,
+            0,
             BTreeMap::new(),
         )
         .unwrap();
@@ -605,6 +654,7 @@ mod tests {
                 1,
                 CommitLogSync::Batch { window_ms: 1.0 },
                 1,
+                0,
                 BTreeMap::new(),
             )
             .unwrap(),

@@ -1,6 +1,7 @@
-//! Commit log segment files: naming, the header, record framing, and reading a segment back with
-//! the distinction replay depends on — a torn tail (a record cut short by a crash) ends a segment
-//! quietly, damage before the tail is an error naming the file and offset.
+//! Commit log segment files: the header, record framing, the end-of-segment marker, and reading
+//! a segment back. Reading reports what it found — intact records, a clean end, a torn tail, or
+//! damage — and leaves judging it to replay, which knows whether the segment is the newest
+//! (where a torn tail is a crash's normal leftover) or an older one (where it is lost data).
 //!
 //! Layout in `engine/FORMAT.md`. This file reads and frames bytes; it knows nothing of rows.
 
@@ -8,38 +9,45 @@ use std::path::{Path, PathBuf};
 
 /// Segment file magic.
 pub const MAGIC: &[u8; 8] = b"SCCOMLOG";
-/// Segment format version.
-pub const VERSION: u32 = 1;
-/// Bytes of the segment header: magic, version, sequence number, checksum.
-pub const HEADER_LEN: u64 = 8 + 4 + 8 + 4;
+/// The segment format version this build writes; it reads 1 too.
+pub const VERSION: u32 = 2;
+/// Bytes of a version 2 header: magic, version, sequence number, the previous segment's end,
+/// checksum.
+pub const HEADER_LEN: u64 = 8 + 4 + 8 + 8 + 4;
+/// Bytes of a version 1 header (no previous segment's end).
+const HEADER_LEN_V1: u64 = 8 + 4 + 8 + 4;
 /// Bytes of a record's frame before its payload: length, length checksum, payload checksum.
 pub const FRAME_LEN: u64 = 12;
 /// The largest payload a record may have (a row mutation is bounded by the value limit).
 pub const MAX_PAYLOAD: u64 = 1 << 31;
 
-/// The file name of segment `seq`.
-pub fn file_name(seq: u64) -> String {
-    format!("CommitLog-{seq:020}.log")
-}
-
-/// The sequence number of a segment file name, if it is one.
-pub fn parse_file_name(name: &str) -> Option<u64> {
-    let digits = name.strip_prefix("CommitLog-")?.strip_suffix(".log")?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
-}
-
-/// The segment header.
-pub fn header(seq: u64) -> Vec<u8> {
+/// The header of segment `seq`, whose predecessor (`seq - 1`) held `prev_end` bytes of intact
+/// records when this one was started (0: there was none).
+pub fn header(seq: u64, prev_end: u64) -> Vec<u8> {
     let mut h = Vec::with_capacity(HEADER_LEN as usize);
     h.extend_from_slice(MAGIC);
     h.extend_from_slice(&VERSION.to_be_bytes());
     h.extend_from_slice(&seq.to_be_bytes());
+    h.extend_from_slice(&prev_end.to_be_bytes());
     let crc = crc32fast::hash(&h);
     h.extend_from_slice(&crc.to_be_bytes());
     h
+}
+
+/// The third word of the end marker's frame: tells a marker from any record's frame.
+fn end_marker_check(seq: u64) -> u32 {
+    let mut b = *b"END-OF-SEGMENT\0\0\0\0\0\0\0\0";
+    b[14..].copy_from_slice(&seq.to_be_bytes());
+    crc32fast::hash(&b)
+}
+
+/// The marker that closes segment `seq`: the log goes on in `seq + 1`. A frame of length 0,
+/// which no record has.
+pub fn end_marker(seq: u64) -> [u8; FRAME_LEN as usize] {
+    let mut m = [0u8; FRAME_LEN as usize];
+    m[4..8].copy_from_slice(&crc32fast::hash(&[0u8; 4]).to_be_bytes());
+    m[8..12].copy_from_slice(&end_marker_check(seq).to_be_bytes());
+    m
 }
 
 /// Frames a payload as one record.
@@ -72,18 +80,66 @@ pub struct RecordSpan {
     pub len: u64,
 }
 
+impl RecordSpan {
+    /// The offset just past the record.
+    pub fn end(&self) -> u64 {
+        self.payload + self.len
+    }
+}
+
+/// The header of a segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// Format version.
+    pub version: u32,
+    /// Sequence number.
+    pub seq: u64,
+    /// How many bytes of intact records the previous segment held when this one started
+    /// (version 2; 0 when there was no previous segment).
+    pub prev_end: Option<u64>,
+}
+
+/// How reading a segment ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// At the end-of-segment marker (at this offset): the log goes on in the next segment.
+    Closed(u64),
+    /// At the end of the file, after the last intact record, without a marker.
+    Open,
+    /// In a torn tail starting at this offset: a record cut short, zeros, or a last record whose
+    /// contents fail their checksum — what a crash mid-append leaves.
+    Torn(u64),
+    /// At damage no crash explains (a bad length checksum, an impossible length, a bad
+    /// checksum with more records after it, bytes after the marker).
+    Damaged(SegmentError),
+}
+
 /// What reading a segment found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SegmentContents {
-    /// The segment's sequence number (from its header; `None` if the header itself was torn).
-    pub seq: Option<u64>,
-    /// The intact records, in order.
+    /// The header, or `None` if the file is shorter than one (a crash right after creating it).
+    pub header: Option<Header>,
+    /// The intact records before the ending, in order.
     pub records: Vec<RecordSpan>,
-    /// Where a torn tail began, if the segment ends in one.
-    pub torn_at: Option<u64>,
+    /// How reading ended.
+    pub ending: Ending,
 }
 
-/// Damage before a segment's tail.
+impl SegmentContents {
+    /// The offset just past the last intact record (the header's end if there is none).
+    pub fn valid_end(&self) -> u64 {
+        self.records.last().map_or_else(
+            || match self.header {
+                Some(h) if h.version == 1 => HEADER_LEN_V1,
+                Some(_) => HEADER_LEN,
+                None => 0,
+            },
+            RecordSpan::end,
+        )
+    }
+}
+
+/// Damage in a segment.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{} at offset {offset}: {reason}", .path.display())]
 pub struct SegmentError {
@@ -99,86 +155,126 @@ fn be32(b: &[u8]) -> u32 {
     u32::from_be_bytes([b[0], b[1], b[2], b[3]])
 }
 
-/// Reads the records of a segment's bytes. Never panics and never allocates from a length read
-/// from the file.
-pub fn read(bytes: &[u8], path: &Path) -> Result<SegmentContents, SegmentError> {
+fn be64(b: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[..8]);
+    u64::from_be_bytes(a)
+}
+
+/// Reads the header of a segment: `Ok(None)` if the file is too short to hold one (torn), an
+/// error if it is damaged or of an unknown version.
+fn read_header(bytes: &[u8], path: &Path) -> Result<Option<Header>, SegmentError> {
     let err = |offset: u64, reason: String| SegmentError {
         path: path.to_path_buf(),
         offset,
         reason,
     };
-    let total = bytes.len() as u64;
-    if total < HEADER_LEN {
-        // A crash right after the file was created: nothing was ever acknowledged from it.
-        return Ok(SegmentContents {
-            seq: None,
-            records: Vec::new(),
-            torn_at: Some(0),
-        });
+    if bytes.len() < 12 {
+        return Ok(None);
     }
-    let h = &bytes[..HEADER_LEN as usize];
-    if &h[..8] != MAGIC {
+    if &bytes[..8] != MAGIC {
         return Err(err(
             0,
             "not a supercolumn commit log segment (bad magic)".into(),
         ));
     }
-    if crc32fast::hash(&h[..20]) != be32(&h[20..24]) {
+    let version = be32(&bytes[8..12]);
+    let len = match version {
+        1 => HEADER_LEN_V1,
+        2 => HEADER_LEN,
+        v => {
+            return Err(err(
+                8,
+                format!("commit log format version {v}; this build reads versions 1 and 2"),
+            ))
+        }
+    } as usize;
+    if bytes.len() < len {
+        return Ok(None);
+    }
+    if crc32fast::hash(&bytes[..len - 4]) != be32(&bytes[len - 4..len]) {
         return Err(err(0, "header checksum mismatch".into()));
     }
-    let version = be32(&h[8..12]);
-    if version != VERSION {
-        return Err(err(
-            8,
-            format!("commit log format version {version}; this build reads version {VERSION}"),
-        ));
-    }
-    let mut seq_bytes = [0u8; 8];
-    seq_bytes.copy_from_slice(&h[12..20]);
-    let seq = u64::from_be_bytes(seq_bytes);
+    Ok(Some(Header {
+        version,
+        seq: be64(&bytes[12..20]),
+        prev_end: (version >= 2).then(|| be64(&bytes[20..28])),
+    }))
+}
 
-    let mut records = Vec::new();
-    let mut pos = HEADER_LEN;
-    let torn = |at: u64, records: Vec<RecordSpan>| SegmentContents {
-        seq: Some(seq),
-        records,
-        torn_at: Some(at),
+/// Reads the records of a segment's bytes. Never panics and never allocates from a length read
+/// from the file.
+pub fn read(bytes: &[u8], path: &Path) -> SegmentContents {
+    let err = |offset: u64, reason: String| SegmentError {
+        path: path.to_path_buf(),
+        offset,
+        reason,
     };
-    loop {
+    let header = match read_header(bytes, path) {
+        Ok(Some(h)) => h,
+        Ok(None) => {
+            return SegmentContents {
+                header: None,
+                records: Vec::new(),
+                ending: Ending::Torn(0),
+            }
+        }
+        Err(e) => {
+            return SegmentContents {
+                header: None,
+                records: Vec::new(),
+                ending: Ending::Damaged(e),
+            }
+        }
+    };
+    let total = bytes.len() as u64;
+    let mut records = Vec::new();
+    let mut pos = if header.version == 1 {
+        HEADER_LEN_V1
+    } else {
+        HEADER_LEN
+    };
+    let ending = loop {
         let rest = total - pos;
         if rest == 0 {
-            return Ok(SegmentContents {
-                seq: Some(seq),
-                records,
-                torn_at: None,
-            });
+            break Ending::Open;
         }
         let tail = &bytes[pos as usize..];
         if rest < FRAME_LEN {
-            return Ok(torn(pos, records));
+            break Ending::Torn(pos);
         }
         let len = u64::from(be32(&tail[0..4]));
         if crc32fast::hash(&tail[0..4]) != be32(&tail[4..8]) {
             if tail.iter().all(|b| *b == 0) {
                 // Zeros where a frame would start: space the file system extended but a crash
                 // left unwritten.
-                return Ok(torn(pos, records));
+                break Ending::Torn(pos);
             }
-            return Err(err(pos, "record length checksum mismatch".into()));
+            break Ending::Damaged(err(pos, "record length checksum mismatch".into()));
+        }
+        if len == 0 && header.version >= 2 && be32(&tail[8..12]) == end_marker_check(header.seq) {
+            let after = &tail[FRAME_LEN as usize..];
+            if after.iter().any(|b| *b != 0) {
+                break Ending::Damaged(err(
+                    pos + FRAME_LEN,
+                    "bytes after the end-of-segment marker".into(),
+                ));
+            }
+            break Ending::Closed(pos);
         }
         if len == 0 || len > MAX_PAYLOAD {
-            return Err(err(pos, format!("impossible record length {len}")));
+            break Ending::Damaged(err(pos, format!("impossible record length {len}")));
         }
         if len > rest - FRAME_LEN {
-            return Ok(torn(pos, records));
+            break Ending::Torn(pos);
         }
         let payload = &tail[FRAME_LEN as usize..(FRAME_LEN + len) as usize];
         if crc32fast::hash(payload) != be32(&tail[8..12]) {
             if pos + FRAME_LEN + len == total {
                 // The last record, length written but contents not all durable.
-                return Ok(torn(pos, records));
+                break Ending::Torn(pos);
             }
-            return Err(err(pos, "record checksum mismatch".into()));
+            break Ending::Damaged(err(pos, "record checksum mismatch".into()));
         }
         records.push(RecordSpan {
             start: pos,
@@ -186,6 +282,11 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<SegmentContents, SegmentError> 
             len,
         });
         pos += FRAME_LEN + len;
+    };
+    SegmentContents {
+        header: Some(header),
+        records,
+        ending,
     }
 }
 
@@ -194,7 +295,7 @@ mod tests {
     use super::*;
 
     fn segment(payloads: &[&[u8]]) -> Vec<u8> {
-        let mut b = header(7);
+        let mut b = header(7, 0);
         for p in payloads {
             frame(p, &mut b);
         }
@@ -202,49 +303,46 @@ mod tests {
     }
 
     #[test]
-    fn names_roundtrip_and_sort() {
-        assert_eq!(parse_file_name(&file_name(42)), Some(42));
-        assert!(file_name(9) < file_name(10));
-        assert_eq!(parse_file_name("CommitLog-.log"), None);
-        assert_eq!(parse_file_name("CommitLog-12.log.tmp"), None);
-    }
-
-    #[test]
-    fn every_cut_is_a_quiet_torn_tail_keeping_whole_records() {
+    fn every_cut_keeps_the_whole_records_before_it() {
         let b = segment(&[b"one", b"second record", b"3"]);
-        let full = read(&b, Path::new("s")).unwrap();
+        let full = read(&b, Path::new("s"));
         assert_eq!(full.records.len(), 3);
-        assert_eq!(full.torn_at, None);
+        assert_eq!(full.ending, Ending::Open);
         for cut in 0..b.len() {
-            let c = read(&b[..cut], Path::new("s")).unwrap();
+            let c = read(&b[..cut], Path::new("s"));
             let whole = full
                 .records
                 .iter()
-                .filter(|r| r.payload + r.len <= cut as u64)
+                .filter(|r| r.end() <= cut as u64)
                 .count();
             assert_eq!(c.records.len(), whole, "cut at {cut}");
-            let clean = cut as u64 == HEADER_LEN
-                || full.records.iter().any(|r| r.payload + r.len == cut as u64);
-            assert_eq!(c.torn_at.is_none(), clean, "cut at {cut}");
+            let clean =
+                cut as u64 == HEADER_LEN || full.records.iter().any(|r| r.end() == cut as u64);
+            assert_eq!(c.ending == Ending::Open, clean, "cut at {cut}");
+            assert!(!matches!(c.ending, Ending::Damaged(_)), "cut at {cut}");
         }
     }
 
     #[test]
-    fn damage_before_the_tail_is_an_error_with_the_offset() {
+    fn damage_before_the_tail_is_reported_with_the_offset() {
         let b = segment(&[b"one", b"two", b"three"]);
-        let recs = read(&b, Path::new("s")).unwrap().records;
+        let recs = read(&b, Path::new("s")).records;
         for i in HEADER_LEN as usize..(recs[2].start as usize) {
             let mut d = b.clone();
             d[i] ^= 0x20;
-            let e = read(&d, Path::new("seg")).unwrap_err();
+            let Ending::Damaged(e) = read(&d, Path::new("seg")).ending else {
+                panic!("byte {i} not reported");
+            };
             assert!(e.offset <= i as u64, "byte {i}: {e}");
             assert!(e.to_string().starts_with("seg at offset"), "{e}");
         }
-        // In the header too.
         for i in 0..HEADER_LEN as usize {
             let mut d = b.clone();
             d[i] ^= 0x01;
-            assert!(read(&d, Path::new("s")).is_err(), "header byte {i}");
+            assert!(
+                matches!(read(&d, Path::new("s")).ending, Ending::Damaged(_)),
+                "header byte {i}"
+            );
         }
     }
 
@@ -253,17 +351,65 @@ mod tests {
         let mut b = segment(&[b"one", b"two"]);
         let last = b.len() - 1;
         b[last] ^= 1;
-        let c = read(&b, Path::new("s")).unwrap();
+        let c = read(&b, Path::new("s"));
         assert_eq!(c.records.len(), 1);
-        assert!(c.torn_at.is_some());
+        assert!(matches!(c.ending, Ending::Torn(_)));
     }
 
     #[test]
     fn zero_fill_after_the_last_record_is_a_torn_tail() {
         let mut b = segment(&[b"one"]);
         b.extend_from_slice(&[0; 100]);
-        let c = read(&b, Path::new("s")).unwrap();
+        let c = read(&b, Path::new("s"));
         assert_eq!(c.records.len(), 1);
-        assert!(c.torn_at.is_some());
+        assert!(matches!(c.ending, Ending::Torn(_)));
+    }
+
+    #[test]
+    fn the_end_marker_closes_a_segment_and_is_told_from_records() {
+        let mut b = segment(&[b"one", b"two"]);
+        let end = b.len() as u64;
+        b.extend_from_slice(&end_marker(7));
+        let c = read(&b, Path::new("s"));
+        assert_eq!(
+            (c.records.len(), c.ending.clone()),
+            (2, Ending::Closed(end))
+        );
+        assert_eq!(c.valid_end(), end);
+        // A marker for another segment is not one for this.
+        let mut other = segment(&[b"one"]);
+        other.extend_from_slice(&end_marker(8));
+        assert!(matches!(
+            read(&other, Path::new("s")).ending,
+            Ending::Damaged(_)
+        ));
+        // Anything but zeros after the marker is damage.
+        b.push(1);
+        assert!(matches!(
+            read(&b, Path::new("s")).ending,
+            Ending::Damaged(_)
+        ));
+    }
+
+    #[test]
+    fn version_1_segments_are_read() {
+        let mut b = Vec::new();
+        b.extend_from_slice(MAGIC);
+        b.extend_from_slice(&1u32.to_be_bytes());
+        b.extend_from_slice(&5u64.to_be_bytes());
+        let crc = crc32fast::hash(&b);
+        b.extend_from_slice(&crc.to_be_bytes());
+        frame(b"old", &mut b);
+        let c = read(&b, Path::new("s"));
+        assert_eq!(
+            c.header,
+            Some(Header {
+                version: 1,
+                seq: 5,
+                prev_end: None
+            })
+        );
+        assert_eq!(c.records.len(), 1);
+        assert_eq!(c.ending, Ending::Open);
     }
 }

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 
 /// Replaces `dir/name` with `contents`, durably.
 pub fn replace(fs: &dyn FileSystem, dir: &Path, name: &str, contents: &[u8]) -> Result<()> {
-    let tmp = dir.join(format!("{name}.tmp"));
+    let tmp = dir.join(crate::file_names::temp(name));
     let dst = dir.join(name);
     {
         let mut f = fs.create(&tmp).map_err(|e| Error::io(&tmp, e))?;
@@ -31,7 +31,7 @@ pub fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>> {
 
 /// Removes a leftover temporary file from an interrupted [`replace`], if any.
 pub fn remove_leftover(fs: &dyn FileSystem, dir: &Path, name: &str) -> Result<()> {
-    let tmp = dir.join(format!("{name}.tmp"));
+    let tmp = dir.join(crate::file_names::temp(name));
     if !tmp.exists() {
         return Ok(());
     }

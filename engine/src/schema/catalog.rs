@@ -17,8 +17,8 @@ use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef};
 /// The file name of the catalog inside the data directory.
 pub const FILE_NAME: &str = "SCHEMA.db";
 const MAGIC: &[u8; 8] = b"SCSCHEMA";
-/// The catalog format version this build writes and reads.
-pub const VERSION: u32 = 2;
+/// The catalog format version this build writes; it reads version 2 too.
+pub const VERSION: u32 = 3;
 
 /// The persisted schema: the partitioner the data was written with, the keyspaces, and the
 /// column family ids that commit log records and the manifest name CFs by.
@@ -33,6 +33,9 @@ pub struct Catalog {
     pub cf_ids: BTreeMap<(String, String), u32>,
     /// The id the next new column family gets.
     pub next_cf_id: u32,
+    /// The database-wide settings in force, as [`crate::options`] encodes them (`None` in a
+    /// version 2 catalog, which kept none).
+    pub settings: Option<Vec<u8>>,
 }
 
 impl Catalog {
@@ -43,6 +46,7 @@ impl Catalog {
             keyspaces,
             cf_ids: BTreeMap::new(),
             next_cf_id: 1,
+            settings: None,
         };
         c.assign_missing_ids()?;
         Ok(c)
@@ -112,6 +116,7 @@ impl Catalog {
                 p.opt(cf.max_compaction_threshold, |w, v| w.u32(v));
             }
         }
+        p.opt(self.settings.as_deref(), |w, s| w.bytes(s));
         seal(MAGIC, VERSION, &p.buf)
     }
 
@@ -121,12 +126,12 @@ impl Catalog {
             path: path.to_path_buf(),
             reason: e.to_string(),
         };
-        let payload =
-            unseal(bytes, MAGIC, VERSION, "schema file").map_err(|reason| Error::Corrupt {
+        let (version, payload) =
+            unseal(bytes, MAGIC, 2..=VERSION, "schema file").map_err(|reason| Error::Corrupt {
                 path: path.to_path_buf(),
                 reason,
             })?;
-        decode_payload(payload, registry).map_err(|e| match e {
+        decode_payload(version, payload, registry).map_err(|e| match e {
             PayloadError::Decode(d) => corrupt(d),
             PayloadError::Other(reason) => Error::Corrupt {
                 path: path.to_path_buf(),
@@ -262,6 +267,7 @@ impl From<DecodeError> for PayloadError {
 }
 
 fn decode_payload(
+    version: u32,
     payload: &[u8],
     registry: &ComparatorRegistry,
 ) -> std::result::Result<Catalog, PayloadError> {
@@ -323,6 +329,11 @@ fn decode_payload(
             .map_err(|e| PayloadError::Other(e.to_string()))?;
         keyspaces.push(ks);
     }
+    let settings = if version >= 3 {
+        r.opt(|r| r.bytes().map(<[u8]>::to_vec))?
+    } else {
+        None
+    };
     if r.remaining() != 0 {
         return Err(r.error("trailing bytes after the last keyspace").into());
     }
@@ -331,6 +342,7 @@ fn decode_payload(
         keyspaces,
         cf_ids,
         next_cf_id,
+        settings,
     })
 }
 
@@ -340,7 +352,9 @@ mod tests {
     use crate::schema::default_keyspaces;
 
     fn sample() -> Catalog {
-        Catalog::new(Partitioner::Murmur3, default_keyspaces()).unwrap()
+        let mut c = Catalog::new(Partitioner::Murmur3, default_keyspaces()).unwrap();
+        c.settings = Some(vec![1, 2, 3]);
+        c
     }
 
     #[test]

@@ -268,6 +268,18 @@ impl<'d, 'i> Parser<'d, 'i> {
                 "Keyspaces" => self.options.keyspaces = Some(self.keyspaces(n)?),
                 other => self.warn(n, format!("element <{other}>")),
             }
+            // Named here, so it overrides what a database keeps even at its default value.
+            let stored = match n.tag_name().name() {
+                "CommitLogSyncPeriodInMS" | "CommitLogSyncBatchWindowInMS" => Some("CommitLogSync"),
+                "CommitLogRotationThresholdInMB" => Some("CommitLogSegmentSizeInMB"),
+                name => crate::options::STORED_SETTINGS
+                    .iter()
+                    .find(|s| **s == name)
+                    .copied(),
+            };
+            if let Some(name) = stored {
+                self.options.mark_given(name);
+            }
         }
         if self.options.min_compaction_threshold > self.options.max_compaction_threshold
             && self.options.max_compaction_threshold != 0

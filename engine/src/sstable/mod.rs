@@ -11,10 +11,5 @@ pub mod writer;
 pub use reader::{ReadContext, Sstable};
 pub use writer::{SstableWriter, DEFAULT_BLOCK_SIZE};
 
-/// The file name of SSTable `generation` of column family `cf`.
-pub fn data_file_name(cf: &str, generation: u64) -> String {
-    format!("{cf}-{generation}-Data.db")
-}
-
 #[cfg(test)]
 mod tests;

@@ -67,19 +67,43 @@ pub struct Sstable {
     index: BlockIndex,
     bloom: RowBloom,
     footer: Footer,
-    /// Set once replaced: how to remove the file, and the counter of bytes awaiting removal.
-    obsolete: OnceLock<(Arc<dyn FileSystem>, Arc<AtomicU64>)>,
+    /// Set once replaced: how to remove the file.
+    obsolete: OnceLock<Obsolete>,
+}
+
+/// What an SSTable replaced by compaction (or dropped) needs to remove its file once the last
+/// reader lets go of it.
+pub struct Obsolete {
+    /// The file-system door.
+    pub fs: Arc<dyn FileSystem>,
+    /// Bytes awaiting removal (this file's are added now, taken off once it is gone).
+    pub pending_bytes: Arc<AtomicU64>,
+    /// Told the file's path once its removal is durable.
+    pub on_removed: Arc<dyn Fn(&Path) + Send + Sync>,
+}
+
+impl std::fmt::Debug for Obsolete {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Obsolete").finish_non_exhaustive()
+    }
 }
 
 impl Drop for Sstable {
     fn drop(&mut self) {
-        if let Some((fs, pending)) = self.obsolete.get() {
-            // Already out of the manifest: a file left behind by a failure here is removed at
-            // the next open.
-            if let Err(e) = fs.remove_file(&self.path) {
-                tracing::warn!("removing {}: {e}", self.path.display());
+        if let Some(o) = self.obsolete.get() {
+            // Already listed as obsolete in the manifest: a file left behind by a failure here
+            // is removed at the next open.
+            let dir = crate::io::fs::parent_dir(&self.path);
+            match o
+                .fs
+                .remove_file(&self.path)
+                .and_then(|()| o.fs.sync_dir(&dir))
+            {
+                Ok(()) => (o.on_removed)(&self.path),
+                Err(e) => tracing::warn!("removing {}: {e}", self.path.display()),
             }
-            pending.fetch_sub(self.map.len() as u64, Ordering::Relaxed);
+            o.pending_bytes
+                .fetch_sub(self.map.len() as u64, Ordering::Relaxed);
         }
     }
 }
@@ -163,11 +187,12 @@ impl Sstable {
         })
     }
 
-    /// Marks the SSTable replaced (it is already out of the manifest): its file goes when the
-    /// last reader drops it.
-    pub fn mark_obsolete(&self, fs: Arc<dyn FileSystem>, pending_bytes: Arc<AtomicU64>) {
-        if self.obsolete.set((fs, pending_bytes.clone())).is_ok() {
-            pending_bytes.fetch_add(self.map.len() as u64, Ordering::Relaxed);
+    /// Marks the SSTable replaced (the manifest already lists it as obsolete): its file goes
+    /// when the last reader drops it.
+    pub fn mark_obsolete(&self, obsolete: Obsolete) {
+        let pending = obsolete.pending_bytes.clone();
+        if self.obsolete.set(obsolete).is_ok() {
+            pending.fetch_add(self.map.len() as u64, Ordering::Relaxed);
         }
     }
 

@@ -68,9 +68,7 @@ impl<'f> SstableWriter<'f> {
         block_size: usize,
         bloom_fp: f64,
     ) -> Result<Self> {
-        let mut name = dest.as_os_str().to_os_string();
-        name.push(".tmp");
-        let tmp = PathBuf::from(name);
+        let tmp = crate::file_names::temp_path(dest);
         let mut file = fs.create(&tmp).map_err(|e| Error::io(&tmp, e))?;
         let header = footer::header();
         file.append(&header).map_err(|e| Error::io(&tmp, e))?;

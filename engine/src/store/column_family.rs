@@ -14,12 +14,14 @@ use std::time::Duration;
 
 use parking_lot::{Mutex, RwLock};
 
+use super::manifest::{CfManifest, Manifest};
 use super::StoreContext;
 use crate::cache::KeyCache;
 use crate::commitlog::LogPosition;
 use crate::compaction::size_tiered::{self, Candidate, SMALL_FLOOR};
 use crate::compaction::task::{self, CompactionParams};
 use crate::error::{Error, NameKind, Result};
+use crate::file_names;
 use crate::memtable::{Memtable, RowData};
 use crate::model::partitioner::Partitioner;
 use crate::mutation::{RowUpdate, Validator};
@@ -27,8 +29,8 @@ use crate::query::merge::{row_key, KMerge, RowSource};
 use crate::query::slice::{self, SliceContext};
 use crate::query::{ColumnOrSuperColumn, KeySlice, SlicePredicate};
 use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached};
-use crate::sstable::reader::SstRow;
-use crate::sstable::{self, ReadContext, Sstable, SstableWriter};
+use crate::sstable::reader::{Obsolete, SstRow};
+use crate::sstable::{ReadContext, Sstable, SstableWriter};
 use crate::stats::{bump, ColumnFamilyStats, Counters};
 
 /// When a memtable is flushed.
@@ -232,7 +234,7 @@ impl ColumnFamilyStore {
         let mut tables = Vec::with_capacity(generations.len());
         let mut broken = Vec::new();
         for g in generations {
-            let path = self.dir.join(sstable::data_file_name(&self.def.name, *g));
+            let path = self.dir.join(file_names::sstable(&self.def.name, *g));
             match Sstable::open(&path, *g) {
                 Ok(t) => tables.push(Arc::new(t)),
                 Err(Error::Corrupt { path, reason }) => {
@@ -371,7 +373,7 @@ impl ColumnFamilyStore {
             let table = self.write_sstable(&mem)?;
             let generation = table.as_ref().map(|t| t.generation());
             self.ctx.update_manifest(|m| {
-                let e = m.cfs.entry(self.id).or_default();
+                let e = self.manifest_entry(m);
                 e.flushed_to = e.flushed_to.max(position);
                 e.sstables.extend(generation);
             })?;
@@ -404,7 +406,7 @@ impl ColumnFamilyStore {
         let generation = self.ctx.next_generation();
         let path = self
             .dir
-            .join(sstable::data_file_name(&self.def.name, generation));
+            .join(file_names::sstable(&self.def.name, generation));
         let mut w = SstableWriter::create(fs, &path, self.ctx.block_size, self.ctx.bloom_fp)?;
         let mut rows = 0;
         for row in mem.rows_from(Bound::Unbounded) {
@@ -487,7 +489,7 @@ impl ColumnFamilyStore {
         let generation = self.ctx.next_generation();
         let dest = self
             .dir
-            .join(sstable::data_file_name(&self.def.name, generation));
+            .join(file_names::sstable(&self.def.name, generation));
         let out = task::compact(
             fs,
             &inputs,
@@ -499,9 +501,11 @@ impl ColumnFamilyStore {
         )?;
         let output_gen = out.table.as_ref().map(|t| t.generation());
         self.ctx.update_manifest(|m| {
-            let e = m.cfs.entry(self.id).or_default();
+            let e = self.manifest_entry(m);
             e.sstables.retain(|g| !input_gens.contains(g));
             e.sstables.extend(output_gen);
+            m.obsolete
+                .extend(inputs.iter().map(|t| self.ctx.relative(t.path())));
         })?;
         let mut v = self.view.write();
         let mut sstables: Vec<Arc<Sstable>> = v
@@ -521,7 +525,7 @@ impl ColumnFamilyStore {
         for t in &inputs {
             self.ctx.blocks.forget_table(t.id());
             self.key_cache.forget_table(t.id());
-            t.mark_obsolete(self.ctx.fs.clone(), self.counters.obsolete_bytes.clone());
+            t.mark_obsolete(self.obsolete());
         }
         self.resize_key_cache();
         crate::stats::bump(&self.counters.compactions);
@@ -602,21 +606,57 @@ impl ColumnFamilyStore {
         self.dropped.store(true, Ordering::SeqCst);
     }
 
-    /// Removes this CF's SSTable files (after it is dropped and out of the manifest). Readers
-    /// holding them keep their mappings; the files vanish from the directory at once.
+    /// Removes this CF's SSTable files (after it is dropped and the manifest lists them as
+    /// obsolete). Readers holding them keep their mappings; the files vanish from the directory
+    /// at once.
     pub fn remove_files(&self) -> Result<()> {
         let fs = self.ctx.fs.as_ref();
-        for t in &self.view().sstables {
+        let tables = self.view().sstables.clone();
+        for t in &tables {
             self.ctx.blocks.forget_table(t.id());
             self.key_cache.forget_table(t.id());
-            fs.remove_file(t.path())
-                .map_err(|e| Error::io(t.path(), e))?;
+            match fs.remove_file(t.path()) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(t.path(), e)),
+            }
         }
         if self.dir.exists() {
             fs.sync_dir(&self.dir)
                 .map_err(|e| Error::io(&self.dir, e))?;
         }
+        let notify = self.ctx.removal_notifier();
+        for t in &tables {
+            notify(t.path());
+        }
         Ok(())
+    }
+
+    /// The relative paths of this CF's live SSTables, as the manifest lists obsolete files.
+    pub fn live_files(&self) -> Vec<String> {
+        self.view()
+            .sstables
+            .iter()
+            .map(|t| self.ctx.relative(t.path()))
+            .collect()
+    }
+
+    /// This CF's entry in the manifest, created with its names if it has none.
+    fn manifest_entry<'m>(&self, m: &'m mut Manifest) -> &'m mut CfManifest {
+        let e = m.cfs.entry(self.id).or_default();
+        if e.name.is_empty() {
+            e.keyspace.clone_from(&self.keyspace);
+            e.name.clone_from(&self.def.name);
+        }
+        e
+    }
+
+    fn obsolete(&self) -> Obsolete {
+        Obsolete {
+            fs: self.ctx.fs.clone(),
+            pending_bytes: self.counters.obsolete_bytes.clone(),
+            on_removed: self.ctx.removal_notifier(),
+        }
     }
 
     /// A snapshot of the CF's counters and sizes.

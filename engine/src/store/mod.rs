@@ -4,7 +4,7 @@
 pub mod column_family;
 pub mod manifest;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -37,17 +37,45 @@ pub struct StoreContext {
     pub clock: Arc<dyn Clock>,
     /// The database's partitioner (row keys from row sort keys).
     pub partitioner: Partitioner,
+    /// Obsolete files (relative to `root`) whose removal is durable: the next manifest write
+    /// stops listing them.
+    pub removed: Mutex<Vec<String>>,
 }
 
 impl StoreContext {
     /// Changes the manifest and stores it; on failure the in-memory copy is left unchanged.
+    /// Obsolete files whose removal is durable are dropped from its list on the way.
     pub fn update_manifest(&self, f: impl FnOnce(&mut Manifest)) -> Result<()> {
         let mut m = self.manifest.lock();
         let mut next = m.clone();
         f(&mut next);
-        next.store(self.fs.as_ref(), &self.root)?;
+        let removed = std::mem::take(&mut *self.removed.lock());
+        next.obsolete.retain(|o| !removed.contains(o));
+        if let Err(e) = next.store(self.fs.as_ref(), &self.root) {
+            self.removed.lock().extend(removed);
+            return Err(e);
+        }
         *m = next;
         Ok(())
+    }
+
+    /// A path under the data directory as the manifest records it (`Keyspace/file`).
+    pub fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace(std::path::MAIN_SEPARATOR, "/")
+    }
+
+    /// A callback that tells this context an obsolete file's removal is durable.
+    pub fn removal_notifier(self: &Arc<Self>) -> Arc<dyn Fn(&Path) + Send + Sync> {
+        let ctx = Arc::downgrade(self);
+        Arc::new(move |path: &Path| {
+            if let Some(ctx) = ctx.upgrade() {
+                let rel = ctx.relative(path);
+                ctx.removed.lock().push(rel);
+            }
+        })
     }
 
     /// A fresh SSTable generation (persisted with the next manifest write).

@@ -66,10 +66,19 @@ fn definition(cli: &Cli, path: &Path) -> anyhow::Result<(ColumnFamilyDef, Partit
     let reg = ComparatorRegistry::default();
     let found = column_family_of(path, &reg)
         .with_context(|| format!("reading the catalog for {}", path.display()))?;
+    let from_catalog = found.is_some();
     let (mut def, mut partitioner) = match found {
         Some(f) => f,
         None => (ColumnFamilyDef::standard("unknown"), Partitioner::Random),
     };
+    if !from_catalog && cli.comparator.is_none() && !cli.keys && !cli.verify && !cli.stats {
+        eprintln!(
+            "warning: {} is not in a data directory whose schema names it, and no --comparator \
+             was given: names are printed as stored, which for LongType, the UUID types and \
+             composites is an order-preserving encoding, not the bytes written",
+            path.display()
+        );
+    }
     if let Some(c) = &cli.comparator {
         def.comparator = reg
             .resolve(c)
@@ -265,6 +274,7 @@ fn dump(cli: &Cli, path: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
         writeln!(out, "  Size: {} bytes", s.bytes)?;
         return Ok(());
     }
+    file.check_partitioner()?;
     let rows: Box<dyn Iterator<Item = supercolumn::Result<DumpRow>>> = match &cli.key {
         Some(k) => Box::new(file.row(k.as_bytes()).transpose().into_iter()),
         None => Box::new(file.rows()),
@@ -304,7 +314,10 @@ fn main() -> ExitCode {
     for f in &cli.files {
         if let Err(e) = dump(&cli, f, &mut out) {
             let _ = out.flush();
-            eprintln!("error: {e:#}");
+            if supercolumn_tools::errors::broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("error: {}", supercolumn_tools::errors::one_line(&e));
             return ExitCode::FAILURE;
         }
     }

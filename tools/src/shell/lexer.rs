@@ -54,11 +54,67 @@ impl fmt::Display for SyntaxError {
     }
 }
 
+/// The byte offset just past the first `;` of `input` that ends a statement (one outside
+/// strings and `--` comments), or `None` while `input` holds no complete statement: more input
+/// may still finish it (a string or statement left open at the end).
+pub fn statement_end(input: &str) -> Option<usize> {
+    let mut it = input.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        match c {
+            ';' => return Some(i + 1),
+            '-' if it.peek().is_some_and(|(_, n)| *n == '-') => {
+                for (_, c) in it.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '\'' | '"' => loop {
+                match it.next() {
+                    None => return None,
+                    Some((_, '\\')) => {
+                        it.next();
+                    }
+                    Some((_, q)) if q == c => {
+                        if it.peek().is_some_and(|(_, n)| *n == c) {
+                            it.next();
+                        } else {
+                            break;
+                        }
+                    }
+                    Some(_) => {}
+                }
+            },
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The position just after `text`, which starts at `start`.
+pub fn advance_over(text: &str, start: Pos) -> Pos {
+    let mut p = start;
+    for c in text.chars() {
+        if c == '\n' {
+            p.line += 1;
+            p.col = 1;
+        } else {
+            p.col += 1;
+        }
+    }
+    p
+}
+
 /// Tokenizes `input`.
 pub fn lex(input: &str) -> Result<Vec<(Tok, Pos)>, SyntaxError> {
+    lex_at(input, Pos { line: 1, col: 1 })
+}
+
+/// Tokenizes `input`, which starts at `start` of a longer text.
+pub fn lex_at(input: &str, start: Pos) -> Result<Vec<(Tok, Pos)>, SyntaxError> {
     let mut out = Vec::new();
     let mut chars = input.chars().peekable();
-    let (mut line, mut col) = (1usize, 1usize);
+    let (mut line, mut col) = (start.line, start.col);
     let advance = |c: char, line: &mut usize, col: &mut usize| {
         if c == '\n' {
             *line += 1;
@@ -161,5 +217,16 @@ mod tests {
         assert_eq!(last, &(Tok::Punct(';'), Pos { line: 3, col: 6 }));
         assert_eq!(lex("'it''s'").unwrap()[0].0, Tok::Str("it's".into()));
         assert!(lex("'open").is_err());
+    }
+
+    #[test]
+    fn statements_end_at_semicolons_outside_strings_and_comments() {
+        assert_eq!(statement_end("use K; get x;"), Some(6));
+        assert_eq!(statement_end("set a['b;c'] = 'd'; x"), Some(19));
+        assert_eq!(statement_end("-- a; comment\nuse K;"), Some(20));
+        assert_eq!(statement_end("set a['it''s;'] = 'v'"), None);
+        assert_eq!(statement_end("set a['open;"), None);
+        assert_eq!(statement_end("use K"), None);
+        assert_eq!(statement_end("'a\\';' ;"), Some(8));
     }
 }

@@ -14,7 +14,25 @@ use supercolumn::{
 };
 
 use lexer::{Pos, SyntaxError};
-use parser::{parse, Lit, Part, Path, Stmt};
+use parser::{Lit, Part, Path, Stmt};
+
+/// Input read but not yet run: the text after the last complete statement, and where it starts.
+#[derive(Debug)]
+pub struct Pending {
+    /// The unfinished text.
+    pub text: String,
+    /// Its position in the whole input.
+    pub pos: Pos,
+}
+
+impl Default for Pending {
+    fn default() -> Self {
+        Pending {
+            text: String::new(),
+            pos: Pos { line: 1, col: 1 },
+        }
+    }
+}
 
 /// A statement that failed: where it is, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +63,7 @@ pub struct Shell {
     db: Database,
     keyspace: Option<String>,
     ids: TimeUuidGenerator,
+    quit: bool,
 }
 
 type Out = Result<Vec<String>, String>;
@@ -98,6 +117,7 @@ const HELP: &[(&str, &str)] = &[
     ("flush", "flush [<cf>];  -- writes memtables to SSTables"),
     ("compact", "compact [<cf>];  -- a major compaction"),
     ("help", "help [<statement>];"),
+    ("quit", "quit; | exit;  -- the statements after it do not run"),
 ];
 
 impl Shell {
@@ -107,6 +127,7 @@ impl Shell {
             db,
             keyspace,
             ids: TimeUuidGenerator::for_process(),
+            quit: false,
         }
     }
 
@@ -115,20 +136,81 @@ impl Shell {
         self.keyspace.as_deref()
     }
 
-    /// Runs every complete statement of `input`, writing each one's output as it completes.
-    /// Stops at the first failing statement (reported on `err`) and returns its error. A
-    /// statement without its `;` is an error too.
+    /// Whether a `quit;` has run.
+    pub fn has_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// Runs the statements of `input` in order, writing each one's output as it completes.
+    /// Stops at the first statement that fails (to parse or to run; reported on `err`) and
+    /// returns its error; the statements before it have run. Text after the last `;` that holds
+    /// a statement is an error too.
     pub fn run(
         &mut self,
         input: &str,
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> Result<(), StatementError> {
-        let (stmts, unfinished) = parse(input).map_err(|e| {
-            let _ = writeln!(err, "error: {e}");
-            StatementError::from(e)
-        })?;
-        for (pos, stmt) in stmts {
+        let mut pending = Pending::default();
+        pending.text.push_str(input);
+        self.run_complete(&mut pending, out, err)?;
+        self.finish(&pending, err)
+    }
+
+    /// Runs statements from `input` as they arrive, line by line, each as soon as its `;` is
+    /// read (so a statement's output is written before the next is read, and a pipeline killed
+    /// half-way has seen every acknowledgement of what ran). Stops at the first failure.
+    pub fn run_stream(
+        &mut self,
+        input: &mut dyn std::io::BufRead,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<(), StatementError> {
+        let mut pending = Pending::default();
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = input.read_until(b'\n', &mut line).map_err(|e| {
+                let e = StatementError {
+                    pos: pending.pos,
+                    message: format!("reading the input: {e}"),
+                };
+                let _ = writeln!(err, "error: {}", e.message);
+                e
+            })?;
+            if n == 0 {
+                break;
+            }
+            match std::str::from_utf8(&line) {
+                Ok(l) => pending.text.push_str(l),
+                Err(_) => {
+                    let e = StatementError {
+                        pos: lexer::advance_over(&pending.text, pending.pos),
+                        message: "the input is not UTF-8".into(),
+                    };
+                    let _ = writeln!(err, "error: {e}");
+                    return Err(e);
+                }
+            }
+            self.run_complete(&mut pending, out, err)?;
+        }
+        self.finish(&pending, err)
+    }
+
+    /// Runs every complete statement at the front of `pending`, leaving the unfinished rest.
+    pub fn run_complete(
+        &mut self,
+        pending: &mut Pending,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<(), StatementError> {
+        while let Some(end) = lexer::statement_end(&pending.text).filter(|_| !self.quit) {
+            let text: String = pending.text.drain(..end).collect();
+            let start = pending.pos;
+            pending.pos = lexer::advance_over(&text, start);
+            let Some((pos, stmt)) = parser::parse_statement(&text, start) else {
+                continue;
+            };
             let result = match stmt {
                 Ok(s) => self
                     .execute(s)
@@ -149,15 +231,24 @@ impl Shell {
                 }
             }
         }
-        if unfinished {
-            let e = StatementError {
-                pos: Pos::default(),
-                message: "the last statement does not end with ';'".into(),
-            };
-            let _ = writeln!(err, "error: {}", e.message);
-            return Err(e);
-        }
         Ok(())
+    }
+
+    /// Checks what is left at the end of the input: nothing but blanks and comments.
+    pub fn finish(&self, pending: &Pending, err: &mut dyn Write) -> Result<(), StatementError> {
+        if self.quit {
+            return Ok(());
+        }
+        let e = match lexer::lex_at(&pending.text, pending.pos) {
+            Ok(t) if t.is_empty() => return Ok(()),
+            Ok(t) => StatementError {
+                pos: t[0].1,
+                message: "the last statement does not end with ';'".into(),
+            },
+            Err(e) => e.into(),
+        };
+        let _ = writeln!(err, "error: {e}");
+        Err(e)
     }
 
     fn ks(&self) -> Result<&str, String> {
@@ -247,6 +338,10 @@ impl Shell {
                     "Flushed {}.",
                     cf.map_or(ks.clone(), |c| format!("{ks}.{c}"))
                 )])
+            }
+            Stmt::Quit => {
+                self.quit = true;
+                Ok(Vec::new())
             }
             Stmt::Compact(cf) => {
                 let ks = self.ks()?.to_string();
@@ -415,8 +510,26 @@ impl Shell {
         Ok(lines)
     }
 
+    /// Refuses a path with more names after the key than `allowed`, or with a range where
+    /// only names may stand.
+    fn names_only(&self, path: &Path, def: &ColumnFamilyDef, allowed: usize) -> Result<(), String> {
+        if path.parts.len() > allowed {
+            return Err(format!(
+                "too many names after the key for {} ({}): at most {allowed} here",
+                path.cf,
+                def.column_type.as_str()
+            ));
+        }
+        if path.parts.iter().any(|p| matches!(p, Part::Range(..))) {
+            return Err("a range is not allowed here".into());
+        }
+        Ok(())
+    }
+
     fn count(&self, path: &Path) -> Out {
         let def = self.def(&path.cf)?;
+        let depth = usize::from(def.column_type == ColumnType::Super);
+        self.names_only(path, &def, depth)?;
         let key = key_bytes(&path.key)?;
         let mut parent = ColumnParent::new(&path.cf);
         match path.parts.as_slice() {
@@ -440,6 +553,12 @@ impl Shell {
 
     fn del(&self, path: &Path) -> Out {
         let def = self.def(&path.cf)?;
+        let depth = if def.column_type == ColumnType::Super {
+            2
+        } else {
+            1
+        };
+        self.names_only(path, &def, depth)?;
         let (key, p) = self.column_path(path, &def)?;
         self.db
             .remove(self.ks()?, key, &p, None)
@@ -459,6 +578,9 @@ impl Shell {
         limit: Option<usize>,
     ) -> Out {
         let def = self.def(cf)?;
+        if limit == Some(0) {
+            return Ok(vec![String::new(), "0 Rows Returned.".into()]);
+        }
         let (start, end) = match &range {
             Some((a, b)) => (
                 a.as_ref().map(key_bytes).transpose()?.unwrap_or_default(),
@@ -472,7 +594,7 @@ impl Shell {
                 self.ks()?,
                 &ColumnParent::new(cf),
                 &SliceRange::all().into(),
-                &KeyRange::keys(start, end).count(limit.unwrap_or(100).max(1)),
+                &KeyRange::keys(start, end).count(limit.unwrap_or(100)),
             )
             .map_err(|e| e.to_string())?;
         let mut lines = Vec::new();
@@ -602,6 +724,14 @@ impl Shell {
                 ));
             }
         }
+        lines.push("  Database settings in force:".into());
+        lines.extend(
+            self.db
+                .options()
+                .settings_lines()
+                .into_iter()
+                .map(|l| format!("    {l}")),
+        );
         Ok(lines)
     }
 }

@@ -1,6 +1,6 @@
 //! Parses shell statements (cassandra-cli 0.7's language, SPEC §8) into [`Stmt`]s.
 
-use super::lexer::{lex, Pos, SyntaxError, Tok};
+use super::lexer::{advance_over, lex_at, statement_end, Pos, SyntaxError, Tok};
 
 /// A literal as typed: its meaning (text, integer, UUID, bytes) depends on the comparator or
 /// validator it is read by.
@@ -84,6 +84,8 @@ pub enum Stmt {
     Flush(Option<String>),
     /// `compact [CF];`
     Compact(Option<String>),
+    /// `quit;` or `exit;`: the statements after it do not run.
+    Quit,
 }
 
 struct P {
@@ -130,7 +132,10 @@ impl P {
 
     fn found<T>(&self, wanted: &str) -> Result<T, SyntaxError> {
         match self.peek() {
-            Some(t) => self.err(format!("expected {wanted}, found {t}")),
+            Some(t) => self.err(format!(
+                "expected {wanted}, found {}",
+                quoted(&t.to_string())
+            )),
             None => self.err(format!("expected {wanted}, found the end of the statement")),
         }
     }
@@ -346,6 +351,7 @@ impl P {
                     Stmt::DropColumnFamily(self.ident("a column family")?)
                 }
             }
+            "quit" | "exit" => Stmt::Quit,
             "help" | "?" => Stmt::Help(
                 self.peek()
                     .is_some()
@@ -367,7 +373,7 @@ impl P {
             other => {
                 return Err(SyntaxError {
                     pos: self.toks[self.at - 1].1,
-                    message: format!("unknown statement '{other}'"),
+                    message: format!("unknown statement '{}'", quoted(other)),
                 })
             }
         };
@@ -381,28 +387,45 @@ impl P {
 /// One statement of the input: where it starts, and the statement or what is wrong with it.
 pub type Parsed = (Pos, Result<Stmt, SyntaxError>);
 
-/// Splits input into statements at `;` (outside strings) and parses each. Each item is the
-/// statement's text position and either the statement or what is wrong with it. Text after the
-/// last `;` is returned as the remainder (an unfinished statement).
-pub fn parse(input: &str) -> Result<(Vec<Parsed>, bool), SyntaxError> {
-    let toks = lex(input)?;
+/// Parses one statement's text, which starts at `start` and ends with its `;`: `None` for an
+/// empty statement (a lone `;`).
+pub fn parse_statement(text: &str, start: Pos) -> Option<Parsed> {
+    let toks = match lex_at(text, start) {
+        Ok(t) => t,
+        Err(e) => return Some((e.pos, Err(e))),
+    };
+    let (end, toks) = match toks.split_last() {
+        Some(((Tok::Punct(';'), end), rest)) => (*end, rest.to_vec()),
+        _ => (advance_over(text, start), toks),
+    };
+    let first = toks.first()?.1;
+    let mut p = P { toks, at: 0, end };
+    Some((first, p.statement()))
+}
+
+/// Splits input into statements at `;` (outside strings and comments) and parses each. Each
+/// item is the statement's position and either the statement or what is wrong with it (a bad
+/// statement does not keep the others from parsing). The flag says whether text after the last
+/// `;` holds an unfinished statement.
+pub fn parse(input: &str) -> (Vec<Parsed>, bool) {
     let mut out = Vec::new();
-    let mut current: Vec<(Tok, Pos)> = Vec::new();
-    for (t, pos) in toks {
-        if t == Tok::Punct(';') {
-            if let Some(start) = current.first().map(|t| t.1) {
-                let mut p = P {
-                    toks: std::mem::take(&mut current),
-                    at: 0,
-                    end: pos,
-                };
-                out.push((start, p.statement()));
-            }
-        } else {
-            current.push((t, pos));
-        }
+    let (mut rest, mut pos) = (input, Pos { line: 1, col: 1 });
+    while let Some(end) = statement_end(rest) {
+        out.extend(parse_statement(&rest[..end], pos));
+        pos = advance_over(&rest[..end], pos);
+        rest = &rest[end..];
     }
-    Ok((out, !current.is_empty()))
+    let unfinished = lex_at(rest, pos).map_or(true, |t| !t.is_empty());
+    (out, unfinished)
+}
+
+/// Shortens a piece of user input quoted in a message.
+pub fn quoted(s: &str) -> String {
+    const MAX: usize = 40;
+    match s.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -410,7 +433,7 @@ mod tests {
     use super::*;
 
     fn one(s: &str) -> Result<Stmt, SyntaxError> {
-        let (mut v, rest) = parse(s).unwrap();
+        let (mut v, rest) = parse(s);
         assert!(!rest);
         v.remove(0).1
     }

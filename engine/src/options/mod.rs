@@ -1,7 +1,13 @@
 //! Database options and their documented defaults (SPEC §6), from code or `storage-conf.xml`.
 //!
-//! Options are read at open; nothing here acts on them.
+//! Options are read at open; nothing here acts on them. The database-wide ones are kept with
+//! the schema ([`stored`]), so a database reopened without its configuration keeps them.
 
+mod stored;
+
+pub use stored::NAMES as STORED_SETTINGS;
+
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -41,7 +47,7 @@ pub struct Options {
     /// `<Partitioner>`: `None` keeps the stored one (RandomPartitioner for a new database). It is
     /// fixed when the database is created; asking for another one later is refused.
     pub partitioner: Option<Partitioner>,
-    /// `<CommitLogDirectory>`; `None`: `commitlog/` inside the data directory.
+    /// `<CommitLogDirectory>`; `None`: `commit-log/` inside the data directory.
     pub commit_log_directory: Option<PathBuf>,
     /// `<DataFileDirectories>`; used when `Database::open` is not given a directory.
     pub data_file_directories: Vec<PathBuf>,
@@ -79,6 +85,13 @@ pub struct Options {
     pub comparators: ComparatorRegistry,
     /// Where durable effects go: the real file system, or a test one that can lose power.
     pub file_system: Arc<dyn FileSystem>,
+    /// Open a database whose commit log is damaged or has gaps anyway, skipping what is lost
+    /// (Cassandra's `commitlog_ignore_replay_errors`); each problem is logged and listed by
+    /// [`Database::replay_report`](crate::Database::replay_report). Off by default: without
+    /// it such a database is refused with an error naming the file and offset.
+    pub commit_log_ignore_replay_errors: bool,
+    /// The stored settings a configuration file named (see [`stored`]).
+    pub(crate) given: BTreeSet<&'static str>,
 }
 
 impl Default for Options {
@@ -103,6 +116,8 @@ impl Default for Options {
             clock: Arc::new(SystemClock),
             comparators: ComparatorRegistry::default(),
             file_system: Arc::new(RealFs),
+            commit_log_ignore_replay_errors: false,
+            given: BTreeSet::new(),
         }
     }
 }
