@@ -1617,6 +1617,52 @@ mod tests {
         assert_send_sync::<Database>();
     }
 
+    /// Regression: a non-UTF-8 name in the commit log reached an SSTable of a UTF8Type column
+    /// family at replay and made it unreadable, with an error naming no file.
+    #[test]
+    fn replay_refuses_a_logged_name_that_does_not_fit_its_comparator() {
+        use crate::commitlog::segment;
+        use crate::model::cell::{Cell, Entry};
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(dir.path(), Options::default()).unwrap();
+        let cf = db.cf("Keyspace1", "Standard2").unwrap().id();
+        drop(db);
+        let seg = replay::segments_in(&dir.path().join(file_names::COMMIT_LOG_DIR))
+            .unwrap()
+            .pop()
+            .unwrap()
+            .1;
+        let m = RowMutation {
+            key: b"k".to_vec(),
+            updates: vec![(
+                cf,
+                RowUpdate {
+                    deletion: None,
+                    entries: vec![(
+                        vec![0xff, 0xfe],
+                        Entry::Cell(Cell::live(1, b"v".to_vec(), None)),
+                    )],
+                },
+            )],
+        };
+        let mut w = Writer::default();
+        m.encode(&mut w);
+        let mut bytes = std::fs::read(&seg).unwrap();
+        segment::frame(&w.buf, &mut bytes);
+        std::fs::write(&seg, &bytes).unwrap();
+        match Database::open(dir.path(), Options::default()) {
+            Err(Error::Corrupt { path, reason }) => {
+                assert_eq!(path, seg);
+                assert!(
+                    reason.contains("Standard2") && reason.contains("UTF8Type"),
+                    "{reason}"
+                );
+            }
+            Err(e) => panic!("expected a corruption error, got {e}"),
+            Ok(_) => panic!("a name that does not fit UTF8Type was replayed"),
+        }
+    }
+
     #[test]
     fn a_re_created_column_family_gets_a_new_id_that_survives_reopen() {
         let dir = tempfile::tempdir().unwrap();

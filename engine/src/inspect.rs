@@ -171,12 +171,23 @@ impl SstableFile {
         let Some(sort_key) = first.transpose()? else {
             return Ok(());
         };
-        let key = self.partitioner.key_part(&sort_key);
-        if self.partitioner.row_sort_key(key) != sort_key {
+        // A hashing partitioner's sort keys carry the key's token, which is recognisable; the
+        // order-preserving one's are the keys themselves, so any key fits it.
+        let fits = |p: Partitioner| p.row_sort_key(p.key_part(&sort_key)) == sort_key;
+        let hashed = [Partitioner::Random, Partitioner::Murmur3]
+            .into_iter()
+            .find(|p| fits(*p));
+        let wrong = match hashed {
+            Some(p) => p != self.partitioner,
+            None => !fits(self.partitioner),
+        };
+        if wrong {
             return Err(Error::invalid(format!(
-                "{}: its rows are not ordered by {}; give the partitioner the data was written                  with (--partitioner)",
+                "{}: its rows are not ordered by {}{}; give the partitioner the data was \
+                 written with (--partitioner)",
                 self.table.path().display(),
-                self.partitioner.class_name()
+                self.partitioner.class_name(),
+                hashed.map_or(String::new(), |p| format!(" but by {}", p.class_name()))
             )));
         }
         Ok(())
@@ -193,7 +204,8 @@ impl SstableFile {
                 ),
             };
             Error::invalid(format!(
-                "{}: a stored name does not decode as {names} ({e}): the file was written with                  another comparator (give the right --comparator), or is damaged",
+                "{}: a stored name does not decode as {names} ({e}): the file was written with \
+                 another comparator (give the right --comparator), or is damaged",
                 self.table.path().display()
             ))
         };
