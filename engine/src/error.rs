@@ -2,11 +2,25 @@
 //!
 //! Each variant names the thing at fault (keyspace, column family, comparator, file, line) so a
 //! caller can tell a user what to fix. Configuration errors keep their own type
-//! ([`crate::schema::ConfError`]) and are wrapped here.
+//! ([`ConfError`]) and are wrapped here.
 
 use std::path::PathBuf;
 
-use crate::schema::ConfError;
+/// A mistake in a storage configuration, with where it is.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}:{line}: <{element}>{}: {message}", .file.as_ref().map_or("storage-conf.xml".to_string(), |p| p.display().to_string()), .attribute.as_ref().map_or(String::new(), |a| format!(" attribute {a}")))]
+pub struct ConfError {
+    /// The file, when read from one.
+    pub file: Option<PathBuf>,
+    /// 1-based line number.
+    pub line: u32,
+    /// The element at fault.
+    pub element: String,
+    /// The attribute at fault, if it is one.
+    pub attribute: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
 
 /// What kind of name failed validation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +113,15 @@ pub enum Error {
         path: PathBuf,
         /// What was wrong, with the position where known.
         reason: String,
+    },
+    /// A background thread could not be started.
+    #[error("could not start the {name} thread: {source}")]
+    Thread {
+        /// The thread's name.
+        name: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
     },
     /// An I/O operation on a file failed.
     #[error("I/O error on {}: {source}", .path.display())]

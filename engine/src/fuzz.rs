@@ -4,7 +4,7 @@
 //! without a nightly compiler.
 
 use crate::model::comparator::ComparatorRegistry;
-use crate::schema::StorageConf;
+use crate::options::StorageConf;
 
 /// `commitlog_replay`: arbitrary bytes as a commit log segment. Returns the records read.
 pub fn commitlog_replay(bytes: &[u8]) -> Result<u64, String> {
@@ -24,8 +24,9 @@ pub fn storage_conf(bytes: &[u8]) -> Result<usize, String> {
 pub fn sstable_read(bytes: &[u8]) -> Result<u64, String> {
     use std::ops::Bound;
 
-    use crate::cache::{BlockCache, KeyCache};
-    use crate::query::merge::RowSource;
+    use crate::cache::KeyCache;
+    use crate::merge::RowSource;
+    use crate::sstable::BlockCache;
     use crate::sstable::{ReadContext, Sstable};
     use crate::stats::Counters;
 

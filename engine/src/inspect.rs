@@ -8,17 +8,17 @@
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 
-use crate::cache::{BlockCache, KeyCache};
+use crate::cache::KeyCache;
 use crate::comparator::ComparatorRegistry;
 use crate::error::{Error, Result};
+use crate::merge::RowSource;
 use crate::model::cell::{CellValue, DeletionTime, Entry};
 use crate::model::cell_key;
 use crate::model::partitioner::Partitioner;
-use crate::query::merge::RowSource;
 use crate::schema::catalog::Catalog;
 use crate::schema::{ColumnFamilyDef, ColumnType};
 use crate::sstable::block::Item;
-use crate::sstable::{footer, ReadContext, Sstable};
+use crate::sstable::{footer, BlockCache, ReadContext, Sstable};
 use crate::stats::Counters;
 
 /// One entry of a dumped row, names decoded.

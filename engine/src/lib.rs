@@ -51,6 +51,7 @@ pub mod fuzz;
 pub mod inspect;
 pub mod io;
 mod memtable;
+mod merge;
 pub mod model;
 mod mutation;
 pub mod options;
@@ -62,14 +63,14 @@ mod store;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use db::{Database, DEFAULT_DATA_DIR};
-pub use error::{Error, NameKind, Result};
+pub use error::{ConfError, Error, NameKind, Result};
 pub use model::comparator;
 pub use model::partitioner::{Partitioner, Token};
 pub use model::timeuuid::TimeUuidGenerator;
 pub use mutation::{
     BatchMutation, Mutation, WriteOptions, MAX_KEY_LEN, MAX_NAME_LEN, MAX_VALUE_LEN,
 };
-pub use options::{CommitLogSync, Options};
+pub use options::{CommitLogSync, Options, StorageConf};
 pub use query::{
     Column, ColumnOrSuperColumn, ColumnParent, ColumnPath, KeyRange, KeySlice, RangeBound,
     SlicePredicate, SliceRange, SuperColumn,
@@ -79,5 +80,5 @@ pub use query::{
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-pub use schema::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef, StorageConf};
+pub use schema::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef};
 pub use stats::{ColumnFamilyStats, LatencySummary};

@@ -7,7 +7,7 @@
 use crate::error::{Error, NameKind, Result};
 use crate::model::cell::{Cell, DeletionTime, Entry, Ttl};
 use crate::model::cell_key;
-use crate::query::ColumnPath;
+use crate::query::{ColumnPath, SlicePredicate};
 use crate::schema::{ColumnFamilyDef, ColumnType};
 
 /// The largest row key, and the largest column or super column name, in bytes.
@@ -77,6 +77,15 @@ pub enum Mutation {
 }
 
 impl Mutation {
+    /// An insert, for [`BatchMutation::push`].
+    pub fn insert(path: ColumnPath, value: impl AsRef<[u8]>, write: WriteOptions) -> Self {
+        Mutation::Insert {
+            path,
+            value: value.as_ref().to_vec(),
+            write,
+        }
+    }
+
     fn column_family(&self) -> &str {
         match self {
             Mutation::Insert { path, .. } | Mutation::Remove { path, .. } => &path.column_family,
@@ -371,6 +380,54 @@ impl Validator<'_> {
                         self.entry_key(path),
                         Entry::Cell(Cell::tombstone(del.marked_for_delete_at, now.seconds)),
                     )),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a read of `super_column` (if any) with `predicate` against this CF.
+    pub fn read(&self, super_column: Option<&[u8]>, predicate: &SlicePredicate) -> Result<()> {
+        let v = self;
+        let kind = match (self.cf.column_type, super_column) {
+            (ColumnType::Standard, Some(_)) => {
+                return Err(Error::invalid(format!(
+                    "column family {}.{} is Standard: a read may not name a super column",
+                    self.keyspace, self.cf.name
+                )))
+            }
+            (ColumnType::Super, Some(sc)) => {
+                v.name(sc, NameKind::SuperColumn)?;
+                NameKind::Column
+            }
+            (ColumnType::Super, None) => NameKind::SuperColumn,
+            (ColumnType::Standard, None) => NameKind::Column,
+        };
+        match predicate {
+            SlicePredicate::Names(names) => {
+                for n in names {
+                    v.name(n, kind)?;
+                }
+            }
+            SlicePredicate::Range(r) => {
+                v.bound(&r.start, kind)?;
+                v.bound(&r.finish, kind)?;
+                if !r.start.is_empty() && !r.finish.is_empty() {
+                    let cmp = match kind {
+                        NameKind::Column if self.cf.column_type == ColumnType::Super => {
+                            self.cf.subcomparator()
+                        }
+                        _ => self.cf.comparator.clone(),
+                    };
+                    let order = cmp.compare(&r.start, &r.finish);
+                    if (r.reversed && order.is_lt()) || (!r.reversed && order.is_gt()) {
+                        return Err(Error::invalid(format!(
+                            "range finish must come after start in the order of traversal ({} slice of {}.{})",
+                            if r.reversed { "reversed" } else { "forward" },
+                            self.keyspace,
+                            self.cf.name
+                        )));
+                    }
                 }
             }
         }

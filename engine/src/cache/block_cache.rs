@@ -1,39 +1,35 @@
-//! A cache of checked, decompressed data blocks shared by every SSTable of a database, bounded in bytes, least
-//! recently used first out. Hot reads then neither decompress nor decode again.
+//! A cache of blocks shared by every SSTable of a database, bounded in bytes, least recently
+//! used first out: hot reads then neither decompress nor decode again. What a block is, and what
+//! it costs, is its owner's business ([`Charge`]); this file only keeps and evicts.
 
 use std::sync::Arc;
 
 use lru::LruCache;
 use parking_lot::Mutex;
 
-use crate::sstable::block::DataBlock;
-
 /// Identifies a block: the SSTable's process-unique id and the block's number.
 pub type BlockKey = (u64, u32);
 
-/// A decoded block, and what it costs the cache.
-#[derive(Debug)]
-pub struct CachedBlock {
-    /// The checked block.
-    pub block: DataBlock,
-    /// Bytes charged against the capacity.
-    pub charge: usize,
+/// What a cached value costs against the capacity, in bytes.
+pub trait Charge {
+    /// Bytes charged.
+    fn charge(&self) -> usize;
 }
 
 #[derive(Debug)]
-struct Inner {
-    lru: LruCache<BlockKey, Arc<CachedBlock>>,
+struct Inner<V> {
+    lru: LruCache<BlockKey, Arc<V>>,
     used: usize,
 }
 
 /// The block cache.
 #[derive(Debug)]
-pub struct BlockCache {
+pub struct BlockCache<V> {
     capacity: usize,
-    inner: Mutex<Inner>,
+    inner: Mutex<Inner<V>>,
 }
 
-impl BlockCache {
+impl<V: Charge> BlockCache<V> {
     /// A cache of at most `capacity` bytes (0 disables it).
     pub fn new(capacity: usize) -> Self {
         BlockCache {
@@ -46,7 +42,7 @@ impl BlockCache {
     }
 
     /// The cached block, marking it recently used.
-    pub fn get(&self, key: BlockKey) -> Option<Arc<CachedBlock>> {
+    pub fn get(&self, key: BlockKey) -> Option<Arc<V>> {
         if self.capacity == 0 {
             return None;
         }
@@ -54,20 +50,20 @@ impl BlockCache {
     }
 
     /// Caches a block; returns how many blocks were evicted to make room.
-    pub fn insert(&self, key: BlockKey, block: Arc<CachedBlock>) -> u64 {
-        if self.capacity == 0 || block.charge > self.capacity {
+    pub fn insert(&self, key: BlockKey, block: Arc<V>) -> u64 {
+        if self.capacity == 0 || block.charge() > self.capacity {
             return 0;
         }
         let mut g = self.inner.lock();
-        g.used += block.charge;
+        g.used += block.charge();
         if let Some(old) = g.lru.put(key, block) {
-            g.used -= old.charge;
+            g.used -= old.charge();
         }
         let mut evicted = 0;
         while g.used > self.capacity {
             match g.lru.pop_lru() {
                 Some((_, b)) => {
-                    g.used -= b.charge;
+                    g.used -= b.charge();
                     evicted += 1;
                 }
                 None => break,
@@ -93,7 +89,7 @@ impl BlockCache {
             .collect();
         for k in keys {
             if let Some(b) = g.lru.pop(&k) {
-                g.used -= b.charge;
+                g.used -= b.charge();
             }
         }
     }
@@ -103,29 +99,26 @@ impl BlockCache {
 mod tests {
     use super::*;
 
-    fn block(charge: usize) -> Arc<CachedBlock> {
-        let mut w = crate::codec::Writer::default();
-        crate::sstable::block::write_row(&mut w, b"row", None, false);
-        Arc::new(CachedBlock {
-            block: DataBlock::parse(w.buf).unwrap(),
-            charge,
-        })
+    impl Charge for usize {
+        fn charge(&self) -> usize {
+            *self
+        }
     }
 
     #[test]
     fn evicts_least_recently_used_by_bytes() {
         let c = BlockCache::new(100);
-        assert_eq!(c.insert((1, 0), block(40)), 0);
-        assert_eq!(c.insert((1, 1), block(40)), 0);
+        assert_eq!(c.insert((1, 0), Arc::new(40)), 0);
+        assert_eq!(c.insert((1, 1), Arc::new(40)), 0);
         assert!(c.get((1, 0)).is_some());
-        assert_eq!(c.insert((1, 2), block(40)), 1);
+        assert_eq!(c.insert((1, 2), Arc::new(40)), 1);
         assert!(c.get((1, 1)).is_none(), "the least recently used went");
         assert!(c.get((1, 0)).is_some() && c.get((1, 2)).is_some());
         assert_eq!(c.used(), 80);
         c.forget_table(1);
         assert_eq!(c.used(), 0);
         let off = BlockCache::new(0);
-        off.insert((1, 0), block(1));
+        off.insert((1, 0), Arc::new(1usize));
         assert!(off.get((1, 0)).is_none());
     }
 }

@@ -4,5 +4,5 @@
 pub mod block_cache;
 pub mod key_cache;
 
-pub use block_cache::BlockCache;
+pub use block_cache::{BlockCache, Charge};
 pub use key_cache::{KeyCache, RowPosition};

@@ -1,9 +1,9 @@
 //! The commit log: one per database, shared by all column families, in segments.
 //!
 //! A row's mutation is one record, appended before it reaches a memtable, so a crash loses
-//! nothing that was acknowledged. In `batch` mode a write returns only after an fsync covering it,
-//! and writers waiting together share one fsync (group commit: the first waiter syncs for all
-//! that were appended before it). In `periodic` mode a background thread fsyncs every period.
+//! nothing that was acknowledged. In `batch` mode a write returns only after an fsync covering
+//! it; a writer whose records an fsync already covered returns without one of its own. In
+//! `periodic` mode a background thread fsyncs every period.
 //! An I/O error on append or fsync poisons the log: every later write fails until the database is
 //! reopened, because retrying an fsync after a failure can silently lose data.
 //!
@@ -59,7 +59,7 @@ impl Retired {
 }
 
 #[derive(Debug)]
-struct Segment {
+struct LiveSegment {
     path: PathBuf,
     /// Column families with records in this segment not yet flushed, each with the offset of
     /// its last record here: a flush covering that offset makes the segment clean for it.
@@ -72,7 +72,7 @@ struct WriterState {
     seq: u64,
     written: u64,
     synced: u64,
-    segments: BTreeMap<u64, Segment>,
+    segments: BTreeMap<u64, LiveSegment>,
 }
 
 #[derive(Debug)]
@@ -195,14 +195,14 @@ impl CommitLog {
             let mut st = shared.state.lock();
             for (seq, (path, dirty)) in existing {
                 let dirty = dirty.into_iter().map(|cf| (cf, u64::MAX - 1)).collect();
-                st.segments.insert(seq, Segment { path, dirty });
+                st.segments.insert(seq, LiveSegment { path, dirty });
             }
             st.file = shared.open_segment(first_seq, prev_end)?;
             st.written = segment::HEADER_LEN;
             st.synced = segment::HEADER_LEN;
             st.segments.insert(
                 first_seq,
-                Segment {
+                LiveSegment {
                     path: shared.segment_path(first_seq),
                     dirty: BTreeMap::new(),
                 },
@@ -345,7 +345,7 @@ impl CommitLog {
         st.synced = segment::HEADER_LEN;
         st.segments.insert(
             next,
-            Segment {
+            LiveSegment {
                 path: sh.segment_path(next),
                 dirty: BTreeMap::new(),
             },
@@ -517,164 +517,4 @@ impl WritableFile for Closed {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::io::{FaultFs, RealFs};
-    use crate::model::cell::{Cell, Entry};
-    use crate::mutation::RowUpdate;
-
-    fn mutation(i: u32, cf: u32) -> RowMutation {
-        RowMutation {
-            key: format!("key{i}").into_bytes(),
-            updates: vec![(
-                cf,
-                RowUpdate {
-                    deletion: None,
-                    entries: vec![(
-                        b"c".to_vec(),
-                        Entry::Cell(Cell::live(i64::from(i), vec![7; 100], None)),
-                    )],
-                },
-            )],
-        }
-    }
-
-    fn replayed(dir: &Path) -> Vec<(LogPosition, RowMutation)> {
-        let mut out = Vec::new();
-        replay::replay_log(dir, replay::LogBounds::default(), false, &mut |p, m| {
-            out.push((p, m));
-            Ok(())
-        })
-        .unwrap();
-        out
-    }
-
-    #[test]
-    fn appended_records_replay_in_order_across_segments() {
-        let dir = tempfile::tempdir().unwrap();
-        let log = CommitLog::open(
-            dir.path(),
-            Arc::new(RealFs),
-            1,
-            CommitLogSync::Batch { window_ms: 1.0 },
-            1,
-            0,
-            BTreeMap::new(),
-        )
-        .unwrap();
-        let mut positions = Vec::new();
-        for i in 0..12_000 {
-            positions.push(log.append(&mutation(i, 1)).unwrap());
-        }
-        assert!(log.segment_paths().len() > 1, "1 MiB segments must roll");
-        log.close().unwrap();
-        let got = replayed(dir.path());
-        assert_eq!(got.len(), 12_000);
-        for (i, (p, m)) in got.iter().enumerate() {
-            assert_eq!(*p, positions[i]);
-            assert_eq!(*m, mutation(i as u32, 1));
-        }
-    }
-
-    #[test]
-    fn segments_are_deleted_once_every_cf_has_flushed_past_them() {
-        let dir = tempfile::tempdir().unwrap();
-        let log = CommitLog::open(
-            dir.path(),
-            Arc::new(RealFs),
-            1,
-            CommitLogSync::Periodic { period_ms: 10 },
-            1,
-            0,
-            BTreeMap::new(),
-        )
-        .unwrap();
-        for i in 0..12_000 {
-            log.append(&mutation(i, 1 + i % 2)).unwrap();
-        }
-        let segs = log.segment_paths().len();
-        assert!(segs >= 2);
-        let now = log.current_position();
-        let r = log.release(1, now).unwrap();
-        assert!(r.is_empty());
-        assert_eq!(log.segment_paths().len(), segs, "CF 2 still needs them");
-        let r = log.release(2, now).unwrap();
-        assert_eq!(r.paths.len(), segs);
-        log.delete(&r).unwrap();
-        assert_eq!(log.segment_paths().len(), 1, "only the live segment stays");
-        assert_eq!(replay::segments_in(dir.path()).unwrap().len(), 1);
-    }
-
-    #[test]
-    fn an_io_failure_poisons_the_log_and_nothing_acknowledged_is_lost() {
-        let dir = tempfile::tempdir().unwrap();
-        let ffs = FaultFs::new(dir.path().join("park")).unwrap();
-        let logdir = dir.path().join("log");
-        let log = CommitLog::open(
-            &logdir,
-            Arc::new(ffs.clone()),
-            1,
-            CommitLogSync::Batch { window_ms: 1.0 },
-            1,
-            0,
-            BTreeMap::new(),
-        )
-        .unwrap();
-        for i in 0..10 {
-            log.append(&mutation(i, 1)).unwrap();
-        }
-        ffs.fail_from_now();
-        let e = log.append(&mutation(10, 1)).unwrap_err();
-        assert!(matches!(e, Error::ReadOnly(_)), "{e}");
-        ffs.heal();
-        // Still refused after the disk recovers: only a reopen clears it.
-        assert!(matches!(
-            log.append(&mutation(11, 1)),
-            Err(Error::ReadOnly(_))
-        ));
-        drop(log);
-        ffs.lose_power().unwrap();
-        let got = replayed(&logdir);
-        assert_eq!(
-            got.len(),
-            10,
-            "all acknowledged writes survive; none after the failure"
-        );
-    }
-
-    #[test]
-    fn concurrent_batch_writers_are_all_durable() {
-        let dir = tempfile::tempdir().unwrap();
-        let ffs = FaultFs::new(dir.path().join("park")).unwrap();
-        let logdir = dir.path().join("log");
-        let log = Arc::new(
-            CommitLog::open(
-                &logdir,
-                Arc::new(ffs.clone()),
-                1,
-                CommitLogSync::Batch { window_ms: 1.0 },
-                1,
-                0,
-                BTreeMap::new(),
-            )
-            .unwrap(),
-        );
-        let threads: Vec<_> = (0..4)
-            .map(|t| {
-                let log = log.clone();
-                std::thread::spawn(move || {
-                    for i in 0..200 {
-                        log.append(&mutation(t * 1000 + i, 1)).unwrap();
-                    }
-                })
-            })
-            .collect();
-        for t in threads {
-            t.join().unwrap();
-        }
-        // Power fails without a close: batch mode already made every acknowledged record durable.
-        std::mem::forget(Arc::try_unwrap(log).ok());
-        ffs.lose_power().unwrap();
-        assert_eq!(replayed(&logdir).len(), 800);
-    }
-}
+mod tests;

@@ -5,7 +5,8 @@
 //! that remain, and unknown tags are errors.
 
 use crate::codec::{DecodeError, Reader, Writer};
-use crate::model::cell::{Cell, CellValue, DeletionTime, Entry, Ttl};
+use crate::model::cell::Entry;
+use crate::model::entry_codec::{decode_deletion, decode_entry, encode_deletion, encode_entry};
 use crate::mutation::RowUpdate;
 
 /// One row's mutation, as logged.
@@ -15,23 +16,6 @@ pub struct RowMutation {
     pub key: Vec<u8>,
     /// The update of each column family (by id) the mutation touches.
     pub updates: Vec<(u32, RowUpdate)>,
-}
-
-const LIVE: u8 = 0;
-const LIVE_TTL: u8 = 1;
-const TOMBSTONE: u8 = 2;
-const SUPER_DELETION: u8 = 3;
-
-fn deletion(w: &mut Writer, d: DeletionTime) {
-    w.u64(d.marked_for_delete_at as u64);
-    w.u64(d.local_deletion_time as u64);
-}
-
-fn read_deletion(r: &mut Reader<'_>) -> Result<DeletionTime, DecodeError> {
-    Ok(DeletionTime {
-        marked_for_delete_at: r.u64()? as i64,
-        local_deletion_time: r.u64()? as i64,
-    })
 }
 
 /// What the commit log appends as one record: a row's mutation, owned ([`RowMutation`]) or
@@ -45,17 +29,70 @@ pub trait LogRecord {
     fn each_column_family(&self, f: &mut dyn FnMut(u32));
 }
 
-impl LogRecord for RowMutation {
+/// One column family's part of a row's mutation, as a writer holds it.
+pub trait LogUpdate {
+    /// The column family's id.
+    fn cf_id(&self) -> u32;
+    /// The validated update.
+    fn update(&self) -> &RowUpdate;
+}
+
+impl LogUpdate for (u32, RowUpdate) {
+    fn cf_id(&self) -> u32 {
+        self.0
+    }
+
+    fn update(&self) -> &RowUpdate {
+        &self.1
+    }
+}
+
+/// One row of a batch as the commit log records it, borrowed from the writer's batch.
+pub struct RowWrite<'a, U> {
+    /// The row key.
+    pub key: &'a [u8],
+    /// Each column family's update of the row.
+    pub updates: &'a [U],
+}
+
+impl<U: LogUpdate> LogRecord for RowWrite<'_, U> {
     fn encode(&self, w: &mut Writer) {
-        encode_parts(&self.key, self.updates.iter().map(|(cf, u)| (*cf, u)), w);
+        encode_parts(
+            self.key,
+            self.updates.iter().map(|u| (u.cf_id(), u.update())),
+            w,
+        );
     }
 
     fn size_hint(&self) -> usize {
-        size_hint(&self.key, self.updates.iter().map(|(_, u)| u))
+        size_hint(self.key, self.updates.iter().map(LogUpdate::update))
     }
 
     fn each_column_family(&self, f: &mut dyn FnMut(u32)) {
-        self.updates.iter().for_each(|(cf, _)| f(*cf));
+        self.updates.iter().for_each(|u| f(u.cf_id()));
+    }
+}
+
+impl LogRecord for RowMutation {
+    fn encode(&self, w: &mut Writer) {
+        self.as_write().encode(w);
+    }
+
+    fn size_hint(&self) -> usize {
+        self.as_write().size_hint()
+    }
+
+    fn each_column_family(&self, f: &mut dyn FnMut(u32)) {
+        self.as_write().each_column_family(f);
+    }
+}
+
+impl RowMutation {
+    fn as_write(&self) -> RowWrite<'_, (u32, RowUpdate)> {
+        RowWrite {
+            key: &self.key,
+            updates: &self.updates,
+        }
     }
 }
 
@@ -66,7 +103,7 @@ pub fn encode(m: &RowMutation, w: &mut Writer) {
 }
 
 /// About how many bytes the encoding of row `key`'s updates takes.
-pub fn size_hint<'u>(key: &[u8], updates: impl Iterator<Item = &'u RowUpdate>) -> usize {
+fn size_hint<'u>(key: &[u8], updates: impl Iterator<Item = &'u RowUpdate>) -> usize {
     // Per entry: key and value lengths, tag, timestamp and TTL fields.
     const ENTRY_FIXED: usize = 4 + 1 + 8 + 4 + 8 + 4;
     let entries: usize = updates
@@ -83,7 +120,7 @@ pub fn size_hint<'u>(key: &[u8], updates: impl Iterator<Item = &'u RowUpdate>) -
 }
 
 /// Appends the encoding of row `key`'s updates, by column family id.
-pub fn encode_parts<'u>(
+fn encode_parts<'u>(
     key: &[u8],
     updates: impl ExactSizeIterator<Item = (u32, &'u RowUpdate)>,
     w: &mut Writer,
@@ -92,102 +129,13 @@ pub fn encode_parts<'u>(
     w.u32(updates.len() as u32);
     for (cf, u) in updates {
         w.u32(cf);
-        w.opt(u.deletion, deletion);
+        w.opt(u.deletion, encode_deletion);
         w.u32(u.entries.len() as u32);
         for (key, entry) in &u.entries {
             w.bytes(key);
             encode_entry(entry, w);
         }
     }
-}
-
-/// Appends one entry (tag, then its fields); shared with the SSTable block format.
-pub fn encode_entry(entry: &Entry, w: &mut Writer) {
-    match entry {
-        Entry::Cell(Cell {
-            timestamp,
-            value: CellValue::Live { value, ttl: None },
-        }) => {
-            w.u8(LIVE);
-            w.u64(*timestamp as u64);
-            w.bytes(value);
-        }
-        Entry::Cell(Cell {
-            timestamp,
-            value:
-                CellValue::Live {
-                    value,
-                    ttl: Some(t),
-                },
-        }) => {
-            w.u8(LIVE_TTL);
-            w.u64(*timestamp as u64);
-            w.u32(t.ttl);
-            w.u64(t.local_expiration_time as u64);
-            w.bytes(value);
-        }
-        Entry::Cell(Cell {
-            timestamp,
-            value: CellValue::Tombstone {
-                local_deletion_time,
-            },
-        }) => {
-            w.u8(TOMBSTONE);
-            w.u64(*timestamp as u64);
-            w.u64(*local_deletion_time as u64);
-        }
-        Entry::SuperColumnDeletion(d) => {
-            w.u8(SUPER_DELETION);
-            deletion(w, *d);
-        }
-    }
-}
-
-/// Reads one entry written by [`encode_entry`].
-pub fn decode_entry(r: &mut Reader<'_>) -> Result<Entry, DecodeError> {
-    Ok(match r.u8()? {
-        LIVE => {
-            let ts = r.u64()? as i64;
-            Entry::Cell(Cell::live(ts, r.bytes()?.to_vec(), None))
-        }
-        LIVE_TTL => {
-            let ts = r.u64()? as i64;
-            let ttl = Ttl {
-                ttl: r.u32()?,
-                local_expiration_time: r.u64()? as i64,
-            };
-            Entry::Cell(Cell::live(ts, r.bytes()?.to_vec(), Some(ttl)))
-        }
-        TOMBSTONE => {
-            let ts = r.u64()? as i64;
-            Entry::Cell(Cell::tombstone(ts, r.u64()? as i64))
-        }
-        SUPER_DELETION => Entry::SuperColumnDeletion(read_deletion(r)?),
-        t => return Err(r.error(format!("unknown entry tag {t}"))),
-    })
-}
-
-/// Checks the entry at the reader's position and steps over it, allocating nothing (SSTable
-/// blocks are checked whole when read, and entries decoded only when a query yields them).
-pub fn skip_entry(r: &mut Reader<'_>) -> Result<(), DecodeError> {
-    match r.u8()? {
-        LIVE => {
-            r.u64()?;
-            r.bytes()?;
-        }
-        LIVE_TTL => {
-            r.take(8 + 4 + 8)?;
-            r.bytes()?;
-        }
-        TOMBSTONE => {
-            r.take(8 + 8)?;
-        }
-        SUPER_DELETION => {
-            read_deletion(r)?;
-        }
-        t => return Err(r.error(format!("unknown entry tag {t}"))),
-    }
-    Ok(())
 }
 
 /// Decodes a record payload; the whole payload must be consumed.
@@ -198,7 +146,7 @@ pub fn decode(payload: &[u8]) -> Result<RowMutation, DecodeError> {
     let mut updates = Vec::with_capacity(n);
     for _ in 0..n {
         let cf = r.u32()?;
-        let deletion = r.opt(read_deletion)?;
+        let deletion = r.opt(decode_deletion)?;
         let m = r.count(4 + 1)?;
         let mut entries = Vec::with_capacity(m);
         for _ in 0..m {
@@ -216,6 +164,7 @@ pub fn decode(payload: &[u8]) -> Result<RowMutation, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::cell::{Cell, DeletionTime, Ttl};
 
     pub(crate) fn sample() -> RowMutation {
         let d = DeletionTime {

@@ -11,14 +11,14 @@ use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::cache::{BlockCache, KeyCache};
+use crate::cache::KeyCache;
 use crate::error::Result;
 use crate::io::FileSystem;
+use crate::merge::{merged_deletion, merged_entries, row_key, KMerge, RowSource};
 use crate::model::cell::{Cell, CellValue, DeletionTime, Entry};
 use crate::model::cell_key;
-use crate::query::merge::{merged_deletion, merged_entries, row_key, KMerge, RowSource};
-use crate::sstable::reader::SstRow;
-use crate::sstable::{ReadContext, Sstable, SstableWriter};
+use crate::sstable::iter::SstRow;
+use crate::sstable::{BlockCache, ReadContext, Sstable, SstableWriter};
 use crate::stats::Counters;
 
 /// Bytes of the private block cache a compaction reads through.

@@ -8,11 +8,11 @@ use std::ops::Bound;
 use parking_lot::RwLock;
 
 use crate::error::Result;
+use crate::merge::{EntryItem, RowSource};
 use crate::model::cell::{DeletionTime, Entry};
 use crate::model::cell_key;
 use crate::model::reconcile::supersedes;
 use crate::mutation::RowUpdate;
-use crate::query::merge::{EntryItem, RowSource};
 
 use super::entries::Entries;
 

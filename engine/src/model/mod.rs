@@ -4,8 +4,9 @@
 pub(crate) mod cell;
 pub(crate) mod cell_key;
 pub mod comparator;
+pub(crate) mod entry_codec;
 pub(crate) mod key_head;
-pub mod murmur3;
+pub(crate) mod murmur3;
 pub mod partitioner;
 pub(crate) mod reconcile;
 pub(crate) mod sort_key;

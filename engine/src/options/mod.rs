@@ -3,8 +3,10 @@
 //! Options are read at open; nothing here acts on them. The database-wide ones are kept with
 //! the schema ([`stored`]), so a database reopened without its configuration keeps them.
 
+pub mod storage_conf;
 mod stored;
 
+pub use storage_conf::StorageConf;
 pub use stored::NAMES as STORED_SETTINGS;
 
 use std::collections::BTreeSet;

@@ -1,7 +1,6 @@
-//! What a request names and what a read returns: paths, predicates, key ranges, results, and the
-//! read-side machinery (k-way merge, slice evaluation) that turns stored entries into results.
+//! What a request names and what a read returns: paths, predicates, key ranges, results, and
+//! slice evaluation, which turns the merged entries of a row ([`crate::merge`]) into results.
 
-pub(crate) mod merge;
 pub mod path;
 pub mod predicate;
 pub mod result;

@@ -5,10 +5,10 @@
 
 use std::ops::Bound;
 
-use super::merge::{merged_deletion, merged_entries, RowSource};
 use super::predicate::{SlicePredicate, SliceRange};
 use super::result::{Column, ColumnOrSuperColumn, SuperColumn};
 use crate::error::Error;
+use crate::merge::{merged_deletion, merged_entries, RowSource};
 use crate::model::cell::{Cell, CellValue, DeletionTime, Entry};
 use crate::model::cell_key;
 use crate::model::comparator::{Comparator, MarshalError};

@@ -3,9 +3,7 @@
 
 pub mod catalog;
 pub mod definition;
-pub mod storage_conf;
 
 pub use definition::{
     default_keyspaces, validate_identifier, ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef,
 };
-pub use storage_conf::{ConfError, StorageConf};

@@ -6,8 +6,8 @@
 //! allocating.
 
 use crate::codec::{DecodeError, Reader, Writer};
-use crate::commitlog::record::{decode_entry, encode_entry, skip_entry};
 use crate::model::cell::{DeletionTime, Entry};
+use crate::model::entry_codec::{decode_entry, encode_entry, skip_entry};
 
 /// Bytes of a block's framing before its stored bytes.
 pub const FRAME_LEN: usize = 4 + 4 + 1 + 4;

@@ -5,10 +5,11 @@ pub mod block;
 pub mod bloom;
 pub mod footer;
 pub mod index;
+pub mod iter;
 pub mod reader;
 pub mod writer;
 
-pub use reader::{ReadContext, Sstable};
+pub use reader::{BlockCache, ReadContext, Sstable};
 pub use writer::{SstableWriter, DEFAULT_BLOCK_SIZE};
 
 #[cfg(test)]

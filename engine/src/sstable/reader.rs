@@ -1,13 +1,11 @@
 //! Reads an SSTable through `memmap2`: opens and checks it (header, footer, index, bloom
-//! filter), finds rows (bloom filter → key cache → block index), and streams a row's entries
-//! forward or backward touching only the blocks that hold them, through the block cache.
+//! filter), finds rows (bloom filter → key cache → block index), and reads its blocks through
+//! the block cache. Streaming rows and entries out of it is `iter.rs`.
 //!
 //! Every fault (checksum, impossible length, truncation, disorder) is an [`Error::Corrupt`]
 //! naming the file and the block; nothing here panics on file contents.
 
-use std::borrow::Cow;
 use std::fs::File;
-use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -18,15 +16,31 @@ use super::block::{self, DataBlock, Item, ItemRef};
 use super::bloom::RowBloom;
 use super::footer::{Footer, FOOTER_LEN, HEADER_LEN, HEADER_MAGIC};
 use super::index::{BlockIndex, RowPoint};
-use crate::cache::block_cache::CachedBlock;
-use crate::cache::{BlockCache, KeyCache, RowPosition};
+use crate::cache::{Charge, KeyCache, RowPosition};
 use crate::error::{Error, Result};
 use crate::io::FileSystem;
-use crate::query::merge::{EntryItem, RowSource};
 use crate::stats::{bump, Counters};
 
 /// Gives every opened SSTable a process-unique id for cache keys.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A decoded block, and what it costs the cache.
+#[derive(Debug)]
+pub struct CachedBlock {
+    /// The checked block.
+    pub block: DataBlock,
+    /// Bytes charged against the cache's capacity.
+    pub charge: usize,
+}
+
+impl Charge for CachedBlock {
+    fn charge(&self) -> usize {
+        self.charge
+    }
+}
+
+/// The database's cache of data blocks.
+pub type BlockCache = crate::cache::BlockCache<CachedBlock>;
 
 /// What a read of an SSTable consults and counts.
 #[derive(Clone, Copy, Debug)]
@@ -64,7 +78,7 @@ pub struct Sstable {
     generation: u64,
     id: u64,
     map: Bytes,
-    index: BlockIndex,
+    pub(super) index: BlockIndex,
     bloom: RowBloom,
     footer: Footer,
     /// Set once replaced: how to remove the file.
@@ -267,7 +281,7 @@ impl Sstable {
         self.index.entries.len()
     }
 
-    fn corrupt(&self, reason: String) -> Error {
+    pub(super) fn corrupt(&self, reason: String) -> Error {
         Error::Corrupt {
             path: self.path.clone(),
             reason,
@@ -391,278 +405,5 @@ impl Sstable {
                 }),
                 ItemRef::Entry { .. } => None,
             }))
-    }
-
-    /// A located row as a [`RowSource`].
-    pub fn row<'a>(
-        &'a self,
-        sort_key: &[u8],
-        pos: RowPosition,
-        ctx: ReadContext<'a>,
-    ) -> SstRow<'a> {
-        SstRow {
-            table: self,
-            sort_key: sort_key.to_vec(),
-            pos,
-            ctx,
-        }
-    }
-
-    /// The sort keys of the rows from `start` on, in order (for range scans).
-    pub fn rows_from<'a>(&'a self, start: Bound<&[u8]>, ctx: ReadContext<'a>) -> RowKeys<'a> {
-        let first = match start {
-            Bound::Unbounded => 0,
-            Bound::Included(k) | Bound::Excluded(k) => {
-                self.index.seek(k, RowPoint::Start).unwrap_or(0)
-            }
-        };
-        RowKeys {
-            table: self,
-            ctx,
-            start: start.map(<[u8]>::to_vec),
-            block: first,
-            items: None,
-            at: 0,
-            failed: false,
-        }
-    }
-}
-
-/// Row sort keys of an SSTable in order, from a start bound.
-pub struct RowKeys<'a> {
-    table: &'a Sstable,
-    ctx: ReadContext<'a>,
-    start: Bound<Vec<u8>>,
-    block: usize,
-    items: Option<Arc<CachedBlock>>,
-    at: usize,
-    failed: bool,
-}
-
-impl Iterator for RowKeys<'_> {
-    type Item = Result<Vec<u8>>;
-
-    fn next(&mut self) -> Option<Result<Vec<u8>>> {
-        loop {
-            if self.failed || self.block >= self.table.block_count() {
-                return None;
-            }
-            let items = match &self.items {
-                Some(b) => b.clone(),
-                None => match self.table.block(self.block, &self.ctx) {
-                    Ok(b) => {
-                        self.items = Some(b.clone());
-                        self.at = 0;
-                        b
-                    }
-                    Err(e) => {
-                        self.failed = true;
-                        return Some(Err(e));
-                    }
-                },
-            };
-            while self.at < items.block.len() {
-                let item = items.block.item(self.at);
-                self.at += 1;
-                if let ItemRef::Row {
-                    sort_key,
-                    continued: false,
-                    ..
-                } = item
-                {
-                    let after_start = match &self.start {
-                        Bound::Unbounded => true,
-                        Bound::Included(s) => sort_key >= s.as_slice(),
-                        Bound::Excluded(s) => sort_key > s.as_slice(),
-                    };
-                    if after_start {
-                        return Some(Ok(sort_key.to_vec()));
-                    }
-                }
-            }
-            self.items = None;
-            self.block += 1;
-        }
-    }
-}
-
-/// One row of an SSTable, readable as a [`RowSource`].
-pub struct SstRow<'a> {
-    table: &'a Sstable,
-    sort_key: Vec<u8>,
-    pos: RowPosition,
-    ctx: ReadContext<'a>,
-}
-
-impl RowSource for SstRow<'_> {
-    fn deletion(&self) -> Result<Option<crate::model::cell::DeletionTime>> {
-        Ok(self.pos.deletion)
-    }
-
-    fn scan<'s>(
-        &'s self,
-        lo: Bound<&[u8]>,
-        hi: Bound<&[u8]>,
-        reversed: bool,
-    ) -> Box<dyn Iterator<Item = Result<EntryItem<'s>>> + 's> {
-        let (start, end) = (self.pos.start_block as usize, self.pos.end_block as usize);
-        let seek = |b: Bound<&[u8]>, default: usize| match b {
-            Bound::Unbounded => default,
-            Bound::Included(k) | Bound::Excluded(k) => self
-                .table
-                .index
-                .seek(&self.sort_key, RowPoint::Key(k))
-                .unwrap_or(start)
-                .clamp(start, end),
-        };
-        let first = if reversed {
-            seek(hi, end)
-        } else {
-            seek(lo, start)
-        };
-        Box::new(RowEntries {
-            row: self,
-            lo: lo.map(<[u8]>::to_vec),
-            hi: hi.map(<[u8]>::to_vec),
-            reversed,
-            block: first,
-            current: None,
-            from: 0,
-            to: 0,
-            done: false,
-        })
-    }
-}
-
-/// The entries of one SSTable row within bounds, block by block. A block's entries are
-/// decoded only as they are yielded, so a short slice of a wide row decodes only what it returns.
-struct RowEntries<'a> {
-    row: &'a SstRow<'a>,
-    lo: Bound<Vec<u8>>,
-    hi: Bound<Vec<u8>>,
-    reversed: bool,
-    block: usize,
-    /// The current block, and the items `from..to` of it still to yield (entries of the row
-    /// within the bounds): from the front going forward, from the back reversed.
-    current: Option<(usize, Arc<CachedBlock>)>,
-    from: usize,
-    to: usize,
-    done: bool,
-}
-
-fn above_lo(k: &[u8], lo: &Bound<Vec<u8>>) -> bool {
-    match lo {
-        Bound::Unbounded => true,
-        Bound::Included(l) => k >= l.as_slice(),
-        Bound::Excluded(l) => k > l.as_slice(),
-    }
-}
-
-fn below_hi(k: &[u8], hi: &Bound<Vec<u8>>) -> bool {
-    match hi {
-        Bound::Unbounded => true,
-        Bound::Included(h) => k <= h.as_slice(),
-        Bound::Excluded(h) => k < h.as_slice(),
-    }
-}
-
-/// The first index in `from..to` where `pred` is false, given it holds for a prefix of them.
-fn partition_point(mut from: usize, mut to: usize, pred: impl Fn(usize) -> bool) -> usize {
-    while from < to {
-        let mid = from + (to - from) / 2;
-        if pred(mid) {
-            from = mid + 1;
-        } else {
-            to = mid;
-        }
-    }
-    from
-}
-
-impl RowEntries<'_> {
-    /// Finds the row's entries within the bounds in the current block; returns whether the walk
-    /// must stop after them (the bounds end inside this block).
-    fn load(&mut self) -> Result<bool> {
-        let b = self.row.table.block(self.block, &self.row.ctx)?;
-        let block = &b.block;
-        let (first, last) = block
-            .row(&self.row.sort_key)
-            .map_or((0, 0), |(_, entries)| (entries.start, entries.end));
-        let from = partition_point(first, last, |i| !above_lo(block.entry_key(i), &self.lo));
-        let to = partition_point(from, last, |i| below_hi(block.entry_key(i), &self.hi));
-        let stop = if self.reversed {
-            from > first
-        } else {
-            to < last
-        };
-        (self.from, self.to) = (from, to);
-        self.current = Some((self.block, b));
-        Ok(stop)
-    }
-
-    /// The next item to yield from the current block, decoded.
-    fn take(&mut self) -> Option<Result<EntryItem<'static>>> {
-        if self.from >= self.to {
-            return None;
-        }
-        let (number, b) = self.current.as_ref()?;
-        let i = if self.reversed {
-            self.to -= 1;
-            self.to
-        } else {
-            self.from += 1;
-            self.from - 1
-        };
-        let ItemRef::Entry { key, .. } = b.block.item(i) else {
-            return None;
-        };
-        let decoded = b.block.item(i).entry()?;
-        Some(match decoded {
-            Ok(entry) => Ok((Cow::Owned(key.to_vec()), Cow::Owned(entry))),
-            Err(e) => Err(self.row.table.corrupt(format!("data block {number}: {e}"))),
-        })
-    }
-}
-
-impl<'a> Iterator for RowEntries<'a> {
-    type Item = Result<EntryItem<'a>>;
-
-    fn next(&mut self) -> Option<Result<EntryItem<'a>>> {
-        loop {
-            if let Some(item) = self.take() {
-                return Some(item);
-            }
-            self.current = None;
-            if self.done {
-                return None;
-            }
-            let (start, end) = (
-                self.row.pos.start_block as usize,
-                self.row.pos.end_block as usize,
-            );
-            if self.block < start || self.block > end {
-                return None;
-            }
-            match self.load() {
-                Ok(stop) => {
-                    let last = if self.reversed {
-                        self.block == start
-                    } else {
-                        self.block == end
-                    };
-                    if stop || last {
-                        self.done = true;
-                    } else if self.reversed {
-                        self.block -= 1;
-                    } else {
-                        self.block += 1;
-                    }
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
-            }
-        }
     }
 }

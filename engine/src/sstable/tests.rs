@@ -5,10 +5,11 @@ use std::path::Path;
 
 use super::reader::ReadContext;
 use super::{Sstable, SstableWriter};
-use crate::cache::{BlockCache, KeyCache};
+use crate::cache::KeyCache;
 use crate::io::RealFs;
+use crate::merge::RowSource;
 use crate::model::cell::{Cell, DeletionTime, Entry};
-use crate::query::merge::RowSource;
+use crate::sstable::BlockCache;
 use crate::stats::Counters;
 
 struct Env {

@@ -2,7 +2,10 @@
 //! SSTables, and what all column families of a database share.
 
 pub mod column_family;
+mod compaction;
+mod flush;
 pub mod manifest;
+mod read;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,12 +13,13 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 pub use column_family::{ColumnFamilyStore, CompactionSettings, FlushLimits};
+pub use read::{ReadRequest, RowRange, RowRef};
 
-use crate::cache::BlockCache;
 use crate::clock::Clock;
 use crate::error::Result;
 use crate::io::FileSystem;
 use crate::model::partitioner::Partitioner;
+use crate::sstable::BlockCache;
 use manifest::Manifest;
 
 /// What every column family store of one database shares.

@@ -11,27 +11,11 @@ use std::sync::Arc;
 
 use roxmltree::{Document, Node};
 
-use super::definition::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef};
-use crate::error::Error;
+use super::{CommitLogSync, Options};
+use crate::error::{ConfError, Error};
 use crate::model::comparator::{Comparator, ComparatorRegistry};
 use crate::model::partitioner::Partitioner;
-use crate::options::{CommitLogSync, Options};
-
-/// A mistake in a storage configuration, with where it is.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}:{line}: <{element}>{}: {message}", .file.as_ref().map_or("storage-conf.xml".to_string(), |p| p.display().to_string()), .attribute.as_ref().map_or(String::new(), |a| format!(" attribute {a}")))]
-pub struct ConfError {
-    /// The file, when read from one.
-    pub file: Option<PathBuf>,
-    /// 1-based line number.
-    pub line: u32,
-    /// The element at fault.
-    pub element: String,
-    /// The attribute at fault, if it is one.
-    pub attribute: Option<String>,
-    /// What is wrong.
-    pub message: String,
-}
+use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef};
 
 /// A parsed configuration: the options it sets and the warnings it raised.
 #[derive(Debug, Clone)]
@@ -342,7 +326,7 @@ impl<'d, 'i> Parser<'d, 'i> {
         let name = node
             .attribute("Name")
             .ok_or_else(|| self.err(node, Some("Name"), "the Name attribute is missing"))?;
-        super::validate_identifier(name, what)
+        crate::schema::validate_identifier(name, what)
             .map_err(|e| self.err(node, Some("Name"), e.to_string()))?;
         Ok(name.to_string())
     }

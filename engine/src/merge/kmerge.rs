@@ -1,34 +1,10 @@
-//! K-way merges: of the entries of one row across its sources (memtables now, SSTables later),
-//! reconciling versions that share a key; and of row keys across sources.
+//! A k-way merge of sorted streams, yielding for each distinct key every item that has it (row
+//! keys across memtables and SSTables, or any sorted keys).
 //!
-//! Sources are few (one per memtable and SSTable that holds the row), so picking the next key by
-//! a linear scan over their heads beats a heap. Both merges run forward or backward, so reversed
-//! slices stream as forward ones do.
+//! Sources are few (one per memtable and SSTable), so picking the next key by a linear scan over
+//! their heads beats a heap. It runs forward or backward.
 
-use std::borrow::Cow;
-use std::ops::Bound;
-
-use crate::error::{Error, Result};
-use crate::model::cell::{DeletionTime, Entry};
-use crate::model::reconcile::reconcile_entries;
-
-/// One entry of a row as a source yields it: its key and the entry, borrowed or owned.
-pub type EntryItem<'s> = (Cow<'s, [u8]>, Cow<'s, Entry>);
-
-/// A source's view of one row. Sources that read files report damage as errors in the stream
-/// (an SSTable block that fails its checksum); the merge surfaces an error as soon as it appears.
-pub trait RowSource {
-    /// The row's deletion in this source, if any.
-    fn deletion(&self) -> Result<Option<DeletionTime>>;
-
-    /// The entries with keys in `lo..hi`, ascending, or descending when `reversed`.
-    fn scan<'s>(
-        &'s self,
-        lo: Bound<&[u8]>,
-        hi: Bound<&[u8]>,
-        reversed: bool,
-    ) -> Box<dyn Iterator<Item = Result<EntryItem<'s>>> + 's>;
-}
+use crate::error::Result;
 
 /// Merges sorted streams, yielding for each distinct key every item that has it.
 ///
@@ -114,97 +90,9 @@ where
     }
 }
 
-/// The entries of one row across sources, each key once, versions reconciled.
-pub fn merged_entries<'s>(
-    sources: &'s [&'s dyn RowSource],
-    lo: Bound<&[u8]>,
-    hi: Bound<&[u8]>,
-    reversed: bool,
-) -> impl Iterator<Item = Result<(Cow<'s, [u8]>, Entry)>> + 's {
-    let mut streams: Vec<_> = sources.iter().map(|s| s.scan(lo, hi, reversed)).collect();
-    let heads = streams.iter_mut().map(Iterator::next).collect();
-    EntryMerge {
-        streams,
-        heads,
-        reversed,
-    }
-}
-
-/// Merges sorted entry streams, reconciling the versions of each key as it goes: the
-/// [`KMerge`] of entries without its per-key group, which a slice of a few columns would
-/// otherwise allocate for every column it returns.
-struct EntryMerge<I: Iterator> {
-    streams: Vec<I>,
-    heads: Vec<Option<I::Item>>,
-    reversed: bool,
-}
-
-impl<'s, I> Iterator for EntryMerge<I>
-where
-    I: Iterator<Item = Result<EntryItem<'s>>>,
-{
-    type Item = Result<(Cow<'s, [u8]>, Entry)>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        // The head that comes first; an error comes out at once, alone.
-        let mut best: Option<usize> = None;
-        for i in 0..self.heads.len() {
-            match &self.heads[i] {
-                None => {}
-                Some(Err(_)) => {
-                    let failed = std::mem::replace(&mut self.heads[i], self.streams[i].next());
-                    return failed.map(|r| r.map(|(k, e)| (k, e.into_owned())));
-                }
-                Some(Ok((k, _))) => {
-                    let ahead = match best.and_then(|b| self.heads[b].as_ref()) {
-                        Some(Ok((b, _))) => {
-                            if self.reversed {
-                                k.as_ref() > b.as_ref()
-                            } else {
-                                k.as_ref() < b.as_ref()
-                            }
-                        }
-                        _ => true,
-                    };
-                    if ahead {
-                        best = Some(i);
-                    }
-                }
-            }
-        }
-        let best = best?;
-        let Some(Ok((key, first))) =
-            std::mem::replace(&mut self.heads[best], self.streams[best].next())
-        else {
-            return Some(Err(Error::invalid("entry merge lost its head")));
-        };
-        let mut entry = first.into_owned();
-        for i in 0..self.heads.len() {
-            let same = matches!(&self.heads[i], Some(Ok((k, _))) if *k == key);
-            if same {
-                if let Some(Ok((_, e))) =
-                    std::mem::replace(&mut self.heads[i], self.streams[i].next())
-                {
-                    entry = reconcile_entries(entry, e.into_owned());
-                }
-            }
-        }
-        Some(Ok((key, entry)))
-    }
-}
-
 /// The key of a row-key stream item; `None` for an error, which the merge then yields at once.
 pub fn row_key(item: &Result<Vec<u8>>) -> Option<&[u8]> {
     item.as_ref().ok().map(Vec::as_slice)
-}
-
-/// The row deletion across sources.
-pub fn merged_deletion(sources: &[&dyn RowSource]) -> Result<Option<DeletionTime>> {
-    let mut acc = None;
-    for s in sources {
-        acc = DeletionTime::merge_opt(acc, s.deletion()?);
-    }
-    Ok(acc)
 }
 
 #[cfg(test)]

@@ -1,0 +1,300 @@
+//! `Database`: the handle every public operation of SPEC §5 enters through.
+//!
+//! This file holds the handle and what it shares with its background threads ([`Core`]),
+//! lookups, statistics and close. Opening is `open.rs` (and recovery from the files it finds,
+//! `recovery.rs`); writes are `write.rs`, reads `read.rs`, schema changes `schema.rs`, flushes
+//! and compactions `flush.rs`, and the threads themselves `worker.rs`.
+
+mod flush;
+mod open;
+mod read;
+mod recovery;
+mod schema;
+mod state;
+mod worker;
+mod write;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+
+use crate::commitlog::CommitLog;
+use crate::error::{Error, Result};
+use crate::io::dir_lock::DirLock;
+use crate::model::partitioner::Partitioner;
+use crate::mutation::Now;
+use crate::options::Options;
+use crate::schema::{ColumnFamilyDef, KeyspaceDef};
+use crate::stats::ColumnFamilyStats;
+use crate::store::ColumnFamilyStore;
+use flush::FlushJob;
+use state::{SchemaState, StoreEnv};
+use worker::Worker;
+
+/// The default data directory when neither `Database::open` nor the configuration names one.
+pub const DEFAULT_DATA_DIR: &str = "./supercolumn-data";
+
+/// What the handle shares with its background threads: the commit log, what stores are built
+/// with, the lock that orders memtable switches against writes, and the compactor.
+#[derive(Debug)]
+struct Core {
+    commitlog: Arc<CommitLog>,
+    env: StoreEnv,
+    /// Writers hold it shared from commit log append to memtable apply; a memtable switch holds
+    /// it exclusively.
+    switch_lock: RwLock<()>,
+    /// Runs minor compactions of the column families handed to it, one at a time.
+    compactor: Worker<Arc<ColumnFamilyStore>>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    root: PathBuf,
+    core: Arc<Core>,
+    /// Flushes frozen memtables, and memtables idle past `MemtableFlushAfterMinutes`.
+    flusher: Worker<FlushJob>,
+    options: Options,
+    partitioner: Partitioner,
+    schema: RwLock<Arc<SchemaState>>,
+    /// Serializes schema changes (and their catalog writes).
+    schema_change: Mutex<()>,
+    /// What replay at open dropped, when asked to ignore replay errors.
+    replay_report: Vec<String>,
+    _lock: DirLock,
+}
+
+/// An open database: one data directory holding keyspaces of column families.
+///
+/// `Database` is cheap to clone (clones share one database) and `Send + Sync`: many threads may
+/// read and write at once. The directory is locked while any clone is alive.
+#[derive(Debug, Clone)]
+pub struct Database {
+    inner: Arc<Inner>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The flusher feeds the compactor, so it stops first.
+        self.flusher.stop();
+        self.core.compactor.stop();
+        let cfs: Vec<Arc<ColumnFamilyStore>> = self.schema.read().all_cfs().cloned().collect();
+        if self.core.commitlog.is_poisoned() {
+            // The memtables may hold the only copy of writes since the log's last good fsync:
+            // put them in SSTables, and leave the log alone.
+            for cf in cfs {
+                self.core.freeze(&cf);
+                if let Err(e) = cf.flush_frozen() {
+                    tracing::error!("flush at close of {} failed: {e}", cf.def().name);
+                }
+            }
+            return;
+        }
+        // Flush on close, so the next open has nothing to replay. Errors here cannot be
+        // returned; the commit log still holds everything, so nothing is lost.
+        for cf in cfs {
+            if let Err(e) = self.core.flush_cf(&cf) {
+                tracing::warn!("flush at close of {} failed: {e}", cf.def().name);
+                break;
+            }
+        }
+    }
+}
+
+impl Database {
+    /// What the commit log replay at open dropped, one line per problem, when the database
+    /// was opened with [`Options::commit_log_ignore_replay_errors`]; empty otherwise (without
+    /// the option, any such problem makes `open` fail).
+    pub fn replay_report(&self) -> &[String] {
+        &self.inner.replay_report
+    }
+
+    /// The data directory.
+    pub fn path(&self) -> &Path {
+        &self.inner.root
+    }
+
+    /// The partitioner rows are ordered by.
+    pub fn partitioner(&self) -> Partitioner {
+        self.inner.partitioner
+    }
+
+    /// The options in force: those the database was opened with, and for each stored setting
+    /// the database keeps that they left at its default, the stored one.
+    pub fn options(&self) -> &Options {
+        &self.inner.options
+    }
+
+    /// Makes every acknowledged write durable and releases this handle, reporting any error that
+    /// dropping it would have to swallow. The database itself closes (its background work stops
+    /// and its directory lock is released) when the last clone is closed or dropped.
+    pub fn close(self) -> Result<()> {
+        self.flush_all()?;
+        self.inner.core.commitlog.sync()
+    }
+
+    fn now(&self) -> Now {
+        let micros = self.inner.options.clock.now_micros();
+        Now {
+            micros,
+            seconds: micros.div_euclid(1_000_000),
+        }
+    }
+
+    fn schema(&self) -> Arc<SchemaState> {
+        self.inner.schema.read().clone()
+    }
+
+    fn cf(&self, keyspace: &str, cf: &str) -> Result<Arc<ColumnFamilyStore>> {
+        let schema = self.schema();
+        let ks = schema
+            .keyspaces
+            .get(keyspace)
+            .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+        ks.cfs
+            .get(cf)
+            .cloned()
+            .ok_or_else(|| Error::UnknownColumnFamily {
+                keyspace: keyspace.to_string(),
+                column_family: cf.to_string(),
+            })
+    }
+
+    /// One column family, or with `None` every column family of the keyspace.
+    fn cfs_of(
+        &self,
+        keyspace: &str,
+        column_family: Option<&str>,
+    ) -> Result<Vec<Arc<ColumnFamilyStore>>> {
+        match column_family {
+            Some(cf) => Ok(vec![self.cf(keyspace, cf)?]),
+            None => Ok(self
+                .schema()
+                .keyspaces
+                .get(keyspace)
+                .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?
+                .cfs
+                .values()
+                .cloned()
+                .collect()),
+        }
+    }
+
+    /// What a column family holds and what its reads did: SSTables, memtable size, bloom filter,
+    /// key cache and block cache counters.
+    pub fn column_family_stats(
+        &self,
+        keyspace: &str,
+        column_family: &str,
+    ) -> Result<ColumnFamilyStats> {
+        Ok(self.cf(keyspace, column_family)?.stats())
+    }
+
+    /// The keyspace names, sorted.
+    pub fn keyspaces(&self) -> Vec<String> {
+        self.schema().keyspaces.keys().cloned().collect()
+    }
+
+    /// A keyspace's definition.
+    pub fn describe_keyspace(&self, name: &str) -> Result<KeyspaceDef> {
+        self.schema()
+            .keyspaces
+            .get(name)
+            .map(|k| k.def.clone())
+            .ok_or_else(|| Error::UnknownKeyspace(name.to_string()))
+    }
+
+    /// A column family's definition.
+    pub fn describe_column_family(&self, keyspace: &str, cf: &str) -> Result<ColumnFamilyDef> {
+        Ok(self.cf(keyspace, cf)?.def().clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn database_is_send_and_sync() {
+        assert_send_sync::<Database>();
+    }
+
+    /// Regression: a non-UTF-8 name in the commit log reached an SSTable of a UTF8Type column
+    /// family at replay and made it unreadable, with an error naming no file.
+    #[test]
+    fn replay_refuses_a_logged_name_that_does_not_fit_its_comparator() {
+        use crate::codec::Writer;
+        use crate::commitlog::record::{LogRecord, RowMutation};
+        use crate::commitlog::{replay, segment};
+        use crate::file_names;
+        use crate::model::cell::{Cell, Entry};
+        use crate::mutation::RowUpdate;
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(dir.path(), Options::default()).unwrap();
+        let cf = db.cf("Keyspace1", "Standard2").unwrap().id();
+        drop(db);
+        let seg = replay::segments_in(&dir.path().join(file_names::COMMIT_LOG_DIR))
+            .unwrap()
+            .pop()
+            .unwrap()
+            .1;
+        let m = RowMutation {
+            key: b"k".to_vec(),
+            updates: vec![(
+                cf,
+                RowUpdate {
+                    deletion: None,
+                    entries: vec![(
+                        vec![0xff, 0xfe],
+                        Entry::Cell(Cell::live(1, b"v".to_vec(), None)),
+                    )],
+                },
+            )],
+        };
+        let mut w = Writer::default();
+        m.encode(&mut w);
+        let mut bytes = std::fs::read(&seg).unwrap();
+        segment::frame(&w.buf, &mut bytes);
+        std::fs::write(&seg, &bytes).unwrap();
+        match Database::open(dir.path(), Options::default()) {
+            Err(Error::Corrupt { path, reason }) => {
+                assert_eq!(path, seg);
+                assert!(
+                    reason.contains("Standard2") && reason.contains("UTF8Type"),
+                    "{reason}"
+                );
+            }
+            Err(e) => panic!("expected a corruption error, got {e}"),
+            Ok(_) => panic!("a name that does not fit UTF8Type was replayed"),
+        }
+    }
+
+    #[test]
+    fn a_re_created_column_family_gets_a_new_id_that_survives_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(dir.path(), Options::default()).unwrap();
+        let old = db.cf("Keyspace1", "Standard1").unwrap().id();
+        db.drop_column_family("Keyspace1", "Standard1").unwrap();
+        db.create_column_family("Keyspace1", ColumnFamilyDef::standard("Standard1"))
+            .unwrap();
+        let new = db.cf("Keyspace1", "Standard1").unwrap().id();
+        assert_ne!(old, new);
+        db.create_keyspace(
+            KeyspaceDef::new("K2")
+                .with_column_family(ColumnFamilyDef::standard("A"))
+                .with_column_family(ColumnFamilyDef::standard("B")),
+        )
+        .unwrap();
+        let (a, b) = (
+            db.cf("K2", "A").unwrap().id(),
+            db.cf("K2", "B").unwrap().id(),
+        );
+        assert!(a != b && a != new && b != new);
+        drop(db);
+        let db = Database::open(dir.path(), Options::default()).unwrap();
+        assert_eq!(db.cf("Keyspace1", "Standard1").unwrap().id(), new);
+        assert_eq!(db.cf("K2", "B").unwrap().id(), b);
+    }
+}

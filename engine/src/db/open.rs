@@ -1,0 +1,343 @@
+//! Opening a database: the catalog and the manifest (or a new database), the options in force,
+//! then recovery (`recovery.rs`), the commit log, and the background threads.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+
+use super::flush::{self, FlushJob};
+use super::state::{SchemaState, StoreEnv};
+use super::{Core, Database, Inner, DEFAULT_DATA_DIR};
+use crate::commitlog::{replay, CommitLog};
+use crate::error::{Error, Result};
+use crate::file_names;
+use crate::io::dir_lock::DirLock;
+use crate::options::Options;
+use crate::schema::catalog::Catalog;
+use crate::schema::default_keyspaces;
+use crate::sstable::{BlockCache, DEFAULT_BLOCK_SIZE};
+use crate::store::manifest::Manifest;
+use crate::store::{CompactionSettings, FlushLimits, StoreContext};
+
+impl Database {
+    /// Opens (or creates) the database in `dir`.
+    ///
+    /// A new database gets `options.keyspaces`, or the embedded default schema (the seeds'
+    /// `Keyspace1`). An existing one keeps its stored schema; keyspaces and column families in
+    /// `options.keyspaces` that it lacks are added, and ones that conflict with it (another
+    /// comparator or column type), or another partitioner, are refused with
+    /// [`Error::SchemaConflict`]. A directory another process has open is refused with
+    /// [`Error::Locked`].
+    pub fn open(dir: impl AsRef<Path>, options: Options) -> Result<Database> {
+        let root = dir.as_ref().to_path_buf();
+        let fs = options.file_system.clone();
+        if !root.exists() {
+            fs.create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
+            let parent = crate::io::fs::parent_dir(&root);
+            fs.sync_dir(&parent).map_err(|e| Error::io(&parent, e))?;
+        }
+        let lock = DirLock::acquire(&root)?;
+        let (catalog, mut manifest, options) = Self::load_or_create(&root, &options)?;
+        let log_dir = options
+            .commit_log_directory
+            .clone()
+            .unwrap_or_else(|| root.join(file_names::COMMIT_LOG_DIR));
+        let partitioner = catalog.partitioner;
+        let block_size = options
+            .column_index_size_kb
+            .map_or(DEFAULT_BLOCK_SIZE, |kb| kb as usize * 1024);
+        let env = StoreEnv {
+            ctx: Arc::new(StoreContext {
+                root: root.clone(),
+                fs: fs.clone(),
+                manifest: Mutex::new(manifest.clone()),
+                blocks: BlockCache::new(options.block_cache_size_mb as usize * (1 << 20)),
+                bloom_fp: options.bloom_filter_fp_chance,
+                block_size,
+                clock: options.clock.clone(),
+                partitioner,
+                removed: Mutex::new(Vec::new()),
+            }),
+            compaction: CompactionSettings {
+                min_threshold: options.min_compaction_threshold,
+                max_threshold: options.max_compaction_threshold,
+                gc_grace_seconds: options.gc_grace_seconds,
+            },
+            limits: FlushLimits {
+                bytes: (options.memtable_throughput_mb as usize) << 20,
+                operations: (options.memtable_operations_millions * 1e6).max(1.0) as u64,
+                age: std::time::Duration::from_secs(
+                    u64::from(options.memtable_flush_after_minutes) * 60,
+                ),
+            },
+        };
+        let state = SchemaState::from_catalog(catalog, &env);
+        Self::settle_dropped(&state, &env.ctx, &mut manifest)?;
+        Self::open_sstables(&root, fs.as_ref(), &state, &manifest)?;
+        if !manifest.obsolete.is_empty() {
+            // Every obsolete file is gone now.
+            env.ctx.update_manifest(|m| m.obsolete.clear())?;
+        }
+        let mut replayed = Self::replay(&log_dir, &state, partitioner, &manifest, &options)?;
+        for p in &replayed.obsolete {
+            // Older than the manifest's bound: every record in it was flushed.
+            tracing::info!("removing {} (flushed before the last open)", p.display());
+            fs.remove_file(p).map_err(|e| Error::io(p, e))?;
+        }
+        if !replayed.obsolete.is_empty() {
+            fs.sync_dir(&log_dir).map_err(|e| Error::io(&log_dir, e))?;
+        }
+        // New segments number past anything present and past every position the manifest
+        // knows, so a record written now can never look older than a flush.
+        let flushed_max = manifest
+            .cfs
+            .values()
+            .map(|m| m.flushed_to.segment)
+            .max()
+            .unwrap_or(0);
+        let first_seq = replayed
+            .log
+            .max_seq
+            .max(flushed_max)
+            .max(manifest.log_start)
+            .max(manifest.log_oldest)
+            + 1;
+        let prev_end = replayed
+            .log
+            .newest_end
+            .filter(|(seq, _)| seq + 1 == first_seq)
+            .map_or(0, |(_, end)| end);
+        let oldest = replayed.log.segments.first().map_or(first_seq, |s| s.0);
+        let commitlog = Arc::new(CommitLog::open(
+            &log_dir,
+            fs.clone(),
+            options.commit_log_segment_size_mb,
+            options.commit_log_sync,
+            first_seq,
+            prev_end,
+            std::mem::take(&mut replayed.dirty),
+        )?);
+        env.ctx.update_manifest(|m| {
+            m.log_start = first_seq;
+            m.log_oldest = m.log_oldest.max(oldest);
+        })?;
+        let core = Arc::new(Core {
+            commitlog,
+            env,
+            switch_lock: RwLock::new(()),
+            compactor: flush::start_compactor()?,
+        });
+        let flusher = flush::start_flusher(core.clone())?;
+        for cf in state.all_cfs() {
+            flusher.send(FlushJob::Watch(Arc::downgrade(cf)));
+        }
+        let db = Database {
+            inner: Arc::new(Inner {
+                root,
+                core,
+                flusher,
+                partitioner,
+                options,
+                schema: RwLock::new(Arc::new(state)),
+                schema_change: Mutex::new(()),
+                replay_report: replayed.log.dropped,
+                _lock: lock,
+            }),
+        };
+        // Replayed data goes to SSTables at once, so the old segments can go and a crash
+        // during the next run replays less.
+        db.flush_all()?;
+        let core = &db.inner.core;
+        core.retire(core.commitlog.retire_unneeded()?)?;
+        // Compactions pending when the database last closed resume now.
+        for cf in db.schema().all_cfs() {
+            if cf.needs_compaction() {
+                core.compactor.send(cf.clone());
+            }
+        }
+        Ok(db)
+    }
+
+    /// Loads the catalog and the manifest, or creates both for a new database, and works out
+    /// the options in force (the given ones over the stored settings). A folder that holds the
+    /// engine's data files but lacks either file is refused, changing nothing: opening it as
+    /// new would lose everything the missing file described.
+    fn load_or_create(root: &Path, given: &Options) -> Result<(Catalog, Manifest, Options)> {
+        let fs = given.file_system.as_ref();
+        let catalog = Catalog::load(fs, root, &given.comparators)?;
+        let schema_path = root.join(file_names::SCHEMA);
+        let options = match catalog.as_ref().and_then(|c| c.settings.as_deref()) {
+            Some(stored) => given
+                .with_stored_settings(stored)
+                .map_err(|e| Error::Corrupt {
+                    path: schema_path.clone(),
+                    reason: format!("the stored settings: {e}"),
+                })?,
+            None => given.clone(),
+        };
+        let options = &options;
+        let log_dir = &options
+            .commit_log_directory
+            .clone()
+            .unwrap_or_else(|| root.join(file_names::COMMIT_LOG_DIR));
+        let manifest = Manifest::load(fs, root)?;
+        let missing = |name: &str, reason: String| Error::Corrupt {
+            path: root.join(name),
+            reason,
+        };
+        let catalog = match (catalog, &manifest) {
+            (Some(mut stored), _) => {
+                let given = options.keyspaces.clone().unwrap_or_default();
+                for ks in &given {
+                    ks.validate()?;
+                }
+                let wanted = options.partitioner.unwrap_or(stored.partitioner);
+                let evidence = match &manifest {
+                    Some(_) => DataFiles::default(),
+                    None => DataFiles::find(root, log_dir)?,
+                };
+                if !evidence.is_empty() {
+                    return Err(missing(
+                        file_names::MANIFEST,
+                        format!(
+                            "missing, but the folder holds {}; without the manifest the live \
+                             SSTables and the commit log's extent are unknown, so nothing was \
+                             opened or changed (restore MANIFEST.db from a backup)",
+                            evidence.describe()
+                        ),
+                    ));
+                }
+                let settings = Some(options.encode_settings());
+                let changed = stored.settings != settings;
+                stored.settings = settings;
+                if stored.merge_given(wanted, &given)? || changed {
+                    stored.store(fs, root)?;
+                }
+                stored
+            }
+            (None, Some(m)) => {
+                return Err(missing(
+                    file_names::SCHEMA,
+                    format!(
+                        "missing, but the manifest describes {} column families and {} \
+                         SSTables; without the schema their comparators are unknown, so nothing \
+                         was opened or changed (restore SCHEMA.db from a backup)",
+                        m.cfs.len(),
+                        m.cfs.values().map(|c| c.sstables.len()).sum::<usize>()
+                    ),
+                ))
+            }
+            (None, None) => {
+                let evidence = DataFiles::find(root, log_dir)?;
+                if !evidence.is_empty() {
+                    return Err(missing(
+                        file_names::SCHEMA,
+                        format!(
+                            "missing, and so is MANIFEST.db, but the folder holds {}; nothing \
+                             was opened or changed (restore both from a backup)",
+                            evidence.describe()
+                        ),
+                    ));
+                }
+                let keyspaces = options.keyspaces.clone().unwrap_or_else(default_keyspaces);
+                for (i, ks) in keyspaces.iter().enumerate() {
+                    ks.validate()?;
+                    if keyspaces[..i].iter().any(|o| o.name == ks.name) {
+                        return Err(Error::Schema(format!(
+                            "keyspace '{}' is defined twice",
+                            ks.name
+                        )));
+                    }
+                }
+                let mut c = Catalog::new(options.partitioner.unwrap_or_default(), keyspaces)?;
+                c.settings = Some(options.encode_settings());
+                c.store(fs, root)?;
+                c
+            }
+        };
+        let manifest = match manifest {
+            Some(m) => m,
+            None => {
+                // A new database, or one whose creation stopped between the two files.
+                let m = Manifest::new();
+                m.store(fs, root)?;
+                m
+            }
+        };
+        Ok((catalog, manifest, options.clone()))
+    }
+
+    /// Opens the database where the options say: the first of `data_file_directories`, else
+    /// [`DEFAULT_DATA_DIR`].
+    pub fn open_configured(options: Options) -> Result<Database> {
+        let dir = options
+            .data_file_directories
+            .first()
+            .cloned()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+        Self::open(dir, options)
+    }
+}
+
+/// The engine's data files found in a folder that lacks its catalog or manifest.
+#[derive(Debug, Default)]
+pub(super) struct DataFiles {
+    sstables: Vec<PathBuf>,
+    segments: Vec<PathBuf>,
+}
+
+impl DataFiles {
+    /// SSTables in keyspace-named folders of `root`, and segments in `log_dir`.
+    fn find(root: &Path, log_dir: &Path) -> Result<DataFiles> {
+        let mut found = DataFiles::default();
+        let dirs = match std::fs::read_dir(root) {
+            Ok(d) => d,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(found),
+            Err(e) => return Err(Error::io(root, e)),
+        };
+        for d in dirs {
+            let d = d.map_err(|e| Error::io(root, e))?;
+            let name = d.file_name().to_string_lossy().into_owned();
+            if !file_names::is_identifier(&name) || !d.path().is_dir() {
+                continue;
+            }
+            for f in std::fs::read_dir(d.path()).map_err(|e| Error::io(d.path(), e))? {
+                let f = f.map_err(|e| Error::io(d.path(), e))?;
+                let fname = f.file_name().to_string_lossy().into_owned();
+                if file_names::parse_sstable(&fname).is_some_and(|s| !s.temp) {
+                    found.sstables.push(f.path());
+                }
+            }
+        }
+        found.segments = replay::segments_in(log_dir)?
+            .into_iter()
+            .map(|s| s.1)
+            .collect();
+        found.sstables.sort();
+        Ok(found)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.sstables.is_empty() && self.segments.is_empty()
+    }
+
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(first) = self.sstables.first() {
+            parts.push(format!(
+                "{} SSTables (the first {})",
+                self.sstables.len(),
+                first.display()
+            ));
+        }
+        if let Some(first) = self.segments.first() {
+            parts.push(format!(
+                "{} commit log segments (the first {})",
+                self.segments.len(),
+                first.display()
+            ));
+        }
+        parts.join(" and ")
+    }
+}

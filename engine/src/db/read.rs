@@ -1,0 +1,203 @@
+//! Reads: each request is checked against the column family, then evaluated by its store over
+//! the memtables and SSTables that hold the row (or rows, for a range).
+
+use std::ops::Bound;
+
+use super::Database;
+use crate::error::{Error, Result};
+use crate::model::partitioner::Partitioner;
+use crate::mutation::validate_key;
+use crate::query::{
+    ColumnOrSuperColumn, ColumnParent, ColumnPath, KeyRange, KeySlice, RangeBound, SlicePredicate,
+};
+use crate::schema::ColumnType;
+use crate::store::{ColumnFamilyStore, ReadRequest, RowRange, RowRef};
+
+impl Database {
+    /// The request to `cf` for `parent`'s columns that `predicate` selects, checked.
+    fn read_request<'a>(
+        &self,
+        cf: &ColumnFamilyStore,
+        parent: &'a ColumnParent,
+        predicate: &'a SlicePredicate,
+    ) -> Result<ReadRequest<'a>> {
+        let super_column = parent.super_column.as_deref();
+        cf.validator().read(super_column, predicate)?;
+        Ok(ReadRequest {
+            super_column,
+            predicate,
+            now_seconds: self.now().seconds,
+        })
+    }
+
+    /// Reads one column, or one super column with its live sub-columns. `Ok(None)` when nothing
+    /// live is there.
+    pub fn get(
+        &self,
+        keyspace: &str,
+        key: impl AsRef<[u8]>,
+        path: &ColumnPath,
+    ) -> Result<Option<ColumnOrSuperColumn>> {
+        let key = key.as_ref();
+        validate_key(key)?;
+        let cf = self.cf(keyspace, &path.column_family)?;
+        let (parent_sc, name) = match (cf.def().column_type, &path.super_column, &path.column) {
+            (_, sc, Some(c)) => (sc.as_deref(), c.clone()),
+            (ColumnType::Super, Some(sc), None) => (None, sc.clone()),
+            (ColumnType::Standard, _, None) => {
+                return Err(Error::invalid(format!(
+                    "get from {keyspace}.{} needs a column name",
+                    path.column_family
+                )))
+            }
+            (ColumnType::Super, None, None) => {
+                return Err(Error::invalid(format!(
+                    "get from {keyspace}.{} needs a super column",
+                    path.column_family
+                )))
+            }
+        };
+        cf.validator().path(path, false)?;
+        let predicate = SlicePredicate::Names(vec![name]);
+        cf.validator().read(parent_sc, &predicate)?;
+        let started = std::time::Instant::now();
+        let sort_key = self.inner.partitioner.row_sort_key(key);
+        let req = ReadRequest {
+            super_column: parent_sc,
+            predicate: &predicate,
+            now_seconds: self.now().seconds,
+        };
+        let mut found = cf.slice(
+            RowRef {
+                sort_key: &sort_key,
+                key,
+            },
+            &req,
+        )?;
+        cf.record_read(started);
+        Ok(found.pop())
+    }
+
+    /// Reads the columns (or super columns, or sub-columns of `parent.super_column`) of one row
+    /// that `predicate` selects; empty when there are none.
+    pub fn get_slice(
+        &self,
+        keyspace: &str,
+        key: impl AsRef<[u8]>,
+        parent: &ColumnParent,
+        predicate: &SlicePredicate,
+    ) -> Result<Vec<ColumnOrSuperColumn>> {
+        let key = key.as_ref();
+        validate_key(key)?;
+        let cf = self.cf(keyspace, &parent.column_family)?;
+        let req = self.read_request(&cf, parent, predicate)?;
+        let started = std::time::Instant::now();
+        let sort_key = self.inner.partitioner.row_sort_key(key);
+        let out = cf.slice(
+            RowRef {
+                sort_key: &sort_key,
+                key,
+            },
+            &req,
+        );
+        cf.record_read(started);
+        out
+    }
+
+    /// [`get_slice`](Self::get_slice) of many rows: one [`KeySlice`] per requested key, in request
+    /// order, with an empty list where a row has no data.
+    pub fn multiget_slice<K: AsRef<[u8]>>(
+        &self,
+        keyspace: &str,
+        keys: &[K],
+        parent: &ColumnParent,
+        predicate: &SlicePredicate,
+    ) -> Result<Vec<KeySlice>> {
+        let cf = self.cf(keyspace, &parent.column_family)?;
+        let req = self.read_request(&cf, parent, predicate)?;
+        for k in keys {
+            validate_key(k.as_ref())?;
+        }
+        let started = std::time::Instant::now();
+        let out = keys
+            .iter()
+            .map(|k| {
+                let key = k.as_ref();
+                let sort_key = self.inner.partitioner.row_sort_key(key);
+                Ok(KeySlice {
+                    key: key.to_vec(),
+                    columns: cf.slice(
+                        RowRef {
+                            sort_key: &sort_key,
+                            key,
+                        },
+                        &req,
+                    )?,
+                })
+            })
+            .collect();
+        cf.record_read(started);
+        out
+    }
+
+    /// Counts what [`get_slice`](Self::get_slice) would return (so a range predicate's `count`
+    /// caps it; [`SlicePredicate::everything`] counts all). Under a Super CF without a super
+    /// column, super columns with at least one live sub-column are counted.
+    pub fn get_count(
+        &self,
+        keyspace: &str,
+        key: impl AsRef<[u8]>,
+        parent: &ColumnParent,
+        predicate: &SlicePredicate,
+    ) -> Result<usize> {
+        Ok(self.get_slice(keyspace, key, parent, predicate)?.len())
+    }
+
+    /// Reads rows in token order within `range` (both ends inclusive; a key bound stands for its
+    /// token under a hashing partitioner), at most `range.count` of them, each with the slice
+    /// `predicate` selects. Rows that hold only tombstones are skipped.
+    pub fn get_range_slices(
+        &self,
+        keyspace: &str,
+        parent: &ColumnParent,
+        predicate: &SlicePredicate,
+        range: &KeyRange,
+    ) -> Result<Vec<KeySlice>> {
+        let cf = self.cf(keyspace, &parent.column_family)?;
+        let req = self.read_request(&cf, parent, predicate)?;
+        if range.count == 0 {
+            return Err(Error::invalid("a key range's count must be positive"));
+        }
+        let p = self.inner.partitioner;
+        let bound_token = |b: &RangeBound| -> Result<Option<Vec<u8>>> {
+            Ok(match b {
+                RangeBound::Unbounded => None,
+                RangeBound::Key(k) => {
+                    validate_key(k)?;
+                    Some(Partitioner::token_bytes(&p.token(k)))
+                }
+                RangeBound::Token(t) => Some(Partitioner::token_bytes(&p.parse_token(t)?)),
+            })
+        };
+        let start = bound_token(&range.start)?;
+        let end = bound_token(&range.end)?;
+        if let (Some(s), Some(e)) = (&start, &end) {
+            if s > e {
+                return Err(Error::invalid(format!(
+                    "the start of the key range sorts after its end under {}",
+                    p.class_name()
+                )));
+            }
+        }
+        let lo = start.as_deref().map_or(Bound::Unbounded, Bound::Included);
+        let started = std::time::Instant::now();
+        let rows = RowRange {
+            start: lo,
+            end_token: end.as_deref(),
+            count: range.count,
+        };
+        let out = cf.range_slices(&rows, &req);
+        cf.record_read(started);
+        out
+    }
+}

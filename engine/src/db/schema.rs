@@ -1,0 +1,143 @@
+//! Schema changes: keyspaces and column families created and dropped, each stored in the catalog
+//! before it takes effect; a drop then makes the CF's files obsolete in the manifest, forgets it
+//! in the commit log, and removes its files.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use super::flush::FlushJob;
+use super::state::{KeyspaceState, SchemaState};
+use super::Database;
+use crate::error::{Error, Result};
+use crate::schema::{ColumnFamilyDef, KeyspaceDef};
+use crate::store::ColumnFamilyStore;
+
+impl Database {
+    fn change_schema(&self, f: impl FnOnce(&mut SchemaState) -> Result<()>) -> Result<()> {
+        let _serial = self.inner.schema_change.lock();
+        let current = self.schema();
+        let mut next = SchemaState {
+            keyspaces: current.keyspaces.clone(),
+            next_cf_id: current.next_cf_id,
+        };
+        f(&mut next)?;
+        let catalog = next.to_catalog(self.inner.partitioner, self.inner.options.encode_settings());
+        catalog.store(self.inner.options.file_system.as_ref(), &self.inner.root)?;
+        *self.inner.schema.write() = Arc::new(next);
+        Ok(())
+    }
+
+    /// Creates a keyspace (with any column families it defines).
+    pub fn create_keyspace(&self, def: KeyspaceDef) -> Result<()> {
+        def.validate()?;
+        self.change_schema(|s| {
+            if s.keyspaces.contains_key(&def.name) {
+                return Err(Error::Schema(format!(
+                    "keyspace '{}' already exists",
+                    def.name
+                )));
+            }
+            let ids: Vec<(String, u32)> = def
+                .column_families
+                .iter()
+                .map(|c| Ok((c.name.clone(), s.allocate_cf_id()?)))
+                .collect::<Result<_>>()?;
+            let state = KeyspaceState::new(
+                def.clone(),
+                |cf| ids.iter().find(|(n, _)| n == cf).map_or(0, |(_, id)| *id),
+                &self.inner.core.env,
+            );
+            for cf in state.cfs.values() {
+                self.inner.flusher.send(FlushJob::Watch(Arc::downgrade(cf)));
+            }
+            s.keyspaces.insert(def.name.clone(), state);
+            Ok(())
+        })
+    }
+
+    /// Drops a keyspace and all its data.
+    pub fn drop_keyspace(&self, name: &str) -> Result<()> {
+        let mut dropped = Vec::new();
+        self.change_schema(|s| {
+            let ks = s
+                .keyspaces
+                .remove(name)
+                .ok_or_else(|| Error::UnknownKeyspace(name.to_string()))?;
+            dropped.extend(ks.cfs.into_values());
+            Ok(())
+        })?;
+        self.remove_dropped(&dropped)?;
+        let dir = self.inner.root.join(name);
+        if dir.exists() {
+            // Empty by now; a stray file left by hand keeps the directory, harmlessly.
+            let _ = std::fs::remove_dir(&dir);
+        }
+        Ok(())
+    }
+
+    /// After a drop is in the catalog: takes the CFs out of the manifest and the commit log's
+    /// bookkeeping, and removes their files.
+    fn remove_dropped(&self, dropped: &[Arc<ColumnFamilyStore>]) -> Result<()> {
+        for cf in dropped {
+            cf.mark_dropped();
+        }
+        let ids: BTreeSet<u32> = dropped.iter().map(|c| c.id()).collect();
+        self.inner.core.env.ctx.update_manifest(|m| {
+            m.cfs.retain(|id, _| !ids.contains(id));
+            m.obsolete
+                .extend(dropped.iter().flat_map(|cf| cf.live_files()));
+        })?;
+        for cf in dropped {
+            let retired = self.inner.core.commitlog.forget(cf.id())?;
+            self.inner.core.retire(retired)?;
+            cf.remove_files()?;
+        }
+        Ok(())
+    }
+
+    /// Adds a column family to a keyspace.
+    pub fn create_column_family(&self, keyspace: &str, def: ColumnFamilyDef) -> Result<()> {
+        def.validate()?;
+        self.change_schema(|s| {
+            let id = s.allocate_cf_id()?;
+            let ks = s
+                .keyspaces
+                .get_mut(keyspace)
+                .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+            if ks.cfs.contains_key(&def.name) {
+                return Err(Error::Schema(format!(
+                    "column family '{}' already exists in keyspace '{keyspace}'",
+                    def.name
+                )));
+            }
+            let store = self.inner.core.env.store(&ks.def, id, &def);
+            self.inner
+                .flusher
+                .send(FlushJob::Watch(Arc::downgrade(&store)));
+            ks.cfs.insert(def.name.clone(), store);
+            ks.def.column_families.push(def);
+            Ok(())
+        })
+    }
+
+    /// Drops a column family and all its data.
+    pub fn drop_column_family(&self, keyspace: &str, cf: &str) -> Result<()> {
+        let mut dropped = Vec::new();
+        self.change_schema(|s| {
+            let ks = s
+                .keyspaces
+                .get_mut(keyspace)
+                .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+            let Some(store) = ks.cfs.remove(cf) else {
+                return Err(Error::UnknownColumnFamily {
+                    keyspace: keyspace.to_string(),
+                    column_family: cf.to_string(),
+                });
+            };
+            dropped.push(store);
+            ks.def.column_families.retain(|c| c.name != cf);
+            Ok(())
+        })?;
+        self.remove_dropped(&dropped)
+    }
+}

@@ -1,0 +1,111 @@
+//! The schema in force as the database holds it: each keyspace's definition with the store of
+//! each column family, and how stores are built. Replaced as a whole on every schema change, so
+//! a reader holding one sees a consistent schema.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::model::partitioner::Partitioner;
+use crate::schema::catalog::Catalog;
+use crate::schema::{ColumnFamilyDef, KeyspaceDef};
+use crate::store::{ColumnFamilyStore, CompactionSettings, FlushLimits, StoreContext};
+
+#[derive(Debug, Default)]
+pub(super) struct SchemaState {
+    pub(super) keyspaces: BTreeMap<String, KeyspaceState>,
+    pub(super) next_cf_id: u32,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct KeyspaceState {
+    pub(super) def: KeyspaceDef,
+    pub(super) cfs: BTreeMap<String, Arc<ColumnFamilyStore>>,
+}
+
+/// What a column family store is built with.
+#[derive(Debug, Clone)]
+pub(super) struct StoreEnv {
+    pub(super) ctx: Arc<StoreContext>,
+    pub(super) limits: FlushLimits,
+    pub(super) compaction: CompactionSettings,
+}
+
+impl StoreEnv {
+    pub(super) fn store(
+        &self,
+        ks: &KeyspaceDef,
+        id: u32,
+        cf: &ColumnFamilyDef,
+    ) -> Arc<ColumnFamilyStore> {
+        Arc::new(ColumnFamilyStore::new(
+            &ks.name,
+            ks.keys_cached_fraction,
+            id,
+            cf.clone(),
+            self.ctx.clone(),
+            self.limits,
+            self.compaction,
+        ))
+    }
+}
+
+impl KeyspaceState {
+    pub(super) fn new(def: KeyspaceDef, ids: impl Fn(&str) -> u32, env: &StoreEnv) -> Self {
+        let cfs = def
+            .column_families
+            .iter()
+            .map(|cf| (cf.name.clone(), env.store(&def, ids(&cf.name), cf)))
+            .collect();
+        KeyspaceState { def, cfs }
+    }
+}
+
+impl SchemaState {
+    pub(super) fn from_catalog(c: Catalog, env: &StoreEnv) -> Self {
+        let keyspaces = c
+            .keyspaces
+            .iter()
+            .map(|ks| {
+                let state =
+                    KeyspaceState::new(ks.clone(), |cf| c.cf_id(&ks.name, cf).unwrap_or(0), env);
+                (ks.name.clone(), state)
+            })
+            .collect();
+        SchemaState {
+            keyspaces,
+            next_cf_id: c.next_cf_id,
+        }
+    }
+
+    pub(super) fn to_catalog(&self, partitioner: Partitioner, settings: Vec<u8>) -> Catalog {
+        let mut cf_ids = BTreeMap::new();
+        for (name, ks) in &self.keyspaces {
+            for (cf, store) in &ks.cfs {
+                cf_ids.insert((name.clone(), cf.clone()), store.id());
+            }
+        }
+        Catalog {
+            partitioner,
+            keyspaces: self.keyspaces.values().map(|k| k.def.clone()).collect(),
+            cf_ids,
+            next_cf_id: self.next_cf_id,
+            settings: Some(settings),
+        }
+    }
+
+    pub(super) fn allocate_cf_id(&mut self) -> Result<u32> {
+        let id = self.next_cf_id;
+        self.next_cf_id = id
+            .checked_add(1)
+            .ok_or_else(|| Error::Schema("column family ids are exhausted".into()))?;
+        Ok(id)
+    }
+}
+
+impl SchemaState {
+    /// Every column family store.
+    pub(super) fn all_cfs(&self) -> impl Iterator<Item = &Arc<ColumnFamilyStore>> {
+        self.keyspaces.values().flat_map(|k| k.cfs.values())
+    }
+}

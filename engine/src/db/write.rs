@@ -1,0 +1,169 @@
+//! Writes: inserts, removes and batches are validated whole, grouped by row, logged (one
+//! commit log record per row) and applied to the memtables; then the flushes they make due are
+//! requested, and a writer is slowed when compaction falls behind.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::Database;
+use crate::commitlog::record::{LogUpdate, RowWrite};
+use crate::error::{Error, Result};
+use crate::mutation::{validate_key, BatchMutation, RowUpdate, WriteOptions};
+use crate::query::ColumnPath;
+use crate::store::ColumnFamilyStore;
+
+/// Batches of up to this many rows find a row's slot by a linear search; larger ones hash.
+const LINEAR_ROW_SEARCH: usize = 16;
+
+/// One column family's part of a row's update in a batch being applied.
+type CfUpdate = (Arc<ColumnFamilyStore>, RowUpdate);
+
+impl LogUpdate for CfUpdate {
+    fn cf_id(&self) -> u32 {
+        self.0.id()
+    }
+
+    fn update(&self) -> &RowUpdate {
+        &self.1
+    }
+}
+
+impl Database {
+    /// Writes one column (Standard CF) or sub-column (Super CF).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// use supercolumn::{ColumnPath, Database, Options, WriteOptions};
+    /// let db = Database::open(dir.path(), Options::default())?;
+    /// db.insert("Keyspace1", "jsmith", &ColumnPath::new("Standard2").column("first"), "John", WriteOptions::now())?;
+    /// # Ok::<(), supercolumn::Error>(())
+    /// ```
+    pub fn insert(
+        &self,
+        keyspace: &str,
+        key: impl AsRef<[u8]>,
+        path: &ColumnPath,
+        value: impl AsRef<[u8]>,
+        write: WriteOptions,
+    ) -> Result<()> {
+        let mut b = BatchMutation::new();
+        b.insert(key, path.clone(), value, write);
+        self.batch_mutate(keyspace, &b)
+    }
+
+    /// Deletes what `path` names: the whole row (CF only), a super column, or a column, with a
+    /// tombstone at `timestamp` (default: now) that hides everything beneath it written at or
+    /// before that timestamp.
+    pub fn remove(
+        &self,
+        keyspace: &str,
+        key: impl AsRef<[u8]>,
+        path: &ColumnPath,
+        timestamp: Option<i64>,
+    ) -> Result<()> {
+        let mut b = BatchMutation::new();
+        b.remove(key, path.clone(), timestamp);
+        self.batch_mutate(keyspace, &b)
+    }
+
+    /// Applies many mutations over many rows and column families of one keyspace. The whole batch
+    /// is validated first (a bad mutation anywhere changes nothing); then each row's mutations
+    /// for one column family apply atomically. Default timestamps are one "now" for the batch.
+    pub fn batch_mutate(&self, keyspace: &str, batch: &BatchMutation) -> Result<()> {
+        let started = std::time::Instant::now();
+        let now = self.now();
+        let schema = self.schema();
+        let ks = schema
+            .keyspaces
+            .get(keyspace)
+            .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+        // Validate everything first, grouping by row key, then by column family.
+        let mut rows: Vec<(&[u8], Vec<CfUpdate>)> = Vec::new();
+        let mut row_index: HashMap<&[u8], usize> = HashMap::new();
+        for (key, m) in batch.iter() {
+            validate_key(key)?;
+            let cf_name = BatchMutation::column_family_of(m);
+            let cf = ks
+                .cfs
+                .get(cf_name)
+                .ok_or_else(|| Error::UnknownColumnFamily {
+                    keyspace: keyspace.to_string(),
+                    column_family: cf_name.to_string(),
+                })?;
+            let found = if rows.len() <= LINEAR_ROW_SEARCH {
+                rows.iter().position(|(k, _)| *k == key)
+            } else {
+                if row_index.is_empty() {
+                    row_index.extend(rows.iter().enumerate().map(|(i, (k, _))| (*k, i)));
+                }
+                row_index.get(key).copied()
+            };
+            let i = match found {
+                Some(i) => i,
+                None => {
+                    rows.push((key, Vec::new()));
+                    if !row_index.is_empty() {
+                        row_index.insert(key, rows.len() - 1);
+                    }
+                    rows.len() - 1
+                }
+            };
+            let updates = &mut rows[i].1;
+            let j = match updates.iter().position(|(c, _)| Arc::ptr_eq(c, cf)) {
+                Some(j) => j,
+                None => {
+                    updates.push((cf.clone(), RowUpdate::default()));
+                    updates.len() - 1
+                }
+            };
+            cf.validator().add(m, now, &mut updates[j].1)?;
+        }
+        let records: Vec<RowWrite<'_, CfUpdate>> = rows
+            .iter()
+            .map(|(key, updates)| RowWrite { key, updates })
+            .collect();
+        {
+            // The switch lock keeps a memtable switch from falling between the log append and
+            // the memtable apply, which would let a flush claim a log position it does not cover.
+            let _switch = self.inner.core.switch_lock.read();
+            // One record per row, one fsync for the batch.
+            let logged = self.inner.core.commitlog.append_all(&records)?;
+            for ((record, (_, updates)), (_, log_bytes)) in records.iter().zip(&rows).zip(&logged) {
+                let sort_key = self.inner.partitioner.row_sort_key(record.key);
+                for (cf, update) in updates {
+                    cf.apply(&sort_key, record.key, update);
+                    cf.record_write(started, log_bytes / updates.len() as u64);
+                }
+            }
+        }
+        // The writes are durable and visible: from here on, trouble is logged, not returned.
+        let mut touched: Vec<&Arc<ColumnFamilyStore>> = Vec::new();
+        for (_, updates) in &rows {
+            for (cf, _) in updates {
+                if !touched.iter().any(|t| Arc::ptr_eq(t, cf)) {
+                    touched.push(cf);
+                }
+            }
+        }
+        for cf in touched {
+            if cf.needs_flush() {
+                if let Err(e) = self.request_flush(cf) {
+                    tracing::error!("flush of {} failed: {e}", cf.def().name);
+                }
+            }
+        }
+        if let Err(e) = self.check_total_memtable_space() {
+            tracing::error!("flush for MemtableTotalSpaceInMB failed: {e}");
+        }
+        // Compaction behind: slow this writer in proportion, so the compactor can catch up.
+        let delay = rows
+            .iter()
+            .flat_map(|(_, u)| u.iter().map(|(cf, _)| cf.write_delay()))
+            .max()
+            .unwrap_or_default();
+        if !delay.is_zero() {
+            std::thread::sleep(delay);
+        }
+        Ok(())
+    }
+}

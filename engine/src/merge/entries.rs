@@ -1,0 +1,89 @@
+//! The entries of one row merged across its sources, each key once, versions reconciled as they
+//! go (LevelDB's merging iterator with the reconciliation the data model needs).
+
+use std::borrow::Cow;
+use std::ops::Bound;
+
+use super::source::{EntryItem, RowSource};
+use crate::error::{Error, Result};
+use crate::model::cell::Entry;
+use crate::model::reconcile::reconcile_entries;
+
+/// The entries of one row across sources, each key once, versions reconciled.
+pub fn merged_entries<'s>(
+    sources: &'s [&'s dyn RowSource],
+    lo: Bound<&[u8]>,
+    hi: Bound<&[u8]>,
+    reversed: bool,
+) -> impl Iterator<Item = Result<(Cow<'s, [u8]>, Entry)>> + 's {
+    let mut streams: Vec<_> = sources.iter().map(|s| s.scan(lo, hi, reversed)).collect();
+    let heads = streams.iter_mut().map(Iterator::next).collect();
+    EntryMerge {
+        streams,
+        heads,
+        reversed,
+    }
+}
+
+/// Merges sorted entry streams, reconciling the versions of each key as it goes: the
+/// [`KMerge`] of entries without its per-key group, which a slice of a few columns would
+/// otherwise allocate for every column it returns.
+struct EntryMerge<I: Iterator> {
+    streams: Vec<I>,
+    heads: Vec<Option<I::Item>>,
+    reversed: bool,
+}
+
+impl<'s, I> Iterator for EntryMerge<I>
+where
+    I: Iterator<Item = Result<EntryItem<'s>>>,
+{
+    type Item = Result<(Cow<'s, [u8]>, Entry)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        // The head that comes first; an error comes out at once, alone.
+        let mut best: Option<usize> = None;
+        for i in 0..self.heads.len() {
+            match &self.heads[i] {
+                None => {}
+                Some(Err(_)) => {
+                    let failed = std::mem::replace(&mut self.heads[i], self.streams[i].next());
+                    return failed.map(|r| r.map(|(k, e)| (k, e.into_owned())));
+                }
+                Some(Ok((k, _))) => {
+                    let ahead = match best.and_then(|b| self.heads[b].as_ref()) {
+                        Some(Ok((b, _))) => {
+                            if self.reversed {
+                                k.as_ref() > b.as_ref()
+                            } else {
+                                k.as_ref() < b.as_ref()
+                            }
+                        }
+                        _ => true,
+                    };
+                    if ahead {
+                        best = Some(i);
+                    }
+                }
+            }
+        }
+        let best = best?;
+        let Some(Ok((key, first))) =
+            std::mem::replace(&mut self.heads[best], self.streams[best].next())
+        else {
+            return Some(Err(Error::invalid("entry merge lost its head")));
+        };
+        let mut entry = first.into_owned();
+        for i in 0..self.heads.len() {
+            let same = matches!(&self.heads[i], Some(Ok((k, _))) if *k == key);
+            if same {
+                if let Some(Ok((_, e))) =
+                    std::mem::replace(&mut self.heads[i], self.streams[i].next())
+                {
+                    entry = reconcile_entries(entry, e.into_owned());
+                }
+            }
+        }
+        Some(Ok((key, entry)))
+    }
+}

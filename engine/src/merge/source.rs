@@ -1,0 +1,35 @@
+//! What a merge reads: one row as a source holds it (a memtable row, an SSTable row), as a
+//! sorted stream of entries, forward or reversed, and the row's deletion.
+
+use std::borrow::Cow;
+use std::ops::Bound;
+
+use crate::error::Result;
+use crate::model::cell::{DeletionTime, Entry};
+
+/// One entry of a row as a source yields it: its key and the entry, borrowed or owned.
+pub type EntryItem<'s> = (Cow<'s, [u8]>, Cow<'s, Entry>);
+
+/// A source's view of one row. Sources that read files report damage as errors in the stream
+/// (an SSTable block that fails its checksum); the merge surfaces an error as soon as it appears.
+pub trait RowSource {
+    /// The row's deletion in this source, if any.
+    fn deletion(&self) -> Result<Option<DeletionTime>>;
+
+    /// The entries with keys in `lo..hi`, ascending, or descending when `reversed`.
+    fn scan<'s>(
+        &'s self,
+        lo: Bound<&[u8]>,
+        hi: Bound<&[u8]>,
+        reversed: bool,
+    ) -> Box<dyn Iterator<Item = Result<EntryItem<'s>>> + 's>;
+}
+
+/// The row deletion across sources.
+pub fn merged_deletion(sources: &[&dyn RowSource]) -> Result<Option<DeletionTime>> {
+    let mut acc = None;
+    for s in sources {
+        acc = DeletionTime::merge_opt(acc, s.deletion()?);
+    }
+    Ok(acc)
+}

@@ -1,0 +1,116 @@
+//! The encoding of one entry of a row (a cell, a tombstone, a super column deletion), shared by
+//! the commit log's records and the SSTable blocks (`engine/FORMAT.md`, "An entry").
+//!
+//! Decoding trusts nothing: every length is bounded by the bytes that remain, and unknown tags
+//! are errors. This file knows entries, not records or blocks.
+
+use crate::codec::{DecodeError, Reader, Writer};
+use crate::model::cell::{Cell, CellValue, DeletionTime, Entry, Ttl};
+
+const LIVE: u8 = 0;
+const LIVE_TTL: u8 = 1;
+const TOMBSTONE: u8 = 2;
+const SUPER_DELETION: u8 = 3;
+
+/// Appends a deletion time (marked-for-delete-at, then local deletion time).
+pub fn encode_deletion(w: &mut Writer, d: DeletionTime) {
+    w.u64(d.marked_for_delete_at as u64);
+    w.u64(d.local_deletion_time as u64);
+}
+
+/// Reads a deletion time written by [`encode_deletion`].
+pub fn decode_deletion(r: &mut Reader<'_>) -> Result<DeletionTime, DecodeError> {
+    Ok(DeletionTime {
+        marked_for_delete_at: r.u64()? as i64,
+        local_deletion_time: r.u64()? as i64,
+    })
+}
+
+/// Appends one entry (tag, then its fields); shared with the SSTable block format.
+pub fn encode_entry(entry: &Entry, w: &mut Writer) {
+    match entry {
+        Entry::Cell(Cell {
+            timestamp,
+            value: CellValue::Live { value, ttl: None },
+        }) => {
+            w.u8(LIVE);
+            w.u64(*timestamp as u64);
+            w.bytes(value);
+        }
+        Entry::Cell(Cell {
+            timestamp,
+            value:
+                CellValue::Live {
+                    value,
+                    ttl: Some(t),
+                },
+        }) => {
+            w.u8(LIVE_TTL);
+            w.u64(*timestamp as u64);
+            w.u32(t.ttl);
+            w.u64(t.local_expiration_time as u64);
+            w.bytes(value);
+        }
+        Entry::Cell(Cell {
+            timestamp,
+            value: CellValue::Tombstone {
+                local_deletion_time,
+            },
+        }) => {
+            w.u8(TOMBSTONE);
+            w.u64(*timestamp as u64);
+            w.u64(*local_deletion_time as u64);
+        }
+        Entry::SuperColumnDeletion(d) => {
+            w.u8(SUPER_DELETION);
+            encode_deletion(w, *d);
+        }
+    }
+}
+
+/// Reads one entry written by [`encode_entry`].
+pub fn decode_entry(r: &mut Reader<'_>) -> Result<Entry, DecodeError> {
+    Ok(match r.u8()? {
+        LIVE => {
+            let ts = r.u64()? as i64;
+            Entry::Cell(Cell::live(ts, r.bytes()?.to_vec(), None))
+        }
+        LIVE_TTL => {
+            let ts = r.u64()? as i64;
+            let ttl = Ttl {
+                ttl: r.u32()?,
+                local_expiration_time: r.u64()? as i64,
+            };
+            Entry::Cell(Cell::live(ts, r.bytes()?.to_vec(), Some(ttl)))
+        }
+        TOMBSTONE => {
+            let ts = r.u64()? as i64;
+            Entry::Cell(Cell::tombstone(ts, r.u64()? as i64))
+        }
+        SUPER_DELETION => Entry::SuperColumnDeletion(decode_deletion(r)?),
+        t => return Err(r.error(format!("unknown entry tag {t}"))),
+    })
+}
+
+/// Checks the entry at the reader's position and steps over it, allocating nothing (SSTable
+/// blocks are checked whole when read, and entries decoded only when a query yields them).
+pub fn skip_entry(r: &mut Reader<'_>) -> Result<(), DecodeError> {
+    match r.u8()? {
+        LIVE => {
+            r.u64()?;
+            r.bytes()?;
+        }
+        LIVE_TTL => {
+            r.take(8 + 4 + 8)?;
+            r.bytes()?;
+        }
+        TOMBSTONE => {
+            r.take(8 + 8)?;
+        }
+        SUPER_DELETION => {
+            decode_deletion(r)?;
+        }
+        t => return Err(r.error(format!("unknown entry tag {t}"))),
+    }
+    Ok(())
+}

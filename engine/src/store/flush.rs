@@ -1,0 +1,91 @@
+//! Flushing a column family (LevelDB's `BuildTable`): each frozen memtable, oldest first, is
+//! written to a new SSTable, made live in the manifest with the commit log position it covers,
+//! then swapped into the view in place of the memtable.
+
+use std::ops::Bound;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::column_family::{ColumnFamilyStore, View};
+use crate::commitlog::LogPosition;
+use crate::error::{Error, Result};
+use crate::file_names;
+use crate::memtable::Memtable;
+use crate::sstable::{Sstable, SstableWriter};
+
+impl ColumnFamilyStore {
+    /// Writes every frozen memtable to an SSTable, oldest first, making each live in the
+    /// manifest; returns the commit log position this CF is now flushed to, if it moved. On an
+    /// error the memtable stays frozen (and readable), to be flushed again later.
+    pub fn flush_frozen(&self) -> Result<Option<LogPosition>> {
+        let _one_at_a_time = self.flushing.lock();
+        if self.dropped.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        let mut flushed_to = None;
+        loop {
+            let Some((mem, position)) = self.view().frozen.first().cloned() else {
+                break;
+            };
+            let table = self.write_sstable(&mem)?;
+            let generation = table.as_ref().map(|t| t.generation());
+            self.ctx.update_manifest(|m| {
+                let e = self.manifest_entry(m);
+                e.flushed_to = e.flushed_to.max(position);
+                e.sstables.extend(generation);
+            })?;
+            let mut v = self.view.write();
+            let mut sstables = v.sstables.clone();
+            sstables.extend(table);
+            *v = Arc::new(View {
+                active: v.active.clone(),
+                frozen: v.frozen.iter().skip(1).cloned().collect(),
+                sstables,
+                broken: v.broken.clone(),
+            });
+            drop(v);
+            self.resize_key_cache();
+            crate::stats::bump(&self.counters.flushes);
+            flushed_to = Some(position);
+        }
+        Ok(flushed_to)
+    }
+
+    fn write_sstable(&self, mem: &Memtable) -> Result<Option<Arc<Sstable>>> {
+        let fs = self.ctx.fs.as_ref();
+        if !self.dir.exists() {
+            fs.create_dir_all(&self.dir)
+                .map_err(|e| Error::io(&self.dir, e))?;
+            // The new directory's entry must be durable before anything in it is made live.
+            fs.sync_dir(&self.ctx.root)
+                .map_err(|e| Error::io(&self.ctx.root, e))?;
+        }
+        let generation = self.ctx.next_generation();
+        let path = self
+            .dir
+            .join(file_names::sstable(&self.def.name, generation));
+        let mut w = SstableWriter::create(fs, &path, self.ctx.block_size, self.ctx.bloom_fp)?;
+        let mut rows = 0;
+        for row in mem.rows_from(Bound::Unbounded) {
+            let data = row.value().data.read();
+            if data.deletion.is_none() && data.entries.is_empty() {
+                continue;
+            }
+            w.add_row(
+                row.key().bytes(),
+                row.key().client_key(),
+                data.deletion,
+                data.entries.iter(),
+            )?;
+            rows += 1;
+        }
+        if rows == 0 {
+            return Ok(None);
+        }
+        let written = w.finish()?;
+        self.counters
+            .sstable_bytes_written
+            .fetch_add(written.bytes, Ordering::Relaxed);
+        Ok(Some(Arc::new(Sstable::open(&written.path, generation)?)))
+    }
+}
