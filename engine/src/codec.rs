@@ -4,14 +4,60 @@
 //! anything is allocated, and reports the offset of the fault. Formats themselves are described
 //! in `engine/FORMAT.md`; this file only moves bytes.
 
-/// A fault while decoding, at a byte offset.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("at offset {offset}: {reason}")]
-pub struct DecodeError {
-    /// Offset into the decoded buffer.
-    pub offset: usize,
-    /// What was wrong.
-    pub reason: String,
+use crate::error::{CorruptKind, FormatError, Place};
+
+/// A big-endian `u32` from the first 4 bytes of `b` (the caller has checked there are 4).
+pub fn be32(b: &[u8]) -> u32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(&b[..4]);
+    u32::from_be_bytes(a)
+}
+
+/// A big-endian `u64` from the first 8 bytes of `b` (the caller has checked there are 8).
+pub fn be64(b: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[..8]);
+    u64::from_be_bytes(a)
+}
+
+/// Checks that `bytes` start with `magic` and a big-endian version in `versions`, as every
+/// file of the engine does; returns the version. `what` names the format in errors.
+pub fn check_magic_version(
+    bytes: &[u8],
+    magic: &[u8; 8],
+    versions: std::ops::RangeInclusive<u32>,
+    what: &str,
+) -> Result<u32, FormatError> {
+    if bytes.len() < 8 || &bytes[..8] != magic {
+        return Err(FormatError::new(
+            if bytes.len() < 8 {
+                CorruptKind::Truncated
+            } else {
+                CorruptKind::BadMagic
+            },
+            format!("not a supercolumn {what} (bad magic)"),
+        ));
+    }
+    if bytes.len() < 12 {
+        return Err(FormatError::new(
+            CorruptKind::Truncated,
+            format!("a {what} cut short in its header"),
+        )
+        .at(Place::Offset(8)));
+    }
+    let version = be32(&bytes[8..12]);
+    if !versions.contains(&version) {
+        return Err(FormatError::new(
+            CorruptKind::UnknownVersion,
+            format!(
+                "{what} format version {version}; this build reads versions {} to {}",
+                versions.start(),
+                versions.end()
+            ),
+        )
+        .at(Place::Offset(8)));
+    }
+    Ok(version)
 }
 
 /// Appends encoded values to a buffer.
@@ -83,68 +129,64 @@ impl<'a> Reader<'a> {
         self.pos
     }
 
-    /// An error at the current offset.
-    pub fn error(&self, reason: impl Into<String>) -> DecodeError {
-        DecodeError {
-            offset: self.pos,
-            reason: reason.into(),
-        }
+    /// A malformed structure at the current offset.
+    pub fn error(&self, reason: impl Into<String>) -> FormatError {
+        FormatError::malformed(reason).at(Place::Offset(self.pos as u64))
     }
 
     /// The next `n` bytes.
-    pub fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], FormatError> {
         if n > self.remaining() {
-            return Err(self.error(format!(
-                "needs {n} bytes but only {} remain",
-                self.remaining()
-            )));
+            return Err(FormatError::new(
+                CorruptKind::Truncated,
+                format!("needs {n} bytes but only {} remain", self.remaining()),
+            )
+            .at(Place::Offset(self.pos as u64)));
         }
         let s = &self.buf[self.pos..self.pos + n];
         self.pos += n;
         Ok(s)
     }
 
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], FormatError> {
         let mut a = [0u8; N];
         a.copy_from_slice(self.take(N)?);
         Ok(a)
     }
 
     /// A `u8`.
-    pub fn u8(&mut self) -> Result<u8, DecodeError> {
+    pub fn u8(&mut self) -> Result<u8, FormatError> {
         Ok(self.array::<1>()?[0])
     }
     /// A big-endian `u32`.
-    pub fn u32(&mut self) -> Result<u32, DecodeError> {
+    pub fn u32(&mut self) -> Result<u32, FormatError> {
         Ok(u32::from_be_bytes(self.array()?))
     }
     /// A big-endian `u64`.
-    pub fn u64(&mut self) -> Result<u64, DecodeError> {
+    pub fn u64(&mut self) -> Result<u64, FormatError> {
         Ok(u64::from_be_bytes(self.array()?))
     }
     /// An `f64` by its bits.
-    pub fn f64(&mut self) -> Result<f64, DecodeError> {
+    pub fn f64(&mut self) -> Result<f64, FormatError> {
         Ok(f64::from_bits(self.u64()?))
     }
     /// Bytes with a `u32` length, bounded by what remains.
-    pub fn bytes(&mut self) -> Result<&'a [u8], DecodeError> {
+    pub fn bytes(&mut self) -> Result<&'a [u8], FormatError> {
         let n = self.u32()? as usize;
         self.take(n)
     }
     /// A UTF-8 string with a `u32` length.
-    pub fn str(&mut self) -> Result<&'a str, DecodeError> {
+    pub fn str(&mut self) -> Result<&'a str, FormatError> {
         let at = self.pos;
         let b = self.bytes()?;
-        std::str::from_utf8(b).map_err(|_| DecodeError {
-            offset: at,
-            reason: "string is not UTF-8".into(),
-        })
+        std::str::from_utf8(b)
+            .map_err(|_| FormatError::malformed("string is not UTF-8").at(Place::Offset(at as u64)))
     }
     /// An optional value written by [`Writer::opt`].
     pub fn opt<T>(
         &mut self,
-        f: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
-    ) -> Result<Option<T>, DecodeError> {
+        f: impl FnOnce(&mut Self) -> Result<T, FormatError>,
+    ) -> Result<Option<T>, FormatError> {
         match self.u8()? {
             0 => Ok(None),
             1 => f(self).map(Some),
@@ -152,7 +194,7 @@ impl<'a> Reader<'a> {
         }
     }
     /// A count of items that each take at least `min_item_size` bytes, bounded by what remains.
-    pub fn count(&mut self, min_item_size: usize) -> Result<usize, DecodeError> {
+    pub fn count(&mut self, min_item_size: usize) -> Result<usize, FormatError> {
         let n = self.u32()? as usize;
         if n.saturating_mul(min_item_size.max(1)) > self.remaining() {
             return Err(self.error(format!(
@@ -176,33 +218,29 @@ pub fn seal(magic: &[u8; 8], version: u32, payload: &[u8]) -> Vec<u8> {
     w.buf
 }
 
-/// Opens a file written by [`seal`]: checks magic, checksum and version (one of `versions`);
+/// Opens a file written by [`seal`]: checks magic, version (one of `versions`) and checksum;
 /// returns the version found and the payload.
 pub fn unseal<'a>(
     bytes: &'a [u8],
     magic: &[u8; 8],
     versions: std::ops::RangeInclusive<u32>,
     what: &str,
-) -> Result<(u32, &'a [u8]), String> {
-    if bytes.len() < 8 + 4 + 4 + 4 || &bytes[..8] != magic {
-        return Err(format!("not a supercolumn {what} (bad magic or too short)"));
-    }
-    let (body, crc) = bytes.split_at(bytes.len() - 4);
-    if crc32fast::hash(body) != u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]) {
-        return Err("checksum mismatch".into());
-    }
-    let found = u32::from_be_bytes([body[8], body[9], body[10], body[11]]);
-    if !versions.contains(&found) {
-        return Err(format!(
-            "{what} format version {found}; this build reads versions {} to {}",
-            versions.start(),
-            versions.end()
+) -> Result<(u32, &'a [u8]), FormatError> {
+    let found = check_magic_version(bytes, magic, versions, what)?;
+    if bytes.len() < 8 + 4 + 4 + 4 {
+        return Err(FormatError::new(
+            CorruptKind::Truncated,
+            format!("a {what} of {} bytes", bytes.len()),
         ));
     }
+    let (body, crc) = bytes.split_at(bytes.len() - 4);
+    if crc32fast::hash(body) != be32(crc) {
+        return Err(FormatError::new(CorruptKind::Checksum, "checksum mismatch"));
+    }
     let mut r = Reader::new(&body[12..]);
-    let payload = r.bytes().map_err(|e| e.to_string())?;
+    let payload = r.bytes().map_err(|e| e.at(Place::Offset(12)))?;
     if r.remaining() != 0 {
-        return Err("trailing bytes after the payload".into());
+        return Err(FormatError::malformed("trailing bytes after the payload"));
     }
     Ok((found, payload))
 }
@@ -217,7 +255,10 @@ mod tests {
         w.u32(u32::MAX);
         let mut r = Reader::new(&w.buf);
         let e = r.bytes().unwrap_err();
-        assert_eq!(e.offset, 4);
+        assert_eq!(
+            (e.kind, e.place),
+            (CorruptKind::Truncated, Place::Offset(4))
+        );
         let mut r = Reader::new(&w.buf);
         assert!(r.count(1).is_err());
     }

@@ -106,12 +106,26 @@ pub enum Error {
         /// The lock file that is held.
         lock: PathBuf,
     },
-    /// A file failed its checks (magic, version, checksum, lengths).
-    #[error("corrupt file {}: {reason}", .path.display())]
+    /// A file failed its checks (magic, version, checksum, lengths, structure), or a file the
+    /// data directory needs is missing.
+    #[error("corrupt file {}{place}: {reason}", .path.display())]
     Corrupt {
-        /// The file.
+        /// The file (only ever a path).
         path: PathBuf,
-        /// What was wrong, with the position where known.
+        /// Where in the file.
+        place: Place,
+        /// What kind of fault.
+        kind: CorruptKind,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A name stored in a column family does not decode under its comparator: only damaged data
+    /// (or a comparator changed behind the data's back) holds one.
+    #[error("column family {column_family} holds a name that does not decode: {reason}")]
+    CorruptName {
+        /// `Keyspace/ColumnFamily`.
+        column_family: String,
+        /// What was wrong.
         reason: String,
     },
     /// A background thread could not be started.
@@ -134,7 +148,130 @@ pub enum Error {
     },
 }
 
+/// What kind of fault a file has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CorruptKind {
+    /// It ends before its structure does.
+    Truncated,
+    /// A checksum does not match.
+    Checksum,
+    /// It does not start (or end) with the format's magic number.
+    BadMagic,
+    /// Its format version is one this build does not read.
+    UnknownVersion,
+    /// Its structure is wrong (a length, an order, a tag, a reference).
+    Malformed,
+    /// It is not there, and the data directory needs it.
+    Missing,
+}
+
+/// Where in a file a fault is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Place {
+    /// The file as a whole.
+    #[default]
+    File,
+    /// A byte offset.
+    Offset(u64),
+    /// An SSTable data block, by number.
+    Block(u64),
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::File => Ok(()),
+            Place::Offset(o) => write!(f, " at offset {o}"),
+            Place::Block(b) => write!(f, " in data block {b}"),
+        }
+    }
+}
+
+/// A fault a format's decoder found, before the file it is in is known: every decoder (codec,
+/// segment, block, index, footer, bloom filter) reports this, and the layer holding the file
+/// turns it into [`Error::Corrupt`] with [`Error::corrupt`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FormatError {
+    /// What kind of fault.
+    pub kind: CorruptKind,
+    /// Where.
+    pub place: Place,
+    /// What was wrong.
+    pub reason: String,
+}
+
+impl std::fmt::Display for FormatError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.place {
+            Place::File => f.write_str(&self.reason),
+            p => write!(f, "{}: {}", p.to_string().trim_start(), self.reason),
+        }
+    }
+}
+
+impl std::error::Error for FormatError {}
+
+impl FormatError {
+    /// A fault of `kind` with no position yet.
+    pub fn new(kind: CorruptKind, reason: impl Into<String>) -> Self {
+        FormatError {
+            kind,
+            place: Place::File,
+            reason: reason.into(),
+        }
+    }
+
+    /// A malformed structure.
+    pub fn malformed(reason: impl Into<String>) -> Self {
+        Self::new(CorruptKind::Malformed, reason)
+    }
+
+    /// The same fault at `place` (an offset inside a part is shifted by the part's start).
+    pub fn at(mut self, place: Place) -> Self {
+        self.place = match (self.place, place) {
+            (Place::Offset(inner), Place::Offset(base)) => Place::Offset(base + inner),
+            (Place::Offset(_), p @ Place::Block(_)) => p,
+            (Place::File, p) => p,
+            (p, _) => p,
+        };
+        self
+    }
+
+    /// The same fault with what it means after its reason.
+    pub fn also(mut self, consequence: &str) -> Self {
+        self.reason = format!("{}; {consequence}", self.reason);
+        self
+    }
+
+    /// The same fault with `context` before its reason.
+    pub fn context(mut self, context: impl std::fmt::Display) -> Self {
+        self.reason = format!("{context}: {}", self.reason);
+        self
+    }
+}
+
 impl Error {
+    /// A decoder's fault, in the file at `path`.
+    pub(crate) fn corrupt(path: impl Into<PathBuf>, e: FormatError) -> Self {
+        Error::Corrupt {
+            path: path.into(),
+            place: e.place,
+            kind: e.kind,
+            reason: e.reason,
+        }
+    }
+
+    /// A file the data directory needs that is not there.
+    pub(crate) fn missing(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
+        Error::Corrupt {
+            path: path.into(),
+            place: Place::File,
+            kind: CorruptKind::Missing,
+            reason: reason.into(),
+        }
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cache::KeyCache;
 use crate::comparator::ComparatorRegistry;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Result};
 use crate::merge::RowSource;
 use crate::model::cell::{CellValue, DeletionTime, Entry};
 use crate::model::cell_key;
@@ -154,10 +154,7 @@ impl SstableFile {
     }
 
     fn corrupt(&self, reason: String) -> Error {
-        Error::Corrupt {
-            path: self.table.path().to_path_buf(),
-            reason,
-        }
+        Error::corrupt(self.table.path(), FormatError::malformed(reason))
     }
 
     /// Checks that the file's rows are ordered by this partitioner (its first row's sort key is

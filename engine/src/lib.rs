@@ -63,7 +63,7 @@ mod store;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use db::{Database, DEFAULT_DATA_DIR};
-pub use error::{ConfError, Error, NameKind, Result};
+pub use error::{ConfError, CorruptKind, Error, FormatError, NameKind, Place, Result};
 pub use model::comparator;
 pub use model::partitioner::{Partitioner, Token};
 pub use model::timeuuid::TimeUuidGenerator;

@@ -160,7 +160,7 @@ fn expect_corrupt(dir: &Path, ffs: &FaultFs, naming: &Path) {
             "opened with {} of 30 acknowledged writes",
             rows_present(&db, 30)
         ),
-        Err(Error::Corrupt { path, reason }) => {
+        Err(Error::Corrupt { path, reason, .. }) => {
             assert_eq!(path, naming, "{reason}");
         }
         Err(e) => panic!("expected a corruption error, got {e}"),

@@ -12,7 +12,8 @@ use std::sync::Arc;
 use common::*;
 use supercolumn::io::FaultFs;
 use supercolumn::{
-    BatchMutation, ColumnPath, CommitLogSync, Database, Error, ManualClock, Options, WriteOptions,
+    BatchMutation, ColumnPath, CommitLogSync, Database, Error, ManualClock, Options, Place,
+    WriteOptions,
 };
 
 const KS: &str = "Keyspace1";
@@ -339,9 +340,9 @@ fn damage_before_the_tail_is_an_error_naming_file_and_offset() {
     std::fs::write(&seg, &bytes).unwrap();
     let e = Database::open(&dir, options(BATCH, None)).unwrap_err();
     match &e {
-        Error::Corrupt { path, reason } => {
+        Error::Corrupt { path, place, .. } => {
             assert_eq!(path, &seg);
-            assert!(reason.contains("offset"), "{reason}");
+            assert!(matches!(place, Place::Offset(_)), "{e}");
         }
         other => panic!("expected a corruption error, got {other}"),
     }

@@ -375,7 +375,7 @@ fn damage_in_any_part_of_an_sstable_is_an_error_naming_it_and_other_data_reads()
     let db = Database::open(dir.path(), opts()).unwrap();
     let e = read_one(&db, "Standard1", "b1", "col1").unwrap_err();
     assert!(
-        matches!(&e, Error::Corrupt { path, reason } if *path == victim && reason.contains("missing")),
+        matches!(&e, Error::Corrupt { path, reason, .. } if *path == victim && reason.contains("missing")),
         "{e}"
     );
     assert!(read_one(&db, "Standard2", "c1", "col1").unwrap().is_some());

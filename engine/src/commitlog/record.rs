@@ -4,7 +4,8 @@
 //! Layout in `engine/FORMAT.md`. Decoding trusts nothing: every length is bounded by the bytes
 //! that remain, and unknown tags are errors.
 
-use crate::codec::{DecodeError, Reader, Writer};
+use crate::codec::{Reader, Writer};
+use crate::error::FormatError;
 use crate::model::cell::Entry;
 use crate::model::entry_codec::{decode_deletion, decode_entry, encode_deletion, encode_entry};
 use crate::mutation::RowUpdate;
@@ -139,7 +140,7 @@ fn encode_parts<'u>(
 }
 
 /// Decodes a record payload; the whole payload must be consumed.
-pub fn decode(payload: &[u8]) -> Result<RowMutation, DecodeError> {
+pub fn decode(payload: &[u8]) -> Result<RowMutation, FormatError> {
     let mut r = Reader::new(payload);
     let key = r.bytes()?.to_vec();
     let n = r.count(4 + 1 + 4)?;

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use super::record::{self, RowMutation};
 use super::segment::{self, Ending, Header};
 use super::LogPosition;
-use crate::error::{Error, Result};
+use crate::error::{CorruptKind, Error, FormatError, Place, Result};
 use crate::file_names;
 
 /// What the manifest says of the log's extent (0: not known).
@@ -74,17 +74,27 @@ struct Problems {
 }
 
 impl Problems {
-    fn report(&mut self, path: &Path, reason: String) -> Result<()> {
+    fn report(&mut self, path: &Path, fault: FormatError) -> Result<()> {
+        let e = Error::corrupt(path, fault);
         if !self.ignore {
-            return Err(Error::Corrupt {
-                path: path.to_path_buf(),
-                reason,
-            });
+            return Err(e);
         }
-        let line = format!("{}: {reason}", path.display());
+        let line = e.to_string();
         tracing::warn!("commit log replay error ignored: {line}");
         self.dropped.push(line);
         Ok(())
+    }
+}
+
+fn missing(reason: &str) -> FormatError {
+    FormatError::new(CorruptKind::Missing, reason)
+}
+
+/// Where in the file a fault is, as an offset (0 when it names no offset).
+fn offset_of(e: &FormatError) -> u64 {
+    match e.place {
+        Place::Offset(o) => o,
+        _ => 0,
     }
 }
 
@@ -95,7 +105,7 @@ fn header_of(path: &Path) -> Option<Header> {
     std::fs::File::open(path)
         .and_then(|f| f.take(segment::HEADER_LEN).read_to_end(&mut buf))
         .ok()?;
-    segment::read(&buf, path).header
+    segment::read(&buf).header
 }
 
 /// Replays the log in `dir` within `bounds`, handing every record to `apply` in order.
@@ -120,25 +130,23 @@ pub fn replay_log(
     if bounds.oldest > 0 && live.first().map(|s| s.0) != Some(bounds.oldest) {
         problems.report(
             &path_of(bounds.oldest),
-            "missing: the manifest says every commit log segment from this one on holds \
-             unflushed writes"
-                .into(),
+            missing("the manifest says every commit log segment from this one on holds unflushed writes"),
         )?;
     }
     if bounds.start > 0 && live.last().is_none_or(|s| s.0 < bounds.start) {
         problems.report(
             &path_of(bounds.start),
-            "missing: the manifest says the commit log was started here at the last open".into(),
+            missing("the manifest says the commit log was started here at the last open"),
         )?;
     }
     for w in live.windows(2) {
         if w[1].0 != w[0].0 + 1 {
             problems.report(
                 &path_of(w[0].0 + 1),
-                format!(
-                    "missing: the commit log has segments {} and {} but none between",
+                missing(&format!(
+                    "the commit log has segments {} and {} but none between",
                     w[0].0, w[1].0
-                ),
+                )),
             )?;
         }
     }
@@ -146,15 +154,21 @@ pub fn replay_log(
         let (seq, path) = (*seq, path.as_path());
         let newest = i + 1 == live.len();
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        let c = segment::read(&bytes, path);
+        let c = segment::read(&bytes);
         match c.header {
             None if !newest && !matches!(c.ending, Ending::Damaged(_)) => problems.report(
                 path,
-                "its header is cut short, yet later segments follow".into(),
+                FormatError::new(
+                    CorruptKind::Truncated,
+                    "its header is cut short, yet later segments follow",
+                ),
             )?,
             Some(h) if h.seq != seq => problems.report(
                 path,
-                format!("the header says segment {}, the name says {seq}", h.seq),
+                FormatError::malformed(format!(
+                    "the header says segment {}, the name says {seq}",
+                    h.seq
+                )),
             )?,
             _ => {}
         }
@@ -166,16 +180,14 @@ pub fn replay_log(
             .and_then(|h| h.prev_end)
             .filter(|p| *p > 0);
         match &c.ending {
-            Ending::Damaged(e) if limit.is_none_or(|l| e.offset < l) => problems.report(
-                path,
-                format!(
-                    "at offset {}: {}; the records from there on are lost",
-                    e.offset, e.reason
-                ),
-            )?,
+            Ending::Damaged(e) if limit.is_none_or(|l| offset_of(e) < l) => {
+                problems.report(path, e.clone().also("the records from there on are lost"))?
+            }
             Ending::Closed(_) if newest => problems.report(
                 &path_of(seq + 1),
-                format!("missing: segment {seq} ends saying the log goes on in this one"),
+                missing(&format!(
+                    "segment {seq} ends saying the log goes on in this one"
+                )),
             )?,
             Ending::Torn(at) if newest => {
                 tracing::info!(
@@ -189,12 +201,15 @@ pub fn replay_log(
             if c.valid_end() < l {
                 problems.report(
                     path,
-                    format!(
-                        "cut short: its intact records end at offset {}, but segment {} says \
-                         they ran to offset {l}",
-                        c.valid_end(),
-                        seq + 1
-                    ),
+                    FormatError::new(
+                        CorruptKind::Truncated,
+                        format!(
+                            "cut short: its intact records end here, but segment {} says they \
+                             ran to offset {l}",
+                            seq + 1
+                        ),
+                    )
+                    .at(Place::Offset(c.valid_end())),
                 )?;
             }
         }
@@ -209,10 +224,8 @@ pub fn replay_log(
                 Err(e) => {
                     problems.report(
                         path,
-                        format!(
-                            "record at offset {}: {e}; the records from there on are lost",
-                            span.start
-                        ),
+                        e.at(Place::Offset(span.payload))
+                            .also("the records from there on are lost"),
                     )?;
                     break;
                 }
@@ -238,8 +251,7 @@ pub fn replay_log(
 /// The body of the `commitlog_replay` fuzz target: arbitrary bytes as a segment must give records
 /// or an error, never a panic, a hang, or an allocation sized by the input's claims.
 pub fn fuzz_segment(bytes: &[u8]) -> std::result::Result<u64, String> {
-    let path = Path::new("fuzz-segment");
-    let c = segment::read(bytes, path);
+    let c = segment::read(bytes);
     let mut n = 0;
     for span in &c.records {
         let payload = &bytes[span.payload as usize..span.end() as usize];

@@ -5,7 +5,8 @@
 //!
 //! Layout in `engine/FORMAT.md`. This file reads and frames bytes; it knows nothing of rows.
 
-use std::path::{Path, PathBuf};
+use crate::codec::{be32, be64, check_magic_version};
+use crate::error::{CorruptKind, FormatError, Place};
 
 /// Segment file magic.
 pub const MAGIC: &[u8; 8] = b"SCCOMLOG";
@@ -111,7 +112,7 @@ pub enum Ending {
     Torn(u64),
     /// At damage no crash explains (a bad length checksum, an impossible length, a bad
     /// checksum with more records after it, bytes after the marker).
-    Damaged(SegmentError),
+    Damaged(FormatError),
 }
 
 /// What reading a segment found.
@@ -139,61 +140,26 @@ impl SegmentContents {
     }
 }
 
-/// Damage in a segment.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{} at offset {offset}: {reason}", .path.display())]
-pub struct SegmentError {
-    /// The segment file.
-    pub path: PathBuf,
-    /// Where the damage is.
-    pub offset: u64,
-    /// What is wrong.
-    pub reason: String,
-}
-
-fn be32(b: &[u8]) -> u32 {
-    u32::from_be_bytes([b[0], b[1], b[2], b[3]])
-}
-
-fn be64(b: &[u8]) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[..8]);
-    u64::from_be_bytes(a)
-}
-
 /// Reads the header of a segment: `Ok(None)` if the file is too short to hold one (torn), an
 /// error if it is damaged or of an unknown version.
-fn read_header(bytes: &[u8], path: &Path) -> Result<Option<Header>, SegmentError> {
-    let err = |offset: u64, reason: String| SegmentError {
-        path: path.to_path_buf(),
-        offset,
-        reason,
-    };
+fn read_header(bytes: &[u8]) -> Result<Option<Header>, FormatError> {
     if bytes.len() < 12 {
         return Ok(None);
     }
-    if &bytes[..8] != MAGIC {
-        return Err(err(
-            0,
-            "not a supercolumn commit log segment (bad magic)".into(),
-        ));
-    }
-    let version = be32(&bytes[8..12]);
-    let len = match version {
-        1 => HEADER_LEN_V1,
-        2 => HEADER_LEN,
-        v => {
-            return Err(err(
-                8,
-                format!("commit log format version {v}; this build reads versions 1 and 2"),
-            ))
-        }
+    let version = check_magic_version(bytes, MAGIC, 1..=VERSION, "commit log segment")?;
+    let len = if version == 1 {
+        HEADER_LEN_V1
+    } else {
+        HEADER_LEN
     } as usize;
     if bytes.len() < len {
         return Ok(None);
     }
     if crc32fast::hash(&bytes[..len - 4]) != be32(&bytes[len - 4..len]) {
-        return Err(err(0, "header checksum mismatch".into()));
+        return Err(
+            FormatError::new(CorruptKind::Checksum, "header checksum mismatch")
+                .at(Place::Offset(0)),
+        );
     }
     Ok(Some(Header {
         version,
@@ -204,13 +170,11 @@ fn read_header(bytes: &[u8], path: &Path) -> Result<Option<Header>, SegmentError
 
 /// Reads the records of a segment's bytes. Never panics and never allocates from a length read
 /// from the file.
-pub fn read(bytes: &[u8], path: &Path) -> SegmentContents {
-    let err = |offset: u64, reason: String| SegmentError {
-        path: path.to_path_buf(),
-        offset,
-        reason,
+pub fn read(bytes: &[u8]) -> SegmentContents {
+    let err = |kind: CorruptKind, offset: u64, reason: &str| {
+        FormatError::new(kind, reason).at(Place::Offset(offset))
     };
-    let header = match read_header(bytes, path) {
+    let header = match read_header(bytes) {
         Ok(Some(h)) => h,
         Ok(None) => {
             return SegmentContents {
@@ -250,20 +214,29 @@ pub fn read(bytes: &[u8], path: &Path) -> SegmentContents {
                 // left unwritten.
                 break Ending::Torn(pos);
             }
-            break Ending::Damaged(err(pos, "record length checksum mismatch".into()));
+            break Ending::Damaged(err(
+                CorruptKind::Checksum,
+                pos,
+                "record length checksum mismatch",
+            ));
         }
         if len == 0 && header.version >= 2 && be32(&tail[8..12]) == end_marker_check(header.seq) {
             let after = &tail[FRAME_LEN as usize..];
             if after.iter().any(|b| *b != 0) {
                 break Ending::Damaged(err(
+                    CorruptKind::Malformed,
                     pos + FRAME_LEN,
-                    "bytes after the end-of-segment marker".into(),
+                    "bytes after the end-of-segment marker",
                 ));
             }
             break Ending::Closed(pos);
         }
         if len == 0 || len > MAX_PAYLOAD {
-            break Ending::Damaged(err(pos, format!("impossible record length {len}")));
+            break Ending::Damaged(err(
+                CorruptKind::Malformed,
+                pos,
+                &format!("impossible record length {len}"),
+            ));
         }
         if len > rest - FRAME_LEN {
             break Ending::Torn(pos);
@@ -274,7 +247,7 @@ pub fn read(bytes: &[u8], path: &Path) -> SegmentContents {
                 // The last record, length written but contents not all durable.
                 break Ending::Torn(pos);
             }
-            break Ending::Damaged(err(pos, "record checksum mismatch".into()));
+            break Ending::Damaged(err(CorruptKind::Checksum, pos, "record checksum mismatch"));
         }
         records.push(RecordSpan {
             start: pos,
@@ -305,11 +278,11 @@ mod tests {
     #[test]
     fn every_cut_keeps_the_whole_records_before_it() {
         let b = segment(&[b"one", b"second record", b"3"]);
-        let full = read(&b, Path::new("s"));
+        let full = read(&b);
         assert_eq!(full.records.len(), 3);
         assert_eq!(full.ending, Ending::Open);
         for cut in 0..b.len() {
-            let c = read(&b[..cut], Path::new("s"));
+            let c = read(&b[..cut]);
             let whole = full
                 .records
                 .iter()
@@ -326,21 +299,23 @@ mod tests {
     #[test]
     fn damage_before_the_tail_is_reported_with_the_offset() {
         let b = segment(&[b"one", b"two", b"three"]);
-        let recs = read(&b, Path::new("s")).records;
+        let recs = read(&b).records;
         for i in HEADER_LEN as usize..(recs[2].start as usize) {
             let mut d = b.clone();
             d[i] ^= 0x20;
-            let Ending::Damaged(e) = read(&d, Path::new("seg")).ending else {
+            let Ending::Damaged(e) = read(&d).ending else {
                 panic!("byte {i} not reported");
             };
-            assert!(e.offset <= i as u64, "byte {i}: {e}");
-            assert!(e.to_string().starts_with("seg at offset"), "{e}");
+            assert!(
+                matches!(e.place, Place::Offset(o) if o <= i as u64),
+                "byte {i}: {e}"
+            );
         }
         for i in 0..HEADER_LEN as usize {
             let mut d = b.clone();
             d[i] ^= 0x01;
             assert!(
-                matches!(read(&d, Path::new("s")).ending, Ending::Damaged(_)),
+                matches!(read(&d).ending, Ending::Damaged(_)),
                 "header byte {i}"
             );
         }
@@ -351,7 +326,7 @@ mod tests {
         let mut b = segment(&[b"one", b"two"]);
         let last = b.len() - 1;
         b[last] ^= 1;
-        let c = read(&b, Path::new("s"));
+        let c = read(&b);
         assert_eq!(c.records.len(), 1);
         assert!(matches!(c.ending, Ending::Torn(_)));
     }
@@ -360,7 +335,7 @@ mod tests {
     fn zero_fill_after_the_last_record_is_a_torn_tail() {
         let mut b = segment(&[b"one"]);
         b.extend_from_slice(&[0; 100]);
-        let c = read(&b, Path::new("s"));
+        let c = read(&b);
         assert_eq!(c.records.len(), 1);
         assert!(matches!(c.ending, Ending::Torn(_)));
     }
@@ -370,7 +345,7 @@ mod tests {
         let mut b = segment(&[b"one", b"two"]);
         let end = b.len() as u64;
         b.extend_from_slice(&end_marker(7));
-        let c = read(&b, Path::new("s"));
+        let c = read(&b);
         assert_eq!(
             (c.records.len(), c.ending.clone()),
             (2, Ending::Closed(end))
@@ -379,16 +354,10 @@ mod tests {
         // A marker for another segment is not one for this.
         let mut other = segment(&[b"one"]);
         other.extend_from_slice(&end_marker(8));
-        assert!(matches!(
-            read(&other, Path::new("s")).ending,
-            Ending::Damaged(_)
-        ));
+        assert!(matches!(read(&other).ending, Ending::Damaged(_)));
         // Anything but zeros after the marker is damage.
         b.push(1);
-        assert!(matches!(
-            read(&b, Path::new("s")).ending,
-            Ending::Damaged(_)
-        ));
+        assert!(matches!(read(&b).ending, Ending::Damaged(_)));
     }
 
     #[test]
@@ -400,7 +369,7 @@ mod tests {
         let crc = crc32fast::hash(&b);
         b.extend_from_slice(&crc.to_be_bytes());
         frame(b"old", &mut b);
-        let c = read(&b, Path::new("s"));
+        let c = read(&b);
         assert_eq!(
             c.header,
             Some(Header {

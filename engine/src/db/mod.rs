@@ -259,7 +259,7 @@ mod tests {
         segment::frame(&w.buf, &mut bytes);
         std::fs::write(&seg, &bytes).unwrap();
         match Database::open(dir.path(), Options::default()) {
-            Err(Error::Corrupt { path, reason }) => {
+            Err(Error::Corrupt { path, reason, .. }) => {
                 assert_eq!(path, seg);
                 assert!(
                     reason.contains("Standard2") && reason.contains("UTF8Type"),

@@ -170,10 +170,7 @@ impl Database {
         let options = match catalog.as_ref().and_then(|c| c.settings.as_deref()) {
             Some(stored) => given
                 .with_stored_settings(stored)
-                .map_err(|e| Error::Corrupt {
-                    path: schema_path.clone(),
-                    reason: format!("the stored settings: {e}"),
-                })?,
+                .map_err(|e| Error::corrupt(&schema_path, e.context("the stored settings")))?,
             None => given.clone(),
         };
         let options = &options;
@@ -182,10 +179,7 @@ impl Database {
             .clone()
             .unwrap_or_else(|| root.join(file_names::COMMIT_LOG_DIR));
         let manifest = Manifest::load(fs, root)?;
-        let missing = |name: &str, reason: String| Error::Corrupt {
-            path: root.join(name),
-            reason,
-        };
+        let missing = |name: &str, reason: String| Error::missing(root.join(name), reason);
         let catalog = match (catalog, &manifest) {
             (Some(mut stored), _) => {
                 let given = options.keyspaces.clone().unwrap_or_default();

@@ -11,7 +11,7 @@ use super::Database;
 use crate::commitlog::record::RowMutation;
 use crate::commitlog::replay::{self, LogBounds};
 use crate::commitlog::LogPosition;
-use crate::error::{Error, Result};
+use crate::error::{Error, FormatError, Place, Result};
 use crate::file_names;
 use crate::io::FileSystem;
 use crate::model::partitioner::Partitioner;
@@ -176,13 +176,15 @@ impl Database {
                     continue;
                 }
                 if let Some(cf) = by_id.get(id) {
-                    let corrupt = |reason: String| Error::Corrupt {
-                        path: segment_path(pos.segment),
-                        reason: format!(
-                            "record at offset {} for {}: {reason}",
-                            pos.offset,
-                            cf.def().name
-                        ),
+                    let corrupt = |reason: String| {
+                        Error::corrupt(
+                            segment_path(pos.segment),
+                            FormatError::malformed(format!(
+                                "a record for {}: {reason}",
+                                cf.def().name
+                            ))
+                            .at(Place::Offset(pos.offset)),
+                        )
                     };
                     crate::mutation::validate_key(&m.key).map_err(|e| corrupt(e.to_string()))?;
                     update

@@ -4,7 +4,8 @@
 //! Decoding trusts nothing: every length is bounded by the bytes that remain, and unknown tags
 //! are errors. This file knows entries, not records or blocks.
 
-use crate::codec::{DecodeError, Reader, Writer};
+use crate::codec::{Reader, Writer};
+use crate::error::FormatError;
 use crate::model::cell::{Cell, CellValue, DeletionTime, Entry, Ttl};
 
 const LIVE: u8 = 0;
@@ -19,7 +20,7 @@ pub fn encode_deletion(w: &mut Writer, d: DeletionTime) {
 }
 
 /// Reads a deletion time written by [`encode_deletion`].
-pub fn decode_deletion(r: &mut Reader<'_>) -> Result<DeletionTime, DecodeError> {
+pub fn decode_deletion(r: &mut Reader<'_>) -> Result<DeletionTime, FormatError> {
     Ok(DeletionTime {
         marked_for_delete_at: r.u64()? as i64,
         local_deletion_time: r.u64()? as i64,
@@ -69,7 +70,7 @@ pub fn encode_entry(entry: &Entry, w: &mut Writer) {
 }
 
 /// Reads one entry written by [`encode_entry`].
-pub fn decode_entry(r: &mut Reader<'_>) -> Result<Entry, DecodeError> {
+pub fn decode_entry(r: &mut Reader<'_>) -> Result<Entry, FormatError> {
     Ok(match r.u8()? {
         LIVE => {
             let ts = r.u64()? as i64;
@@ -94,7 +95,7 @@ pub fn decode_entry(r: &mut Reader<'_>) -> Result<Entry, DecodeError> {
 
 /// Checks the entry at the reader's position and steps over it, allocating nothing (SSTable
 /// blocks are checked whole when read, and entries decoded only when a query yields them).
-pub fn skip_entry(r: &mut Reader<'_>) -> Result<(), DecodeError> {
+pub fn skip_entry(r: &mut Reader<'_>) -> Result<(), FormatError> {
     match r.u8()? {
         LIVE => {
             r.u64()?;

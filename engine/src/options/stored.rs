@@ -10,12 +10,13 @@
 use std::path::PathBuf;
 
 use super::{CommitLogSync, Options};
-use crate::codec::{DecodeError, Reader, Writer};
+use crate::codec::{Reader, Writer};
+use crate::error::FormatError;
 
 /// One kind of setting value: how it is stored and shown.
 trait Value: Sized + PartialEq + Clone {
     fn put(&self, w: &mut Writer);
-    fn get(r: &mut Reader<'_>) -> Result<Self, DecodeError>;
+    fn get(r: &mut Reader<'_>) -> Result<Self, FormatError>;
     fn show(&self) -> String;
 }
 
@@ -23,7 +24,7 @@ impl Value for u32 {
     fn put(&self, w: &mut Writer) {
         w.u32(*self);
     }
-    fn get(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
+    fn get(r: &mut Reader<'_>) -> Result<Self, FormatError> {
         r.u32()
     }
     fn show(&self) -> String {
@@ -35,7 +36,7 @@ impl Value for f64 {
     fn put(&self, w: &mut Writer) {
         w.f64(*self);
     }
-    fn get(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
+    fn get(r: &mut Reader<'_>) -> Result<Self, FormatError> {
         r.f64()
     }
     fn show(&self) -> String {
@@ -47,7 +48,7 @@ impl Value for Option<u32> {
     fn put(&self, w: &mut Writer) {
         w.opt(*self, |w, v| w.u32(v));
     }
-    fn get(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
+    fn get(r: &mut Reader<'_>) -> Result<Self, FormatError> {
         r.opt(|r| r.u32())
     }
     fn show(&self) -> String {
@@ -59,7 +60,7 @@ impl Value for Option<PathBuf> {
     fn put(&self, w: &mut Writer) {
         w.opt(self.as_ref(), |w, p| w.str(&p.to_string_lossy()));
     }
-    fn get(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
+    fn get(r: &mut Reader<'_>) -> Result<Self, FormatError> {
         r.opt(|r| r.str().map(PathBuf::from))
     }
     fn show(&self) -> String {
@@ -83,7 +84,7 @@ impl Value for CommitLogSync {
             }
         }
     }
-    fn get(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
+    fn get(r: &mut Reader<'_>) -> Result<Self, FormatError> {
         match r.u8()? {
             0 => Ok(CommitLogSync::Periodic {
                 period_ms: r.u64()?,
@@ -152,7 +153,7 @@ impl Options {
 
     /// These options with the stored settings in `stored` filled in wherever these leave a
     /// setting at its default and no configuration file named it. Returns the options in force.
-    pub(crate) fn with_stored_settings(&self, stored: &[u8]) -> Result<Options, DecodeError> {
+    pub(crate) fn with_stored_settings(&self, stored: &[u8]) -> Result<Options, FormatError> {
         let defaults = Options::default();
         let mut out = self.clone();
         let mut r = Reader::new(stored);

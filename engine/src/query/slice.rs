@@ -31,9 +31,9 @@ pub struct SliceContext<'a> {
 impl SliceContext<'_> {
     /// A stored key that does not decode: only damaged data can hold one.
     fn undecodable(&self, e: MarshalError) -> Error {
-        Error::Corrupt {
-            path: self.origin.into(),
-            reason: format!("undecodable stored name: {e}"),
+        Error::CorruptName {
+            column_family: self.origin.into(),
+            reason: e.to_string(),
         }
     }
 }

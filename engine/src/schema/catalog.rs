@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::codec::{seal, unseal, DecodeError, Reader, Writer};
+use crate::codec::{seal, unseal, Reader, Writer};
+use crate::error::FormatError;
 use crate::error::{Error, Result};
 use crate::io::{atomic_file, FileSystem};
 use crate::model::comparator::ComparatorRegistry;
@@ -122,21 +123,11 @@ impl Catalog {
 
     /// Decodes a catalog file; `path` names it in errors.
     pub fn decode(bytes: &[u8], path: &Path, registry: &ComparatorRegistry) -> Result<Catalog> {
-        let corrupt = |e: DecodeError| Error::Corrupt {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        };
-        let (version, payload) =
-            unseal(bytes, MAGIC, 2..=VERSION, "schema file").map_err(|reason| Error::Corrupt {
-                path: path.to_path_buf(),
-                reason,
-            })?;
+        let (version, payload) = unseal(bytes, MAGIC, 2..=VERSION, "schema file")
+            .map_err(|e| Error::corrupt(path, e))?;
         decode_payload(version, payload, registry).map_err(|e| match e {
-            PayloadError::Decode(d) => corrupt(d),
-            PayloadError::Other(reason) => Error::Corrupt {
-                path: path.to_path_buf(),
-                reason,
-            },
+            PayloadError::Decode(d) => Error::corrupt(path, d),
+            PayloadError::Other(reason) => Error::corrupt(path, FormatError::malformed(reason)),
         })
     }
 
@@ -256,12 +247,12 @@ fn check_compatible(ks: &str, stored: &ColumnFamilyDef, given: &ColumnFamilyDef)
 }
 
 enum PayloadError {
-    Decode(DecodeError),
+    Decode(FormatError),
     Other(String),
 }
 
-impl From<DecodeError> for PayloadError {
-    fn from(e: DecodeError) -> Self {
+impl From<FormatError> for PayloadError {
+    fn from(e: FormatError) -> Self {
         PayloadError::Decode(e)
     }
 }

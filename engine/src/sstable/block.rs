@@ -5,7 +5,9 @@
 //! the file, and the raw length against what the stored bytes can decompress to) before
 //! allocating.
 
-use crate::codec::{DecodeError, Reader, Writer};
+use crate::codec::be32;
+use crate::codec::{Reader, Writer};
+use crate::error::{CorruptKind, FormatError};
 use crate::model::cell::{DeletionTime, Entry};
 use crate::model::entry_codec::{decode_entry, encode_entry, skip_entry};
 
@@ -36,46 +38,27 @@ pub fn frame(raw: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(stored);
 }
 
-/// Why a block could not be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BlockError {
-    /// The framing runs past the bytes available.
-    Truncated,
-    /// The checksum does not match.
-    Checksum,
-    /// The lengths or compression byte are impossible.
-    Malformed(String),
-}
-
-impl std::fmt::Display for BlockError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            BlockError::Truncated => f.write_str("block runs past the end of the file"),
-            BlockError::Checksum => f.write_str("block checksum mismatch"),
-            BlockError::Malformed(m) => write!(f, "malformed block: {m}"),
-        }
-    }
-}
-
-fn be32(b: &[u8]) -> u32 {
-    u32::from_be_bytes([b[0], b[1], b[2], b[3]])
-}
-
 /// The framed length of the block at the start of `bytes`.
-pub fn framed_len(bytes: &[u8]) -> Result<usize, BlockError> {
+pub fn framed_len(bytes: &[u8]) -> Result<usize, FormatError> {
+    let truncated = || {
+        FormatError::new(
+            CorruptKind::Truncated,
+            "block runs past the end of the file",
+        )
+    };
     if bytes.len() < FRAME_LEN {
-        return Err(BlockError::Truncated);
+        return Err(truncated());
     }
     let stored = be32(&bytes[0..4]) as usize;
-    let total = FRAME_LEN.checked_add(stored).ok_or(BlockError::Truncated)?;
+    let total = FRAME_LEN.checked_add(stored).ok_or_else(truncated)?;
     if total > bytes.len() {
-        return Err(BlockError::Truncated);
+        return Err(truncated());
     }
     Ok(total)
 }
 
 /// Checks and decompresses the block at the start of `bytes`; returns its raw bytes.
-pub fn unframe(bytes: &[u8]) -> Result<Vec<u8>, BlockError> {
+pub fn unframe(bytes: &[u8]) -> Result<Vec<u8>, FormatError> {
     let total = framed_len(bytes)?;
     let raw_len = be32(&bytes[4..8]) as usize;
     let kind = bytes[8];
@@ -85,7 +68,10 @@ pub fn unframe(bytes: &[u8]) -> Result<Vec<u8>, BlockError> {
     h.update(&[kind]);
     h.update(stored);
     if h.finalize() != crc {
-        return Err(BlockError::Checksum);
+        return Err(FormatError::new(
+            CorruptKind::Checksum,
+            "block checksum mismatch",
+        ));
     }
     if raw_len
         > stored
@@ -93,23 +79,23 @@ pub fn unframe(bytes: &[u8]) -> Result<Vec<u8>, BlockError> {
             .saturating_mul(LZ4_MAX_RATIO)
             .saturating_add(16)
     {
-        return Err(BlockError::Malformed(format!(
+        return Err(FormatError::malformed(format!(
             "raw length {raw_len} from {} stored bytes",
             stored.len()
         )));
     }
     match kind {
         NONE if stored.len() == raw_len => Ok(stored.to_vec()),
-        NONE => Err(BlockError::Malformed("uncompressed lengths differ".into())),
+        NONE => Err(FormatError::malformed("uncompressed lengths differ")),
         LZ4 => {
             let raw = lz4_flex::block::decompress(stored, raw_len)
-                .map_err(|e| BlockError::Malformed(format!("lz4: {e}")))?;
+                .map_err(|e| FormatError::malformed(format!("lz4: {e}")))?;
             if raw.len() != raw_len {
-                return Err(BlockError::Malformed("decompressed length differs".into()));
+                return Err(FormatError::malformed("decompressed length differs"));
             }
             Ok(raw)
         }
-        k => Err(BlockError::Malformed(format!("compression {k}"))),
+        k => Err(FormatError::malformed(format!("compression {k}"))),
     }
 }
 
@@ -146,7 +132,7 @@ fn write_deletion(w: &mut Writer, d: Option<DeletionTime>) {
 }
 
 /// Reads an optional deletion written by the block or index encoders.
-pub fn read_deletion(r: &mut Reader<'_>) -> Result<Option<DeletionTime>, DecodeError> {
+pub fn read_deletion(r: &mut Reader<'_>) -> Result<Option<DeletionTime>, FormatError> {
     r.opt(|r| {
         Ok(DeletionTime {
             marked_for_delete_at: r.u64()? as i64,
@@ -207,7 +193,7 @@ pub enum ItemRef<'a> {
 
 impl ItemRef<'_> {
     /// The entry of an `Entry` item, decoded (`None` for a row header).
-    pub fn entry(self) -> Option<Result<Entry, DecodeError>> {
+    pub fn entry(self) -> Option<Result<Entry, FormatError>> {
         match self {
             ItemRef::Row { .. } => None,
             ItemRef::Entry { encoded, .. } => Some(decode_entry(&mut Reader::new(encoded))),
@@ -215,7 +201,7 @@ impl ItemRef<'_> {
     }
 
     /// The item, owned.
-    pub fn to_item(self) -> Result<Item, DecodeError> {
+    pub fn to_item(self) -> Result<Item, FormatError> {
         Ok(match self {
             ItemRef::Row {
                 sort_key,
@@ -247,7 +233,7 @@ pub struct DataBlock {
 impl DataBlock {
     /// Checks a data block's raw bytes: the first item must be a row header, entries must
     /// ascend within a row, rows must ascend, and every item must decode.
-    pub fn parse(raw: Vec<u8>) -> Result<DataBlock, DecodeError> {
+    pub fn parse(raw: Vec<u8>) -> Result<DataBlock, FormatError> {
         let mut items: Vec<ItemAt> = Vec::new();
         let mut rows: Vec<u32> = Vec::new();
         {
@@ -365,7 +351,7 @@ impl DataBlock {
 
 /// Decodes a data block's raw bytes into owned items.
 #[cfg(test)]
-pub fn decode_items(raw: &[u8]) -> Result<Vec<Item>, DecodeError> {
+pub fn decode_items(raw: &[u8]) -> Result<Vec<Item>, FormatError> {
     let block = DataBlock::parse(raw.to_vec())?;
     block.iter().map(|i| i.to_item()).collect()
 }

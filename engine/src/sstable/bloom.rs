@@ -10,6 +10,8 @@ use std::hash::{Hash, Hasher};
 
 use bloomfilter::Bloom;
 
+use crate::error::{CorruptKind, FormatError};
+
 /// A row key as the filter hashes it: its bytes, with no length prefix.
 pub struct RawKey<'a>(pub &'a [u8]);
 
@@ -91,18 +93,24 @@ impl RowBloom {
 
     /// Reads a serialized filter, refusing headers that would make checks divide by zero or
     /// take unbounded time.
-    pub fn from_bytes(bytes: Vec<u8>) -> Result<RowBloom, String> {
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<RowBloom, FormatError> {
         if bytes.len() <= HEADER_LEN {
-            return Err("bloom filter too short".into());
+            return Err(FormatError::new(
+                CorruptKind::Truncated,
+                "bloom filter too short",
+            ));
         }
         let hashes = u32::from_le_bytes([bytes[9], bytes[10], bytes[11], bytes[12]]);
         if hashes == 0 || hashes > MAX_HASHES {
-            return Err(format!("bloom filter with {hashes} hash functions"));
+            return Err(FormatError::malformed(format!(
+                "bloom filter with {hashes} hash functions"
+            )));
         }
-        let bloom = Bloom::from_bytes(bytes).map_err(|e| format!("bloom filter: {e}"))?;
+        let bloom = Bloom::from_bytes(bytes)
+            .map_err(|e| FormatError::malformed(format!("bloom filter: {e}")))?;
         // (The crate's `is_empty` means "no bit set", not "no bits".)
         if matches!(bloom.len(), 0) {
-            return Err("bloom filter with no bits".into());
+            return Err(FormatError::malformed("bloom filter with no bits"));
         }
         Ok(RowBloom { bloom })
     }

@@ -1,6 +1,9 @@
 //! The SSTable file header and footer: magic numbers, the format version, where the index and
 //! the bloom filter are, and summary counts. Layout in `engine/FORMAT.md`.
 
+use crate::codec::{be32, be64, check_magic_version};
+use crate::error::{CorruptKind, FormatError, Place};
+
 /// Magic at the start of every SSTable.
 pub const HEADER_MAGIC: &[u8; 8] = b"SCSSTABL";
 /// Magic at the end of every SSTable.
@@ -40,12 +43,6 @@ pub struct Footer {
     pub max_timestamp: i64,
 }
 
-fn be64(b: &[u8]) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[..8]);
-    u64::from_be_bytes(a)
-}
-
 impl Footer {
     /// The footer's bytes.
     pub fn encode(&self) -> Vec<u8> {
@@ -70,32 +67,34 @@ impl Footer {
     }
 
     /// Reads and checks the header and footer of a whole file's bytes.
-    pub fn decode(file: &[u8]) -> Result<Footer, String> {
+    pub fn decode(file: &[u8]) -> Result<Footer, FormatError> {
         let len = file.len() as u64;
+        check_magic_version(file, HEADER_MAGIC, VERSION..=VERSION, "SSTable")?;
         if len < HEADER_LEN + FOOTER_LEN {
-            return Err(format!("{len} bytes is too short for an SSTable"));
-        }
-        if &file[..8] != HEADER_MAGIC {
-            return Err("not a supercolumn SSTable (bad magic)".into());
-        }
-        let version = u32::from_be_bytes([file[8], file[9], file[10], file[11]]);
-        if version != VERSION {
-            return Err(format!(
-                "SSTable format version {version}; this build reads version {VERSION}"
+            return Err(FormatError::new(
+                CorruptKind::Truncated,
+                format!("{len} bytes is too short for an SSTable"),
             ));
         }
-        let f = &file[(len - FOOTER_LEN) as usize..];
+        let at = len - FOOTER_LEN;
+        let f = &file[at as usize..];
+        let fault = |kind, reason: &str| FormatError::new(kind, reason).at(Place::Offset(at));
         // 8 × u64 | version u32 | magic (8) | CRC32 of the 76 bytes before it.
         if &f[68..76] != FOOTER_MAGIC {
-            return Err("footer magic missing (truncated file?)".into());
+            return Err(fault(
+                CorruptKind::BadMagic,
+                "footer magic missing (truncated file?)",
+            ));
         }
-        let crc = u32::from_be_bytes([f[76], f[77], f[78], f[79]]);
-        if crc32fast::hash(&f[..76]) != crc {
-            return Err("footer checksum mismatch".into());
+        if crc32fast::hash(&f[..76]) != be32(&f[76..]) {
+            return Err(fault(CorruptKind::Checksum, "footer checksum mismatch"));
         }
-        let footer_version = u32::from_be_bytes([f[64], f[65], f[66], f[67]]);
+        let footer_version = be32(&f[64..]);
         if footer_version != VERSION {
-            return Err(format!("footer says format version {footer_version}"));
+            return Err(fault(
+                CorruptKind::UnknownVersion,
+                &format!("footer says format version {footer_version}"),
+            ));
         }
         let v = |i: usize| be64(&f[i * 8..]);
         let footer = Footer {
@@ -115,7 +114,10 @@ impl Footer {
             || index_end != Some(footer.bloom_offset)
             || bloom_end != Some(data_end)
         {
-            return Err("footer offsets do not describe the file".into());
+            return Err(fault(
+                CorruptKind::Malformed,
+                "footer offsets do not describe the file",
+            ));
         }
         Ok(footer)
     }

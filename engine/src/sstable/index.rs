@@ -5,7 +5,8 @@
 use std::cmp::Ordering;
 
 use super::block::{read_deletion, write_opt_deletion};
-use crate::codec::{DecodeError, Reader, Writer};
+use crate::codec::{Reader, Writer};
+use crate::error::FormatError;
 use crate::model::cell::DeletionTime;
 use crate::model::key_head::key_head;
 
@@ -74,7 +75,7 @@ impl BlockIndex {
 
     /// Decodes an index, checking that blocks are in order, ascend by key, and lie within
     /// `data_start..data_end` of the file.
-    pub fn decode(raw: &[u8], data_start: u64, data_end: u64) -> Result<BlockIndex, DecodeError> {
+    pub fn decode(raw: &[u8], data_start: u64, data_end: u64) -> Result<BlockIndex, FormatError> {
         let mut r = Reader::new(raw);
         let n = r.count(4 + 4 + 1 + 8 + 4)?;
         let mut entries: Vec<IndexEntry> = Vec::with_capacity(n);

@@ -10,7 +10,7 @@ use super::block::ItemRef;
 use super::index::RowPoint;
 use super::reader::{CachedBlock, ReadContext, Sstable};
 use crate::cache::RowPosition;
-use crate::error::Result;
+use crate::error::{Place, Result};
 use crate::merge::{EntryItem, RowSource};
 
 impl Sstable {
@@ -240,7 +240,7 @@ impl RowEntries<'_> {
         let decoded = b.block.item(i).entry()?;
         Some(match decoded {
             Ok(entry) => Ok((Cow::Owned(key.to_vec()), Cow::Owned(entry))),
-            Err(e) => Err(self.row.table.corrupt(format!("data block {number}: {e}"))),
+            Err(e) => Err(self.row.table.fault(e.at(Place::Block(*number as u64)))),
         })
     }
 }

@@ -17,7 +17,7 @@ use super::bloom::RowBloom;
 use super::footer::{Footer, FOOTER_LEN, HEADER_LEN, HEADER_MAGIC};
 use super::index::{BlockIndex, RowPoint};
 use crate::cache::{Charge, KeyCache, RowPosition};
-use crate::error::{Error, Result};
+use crate::error::{CorruptKind, Error, FormatError, Place, Result};
 use crate::io::FileSystem;
 use crate::stats::{bump, Counters};
 
@@ -133,16 +133,22 @@ impl Sstable {
             && std::io::Read::read_exact(&mut file, &mut magic).is_ok()
             && &magic != HEADER_MAGIC
         {
-            return Err(Error::Corrupt {
-                path: path.to_path_buf(),
-                reason: "not a supercolumn SSTable (bad magic)".into(),
-            });
+            return Err(Error::corrupt(
+                path,
+                FormatError::new(
+                    CorruptKind::BadMagic,
+                    "not a supercolumn SSTable (bad magic)",
+                ),
+            ));
         }
         if len < HEADER_LEN + FOOTER_LEN {
-            return Err(Error::Corrupt {
-                path: path.to_path_buf(),
-                reason: format!("{len} bytes is too short for an SSTable"),
-            });
+            return Err(Error::corrupt(
+                path,
+                FormatError::new(
+                    CorruptKind::Truncated,
+                    format!("{len} bytes is too short for an SSTable"),
+                ),
+            ));
         }
         // SAFETY: live SSTables are immutable: they are written under a temporary name, fsynced
         // and renamed into place, and never written again; the engine removes them only once no
@@ -161,33 +167,24 @@ impl Sstable {
 
     fn from_bytes(map: Bytes, path: &Path, generation: u64) -> Result<Sstable> {
         let len = map.len() as u64;
-        let corrupt = |reason: String| Error::Corrupt {
-            path: path.to_path_buf(),
-            reason,
-        };
+        let corrupt = |e: FormatError| Error::corrupt(path, e);
         let footer = Footer::decode(&map).map_err(corrupt)?;
+        let index_at = Place::Offset(footer.index_offset);
         let index_raw =
             block::unframe(&map[footer.index_offset as usize..footer.bloom_offset as usize])
-                .map_err(|e| {
-                    corrupt(format!(
-                        "index block at offset {}: {e}",
-                        footer.index_offset
-                    ))
-                })?;
+                .map_err(|e| corrupt(e.context("index block").at(index_at)))?;
         let index = BlockIndex::decode(&index_raw, HEADER_LEN, footer.index_offset)
-            .map_err(|e| corrupt(format!("index block: {e}")))?;
+            .map_err(|e| corrupt(e.context("index block")))?;
         let bloom_end = (len - FOOTER_LEN) as usize;
-        let bloom_raw =
-            block::unframe(&map[footer.bloom_offset as usize..bloom_end]).map_err(|e| {
-                corrupt(format!(
-                    "bloom filter block at offset {}: {e}",
-                    footer.bloom_offset
-                ))
-            })?;
+        let bloom_at = Place::Offset(footer.bloom_offset);
+        let bloom_raw = block::unframe(&map[footer.bloom_offset as usize..bloom_end])
+            .map_err(|e| corrupt(e.context("bloom filter block").at(bloom_at)))?;
         let bloom = RowBloom::from_bytes(bloom_raw)
-            .map_err(|e| corrupt(format!("bloom filter block: {e}")))?;
+            .map_err(|e| corrupt(e.context("bloom filter block").at(bloom_at)))?;
         if index.entries.is_empty() {
-            return Err(corrupt("an SSTable without data blocks".into()));
+            return Err(corrupt(FormatError::malformed(
+                "an SSTable without data blocks",
+            )));
         }
         Ok(Sstable {
             path: path.to_path_buf(),
@@ -250,7 +247,7 @@ impl Sstable {
                 .map(|it| {
                     it.to_item()
                         .map(|item| (i, item))
-                        .map_err(|e| self.corrupt(format!("data block {i}: {e}")))
+                        .map_err(|e| self.fault(e.at(Place::Block(i as u64))))
                 })
                 .collect::<Vec<_>>(),
             Err(e) => vec![Err(e)],
@@ -281,11 +278,9 @@ impl Sstable {
         self.index.entries.len()
     }
 
-    pub(super) fn corrupt(&self, reason: String) -> Error {
-        Error::Corrupt {
-            path: self.path.clone(),
-            reason,
-        }
+    /// A decoder's fault, in this file.
+    pub(super) fn fault(&self, e: FormatError) -> Error {
+        Error::corrupt(&self.path, e)
     }
 
     /// Data block `i`, from the block cache or read, checked and decoded.
@@ -311,19 +306,19 @@ impl Sstable {
             .index
             .entries
             .get(i)
-            .ok_or_else(|| self.corrupt(format!("no block {i}")))?;
+            .ok_or_else(|| self.fault(FormatError::malformed(format!("no data block {i}"))))?;
         let start = e.offset as usize;
         let end = start + e.len as usize;
-        let at = |m: String| self.corrupt(format!("data block {i} at offset {start}: {m}"));
+        let at = |e: FormatError| self.fault(e.at(Place::Block(i as u64)));
         let framed = self
             .map
             .get(start..end)
-            .ok_or_else(|| at("out of the file".into()))?;
-        if block::framed_len(framed).map_err(|e| at(e.to_string()))? != framed.len() {
-            return Err(at("length differs from the index".into()));
+            .ok_or_else(|| at(FormatError::new(CorruptKind::Truncated, "out of the file")))?;
+        if block::framed_len(framed).map_err(at)? != framed.len() {
+            return Err(at(FormatError::malformed("length differs from the index")));
         }
-        let raw = block::unframe(framed).map_err(|e| at(e.to_string()))?;
-        let block = DataBlock::parse(raw).map_err(|e| at(e.to_string()))?;
+        let raw = block::unframe(framed).map_err(at)?;
+        let block = DataBlock::parse(raw).map_err(at)?;
         // The block must start where the index says.
         let starts_right = match (block.item(0), e.first_entry.is_empty()) {
             (
@@ -340,7 +335,9 @@ impl Sstable {
             || (block.len() > 1
                 && matches!(block.item(1), ItemRef::Entry { key, .. } if key == e.first_entry));
         if !starts_right || !first_entry_right {
-            return Err(at("does not start where the index says".into()));
+            return Err(at(FormatError::malformed(
+                "does not start where the index says",
+            )));
         }
         Ok(CachedBlock {
             charge: block.memory() + 64,

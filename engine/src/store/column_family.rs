@@ -15,7 +15,7 @@ use super::manifest::{CfManifest, Manifest};
 use super::StoreContext;
 use crate::cache::KeyCache;
 use crate::commitlog::LogPosition;
-use crate::error::{Error, Result};
+use crate::error::{CorruptKind, Error, FormatError, Result};
 use crate::file_names;
 use crate::memtable::Memtable;
 use crate::mutation::{RowUpdate, Validator};
@@ -66,7 +66,7 @@ pub(super) struct View {
     pub(super) sstables: Vec<Arc<Sstable>>,
     /// Live SSTables that failed their checks at open: (file, what is wrong). While any is
     /// here, reads of this CF report it rather than answer without it.
-    pub(super) broken: Vec<(PathBuf, String)>,
+    pub(super) broken: Vec<(PathBuf, FormatError)>,
 }
 
 impl View {
@@ -74,10 +74,7 @@ impl View {
     pub(super) fn check_broken(&self) -> Result<()> {
         match self.broken.first() {
             None => Ok(()),
-            Some((path, reason)) => Err(Error::Corrupt {
-                path: path.clone(),
-                reason: reason.clone(),
-            }),
+            Some((path, e)) => Err(Error::corrupt(path, e.clone())),
         }
     }
 }
@@ -205,16 +202,31 @@ impl ColumnFamilyStore {
             let path = self.dir.join(file_names::sstable(&self.def.name, *g));
             match Sstable::open(&path, *g) {
                 Ok(t) => tables.push(Arc::new(t)),
-                Err(Error::Corrupt { path, reason }) => {
-                    tracing::error!("{}: {reason}", path.display());
-                    broken.push((path, reason));
+                Err(Error::Corrupt {
+                    path,
+                    place,
+                    kind,
+                    reason,
+                }) => {
+                    tracing::error!("{}{place}: {reason}", path.display());
+                    broken.push((
+                        path,
+                        FormatError {
+                            kind,
+                            place,
+                            reason,
+                        },
+                    ));
                 }
                 Err(Error::Io { path, source })
                     if source.kind() == std::io::ErrorKind::NotFound =>
                 {
-                    let reason = "a live SSTable named by the manifest is missing".to_string();
-                    tracing::error!("{}: {reason}", path.display());
-                    broken.push((path, reason));
+                    let e = FormatError::new(
+                        CorruptKind::Missing,
+                        "a live SSTable named by the manifest is missing",
+                    );
+                    tracing::error!("{}: {e}", path.display());
+                    broken.push((path, e));
                 }
                 Err(e) => return Err(e),
             }

@@ -10,8 +10,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::codec::{seal, unseal, DecodeError, Reader, Writer};
+use crate::codec::{seal, unseal, Reader, Writer};
 use crate::commitlog::LogPosition;
+use crate::error::FormatError;
 use crate::error::{Error, Result};
 use crate::file_names;
 use crate::io::{atomic_file, FileSystem};
@@ -89,12 +90,9 @@ impl Manifest {
 
     /// Decodes the file; `path` names it in errors.
     pub fn decode(bytes: &[u8], path: &Path) -> Result<Manifest> {
-        let corrupt = |reason: String| Error::Corrupt {
-            path: path.to_path_buf(),
-            reason,
-        };
-        let (version, payload) = unseal(bytes, MAGIC, 1..=VERSION, "manifest").map_err(corrupt)?;
-        decode_payload(version, payload).map_err(|e| corrupt(e.to_string()))
+        let (version, payload) =
+            unseal(bytes, MAGIC, 1..=VERSION, "manifest").map_err(|e| Error::corrupt(path, e))?;
+        decode_payload(version, payload).map_err(|e| Error::corrupt(path, e))
     }
 
     /// Loads the manifest of `dir`, or `None` if there is none.
@@ -112,7 +110,7 @@ impl Manifest {
     }
 }
 
-fn decode_payload(version: u32, payload: &[u8]) -> std::result::Result<Manifest, DecodeError> {
+fn decode_payload(version: u32, payload: &[u8]) -> std::result::Result<Manifest, FormatError> {
     let mut r = Reader::new(payload);
     let next_generation = r.u64()?;
     let (log_oldest, log_start) = if version >= 2 {
