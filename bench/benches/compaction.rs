@@ -3,6 +3,9 @@
 //!
 //! `cargo bench -p supercolumn-bench --bench compaction`
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use supercolumn::{Database, Options};
 use supercolumn_bench::workload::{load, value};

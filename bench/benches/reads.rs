@@ -5,6 +5,9 @@
 //!
 //! `cargo bench -p supercolumn-bench --bench reads`
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -4,6 +4,9 @@
 //!
 //! `cargo bench -p supercolumn-bench --bench writes`
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};

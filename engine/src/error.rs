@@ -190,7 +190,7 @@ impl std::fmt::Display for Place {
 
 /// A fault a format's decoder found, before the file it is in is known: every decoder (codec,
 /// segment, block, index, footer, bloom filter) reports this, and the layer holding the file
-/// turns it into [`Error::Corrupt`] with [`Error::corrupt`].
+/// turns it into [`Error::Corrupt`] by adding the path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FormatError {
     /// What kind of fault.

@@ -98,11 +98,7 @@ pub struct FileStats {
 /// Where an SSTable file belongs: its keyspace and column family, from its path.
 pub fn locate_file(path: &Path) -> Option<(PathBuf, String, String)> {
     let name = path.file_name()?.to_str()?;
-    let cf = name
-        .strip_suffix("-Data.db")?
-        .rsplit_once('-')?
-        .0
-        .to_string();
+    let cf = crate::file_names::parse_sstable(name)?.cf.to_string();
     let ks_dir = path.parent()?;
     let keyspace = ks_dir.file_name()?.to_str()?.to_string();
     let root = ks_dir.parent()?.to_path_buf();

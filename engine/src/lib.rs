@@ -32,10 +32,39 @@
 //! ```
 //!
 //! The public modules: [`model`] (comparators, partitioners, TimeUUIDs), [`schema`] (keyspace and
-//! column family definitions, storage-conf.xml), [`query`] (what a read asks and returns),
-//! [`options`], [`io`] (the file-system door, with a power-loss simulator for tests) and [`fuzz`]
-//! (the bodies of the fuzz targets). Inside, data flows one way: `mutation` → `commitlog` →
-//! `memtable` → `store`, and reads merge back through `query`.
+//! column family definitions), [`options`] (options, `storage-conf.xml`), [`query`] (what a read
+//! asks and returns), [`inspect`] (read-only access to SSTable files, for tools) and [`io`] (the
+//! file-system door).
+//!
+//! # The house
+//!
+//! ```text
+//!  write:  db ─► mutation ─► commitlog ─► memtable ─┐            read:  db ─► store ─► query
+//!                (validate)  (append,     (skiplist) │ flush                 (view)   (slice)
+//!                            sync, replay)           ▼                          │        ▲
+//!                                    store ─► sstable ◄─ compaction             └► merge ┘
+//!                                    (manifest) (blocks, index, bloom)   (k-way, reconcile)
+//!  below them all: model (cells, comparators, keys) · schema · options · io · codec · error
+//! ```
+//!
+//! - `db/` — the [`Database`] handle: open and recovery, writes, reads, schema changes, flushes,
+//!   and the two background workers (flusher, compactor).
+//! - `mutation` — what a write may be, validated into the `RowUpdate` the log and memtable take.
+//! - `commitlog/` — segments, records, replay (and the proof the log is whole).
+//! - `memtable/` — the in-memory rows of one column family.
+//! - `sstable/` — immutable files: blocks, index, bloom filter, footer; reading and writing.
+//! - `compaction/` — which SSTables to merge (size-tiered) and the merge itself.
+//! - `store/` — one column family's live state (memtables + SSTables), its flush, compaction
+//!   and reads; the manifest.
+//! - `merge/` — the k-way merges every reader, flush and compaction runs on.
+//! - `query/` — what a request names (paths, predicates, results) and slice evaluation.
+//! - `cache/` — the block cache and the key cache.
+//! - `model/`, `schema/`, `options/`, `io/`, `codec`, `error`, `file_names`, `clock`, `stats`.
+//!
+//! The import rule: a module uses only what lies below it. No stage imports a later one
+//! (`memtable`, `sstable` and `compaction` never import `commitlog`, `query` or `store`), and
+//! `model`, `io` and `codec` import nothing of the engine above them. `engine/tests/house.rs`
+//! holds the table of what each module may use, and fails when an import breaks it.
 
 #![warn(missing_docs)]
 

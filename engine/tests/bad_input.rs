@@ -2,6 +2,9 @@
 //! their comparator, wrong path shapes, unknown keyspaces and CFs, empty keys and names, bad
 //! identifiers — including inside a batch whose other mutations are fine.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::*;

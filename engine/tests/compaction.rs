@@ -3,6 +3,9 @@
 //! row still has older data elsewhere; minor compactions keep the SSTable count bounded while
 //! everything reads back identical.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeMap;

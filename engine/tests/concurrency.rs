@@ -2,6 +2,9 @@
 //! wholly or not at all, a reader never sees a column go back to an older value, nothing errs,
 //! and writers to different rows all land.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -3,6 +3,9 @@
 //! a missing `MANIFEST.db`, a missing `SCHEMA.db`, gaps and damage in the commit log, a path
 //! with too many names (in `tools/tests/shell.rs`), and a deleted lock file.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeSet;

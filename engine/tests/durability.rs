@@ -3,6 +3,9 @@
 //! damage before it is an error naming the file and offset, and writes after a recovery go to a
 //! fresh segment.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeMap;

@@ -1,6 +1,9 @@
 //! The fuzz targets' bodies (see `fuzz/`) on a few thousand random and mutated inputs, so CI
 //! exercises them without a nightly compiler: none may panic, and each must finish.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::path::{Path, PathBuf};

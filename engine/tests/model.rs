@@ -4,6 +4,9 @@
 //! families is read back and compared. Time comes from the test clock. A second test drives time
 //! past the grace period and purges with major compactions, the model purging alike.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeMap;

@@ -5,6 +5,9 @@
 //! SSTable; damage anywhere in an SSTable is a typed error naming the file, and other data still
 //! reads.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeMap;

@@ -1,6 +1,9 @@
 //! SPEC §3 through the public API: timestamp wins, tie-breaks, the three deletion levels (and
 //! writes after them), TTL expiry by the test clock, and order-independence of the result.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::*;

@@ -2,6 +2,9 @@
 //! code, refused when a reopen conflicts with it, and a user comparator registered by class name.
 //! Also the data directory lock.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::cmp::Ordering;

@@ -2,6 +2,9 @@
 //! order, a Super CF with two comparators, BloggyAppy from its storage-conf.xml (front page, tag
 //! page, comments in time order), and Twissandra's Timeline newest first.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::*;

@@ -1,6 +1,9 @@
 //! Slice predicates (SPEC §5): ranges forward and reversed, counts, empty bounds, name lists,
 //! sub-column slices, multiget of missing keys, and get_count.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::*;

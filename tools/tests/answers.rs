@@ -3,6 +3,9 @@
 //! are one bounded line, each cause once; `sstable-dump` says when it was given the wrong
 //! partitioner or comparator, and `--verify` checks what reads rely on.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -2,6 +2,9 @@
 //! rows as `list`; a missing file or one that is not an SSTable is one error line; `--verify`
 //! catches a flipped byte in each part of an SSTable.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -2,6 +2,9 @@
 //! Keyspace1 data, and `get`/`list` print exactly SPEC §8's lines (timestamps aside); bad
 //! statements get one line naming the problem and where it is, and a non-zero exit status.
 
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 use std::process::{Command, Output};
 

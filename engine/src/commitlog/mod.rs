@@ -301,9 +301,9 @@ impl CommitLog {
         };
         drop(st);
         if let CommitLogSync::Batch { .. } = sh.sync {
-            // Group commit: the append lock is released before syncing, so writers that arrive
-            // meanwhile append too, and one fsync covers them all; a writer whose records an
-            // earlier fsync (or a segment roll) already covered returns without syncing.
+            // A writer whose records an earlier fsync (or a segment roll) already covered returns
+            // without syncing. The fsync itself runs under the append lock, so writers arriving
+            // meanwhile wait for it rather than append.
             let mut st = sh.state.lock();
             let durable = st.seq > end.segment || st.synced >= end.offset;
             if !durable {

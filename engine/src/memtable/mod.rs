@@ -131,7 +131,7 @@ mod tests {
     }
 
     #[test]
-    fn rows_come_back_in_sort_key_order_across_shards() {
+    fn rows_come_back_in_sort_key_order_from_any_start() {
         let m = Memtable::with_expected_rows(16);
         let keys: Vec<Vec<u8>> = vec![
             vec![],

@@ -1,7 +1,7 @@
 //! Database options and their documented defaults (SPEC §6), from code or `storage-conf.xml`.
 //!
 //! Options are read at open; nothing here acts on them. The database-wide ones are kept with
-//! the schema ([`stored`]), so a database reopened without its configuration keeps them.
+//! the schema (`stored.rs`), so a database reopened without its configuration keeps them.
 
 pub mod storage_conf;
 mod stored;

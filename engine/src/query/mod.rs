@@ -1,5 +1,5 @@
 //! What a request names and what a read returns: paths, predicates, key ranges, results, and
-//! slice evaluation, which turns the merged entries of a row ([`crate::merge`]) into results.
+//! slice evaluation, which turns the merged entries of a row (`crate::merge`) into results.
 
 pub mod path;
 pub mod predicate;
