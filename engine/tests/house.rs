@@ -39,7 +39,10 @@ const RULES: &[(&str, &[&str])] = &[
             "mutation",
         ],
     ),
-    ("memtable", &["error", "model", "merge", "mutation"]),
+    (
+        "memtable",
+        &["error", "codec", "model", "merge", "mutation"],
+    ),
     (
         "sstable",
         &[

@@ -1,15 +1,18 @@
 //! The commit log: one per database, shared by all column families, in segments.
 //!
 //! A row's mutation is one record, appended before it reaches a memtable, so a crash loses
-//! nothing that was acknowledged. In `batch` mode a write returns only after an fsync covering
-//! it; a writer whose records an fsync already covered returns without one of its own. In
-//! `periodic` mode a background thread fsyncs every period.
+//! nothing that was acknowledged. Writers commit in groups (LevelDB's `DBImpl::Write`, RocksDB's
+//! `WriteThread`): each encodes its records itself, then queues them; the first in line leads,
+//! takes everything queued, appends it with one write, and in `batch` mode fsyncs once, outside
+//! the append lock, for the whole group, then wakes the others and hands the lead to whoever
+//! queued meanwhile. In `periodic` mode a background thread fsyncs every period.
 //! An I/O error on append or fsync poisons the log: every later write fails until the database is
 //! reopened, because retrying an fsync after a failure can silently lose data.
 //!
 //! The log owns its segment files (creating, rolling, deleting); what a record means is the
 //! caller's business ([`record`]); reading segments back is [`replay`].
 
+mod group;
 pub mod record;
 pub mod replay;
 pub mod segment;
@@ -23,12 +26,10 @@ use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex};
 
-use crate::codec::Writer;
 use crate::error::{Error, Result};
 use crate::file_names;
 use crate::io::{FileSystem, WritableFile};
 use crate::options::CommitLogSync;
-use record::LogRecord;
 #[cfg(test)]
 use record::RowMutation;
 
@@ -68,7 +69,7 @@ struct LiveSegment {
 
 #[derive(Debug)]
 struct WriterState {
-    file: Box<dyn WritableFile>,
+    file: Arc<dyn WritableFile>,
     seq: u64,
     written: u64,
     synced: u64,
@@ -82,6 +83,10 @@ struct Shared {
     segment_size: u64,
     sync: CommitLogSync,
     state: Mutex<WriterState>,
+    /// Writers waiting to be committed, and whether one of them is leading.
+    queue: Mutex<group::Queue>,
+    /// The leader's buffer for a group's records, kept between groups.
+    group_buf: Mutex<Vec<u8>>,
     /// Set by the first I/O failure; the reason is kept for every later refusal.
     failure: Mutex<Option<String>>,
     failed: AtomicBool,
@@ -122,12 +127,13 @@ impl Shared {
 
     /// Creates segment `seq`, durably, recording that its predecessor's intact records end at
     /// `prev_end`.
-    fn open_segment(&self, seq: u64, prev_end: u64) -> Result<Box<dyn WritableFile>> {
+    fn open_segment(&self, seq: u64, prev_end: u64) -> Result<Arc<dyn WritableFile>> {
         let path = self.segment_path(seq);
-        let mut f = self
+        let f: Arc<dyn WritableFile> = self
             .fs
             .create(&path)
-            .map_err(|e| self.poison("creating", &path, &e))?;
+            .map_err(|e| self.poison("creating", &path, &e))?
+            .into();
         f.append(&segment::header(seq, prev_end))
             .and_then(|()| f.sync())
             .map_err(|e| self.poison("writing the header of", &path, &e))?;
@@ -180,12 +186,14 @@ impl CommitLog {
             segment_size,
             sync,
             state: Mutex::new(WriterState {
-                file: Box::new(Closed),
+                file: Arc::new(Closed),
                 seq: first_seq,
                 written: 0,
                 synced: 0,
                 segments: BTreeMap::new(),
             }),
+            queue: Mutex::new(group::Queue::default()),
+            group_buf: Mutex::new(Vec::new()),
             failure: Mutex::new(None),
             failed: AtomicBool::new(false),
             stop: Mutex::new(false),
@@ -233,84 +241,6 @@ impl CommitLog {
     pub fn append(&self, m: &RowMutation) -> Result<LogPosition> {
         let positions = self.append_all(std::slice::from_ref(m))?;
         Ok(positions[0].0)
-    }
-
-    /// Appends several rows' mutations, one record each, in order; in batch mode returns once all
-    /// are durable, with one fsync (shared with any concurrent writers) for the lot. A record too
-    /// large for the format is refused before anything is written. Returns each record's
-    /// position and length in bytes.
-    pub fn append_all<M: LogRecord>(&self, mutations: &[M]) -> Result<Vec<(LogPosition, u64)>> {
-        let sh = &self.shared;
-        sh.check()?;
-        // Every record framed into one buffer, so a batch costs one write call per segment.
-        let mut w = Writer {
-            buf: Vec::with_capacity(
-                mutations
-                    .iter()
-                    .map(|m| segment::FRAME_LEN as usize + m.size_hint())
-                    .sum(),
-            ),
-        };
-        let mut ends = Vec::with_capacity(mutations.len());
-        for m in mutations {
-            let start = w.buf.len();
-            w.buf.extend_from_slice(&[0; segment::FRAME_LEN as usize]);
-            m.encode(&mut w);
-            let payload_len = (w.buf.len() - start) as u64 - segment::FRAME_LEN;
-            if payload_len > segment::MAX_PAYLOAD {
-                return Err(Error::invalid(format!(
-                    "a row mutation of {payload_len} bytes exceeds the commit log's record limit of {} bytes",
-                    segment::MAX_PAYLOAD
-                )));
-            }
-            segment::frame_in_place(&mut w.buf[start..]);
-            ends.push(w.buf.len());
-        }
-        let framed = w.buf;
-        let mut positions = Vec::with_capacity(mutations.len());
-        let mut st = sh.state.lock();
-        sh.check()?;
-        // Bytes of `framed` from `pending` on are not yet written.
-        let mut pending = 0;
-        let mut start = 0;
-        for (m, &end) in mutations.iter().zip(&ends) {
-            let len = (end - start) as u64;
-            if st.written > segment::HEADER_LEN
-                && st.written + (start - pending) as u64 + len > sh.segment_size
-            {
-                self.write_locked(&mut st, &framed[pending..start])?;
-                pending = start;
-                self.roll(&mut st)?;
-            }
-            let at = LogPosition {
-                segment: st.seq,
-                offset: st.written + (start - pending) as u64,
-            };
-            if let Some(seg) = st.segments.get_mut(&at.segment) {
-                m.each_column_family(&mut |cf| {
-                    seg.dirty.insert(cf, at.offset);
-                });
-            }
-            positions.push((at, len));
-            start = end;
-        }
-        self.write_locked(&mut st, &framed[pending..])?;
-        let end = LogPosition {
-            segment: st.seq,
-            offset: st.written,
-        };
-        drop(st);
-        if let CommitLogSync::Batch { .. } = sh.sync {
-            // A writer whose records an earlier fsync (or a segment roll) already covered returns
-            // without syncing. The fsync itself runs under the append lock, so writers arriving
-            // meanwhile wait for it rather than append.
-            let mut st = sh.state.lock();
-            let durable = st.seq > end.segment || st.synced >= end.offset;
-            if !durable {
-                sh.sync_locked(&mut st)?;
-            }
-        }
-        Ok(positions)
     }
 
     /// Appends framed records to the current segment.
@@ -494,9 +424,24 @@ fn periodic_sync(sh: &Shared, period: Duration) {
         if sh.failed.load(Ordering::SeqCst) {
             continue;
         }
-        let mut st = sh.state.lock();
-        // An error poisons the log; writers see it on their next append.
-        let _ = sh.sync_locked(&mut st);
+        // The fsync runs outside the append lock, so writers are not held up by it.
+        let (file, seq, written) = {
+            let st = sh.state.lock();
+            if st.synced >= st.written {
+                continue;
+            }
+            (st.file.clone(), st.seq, st.written)
+        };
+        match file.sync() {
+            Ok(()) => {
+                let mut st = sh.state.lock();
+                if st.seq == seq {
+                    st.synced = st.synced.max(written);
+                }
+            }
+            // The log is poisoned; writers see it on their next append.
+            Err(e) => drop(sh.poison("fsync of", &sh.segment_path(seq), &e)),
+        }
     }
 }
 
@@ -505,10 +450,10 @@ fn periodic_sync(sh: &Shared, period: Duration) {
 struct Closed;
 
 impl WritableFile for Closed {
-    fn append(&mut self, _: &[u8]) -> std::io::Result<()> {
+    fn append(&self, _: &[u8]) -> std::io::Result<()> {
         Err(std::io::Error::other("commit log segment not open"))
     }
-    fn sync(&mut self) -> std::io::Result<()> {
+    fn sync(&self) -> std::io::Result<()> {
         Ok(())
     }
     fn len(&self) -> u64 {

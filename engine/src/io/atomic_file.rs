@@ -12,7 +12,7 @@ pub fn replace(fs: &dyn FileSystem, dir: &Path, name: &str, contents: &[u8]) -> 
     let tmp = dir.join(crate::file_names::temp(name));
     let dst = dir.join(name);
     {
-        let mut f = fs.create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        let f = fs.create(&tmp).map_err(|e| Error::io(&tmp, e))?;
         f.append(contents).map_err(|e| Error::io(&tmp, e))?;
         f.sync().map_err(|e| Error::io(&tmp, e))?;
     }

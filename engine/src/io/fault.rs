@@ -104,31 +104,33 @@ pub struct FaultFs {
 struct FaultFile {
     file: File,
     path: PathBuf,
-    len: u64,
+    len: AtomicU64,
     shared: Arc<Shared>,
 }
 
 impl WritableFile for FaultFile {
-    fn append(&mut self, buf: &[u8]) -> io::Result<()> {
+    fn append(&self, buf: &[u8]) -> io::Result<()> {
         self.shared.check()?;
-        self.file.write_all(buf)?;
-        self.len += buf.len() as u64;
+        (&self.file).write_all(buf)?;
+        self.len.fetch_add(buf.len() as u64, Ordering::SeqCst);
         Ok(())
     }
 
-    fn sync(&mut self) -> io::Result<()> {
+    fn sync(&self) -> io::Result<()> {
         self.shared.check()?;
+        // What is appended before the sync begins is what it covers.
+        let len = self.len.load(Ordering::SeqCst);
         self.file.sync_data()?;
         let mut st = self.shared.state.lock();
         // The file may have been renamed since it was opened: find it by its durable entry.
-        if let Some(len) = st.synced.get_mut(&self.path) {
-            *len = self.len;
+        if let Some(synced) = st.synced.get_mut(&self.path) {
+            *synced = (*synced).max(len);
         }
         Ok(())
     }
 
     fn len(&self) -> u64 {
-        self.len
+        self.len.load(Ordering::SeqCst)
     }
 }
 
@@ -274,7 +276,7 @@ impl FileSystem for FaultFs {
         Ok(Box::new(FaultFile {
             file,
             path: path.to_path_buf(),
-            len: 0,
+            len: AtomicU64::new(0),
             shared: self.shared.clone(),
         }))
     }
@@ -357,14 +359,14 @@ mod tests {
 
         // Durable file: created, written, synced, directory synced.
         let a = dir.join("a");
-        let mut f = ffs.create(&a).unwrap();
+        let f = ffs.create(&a).unwrap();
         f.append(b"durable").unwrap();
         f.sync().unwrap();
         f.append(b"-lost").unwrap();
         ffs.sync_dir(&dir).unwrap();
         // A file whose creation is never made durable.
         let b = dir.join("b");
-        let mut g = ffs.create(&b).unwrap();
+        let g = ffs.create(&b).unwrap();
         g.append(b"x").unwrap();
         g.sync().unwrap();
         drop((f, g));
@@ -385,12 +387,12 @@ mod tests {
             dir.join("gone"),
         );
         for (p, body) in [(&old, &b"v1"[..]), (&gone, b"keep me")] {
-            let mut f = ffs.create(p).unwrap();
+            let f = ffs.create(p).unwrap();
             f.append(body).unwrap();
             f.sync().unwrap();
         }
         ffs.sync_dir(&dir).unwrap();
-        let mut f = ffs.create(&tmp).unwrap();
+        let f = ffs.create(&tmp).unwrap();
         f.append(b"v2").unwrap();
         f.sync().unwrap();
         drop(f);
@@ -412,7 +414,7 @@ mod tests {
         ffs.power_on();
 
         // The same, with the directory synced: everything sticks.
-        let mut f = ffs.create(&tmp).unwrap();
+        let f = ffs.create(&tmp).unwrap();
         f.append(b"v3").unwrap();
         f.sync().unwrap();
         drop(f);
@@ -433,7 +435,7 @@ mod tests {
         ffs.create_dir_all(&a).unwrap();
         ffs.create_dir_all(&b).unwrap();
         ffs.sync_dir(root.path()).unwrap();
-        let mut f = ffs.create(&b.join("f")).unwrap();
+        let f = ffs.create(&b.join("f")).unwrap();
         f.sync().unwrap();
         ffs.sync_dir(&b).unwrap();
         ffs.create_dir_all(&root.path().join("c")).unwrap();
@@ -448,7 +450,7 @@ mod tests {
     fn injected_failures_fail_writes_until_healed() {
         let root = tempfile::tempdir().unwrap();
         let ffs = FaultFs::new(root.path().join("park")).unwrap();
-        let mut f = ffs.create(&root.path().join("f")).unwrap();
+        let f = ffs.create(&root.path().join("f")).unwrap();
         ffs.fail_after(1);
         f.append(b"ok").unwrap();
         let e = f.append(b"no").unwrap_err();

@@ -9,13 +9,15 @@ use std::fmt::Debug;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// A file open for appending.
-pub trait WritableFile: Send + Debug {
+/// A file open for appending. One writer appends at a time (its owner serializes them); a
+/// sync may run while it does, and covers at least everything appended before it began.
+pub trait WritableFile: Send + Sync + Debug {
     /// Appends `buf`.
-    fn append(&mut self, buf: &[u8]) -> io::Result<()>;
+    fn append(&self, buf: &[u8]) -> io::Result<()>;
     /// Makes everything appended so far durable (fsync).
-    fn sync(&mut self) -> io::Result<()>;
+    fn sync(&self) -> io::Result<()>;
     /// Bytes in the file (durable or not).
     fn len(&self) -> u64;
     /// Whether the file is empty.
@@ -45,22 +47,22 @@ pub struct RealFs;
 #[derive(Debug)]
 struct RealFile {
     file: File,
-    len: u64,
+    len: AtomicU64,
 }
 
 impl WritableFile for RealFile {
-    fn append(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.file.write_all(buf)?;
-        self.len += buf.len() as u64;
+    fn append(&self, buf: &[u8]) -> io::Result<()> {
+        (&self.file).write_all(buf)?;
+        self.len.fetch_add(buf.len() as u64, Ordering::Relaxed);
         Ok(())
     }
 
-    fn sync(&mut self) -> io::Result<()> {
+    fn sync(&self) -> io::Result<()> {
         self.file.sync_data()
     }
 
     fn len(&self) -> u64 {
-        self.len
+        self.len.load(Ordering::Relaxed)
     }
 }
 
@@ -75,7 +77,10 @@ impl FileSystem for RealFs {
             .create(true)
             .truncate(true)
             .open(path)?;
-        Ok(Box::new(RealFile { file, len: 0 }))
+        Ok(Box::new(RealFile {
+            file,
+            len: AtomicU64::new(0),
+        }))
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {

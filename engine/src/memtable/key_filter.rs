@@ -35,9 +35,8 @@ impl KeyFilter {
         }
     }
 
-    /// The block and, per word, the bit of `key`.
-    fn probe(&self, key: &[u8]) -> (usize, u64) {
-        let h = hash(key);
+    /// The block and, per word, the bit of a key hashed to `h`.
+    fn probe(&self, h: u64) -> (usize, u64) {
         let block = (h as usize) & self.mask;
         // Eight 6-bit bit numbers from the upper half and a remix of the hash.
         let bits = (h >> 16) ^ h.rotate_left(29).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -45,8 +44,14 @@ impl KeyFilter {
     }
 
     /// Adds a key.
+    #[cfg(test)]
     pub fn insert(&self, key: &[u8]) {
-        let (base, bits) = self.probe(key);
+        self.insert_hashed(hash(key));
+    }
+
+    /// Adds a key, given its [`hash`].
+    pub fn insert_hashed(&self, h: u64) {
+        let (base, bits) = self.probe(h);
         for i in 0..BLOCK_WORDS {
             let bit = 1u64 << ((bits >> (6 * i)) & 63);
             let word = &self.words[base + i];
@@ -58,8 +63,14 @@ impl KeyFilter {
     }
 
     /// Whether the key may have been added (false: it certainly was not).
+    #[cfg(test)]
     pub fn may_contain(&self, key: &[u8]) -> bool {
-        let (base, bits) = self.probe(key);
+        self.may_contain_hashed(hash(key))
+    }
+
+    /// [`KeyFilter::may_contain`], given the key's [`hash`].
+    pub fn may_contain_hashed(&self, h: u64) -> bool {
+        let (base, bits) = self.probe(h);
         (0..BLOCK_WORDS).all(|i| {
             let bit = 1u64 << ((bits >> (6 * i)) & 63);
             self.words[base + i].load(Ordering::Relaxed) & bit != 0
@@ -68,7 +79,7 @@ impl KeyFilter {
 }
 
 /// FNV-1a over the key, finished with SplitMix64's mixer so every bit depends on every byte.
-fn hash(key: &[u8]) -> u64 {
+pub fn hash(key: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in key {
         h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);

@@ -1,44 +1,56 @@
-//! The in-memory write buffer of one column family: a `crossbeam-skiplist` of rows by row sort key, each row a sorted
-//! map of entries behind its own lock.
+//! The in-memory write buffer of one column family: every version of every cell in one
+//! insert-only skiplist whose nodes live in the memtable's own arena, ordered by (row sort key,
+//! entry key, version descending). A row's deletion is a node with an empty entry key, first
+//! in its row.
 //!
-//! The skiplist lets writers add rows and readers walk them without a global lock. A row's lock
-//! makes each row mutation visible all at once: a reader holding it sees a mutation wholly or not
-//! at all. Versions are reconciled on the way in, and entries a deletion shadows are dropped at
-//! once (they could never be read again), so a row holds at most one version per key. The
-//! memtable never touches disk; flushing it is the store's business.
+//! Writes reconcile on the way in: a cell that would lose to the version already here (or that
+//! the row's deletion shadows) is not stored, so the newest version of a key is always the one a
+//! read wants. A row mutation is visible all at once: rows hash to stripes, a writer holds its
+//! row's stripe while it inserts the mutation's nodes under a fresh version number and then
+//! publishes that number, and a reader sees only versions its row's stripe had published when
+//! the read began. Memory is the arena's, counted exactly, and freed with it. The memtable never
+//! touches disk; flushing it is the store's business.
 
-use std::ops::Bound;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-
-use crossbeam_skiplist::map::Entry as MapEntry;
-use crossbeam_skiplist::SkipMap;
-use parking_lot::RwLock;
-
-use crate::mutation::RowUpdate;
-
-mod entries;
+mod arena;
 mod key_filter;
-pub mod row;
-pub mod row_key;
+pub mod skiplist;
 
-pub use row::{MemRow, RowData};
-pub use row_key::RowKey;
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::ops::Bound;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
+use parking_lot::Mutex;
+
+use crate::codec::{Reader, Writer};
+use crate::error::{FormatError, Result};
+use crate::merge::{EntryItem, RowSource};
+use crate::model::cell::{DeletionTime, Entry, EntryRef};
+use crate::model::cell_key;
+use crate::model::entry_codec::{decode_deletion, decode_entry_ref, encode_deletion, encode_entry};
+use crate::model::reconcile::compare_refs;
+use crate::mutation::RowUpdate;
+use arena::Arena;
 use key_filter::KeyFilter;
-
-/// Rough fixed cost of a row in memory, for accounting.
-const ROW_OVERHEAD: usize = 96;
+use skiplist::{EntryPos, NewNode, Node, SearchKey, SkipList};
 
 /// Rows a memtable's key filter is sized for when nothing better is known.
 const DEFAULT_EXPECTED_ROWS: usize = 300_000;
 
+/// Stripes rows hash to for their writers' exclusion and their published versions.
+const STRIPES: usize = 1024;
+
 /// A column family's memtable.
 #[derive(Debug)]
 pub struct Memtable {
-    rows: SkipMap<RowKey, MemRow>,
+    arena: Arena,
+    list: SkipList,
     /// Every row key ever added, so lookups of absent rows skip the skiplist.
     filter: KeyFilter,
-    bytes: AtomicUsize,
+    /// Writers of rows in a stripe take its lock, one mutation at a time.
+    locks: Box<[Mutex<()>]>,
+    /// The last version each stripe published: readers see nodes up to it.
+    published: Box<[AtomicU32]>,
     operations: AtomicU64,
 }
 
@@ -48,65 +60,223 @@ impl Default for Memtable {
     }
 }
 
+thread_local! {
+    /// Room to encode one entry before it is copied into its node.
+    static SCRATCH: RefCell<Writer> = RefCell::new(Writer::default());
+}
+
+/// The deletion a row (or super column) node holds.
+fn node_deletion(n: Node<'_>) -> Option<DeletionTime> {
+    decode_deletion(&mut Reader::new(n.value())).ok()
+}
+
+/// The entry a cell node holds. The memtable wrote it, so it decodes; a failure reads as absent.
+fn node_entry(n: Node<'_>) -> Option<EntryRef<'_>> {
+    decode_entry_ref(&mut Reader::new(n.value())).ok()
+}
+
 impl Memtable {
     /// An empty memtable whose key filter is sized for about `rows` rows (it still works past
     /// that, with more false positives).
     pub fn with_expected_rows(rows: usize) -> Self {
+        let arena = Arena::new();
+        let list = SkipList::new(&arena);
         Memtable {
-            rows: SkipMap::new(),
+            arena,
+            list,
             filter: KeyFilter::new(rows),
-            bytes: AtomicUsize::new(0),
+            locks: (0..STRIPES).map(|_| Mutex::new(())).collect(),
+            published: (0..STRIPES).map(|_| AtomicU32::new(0)).collect(),
             operations: AtomicU64::new(0),
         }
     }
 
+    fn stripe(hash: u64) -> usize {
+        (hash >> 32) as usize % STRIPES
+    }
+
+    /// The newest version of `(row, entry)` up to `snapshot`, searching from `start`.
+    fn newest<'a>(
+        start: Option<Node<'a>>,
+        row: &[u8],
+        entry: &[u8],
+        snapshot: u32,
+    ) -> Option<Node<'a>> {
+        let mut n = start;
+        while let Some(x) = n {
+            if !x.is_row(row) || x.entry() != entry {
+                return None;
+            }
+            if x.version() <= snapshot {
+                return Some(x);
+            }
+            n = x.successor();
+        }
+        None
+    }
+
     /// Applies one row's mutation atomically. `is_super` says how keys are laid out.
-    pub fn apply(&self, sort_key: &[u8], key: &[u8], update: &RowUpdate, is_super: bool) {
-        // One skiplist search whether the row is new or not; the owned key it needs is cheaper
-        // than a second search.
+    pub fn apply(&self, sort_key: &[u8], update: &RowUpdate, is_super: bool) {
+        let hash = key_filter::hash(sort_key);
         // In the filter before the row is in the list: a reader that finds the row can never
         // have been told it is absent.
-        self.filter.insert(sort_key);
-        let row = self
-            .rows
-            .get_or_insert_with(RowKey::with_client_key(sort_key, key), || {
-                self.bytes
-                    .fetch_add(ROW_OVERHEAD + sort_key.len(), Ordering::Relaxed);
-                MemRow {
-                    data: RwLock::new(RowData::default()),
+        self.filter.insert_hashed(hash);
+        let stripe = Self::stripe(hash);
+        let _writer = self.locks[stripe].lock();
+        // Everything before this version is published (the lock orders this stripe's writers).
+        let version = self.published[stripe].load(Ordering::Relaxed) + 1;
+        let (arena, list) = (&self.arena, &self.list);
+        let row_deletion;
+        {
+            let key = SearchKey::new(sort_key, EntryPos::At(&[], u32::MAX));
+            let mut splice = list.find(arena, &key);
+            let current =
+                Self::newest(splice.found(), sort_key, &[], u32::MAX).and_then(node_deletion);
+            let merged = DeletionTime::merge_opt(current, update.deletion);
+            if merged != current {
+                if let Some(d) = merged {
+                    let new = NewNode {
+                        row: sort_key,
+                        entry: &[],
+                        version,
+                        value_len: 16,
+                    };
+                    list.insert(arena, &mut splice, &new, |v| {
+                        let mut w = Writer::default();
+                        encode_deletion(&mut w, d);
+                        v.copy_from_slice(&w.buf);
+                    });
                 }
-            });
-        let delta = row.value().data.write().apply(update, is_super);
-        if delta >= 0 {
-            self.bytes.fetch_add(delta as usize, Ordering::Relaxed);
-        } else {
-            self.bytes
-                .fetch_sub(delta.unsigned_abs(), Ordering::Relaxed);
+            }
+            row_deletion = merged;
         }
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            for (key, entry) in &update.entries {
+                let timestamp = match entry {
+                    Entry::Cell(c) => c.timestamp,
+                    Entry::SuperColumnDeletion(d) => d.marked_for_delete_at,
+                };
+                if row_deletion.is_some_and(|d| d.shadows(timestamp)) {
+                    continue;
+                }
+                if is_super {
+                    if let (Entry::Cell(_), Some(p)) = (entry, cell_key::group_prefix_len(key)) {
+                        let group = SearchKey::new(sort_key, EntryPos::At(&key[..p], u32::MAX));
+                        let d = Self::newest(list.seek(arena, &group), sort_key, &key[..p], u32::MAX)
+                            .and_then(node_entry);
+                        if matches!(d, Some(EntryRef::SuperColumnDeletion(d)) if d.shadows(timestamp)) {
+                            continue;
+                        }
+                    }
+                }
+                let search = SearchKey::new(sort_key, EntryPos::At(key, u32::MAX));
+                let mut splice = list.find(arena, &search);
+                let current = Self::newest(splice.found(), sort_key, key, u32::MAX);
+                let winner = match (current.and_then(node_entry), entry) {
+                    (None, _) => Cow::Borrowed(entry),
+                    (Some(EntryRef::Cell(old)), Entry::Cell(new)) => {
+                        if compare_refs(&new.as_ref(), &old) != std::cmp::Ordering::Greater {
+                            continue;
+                        }
+                        Cow::Borrowed(entry)
+                    }
+                    (Some(EntryRef::SuperColumnDeletion(old)), Entry::SuperColumnDeletion(new)) => {
+                        let merged = old.merge(*new);
+                        if merged == old {
+                            continue;
+                        }
+                        Cow::Owned(Entry::SuperColumnDeletion(merged))
+                    }
+                    // Kinds differ under one key only in damaged data; the newer write stands.
+                    _ => Cow::Borrowed(entry),
+                };
+                scratch.buf.clear();
+                encode_entry(&winner, &mut scratch);
+                let bytes = &scratch.buf;
+                let new = NewNode {
+                    row: sort_key,
+                    entry: key,
+                    version,
+                    value_len: bytes.len(),
+                };
+                list.insert(arena, &mut splice, &new, |v| v.copy_from_slice(bytes));
+            }
+        });
+        // Release: a reader that sees this version sees every node inserted under it.
+        self.published[stripe].store(version, Ordering::Release);
         self.operations
             .fetch_add(update.operation_count(), Ordering::Relaxed);
     }
 
-    /// The row with this sort key.
-    pub fn row(&self, sort_key: &[u8]) -> Option<MapEntry<'_, RowKey, MemRow>> {
-        if !self.filter.may_contain(sort_key) {
+    /// The row with this sort key, as a reader sees it now.
+    pub fn row(&self, sort_key: &[u8]) -> Option<MemRow<'_>> {
+        let hash = key_filter::hash(sort_key);
+        if !self.filter.may_contain_hashed(hash) {
             return None;
         }
-        self.rows.get(&RowKey::new(sort_key))
+        let snapshot = self.published[Self::stripe(hash)].load(Ordering::Acquire);
+        let first = self
+            .list
+            .seek(&self.arena, &SearchKey::new(sort_key, EntryPos::First))?;
+        first.is_row(sort_key).then(|| MemRow {
+            mem: self,
+            row: first.row(),
+            snapshot,
+        })
     }
 
-    /// Rows from `lo` upwards, in sort key order.
-    pub fn rows_from(
-        &self,
-        lo: Bound<&[u8]>,
-    ) -> impl Iterator<Item = MapEntry<'_, RowKey, MemRow>> + '_ {
-        let lo = lo.map(RowKey::new);
-        self.rows.range((lo, Bound::Unbounded))
+    /// The sort keys of the rows from `lo` upwards, in order.
+    pub fn rows_from(&self, lo: Bound<&[u8]>) -> impl Iterator<Item = &[u8]> + '_ {
+        let start = match lo {
+            Bound::Unbounded => self.list.first(&self.arena),
+            Bound::Included(k) => self
+                .list
+                .seek(&self.arena, &SearchKey::new(k, EntryPos::First)),
+            Bound::Excluded(k) => self
+                .list
+                .seek(&self.arena, &SearchKey::new(k, EntryPos::Last)),
+        };
+        let (list, arena) = (&self.list, &self.arena);
+        let mut next = start;
+        std::iter::from_fn(move || {
+            let n = next?;
+            let row = n.row();
+            next = list.seek(arena, &SearchKey::new(row, EntryPos::Last));
+            Some(row)
+        })
     }
 
-    /// Approximate bytes held.
+    /// Every row with its winning versions, in order, for a flush: the memtable must be frozen
+    /// (no writer left), so every version is published.
+    pub fn flush_rows(&self, is_super: bool) -> impl Iterator<Item = FlushRow<'_>> + '_ {
+        let (list, arena) = (&self.list, &self.arena);
+        let mut next = list.first(arena);
+        std::iter::from_fn(move || {
+            let n = next?;
+            let row = n.row();
+            next = list.seek(arena, &SearchKey::new(row, EntryPos::Last));
+            let (deletion, first_cell) = if n.entry().is_empty() {
+                let mut c = n.successor();
+                while let Some(x) = c.filter(|x| x.is_row(row) && x.entry().is_empty()) {
+                    c = x.successor();
+                }
+                (node_deletion(n), c.filter(|x| x.is_row(row)))
+            } else {
+                (None, Some(n))
+            };
+            Some(FlushRow {
+                sort_key: row,
+                deletion,
+                first: first_cell,
+                is_super,
+            })
+        })
+    }
+
+    /// Bytes held (the arena's).
     pub fn live_bytes(&self) -> usize {
-        self.bytes.load(Ordering::Relaxed)
+        self.arena.reserved()
     }
 
     /// Column writes applied (inserts and deletions).
@@ -115,54 +285,160 @@ impl Memtable {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::cell::{Cell, Entry};
+/// One row of a frozen memtable, for a flush.
+#[derive(Debug)]
+pub struct FlushRow<'a> {
+    /// The row sort key.
+    pub sort_key: &'a [u8],
+    /// The row's deletion.
+    pub deletion: Option<DeletionTime>,
+    first: Option<Node<'a>>,
+    is_super: bool,
+}
 
-    fn update() -> RowUpdate {
-        RowUpdate {
-            deletion: None,
-            entries: vec![(
-                b"c".to_vec(),
-                Entry::Cell(Cell::live(1, b"v".to_vec(), None)),
-            )],
-        }
-    }
-
-    #[test]
-    fn rows_come_back_in_sort_key_order_from_any_start() {
-        let m = Memtable::with_expected_rows(16);
-        let keys: Vec<Vec<u8>> = vec![
-            vec![],
-            vec![0],
-            vec![0, 5],
-            vec![1],
-            b"a".to_vec(),
-            b"ab".to_vec(),
-            b"b".to_vec(),
-            vec![0xff],
-            vec![0xff, 0xff],
-        ];
-        for k in keys.iter().rev() {
-            m.apply(k, k, &update(), false);
-        }
-        let all: Vec<Vec<u8>> = m
-            .rows_from(Bound::Unbounded)
-            .map(|e| e.key().bytes().to_vec())
-            .collect();
-        assert_eq!(all, keys);
-        let from_a: Vec<Vec<u8>> = m
-            .rows_from(Bound::Excluded(b"a"))
-            .map(|e| e.key().bytes().to_vec())
-            .collect();
-        assert_eq!(from_a, keys[5..]);
-        let from_mid: Vec<Vec<u8>> = m
-            .rows_from(Bound::Included(&[0, 1]))
-            .map(|e| e.key().bytes().to_vec())
-            .collect();
-        assert_eq!(from_mid, keys[2..]);
-        assert!(keys.iter().all(|k| m.row(k).is_some()));
-        assert!(m.row(b"zz").is_none());
+impl<'a> FlushRow<'a> {
+    /// The row's entries in key order, each its winning version, without those its row's or
+    /// its super column's deletion shadows: (entry key, encoded entry, timestamp).
+    pub fn entries(&self) -> impl Iterator<Item = (&'a [u8], &'a [u8], i64)> + '_ {
+        let row = self.sort_key;
+        let row_deletion = self.deletion;
+        let mut group: Option<(&'a [u8], DeletionTime)> = None;
+        let mut last: Option<&'a [u8]> = None;
+        let mut n = self.first;
+        let is_super = self.is_super;
+        std::iter::from_fn(move || loop {
+            let x = n.filter(|x| x.is_row(row))?;
+            n = x.successor();
+            let key = x.entry();
+            if last == Some(key) {
+                continue; // an older version
+            }
+            last = Some(key);
+            let entry = node_entry(x)?;
+            let ts = entry.timestamp();
+            if row_deletion.is_some_and(|d| d.shadows(ts)) {
+                continue;
+            }
+            if let EntryRef::SuperColumnDeletion(d) = entry {
+                group = Some((key, d));
+            } else if is_super {
+                let shadowed = group.is_some_and(|(p, d)| key.starts_with(p) && d.shadows(ts));
+                if shadowed {
+                    continue;
+                }
+            }
+            return Some((key, x.value(), ts));
+        })
     }
 }
+
+/// One row of a memtable as a read sees it: the versions its stripe had published when the read
+/// began.
+#[derive(Debug)]
+pub struct MemRow<'m> {
+    mem: &'m Memtable,
+    row: &'m [u8],
+    snapshot: u32,
+}
+
+impl MemRow<'_> {
+    fn seek(&self, entry: EntryPos<'_>) -> Option<Node<'_>> {
+        self.mem
+            .list
+            .seek(&self.mem.arena, &SearchKey::new(self.row, entry))
+    }
+}
+
+impl RowSource for MemRow<'_> {
+    fn deletion(&self) -> Result<Option<DeletionTime>> {
+        let first = self.seek(EntryPos::At(&[], u32::MAX));
+        Ok(Memtable::newest(first, self.row, &[], self.snapshot).and_then(node_deletion))
+    }
+
+    fn scan<'s>(
+        &'s self,
+        lo: Bound<&[u8]>,
+        hi: Bound<&[u8]>,
+        reversed: bool,
+    ) -> Box<dyn Iterator<Item = Result<EntryItem<'s>>> + 's> {
+        let lo = lo.map(<[u8]>::to_vec);
+        let hi = hi.map(<[u8]>::to_vec);
+        let decoded = |n: Node<'s>| -> Option<Result<EntryItem<'s>>> {
+            let item = decode_entry_ref(&mut Reader::new(n.value()))
+                .map(|e| (Cow::Borrowed(n.entry()), Cow::Owned(e.to_entry())))
+                .map_err(|e: FormatError| crate::error::Error::CorruptName {
+                    column_family: "memtable".into(),
+                    reason: e.to_string(),
+                });
+            Some(item)
+        };
+        if !reversed {
+            let start = match &lo {
+                Bound::Unbounded => self.seek(EntryPos::At(&[], 0)),
+                Bound::Included(k) => self.seek(EntryPos::At(k, u32::MAX)),
+                Bound::Excluded(k) => self.seek(EntryPos::At(k, 0)),
+            };
+            let mut n = start;
+            let mut last: Option<&[u8]> = None;
+            return Box::new(std::iter::from_fn(move || loop {
+                let x = n.filter(|x| x.is_row(self.row))?;
+                n = x.successor();
+                let key = x.entry();
+                let beyond = match &hi {
+                    Bound::Unbounded => false,
+                    Bound::Included(h) => key > h.as_slice(),
+                    Bound::Excluded(h) => key >= h.as_slice(),
+                };
+                if beyond {
+                    return None;
+                }
+                if x.version() > self.snapshot || last == Some(key) {
+                    continue;
+                }
+                last = Some(key);
+                return decoded(x);
+            }));
+        }
+        // Backwards: step to the entry before the last one yielded, then to its newest
+        // version a reader may see.
+        let mut upper: Option<Vec<u8>> = None;
+        let mut started = false;
+        Box::new(std::iter::from_fn(move || loop {
+            let pos = match (&upper, started, &hi) {
+                (Some(u), _, _) => EntryPos::At(u, u32::MAX),
+                (None, false, Bound::Unbounded) => EntryPos::Last,
+                (None, false, Bound::Included(h)) => EntryPos::At(h, 0),
+                (None, false, Bound::Excluded(h)) => EntryPos::At(h, u32::MAX),
+                (None, true, _) => return None,
+            };
+            started = true;
+            let prev = self
+                .mem
+                .list
+                .before(&self.mem.arena, &SearchKey::new(self.row, pos))
+                .filter(|x| x.is_row(self.row) && !x.entry().is_empty())?;
+            let key = prev.entry();
+            let below = match &lo {
+                Bound::Unbounded => false,
+                Bound::Included(l) => key < l.as_slice(),
+                Bound::Excluded(l) => key <= l.as_slice(),
+            };
+            if below {
+                return None;
+            }
+            upper = Some(key.to_vec());
+            let newest = Memtable::newest(
+                self.seek(EntryPos::At(key, self.snapshot)),
+                self.row,
+                key,
+                self.snapshot,
+            );
+            if let Some(x) = newest {
+                return decoded(x);
+            }
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -116,6 +116,96 @@ impl Cell {
     }
 }
 
+/// A cell as stored, borrowed: what reconciling and reading need without copying the value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellRef<'a> {
+    /// The client's timestamp.
+    pub timestamp: i64,
+    /// Value or tombstone.
+    pub value: CellValueRef<'a>,
+}
+
+/// A cell's payload, borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CellValueRef<'a> {
+    /// A value, possibly with a TTL.
+    Live {
+        /// The value bytes.
+        value: &'a [u8],
+        /// The TTL, if the cell expires.
+        ttl: Option<Ttl>,
+    },
+    /// A column tombstone.
+    Tombstone {
+        /// Local time of the deletion, seconds since the epoch.
+        local_deletion_time: i64,
+    },
+}
+
+impl Cell {
+    /// The cell, borrowed.
+    pub fn as_ref(&self) -> CellRef<'_> {
+        CellRef {
+            timestamp: self.timestamp,
+            value: match &self.value {
+                CellValue::Live { value, ttl } => CellValueRef::Live { value, ttl: *ttl },
+                CellValue::Tombstone {
+                    local_deletion_time,
+                } => CellValueRef::Tombstone {
+                    local_deletion_time: *local_deletion_time,
+                },
+            },
+        }
+    }
+}
+
+impl CellRef<'_> {
+    /// The cell, owned.
+    pub fn to_cell(self) -> Cell {
+        Cell {
+            timestamp: self.timestamp,
+            value: match self.value {
+                CellValueRef::Live { value, ttl } => CellValue::Live {
+                    value: value.to_vec(),
+                    ttl,
+                },
+                CellValueRef::Tombstone {
+                    local_deletion_time,
+                } => CellValue::Tombstone {
+                    local_deletion_time,
+                },
+            },
+        }
+    }
+}
+
+/// An entry as stored, borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryRef<'a> {
+    /// A column, or a sub-column of a super column.
+    Cell(CellRef<'a>),
+    /// The deletion of a whole super column.
+    SuperColumnDeletion(DeletionTime),
+}
+
+impl EntryRef<'_> {
+    /// The entry, owned.
+    pub fn to_entry(self) -> Entry {
+        match self {
+            EntryRef::Cell(c) => Entry::Cell(c.to_cell()),
+            EntryRef::SuperColumnDeletion(d) => Entry::SuperColumnDeletion(d),
+        }
+    }
+
+    /// The timestamp that decides what it shadows or is shadowed by.
+    pub fn timestamp(self) -> i64 {
+        match self {
+            EntryRef::Cell(c) => c.timestamp,
+            EntryRef::SuperColumnDeletion(d) => d.marked_for_delete_at,
+        }
+    }
+}
+
 /// One entry of a stored row, under its key (see [`crate::model::cell_key`] for the key layout).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Entry {

@@ -6,7 +6,9 @@
 
 use crate::codec::{Reader, Writer};
 use crate::error::FormatError;
-use crate::model::cell::{Cell, CellValue, DeletionTime, Entry, Ttl};
+use crate::model::cell::{
+    Cell, CellRef, CellValue, CellValueRef, DeletionTime, Entry, EntryRef, Ttl,
+};
 
 const LIVE: u8 = 0;
 const LIVE_TTL: u8 = 1;
@@ -71,24 +73,46 @@ pub fn encode_entry(entry: &Entry, w: &mut Writer) {
 
 /// Reads one entry written by [`encode_entry`].
 pub fn decode_entry(r: &mut Reader<'_>) -> Result<Entry, FormatError> {
+    decode_entry_ref(r).map(EntryRef::to_entry)
+}
+
+/// Reads one entry written by [`encode_entry`], borrowing its value from the reader's bytes.
+pub fn decode_entry_ref<'a>(r: &mut Reader<'a>) -> Result<EntryRef<'a>, FormatError> {
     Ok(match r.u8()? {
         LIVE => {
-            let ts = r.u64()? as i64;
-            Entry::Cell(Cell::live(ts, r.bytes()?.to_vec(), None))
+            let timestamp = r.u64()? as i64;
+            EntryRef::Cell(CellRef {
+                timestamp,
+                value: CellValueRef::Live {
+                    value: r.bytes()?,
+                    ttl: None,
+                },
+            })
         }
         LIVE_TTL => {
-            let ts = r.u64()? as i64;
+            let timestamp = r.u64()? as i64;
             let ttl = Ttl {
                 ttl: r.u32()?,
                 local_expiration_time: r.u64()? as i64,
             };
-            Entry::Cell(Cell::live(ts, r.bytes()?.to_vec(), Some(ttl)))
+            EntryRef::Cell(CellRef {
+                timestamp,
+                value: CellValueRef::Live {
+                    value: r.bytes()?,
+                    ttl: Some(ttl),
+                },
+            })
         }
         TOMBSTONE => {
-            let ts = r.u64()? as i64;
-            Entry::Cell(Cell::tombstone(ts, r.u64()? as i64))
+            let timestamp = r.u64()? as i64;
+            EntryRef::Cell(CellRef {
+                timestamp,
+                value: CellValueRef::Tombstone {
+                    local_deletion_time: r.u64()? as i64,
+                },
+            })
         }
-        SUPER_DELETION => Entry::SuperColumnDeletion(decode_deletion(r)?),
+        SUPER_DELETION => EntryRef::SuperColumnDeletion(decode_deletion(r)?),
         t => return Err(r.error(format!("unknown entry tag {t}"))),
     })
 }

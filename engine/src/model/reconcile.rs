@@ -11,33 +11,41 @@
 
 use std::cmp::Ordering;
 
-use super::cell::{Cell, CellValue, DeletionTime, Entry};
+use super::cell::{Cell, CellRef, CellValueRef, DeletionTime, Entry};
 
 /// The rank of a cell among versions with the same timestamp: tombstones above TTL cells above
 /// plain cells.
-fn rank(c: &Cell) -> u8 {
+fn rank(c: &CellRef<'_>) -> u8 {
     match &c.value {
-        CellValue::Tombstone { .. } => 2,
-        CellValue::Live { ttl: Some(_), .. } => 1,
-        CellValue::Live { ttl: None, .. } => 0,
+        CellValueRef::Tombstone { .. } => 2,
+        CellValueRef::Live { ttl: Some(_), .. } => 1,
+        CellValueRef::Live { ttl: None, .. } => 0,
     }
 }
 
 /// Orders two versions of one column: `Greater` means `a` wins.
 pub fn compare_versions(a: &Cell, b: &Cell) -> Ordering {
+    compare_refs(&a.as_ref(), &b.as_ref())
+}
+
+/// [`compare_versions`] of borrowed cells.
+pub fn compare_refs(a: &CellRef<'_>, b: &CellRef<'_>) -> Ordering {
     a.timestamp
         .cmp(&b.timestamp)
         .then_with(|| rank(a).cmp(&rank(b)))
         .then_with(|| match (&a.value, &b.value) {
             (
-                CellValue::Tombstone {
+                CellValueRef::Tombstone {
                     local_deletion_time: x,
                 },
-                CellValue::Tombstone {
+                CellValueRef::Tombstone {
                     local_deletion_time: y,
                 },
             ) => x.cmp(y),
-            (CellValue::Live { value: va, ttl: ta }, CellValue::Live { value: vb, ttl: tb }) => {
+            (
+                CellValueRef::Live { value: va, ttl: ta },
+                CellValueRef::Live { value: vb, ttl: tb },
+            ) => {
                 // The one expiring first ranks higher: it is the first to become a tombstone.
                 let ea = ta.map_or(i64::MAX, |t| t.local_expiration_time);
                 let eb = tb.map_or(i64::MAX, |t| t.local_expiration_time);

@@ -155,6 +155,13 @@ pub fn write_entry(w: &mut Writer, key: &[u8], entry: &Entry) {
     encode_entry(entry, w);
 }
 
+/// Appends an entry already encoded by the entry codec.
+pub fn write_entry_encoded(w: &mut Writer, key: &[u8], encoded: &[u8]) {
+    w.u8(ENTRY);
+    w.bytes(key);
+    w.buf.extend_from_slice(encoded);
+}
+
 /// Appends an optional deletion (for the index).
 pub fn write_opt_deletion(w: &mut Writer, d: Option<DeletionTime>) {
     write_deletion(w, d);

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::block::{self, write_entry, write_row};
+use super::block::{self, write_entry, write_entry_encoded, write_row};
 use super::bloom::RowBloom;
 use super::footer::{self, Footer};
 use super::index::{BlockIndex, IndexEntry};
@@ -69,7 +69,7 @@ impl<'f> SstableWriter<'f> {
         bloom_fp: f64,
     ) -> Result<Self> {
         let tmp = crate::file_names::temp_path(dest);
-        let mut file = fs.create(&tmp).map_err(|e| Error::io(&tmp, e))?;
+        let file = fs.create(&tmp).map_err(|e| Error::io(&tmp, e))?;
         let header = footer::header();
         file.append(&header).map_err(|e| Error::io(&tmp, e))?;
         Ok(SstableWriter {
@@ -109,6 +109,22 @@ impl<'f> SstableWriter<'f> {
         deletion: Option<DeletionTime>,
         entries: impl IntoIterator<Item = (&'e [u8], &'e Entry)>,
     ) -> Result<()> {
+        self.start_row(sort_key, key, deletion)?;
+        for (k, e) in entries {
+            self.add_entry(k, e)?;
+        }
+        if self.block_full() {
+            self.finish_block()?;
+        }
+        Ok(())
+    }
+
+    fn start_row(
+        &mut self,
+        sort_key: &[u8],
+        key: &[u8],
+        deletion: Option<DeletionTime>,
+    ) -> Result<()> {
         if self
             .row
             .as_ref()
@@ -130,8 +146,23 @@ impl<'f> SstableWriter<'f> {
         }
         self.row_keys.push(key.to_vec());
         self.footer.rows += 1;
-        for (k, e) in entries {
-            self.add_entry(k, e)?;
+        Ok(())
+    }
+
+    /// [`SstableWriter::add_row`] with entries already encoded by the entry codec: (key,
+    /// encoded entry, its timestamp).
+    pub fn add_row_encoded<'e>(
+        &mut self,
+        sort_key: &[u8],
+        key: &[u8],
+        deletion: Option<DeletionTime>,
+        entries: impl IntoIterator<Item = (&'e [u8], &'e [u8], i64)>,
+    ) -> Result<()> {
+        self.start_row(sort_key, key, deletion)?;
+        for (k, encoded, ts) in entries {
+            self.open_block_in_row(k)?;
+            write_entry_encoded(&mut self.block, k, encoded);
+            self.entry_written(ts)?;
         }
         if self.block_full() {
             self.finish_block()?;
@@ -144,8 +175,17 @@ impl<'f> SstableWriter<'f> {
     }
 
     fn add_entry(&mut self, key: &[u8], entry: &Entry) -> Result<()> {
+        self.open_block_in_row(key)?;
+        write_entry(&mut self.block, key, entry);
+        self.entry_written(match entry {
+            Entry::Cell(c) => c.timestamp,
+            Entry::SuperColumnDeletion(d) => d.marked_for_delete_at,
+        })
+    }
+
+    /// A block that opens inside a row repeats the row's header, so it reads alone.
+    fn open_block_in_row(&mut self, key: &[u8]) -> Result<()> {
         if self.block_start.is_none() {
-            // A block that opens inside a row repeats the row's header, so it reads alone.
             let (row, deletion) = self
                 .row
                 .clone()
@@ -154,11 +194,11 @@ impl<'f> SstableWriter<'f> {
             self.header_len = self.block.buf.len();
             self.block_start = Some((row, key.to_vec(), deletion));
         }
-        write_entry(&mut self.block, key, entry);
-        self.note_timestamp(match entry {
-            Entry::Cell(c) => c.timestamp,
-            Entry::SuperColumnDeletion(d) => d.marked_for_delete_at,
-        });
+        Ok(())
+    }
+
+    fn entry_written(&mut self, timestamp: i64) -> Result<()> {
+        self.note_timestamp(timestamp);
         self.footer.entries += 1;
         if self.block_full() {
             self.finish_block()?;

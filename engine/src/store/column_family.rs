@@ -259,7 +259,7 @@ impl ColumnFamilyStore {
     /// switch lock shared, so no memtable switch falls between its commit log append and this.
     pub fn apply(&self, sort_key: &[u8], key: &[u8], update: &RowUpdate) {
         let v = self.view();
-        v.active.apply(sort_key, key, update, self.is_super());
+        v.active.apply(sort_key, update, self.is_super());
         let client: usize = update
             .entries
             .iter()

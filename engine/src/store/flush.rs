@@ -2,7 +2,6 @@
 //! written to a new SSTable, made live in the manifest with the commit log position it covers,
 //! then swapped into the view in place of the memtable.
 
-use std::ops::Bound;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -66,17 +65,14 @@ impl ColumnFamilyStore {
             .join(file_names::sstable(&self.def.name, generation));
         let mut w = SstableWriter::create(fs, &path, self.ctx.block_size, self.ctx.bloom_fp)?;
         let mut rows = 0;
-        for row in mem.rows_from(Bound::Unbounded) {
-            let data = row.value().data.read();
-            if data.deletion.is_none() && data.entries.is_empty() {
+        let partitioner = self.ctx.partitioner;
+        for row in mem.flush_rows(self.is_super()) {
+            let mut entries = row.entries().peekable();
+            if row.deletion.is_none() && entries.peek().is_none() {
                 continue;
             }
-            w.add_row(
-                row.key().bytes(),
-                row.key().client_key(),
-                data.deletion,
-                data.entries.iter(),
-            )?;
+            let key = partitioner.key_part(row.sort_key);
+            w.add_row_encoded(row.sort_key, key, row.deletion, entries)?;
             rows += 1;
         }
         if rows == 0 {

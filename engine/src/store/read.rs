@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use super::column_family::{ColumnFamilyStore, View};
 use crate::error::Result;
-use crate::memtable::RowData;
 use crate::merge::{row_key, KMerge, RowSource};
 use crate::query::slice::{self, SliceContext};
 use crate::query::{ColumnOrSuperColumn, KeySlice, SlicePredicate};
@@ -84,7 +83,6 @@ impl ColumnFamilyStore {
         let scan = purpose == Purpose::RangeRow;
         view.check_broken()?;
         let mem_rows: Vec<_> = view.memtables().filter_map(|m| m.row(sort_key)).collect();
-        let guards: Vec<_> = mem_rows.iter().map(|e| e.value().data.read()).collect();
         let rctx = self.read_context();
         let ctx = self.context(req.now_seconds);
         let mut sst_rows: Vec<SstRow<'_>> = Vec::new();
@@ -93,8 +91,8 @@ impl ColumnFamilyStore {
         match slice::requested_keys(&ctx, super_column, predicate).filter(|_| !scan) {
             Some(keys) => {
                 let mut newest = vec![None; keys.len()];
-                for g in &guards {
-                    slice::note_newest(&**g as &RowData, &keys, &mut newest)?;
+                for r in &mem_rows {
+                    slice::note_newest(r, &keys, &mut newest)?;
                 }
                 let mut tables: Vec<&Arc<Sstable>> = view.sstables.iter().collect();
                 tables.sort_by_key(|t| std::cmp::Reverse(t.footer().max_timestamp));
@@ -119,13 +117,11 @@ impl ColumnFamilyStore {
                 }
             }
         }
-        if guards.is_empty() && sst_rows.is_empty() {
+        if mem_rows.is_empty() && sst_rows.is_empty() {
             return Ok(if scan { None } else { Some(Vec::new()) });
         }
-        let mut sources: Vec<&dyn RowSource> = guards
-            .iter()
-            .map(|g| &**g as &RowData as &dyn RowSource)
-            .collect();
+        let mut sources: Vec<&dyn RowSource> =
+            mem_rows.iter().map(|r| r as &dyn RowSource).collect();
         sources.extend(sst_rows.iter().map(|r| r as &dyn RowSource));
         let results = slice::slice(&sources, &ctx, super_column, predicate)?;
         // A row the slice found anything in is live; only an empty answer needs the check.
@@ -160,10 +156,7 @@ impl ColumnFamilyStore {
         let rctx = self.read_context();
         let mut streams: Vec<Box<dyn Iterator<Item = Result<Vec<u8>>> + '_>> = Vec::new();
         for m in view.memtables() {
-            streams.push(Box::new(
-                m.rows_from(range.start)
-                    .map(|e| Ok(e.key().bytes().to_vec())),
-            ));
+            streams.push(Box::new(m.rows_from(range.start).map(|k| Ok(k.to_vec()))));
         }
         for t in &view.sstables {
             streams.push(Box::new(t.rows_from(range.start, rctx)));
