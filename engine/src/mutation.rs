@@ -5,7 +5,9 @@
 //! comparators before anything is applied, so a bad batch changes nothing.
 
 use crate::error::{Error, NameKind, Result};
-use crate::model::cell::{Cell, DeletionTime, Entry, Ttl};
+use std::borrow::Cow;
+
+use crate::model::cell::{CellRef, CellValueRef, DeletionTime, EntryRef, Ttl};
 use crate::model::cell_key;
 use crate::query::{ColumnPath, SlicePredicate};
 use crate::schema::{ColumnFamilyDef, ColumnType};
@@ -167,15 +169,18 @@ impl BatchMutation {
 
 /// A validated change to one row of one column family: what the commit log records and the
 /// memtable applies, all or nothing.
+///
+/// It borrows what it can from the request it was validated from (names that are their own
+/// sort keys, and values), so a write copies a value only into the log and the memtable.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RowUpdate {
+pub struct RowUpdate<'a> {
     /// A row deletion, if the update deletes the row.
     pub deletion: Option<DeletionTime>,
     /// Entries in the order written; later ones reconcile with earlier ones of the same key.
-    pub entries: Vec<(Vec<u8>, Entry)>,
+    pub entries: Vec<(Cow<'a, [u8]>, EntryRef<'a>)>,
 }
 
-impl RowUpdate {
+impl RowUpdate<'_> {
     /// Checks that the entry keys fit the layout of a Standard (`is_super` false) or Super CF,
     /// for updates read back from disk: a super column deletion only under a whole group
     /// prefix, and in a Super CF every cell under one.
@@ -186,13 +191,13 @@ impl RowUpdate {
             }
             let group = cell_key::group_prefix_len(key);
             match (entry, is_super) {
-                (Entry::SuperColumnDeletion(_), false) => {
+                (EntryRef::SuperColumnDeletion(_), false) => {
                     return Err("a super column deletion in a Standard column family".into())
                 }
-                (Entry::SuperColumnDeletion(_), true) if group != Some(key.len()) => {
+                (EntryRef::SuperColumnDeletion(_), true) if group != Some(key.len()) => {
                     return Err("a super column deletion under a malformed key".into())
                 }
-                (Entry::Cell(_), true) if group.is_none_or(|g| g >= key.len()) => {
+                (EntryRef::Cell(_), true) if group.is_none_or(|g| g >= key.len()) => {
                     return Err("a sub-column outside any super column".into())
                 }
                 _ => {}
@@ -336,8 +341,13 @@ impl Validator<'_> {
         Ok(())
     }
 
-    /// Validates `mutation` and appends it to `update`.
-    pub fn add(&self, mutation: &Mutation, now: Now, update: &mut RowUpdate) -> Result<()> {
+    /// Validates `mutation` and appends it to `update`, which borrows from it.
+    pub fn add<'m>(
+        &self,
+        mutation: &'m Mutation,
+        now: Now,
+        update: &mut RowUpdate<'m>,
+    ) -> Result<()> {
         match mutation {
             Mutation::Insert { path, value, write } => {
                 self.path(path, true)?;
@@ -359,7 +369,10 @@ impl Validator<'_> {
                 let ts = write.timestamp.unwrap_or(now.micros);
                 update.entries.push((
                     self.entry_key(path),
-                    Entry::Cell(Cell::live(ts, value.clone(), ttl)),
+                    EntryRef::Cell(CellRef {
+                        timestamp: ts,
+                        value: CellValueRef::Live { value, ttl },
+                    }),
                 ));
             }
             Mutation::Remove { path, timestamp } => {
@@ -373,12 +386,17 @@ impl Validator<'_> {
                         update.deletion = DeletionTime::merge_opt(update.deletion, Some(del))
                     }
                     (Some(sc), None) => update.entries.push((
-                        cell_key::super_column(self.cf.comparator.as_ref(), sc),
-                        Entry::SuperColumnDeletion(del),
+                        Cow::Owned(cell_key::super_column(self.cf.comparator.as_ref(), sc)),
+                        EntryRef::SuperColumnDeletion(del),
                     )),
                     (_, Some(_)) => update.entries.push((
                         self.entry_key(path),
-                        Entry::Cell(Cell::tombstone(del.marked_for_delete_at, now.seconds)),
+                        EntryRef::Cell(CellRef {
+                            timestamp: del.marked_for_delete_at,
+                            value: CellValueRef::Tombstone {
+                                local_deletion_time: now.seconds,
+                            },
+                        }),
                     )),
                 }
             }
@@ -437,7 +455,7 @@ impl Validator<'_> {
     /// Checks an update read back from disk (the commit log at replay) as a write is checked:
     /// every name decodes under the CF's comparators and fits them, and every live value fits
     /// the validator. A name that does not would make the CF unreadable once flushed.
-    pub fn stored_update(&self, update: &RowUpdate) -> Result<()> {
+    pub fn stored_update(&self, update: &RowUpdate<'_>) -> Result<()> {
         let undecodable = |kind, e: crate::model::comparator::MarshalError| {
             self.name_error(kind, self.cf.comparator.name(), format!("undecodable: {e}"))
         };
@@ -475,8 +493,8 @@ impl Validator<'_> {
                     }
                 }
             }
-            if let Entry::Cell(Cell {
-                value: crate::model::cell::CellValue::Live { value, .. },
+            if let EntryRef::Cell(CellRef {
+                value: CellValueRef::Live { value, .. },
                 ..
             }) = entry
             {
@@ -486,15 +504,17 @@ impl Validator<'_> {
         Ok(())
     }
 
-    /// The entry key of a validated path that names a column.
-    fn entry_key(&self, path: &ColumnPath) -> Vec<u8> {
+    /// The entry key of a validated path that names a column: the name itself when it is its
+    /// own sort key.
+    fn entry_key<'m>(&self, path: &'m ColumnPath) -> Cow<'m, [u8]> {
         let column = path.column.as_deref().unwrap_or_default();
-        match &path.super_column {
+        Cow::Owned(match &path.super_column {
+            None if self.cf.comparator.sort_key_is_name() => return Cow::Borrowed(column),
             None => cell_key::column(self.cf.comparator.as_ref(), column),
             Some(sc) => {
                 let prefix = cell_key::super_column(self.cf.comparator.as_ref(), sc);
                 cell_key::sub_column(&prefix, self.cf.subcomparator().as_ref(), column)
             }
-        }
+        })
     }
 }

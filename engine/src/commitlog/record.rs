@@ -4,19 +4,23 @@
 //! Layout in `engine/FORMAT.md`. Decoding trusts nothing: every length is bounded by the bytes
 //! that remain, and unknown tags are errors.
 
+use std::borrow::Cow;
+
 use crate::codec::{Reader, Writer};
 use crate::error::FormatError;
-use crate::model::cell::Entry;
-use crate::model::entry_codec::{decode_deletion, decode_entry, encode_deletion, encode_entry};
+use crate::model::cell::{CellValueRef, EntryRef};
+use crate::model::entry_codec::{
+    decode_deletion, decode_entry_ref, encode_deletion, encode_entry_ref,
+};
 use crate::mutation::RowUpdate;
 
-/// One row's mutation, as logged.
+/// One row's mutation, as logged; decoded, it borrows from the record's bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RowMutation {
+pub struct RowMutation<'a> {
     /// The row key.
-    pub key: Vec<u8>,
+    pub key: Cow<'a, [u8]>,
     /// The update of each column family (by id) the mutation touches.
-    pub updates: Vec<(u32, RowUpdate)>,
+    pub updates: Vec<(u32, RowUpdate<'a>)>,
 }
 
 /// What the commit log appends as one record: a row's mutation, owned ([`RowMutation`]) or
@@ -35,15 +39,15 @@ pub trait LogUpdate {
     /// The column family's id.
     fn cf_id(&self) -> u32;
     /// The validated update.
-    fn update(&self) -> &RowUpdate;
+    fn update(&self) -> &RowUpdate<'_>;
 }
 
-impl LogUpdate for (u32, RowUpdate) {
+impl LogUpdate for (u32, RowUpdate<'_>) {
     fn cf_id(&self) -> u32 {
         self.0
     }
 
-    fn update(&self) -> &RowUpdate {
+    fn update(&self) -> &RowUpdate<'_> {
         &self.1
     }
 }
@@ -74,7 +78,7 @@ impl<U: LogUpdate> LogRecord for RowWrite<'_, U> {
     }
 }
 
-impl LogRecord for RowMutation {
+impl LogRecord for RowMutation<'_> {
     fn encode(&self, w: &mut Writer) {
         self.as_write().encode(w);
     }
@@ -88,8 +92,8 @@ impl LogRecord for RowMutation {
     }
 }
 
-impl RowMutation {
-    fn as_write(&self) -> RowWrite<'_, (u32, RowUpdate)> {
+impl<'a> RowMutation<'a> {
+    fn as_write(&self) -> RowWrite<'_, (u32, RowUpdate<'a>)> {
         RowWrite {
             key: &self.key,
             updates: &self.updates,
@@ -99,20 +103,23 @@ impl RowMutation {
 
 /// Appends the encoding of `m` to `w`.
 #[cfg(test)]
-pub fn encode(m: &RowMutation, w: &mut Writer) {
+pub fn encode(m: &RowMutation<'_>, w: &mut Writer) {
     m.encode(w);
 }
 
 /// About how many bytes the encoding of row `key`'s updates takes.
-fn size_hint<'u>(key: &[u8], updates: impl Iterator<Item = &'u RowUpdate>) -> usize {
+fn size_hint<'u, 'a: 'u>(key: &[u8], updates: impl Iterator<Item = &'u RowUpdate<'a>>) -> usize {
     // Per entry: key and value lengths, tag, timestamp and TTL fields.
     const ENTRY_FIXED: usize = 4 + 1 + 8 + 4 + 8 + 4;
     let entries: usize = updates
         .flat_map(|u| u.entries.iter())
         .map(|(k, e)| {
             let value = match e {
-                Entry::Cell(c) => c.heap_size(),
-                Entry::SuperColumnDeletion(_) => 16,
+                EntryRef::Cell(c) => match c.value {
+                    CellValueRef::Live { value, .. } => value.len(),
+                    CellValueRef::Tombstone { .. } => 8,
+                },
+                EntryRef::SuperColumnDeletion(_) => 16,
             };
             ENTRY_FIXED + k.len() + value
         })
@@ -121,9 +128,9 @@ fn size_hint<'u>(key: &[u8], updates: impl Iterator<Item = &'u RowUpdate>) -> us
 }
 
 /// Appends the encoding of row `key`'s updates, by column family id.
-fn encode_parts<'u>(
+fn encode_parts<'u, 'a: 'u>(
     key: &[u8],
-    updates: impl ExactSizeIterator<Item = (u32, &'u RowUpdate)>,
+    updates: impl ExactSizeIterator<Item = (u32, &'u RowUpdate<'a>)>,
     w: &mut Writer,
 ) {
     w.bytes(key);
@@ -134,15 +141,15 @@ fn encode_parts<'u>(
         w.u32(u.entries.len() as u32);
         for (key, entry) in &u.entries {
             w.bytes(key);
-            encode_entry(entry, w);
+            encode_entry_ref(*entry, w);
         }
     }
 }
 
-/// Decodes a record payload; the whole payload must be consumed.
-pub fn decode(payload: &[u8]) -> Result<RowMutation, FormatError> {
+/// Decodes a record payload, borrowing from it; the whole payload must be consumed.
+pub fn decode(payload: &[u8]) -> Result<RowMutation<'_>, FormatError> {
     let mut r = Reader::new(payload);
-    let key = r.bytes()?.to_vec();
+    let key = Cow::Borrowed(r.bytes()?);
     let n = r.count(4 + 1 + 4)?;
     let mut updates = Vec::with_capacity(n);
     for _ in 0..n {
@@ -151,8 +158,8 @@ pub fn decode(payload: &[u8]) -> Result<RowMutation, FormatError> {
         let m = r.count(4 + 1)?;
         let mut entries = Vec::with_capacity(m);
         for _ in 0..m {
-            let key = r.bytes()?.to_vec();
-            entries.push((key, decode_entry(&mut r)?));
+            let key = Cow::Borrowed(r.bytes()?);
+            entries.push((key, decode_entry_ref(&mut r)?));
         }
         updates.push((cf, RowUpdate { deletion, entries }));
     }
@@ -165,37 +172,49 @@ pub fn decode(payload: &[u8]) -> Result<RowMutation, FormatError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::cell::{Cell, DeletionTime, Ttl};
+    use crate::model::cell::{CellRef, DeletionTime, Ttl};
 
-    pub(crate) fn sample() -> RowMutation {
+    fn cell(timestamp: i64, value: CellValueRef<'static>) -> EntryRef<'static> {
+        EntryRef::Cell(CellRef { timestamp, value })
+    }
+
+    pub(crate) fn sample() -> RowMutation<'static> {
         let d = DeletionTime {
             marked_for_delete_at: -5,
             local_deletion_time: 1_700_000_000,
         };
+        let live = |value| CellValueRef::Live { value, ttl: None };
         RowMutation {
-            key: b"jsmith".to_vec(),
+            key: Cow::Borrowed(b"jsmith"),
             updates: vec![
                 (
                     3,
                     RowUpdate {
                         deletion: Some(d),
                         entries: vec![
+                            (Cow::Borrowed(b"first"), cell(7, live(b"John"))),
                             (
-                                b"first".to_vec(),
-                                Entry::Cell(Cell::live(7, b"John".to_vec(), None)),
-                            ),
-                            (
-                                b"ttl".to_vec(),
-                                Entry::Cell(Cell::live(
+                                Cow::Borrowed(b"ttl"),
+                                cell(
                                     8,
-                                    vec![],
-                                    Some(Ttl {
-                                        ttl: 60,
-                                        local_expiration_time: 99,
-                                    }),
-                                )),
+                                    CellValueRef::Live {
+                                        value: b"",
+                                        ttl: Some(Ttl {
+                                            ttl: 60,
+                                            local_expiration_time: 99,
+                                        }),
+                                    },
+                                ),
                             ),
-                            (b"gone".to_vec(), Entry::Cell(Cell::tombstone(9, 10))),
+                            (
+                                Cow::Borrowed(b"gone"),
+                                cell(
+                                    9,
+                                    CellValueRef::Tombstone {
+                                        local_deletion_time: 10,
+                                    },
+                                ),
+                            ),
                         ],
                     },
                 ),
@@ -203,7 +222,10 @@ mod tests {
                     4,
                     RowUpdate {
                         deletion: None,
-                        entries: vec![(b"sc\x00\x01".to_vec(), Entry::SuperColumnDeletion(d))],
+                        entries: vec![(
+                            Cow::Borrowed(b"sc\x00\x01"),
+                            EntryRef::SuperColumnDeletion(d),
+                        )],
                     },
                 ),
             ],

@@ -240,16 +240,14 @@ mod tests {
             .pop()
             .unwrap()
             .1;
+        let cell = Entry::Cell(Cell::live(1, b"v".to_vec(), None));
         let m = RowMutation {
-            key: b"k".to_vec(),
+            key: std::borrow::Cow::Borrowed(b"k"),
             updates: vec![(
                 cf,
                 RowUpdate {
                     deletion: None,
-                    entries: vec![(
-                        vec![0xff, 0xfe],
-                        Entry::Cell(Cell::live(1, b"v".to_vec(), None)),
-                    )],
+                    entries: vec![(std::borrow::Cow::Borrowed(&[0xff, 0xfe]), cell.as_ref())],
                 },
             )],
         };

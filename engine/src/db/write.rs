@@ -16,14 +16,14 @@ use crate::store::ColumnFamilyStore;
 const LINEAR_ROW_SEARCH: usize = 16;
 
 /// One column family's part of a row's update in a batch being applied.
-type CfUpdate = (Arc<ColumnFamilyStore>, RowUpdate);
+type CfUpdate<'b> = (Arc<ColumnFamilyStore>, RowUpdate<'b>);
 
-impl LogUpdate for CfUpdate {
+impl LogUpdate for CfUpdate<'_> {
     fn cf_id(&self) -> u32 {
         self.0.id()
     }
 
-    fn update(&self) -> &RowUpdate {
+    fn update(&self) -> &RowUpdate<'_> {
         &self.1
     }
 }

@@ -25,9 +25,11 @@ use parking_lot::Mutex;
 use crate::codec::{Reader, Writer};
 use crate::error::{FormatError, Result};
 use crate::merge::{EntryItem, RowSource};
-use crate::model::cell::{DeletionTime, Entry, EntryRef};
+use crate::model::cell::{DeletionTime, EntryRef};
 use crate::model::cell_key;
-use crate::model::entry_codec::{decode_deletion, decode_entry_ref, encode_deletion, encode_entry};
+use crate::model::entry_codec::{
+    decode_deletion, decode_entry_ref, encode_deletion, encode_entry_ref,
+};
 use crate::model::reconcile::compare_refs;
 use crate::mutation::RowUpdate;
 use arena::Arena;
@@ -116,7 +118,7 @@ impl Memtable {
     }
 
     /// Applies one row's mutation atomically. `is_super` says how keys are laid out.
-    pub fn apply(&self, sort_key: &[u8], update: &RowUpdate, is_super: bool) {
+    pub fn apply(&self, sort_key: &[u8], update: &RowUpdate<'_>, is_super: bool) {
         let hash = key_filter::hash(sort_key);
         // In the filter before the row is in the list: a reader that finds the row can never
         // have been told it is absent.
@@ -127,9 +129,10 @@ impl Memtable {
         let version = self.published[stripe].load(Ordering::Relaxed) + 1;
         let (arena, list) = (&self.arena, &self.list);
         let row_deletion;
+        // One search finds the row; each cell's place is found by moving on from there.
+        let key = SearchKey::new(sort_key, EntryPos::At(&[], u32::MAX));
+        let mut splice = list.find(arena, &key);
         {
-            let key = SearchKey::new(sort_key, EntryPos::At(&[], u32::MAX));
-            let mut splice = list.find(arena, &key);
             let current =
                 Self::newest(splice.found(), sort_key, &[], u32::MAX).and_then(node_deletion);
             let merged = DeletionTime::merge_opt(current, update.deletion);
@@ -152,16 +155,15 @@ impl Memtable {
         }
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();
+            let mut last: &[u8] = &[];
             for (key, entry) in &update.entries {
-                let timestamp = match entry {
-                    Entry::Cell(c) => c.timestamp,
-                    Entry::SuperColumnDeletion(d) => d.marked_for_delete_at,
-                };
+                let (key, entry) = (key.as_ref(), *entry);
+                let timestamp = entry.timestamp();
                 if row_deletion.is_some_and(|d| d.shadows(timestamp)) {
                     continue;
                 }
                 if is_super {
-                    if let (Entry::Cell(_), Some(p)) = (entry, cell_key::group_prefix_len(key)) {
+                    if let (EntryRef::Cell(_), Some(p)) = (entry, cell_key::group_prefix_len(key)) {
                         let group = SearchKey::new(sort_key, EntryPos::At(&key[..p], u32::MAX));
                         let d = Self::newest(list.seek(arena, &group), sort_key, &key[..p], u32::MAX)
                             .and_then(node_entry);
@@ -171,28 +173,36 @@ impl Memtable {
                     }
                 }
                 let search = SearchKey::new(sort_key, EntryPos::At(key, u32::MAX));
-                let mut splice = list.find(arena, &search);
+                if key > last {
+                    list.advance(arena, &mut splice, &search);
+                } else {
+                    splice = list.find(arena, &search);
+                }
+                last = key;
                 let current = Self::newest(splice.found(), sort_key, key, u32::MAX);
                 let winner = match (current.and_then(node_entry), entry) {
-                    (None, _) => Cow::Borrowed(entry),
-                    (Some(EntryRef::Cell(old)), Entry::Cell(new)) => {
-                        if compare_refs(&new.as_ref(), &old) != std::cmp::Ordering::Greater {
+                    (None, _) => entry,
+                    (Some(EntryRef::Cell(old)), EntryRef::Cell(new)) => {
+                        if compare_refs(&new, &old) != std::cmp::Ordering::Greater {
                             continue;
                         }
-                        Cow::Borrowed(entry)
+                        entry
                     }
-                    (Some(EntryRef::SuperColumnDeletion(old)), Entry::SuperColumnDeletion(new)) => {
-                        let merged = old.merge(*new);
+                    (
+                        Some(EntryRef::SuperColumnDeletion(old)),
+                        EntryRef::SuperColumnDeletion(new),
+                    ) => {
+                        let merged = old.merge(new);
                         if merged == old {
                             continue;
                         }
-                        Cow::Owned(Entry::SuperColumnDeletion(merged))
+                        EntryRef::SuperColumnDeletion(merged)
                     }
                     // Kinds differ under one key only in damaged data; the newer write stands.
-                    _ => Cow::Borrowed(entry),
+                    _ => entry,
                 };
                 scratch.buf.clear();
-                encode_entry(&winner, &mut scratch);
+                encode_entry_ref(winner, &mut scratch);
                 let bytes = &scratch.buf;
                 let new = NewNode {
                     row: sort_key,

@@ -328,6 +328,20 @@ impl SkipList {
         splice
     }
 
+    /// Moves `splice` forward to where `key` goes: `key` must not sort before the key the
+    /// splice was found for. Each level scans on from where it stood, so moving to a key near
+    /// the last one (the next cell of the same row) costs a few steps, not a search.
+    pub fn advance(&self, arena: &Arena, splice: &mut Splice, key: &SearchKey<'_>) {
+        let top = self.height.load(Mem::Relaxed).min(MAX_HEIGHT);
+        let head = self.head(arena);
+        for level in 0..top {
+            let from = Node::at(splice.prev[level]).unwrap_or(head);
+            let (p, n) = Self::scan_level(from, level, key);
+            splice.prev[level] = p.addr;
+            splice.next[level] = n.map_or(0, |n| n.addr);
+        }
+    }
+
     /// From `x` along `level`: the last node before `key`, and the one after it.
     fn scan_level<'a>(
         mut x: Node<'a>,

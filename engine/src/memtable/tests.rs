@@ -5,18 +5,18 @@
 use std::ops::Bound;
 
 use super::*;
-use crate::model::cell::{Cell, Ttl};
+use crate::model::cell::{Cell, Entry, Ttl};
 
 fn live(ts: i64, v: &[u8]) -> Entry {
     Entry::Cell(Cell::live(ts, v.to_vec(), None))
 }
 
-fn update(entries: &[(&[u8], Entry)]) -> RowUpdate {
+fn update<'a>(entries: &'a [(&'a [u8], Entry)]) -> RowUpdate<'a> {
     RowUpdate {
         deletion: None,
         entries: entries
             .iter()
-            .map(|(k, e)| (k.to_vec(), e.clone()))
+            .map(|(k, e)| (Cow::Borrowed(*k), e.as_ref()))
             .collect(),
     }
 }
@@ -74,7 +74,7 @@ fn a_row_deletion_shadows_older_cells_and_later_ones_show() {
         b"r",
         &RowUpdate {
             deletion: Some(del),
-            entries: vec![(b"c".to_vec(), live(4, b"shadowed"))],
+            entries: update(&[(b"c", live(4, b"shadowed"))]).entries,
         },
         false,
     );
@@ -204,17 +204,12 @@ fn readers_never_see_part_of_a_row_mutation() {
             s.spawn(move || {
                 for i in 1..=2_000i64 {
                     // Every mutation writes the same timestamp to all 8 columns of its row.
-                    let entries: Vec<(Vec<u8>, Entry)> =
-                        (0u8..8).map(|c| (vec![c], live(i, &[w]))).collect();
+                    let keys: Vec<[u8; 1]> = (0u8..8).map(|c| [c]).collect();
+                    let cells: Vec<Entry> = (0..8).map(|_| live(i, &[w])).collect();
+                    let entries: Vec<(&[u8], Entry)> =
+                        keys.iter().map(|k| &k[..]).zip(cells).collect();
                     let row = [b'r', (i % 4) as u8];
-                    m.apply(
-                        &row,
-                        &RowUpdate {
-                            deletion: None,
-                            entries,
-                        },
-                        false,
-                    );
+                    m.apply(&row, &update(&entries), false);
                 }
                 done.fetch_add(1, Ordering::Relaxed);
             });

@@ -79,6 +79,7 @@ pub struct Cell {
 
 impl Cell {
     /// A live cell.
+    #[cfg(test)]
     pub fn live(timestamp: i64, value: Vec<u8>, ttl: Option<Ttl>) -> Self {
         Cell {
             timestamp,
@@ -104,15 +105,6 @@ impl Cell {
             CellValue::Live { ttl: Some(t), .. } => now_seconds >= t.local_expiration_time,
             CellValue::Live { ttl: None, .. } => false,
         }
-    }
-
-    /// Bytes this cell holds in memory, roughly: for memtable accounting.
-    pub fn heap_size(&self) -> usize {
-        std::mem::size_of::<Cell>()
-            + match &self.value {
-                CellValue::Live { value, .. } => value.len(),
-                CellValue::Tombstone { .. } => 0,
-            }
     }
 }
 
@@ -202,6 +194,16 @@ impl EntryRef<'_> {
         match self {
             EntryRef::Cell(c) => c.timestamp,
             EntryRef::SuperColumnDeletion(d) => d.marked_for_delete_at,
+        }
+    }
+}
+
+impl Entry {
+    /// The entry, borrowed.
+    pub fn as_ref(&self) -> EntryRef<'_> {
+        match self {
+            Entry::Cell(c) => EntryRef::Cell(c.as_ref()),
+            Entry::SuperColumnDeletion(d) => EntryRef::SuperColumnDeletion(*d),
         }
     }
 }

@@ -6,9 +6,7 @@
 
 use crate::codec::{Reader, Writer};
 use crate::error::FormatError;
-use crate::model::cell::{
-    Cell, CellRef, CellValue, CellValueRef, DeletionTime, Entry, EntryRef, Ttl,
-};
+use crate::model::cell::{CellRef, CellValueRef, DeletionTime, Entry, EntryRef, Ttl};
 
 const LIVE: u8 = 0;
 const LIVE_TTL: u8 = 1;
@@ -31,42 +29,47 @@ pub fn decode_deletion(r: &mut Reader<'_>) -> Result<DeletionTime, FormatError> 
 
 /// Appends one entry (tag, then its fields); shared with the SSTable block format.
 pub fn encode_entry(entry: &Entry, w: &mut Writer) {
+    encode_entry_ref(entry.as_ref(), w);
+}
+
+/// [`encode_entry`] of a borrowed entry.
+pub fn encode_entry_ref(entry: EntryRef<'_>, w: &mut Writer) {
     match entry {
-        Entry::Cell(Cell {
+        EntryRef::Cell(CellRef {
             timestamp,
-            value: CellValue::Live { value, ttl: None },
+            value: CellValueRef::Live { value, ttl: None },
         }) => {
             w.u8(LIVE);
-            w.u64(*timestamp as u64);
+            w.u64(timestamp as u64);
             w.bytes(value);
         }
-        Entry::Cell(Cell {
+        EntryRef::Cell(CellRef {
             timestamp,
             value:
-                CellValue::Live {
+                CellValueRef::Live {
                     value,
                     ttl: Some(t),
                 },
         }) => {
             w.u8(LIVE_TTL);
-            w.u64(*timestamp as u64);
+            w.u64(timestamp as u64);
             w.u32(t.ttl);
             w.u64(t.local_expiration_time as u64);
             w.bytes(value);
         }
-        Entry::Cell(Cell {
+        EntryRef::Cell(CellRef {
             timestamp,
-            value: CellValue::Tombstone {
+            value: CellValueRef::Tombstone {
                 local_deletion_time,
             },
         }) => {
             w.u8(TOMBSTONE);
-            w.u64(*timestamp as u64);
-            w.u64(*local_deletion_time as u64);
+            w.u64(timestamp as u64);
+            w.u64(local_deletion_time as u64);
         }
-        Entry::SuperColumnDeletion(d) => {
+        EntryRef::SuperColumnDeletion(d) => {
             w.u8(SUPER_DELETION);
-            encode_deletion(w, *d);
+            encode_deletion(w, d);
         }
     }
 }

@@ -18,6 +18,7 @@ use crate::commitlog::LogPosition;
 use crate::error::{CorruptKind, Error, FormatError, Result};
 use crate::file_names;
 use crate::memtable::Memtable;
+use crate::model::cell::{CellRef, CellValueRef, EntryRef};
 use crate::mutation::{RowUpdate, Validator};
 use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached};
 use crate::sstable::reader::Obsolete;
@@ -257,7 +258,7 @@ impl ColumnFamilyStore {
 
     /// Applies a validated row update to the active memtable. The caller holds the database's
     /// switch lock shared, so no memtable switch falls between its commit log append and this.
-    pub fn apply(&self, sort_key: &[u8], key: &[u8], update: &RowUpdate) {
+    pub fn apply(&self, sort_key: &[u8], key: &[u8], update: &RowUpdate<'_>) {
         let v = self.view();
         v.active.apply(sort_key, update, self.is_super());
         let client: usize = update
@@ -267,11 +268,11 @@ impl ColumnFamilyStore {
                 key.len()
                     + k.len()
                     + match e {
-                        crate::model::cell::Entry::Cell(c) => match &c.value {
-                            crate::model::cell::CellValue::Live { value, .. } => value.len(),
-                            crate::model::cell::CellValue::Tombstone { .. } => 0,
-                        },
-                        crate::model::cell::Entry::SuperColumnDeletion(_) => 0,
+                        EntryRef::Cell(CellRef {
+                            value: CellValueRef::Live { value, .. },
+                            ..
+                        }) => value.len(),
+                        _ => 0,
                     }
             })
             .sum();

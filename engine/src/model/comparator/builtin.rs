@@ -67,6 +67,10 @@ pub fn from_hex(text: &str) -> Result<Vec<u8>, MarshalError> {
 pub struct BytesType;
 
 impl Comparator for BytesType {
+    fn sort_key_is_name(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> String {
         "BytesType".into()
     }
@@ -96,6 +100,10 @@ impl Comparator for BytesType {
 pub struct AsciiType;
 
 impl Comparator for AsciiType {
+    fn sort_key_is_name(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> String {
         "AsciiType".into()
     }
@@ -133,6 +141,10 @@ impl Comparator for AsciiType {
 pub struct Utf8Type;
 
 impl Comparator for Utf8Type {
+    fn sort_key_is_name(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> String {
         "UTF8Type".into()
     }

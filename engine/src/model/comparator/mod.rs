@@ -100,6 +100,12 @@ pub trait Comparator: Send + Sync + fmt::Debug {
     /// Parses the text form of a name (as a person types it in the shell).
     fn parse_text(&self, text: &str) -> Result<Vec<u8>, MarshalError>;
 
+    /// Whether a name's sort key is the name itself (the byte-ordered types), so the engine
+    /// can store it without encoding it. The default, `false`, is always correct.
+    fn sort_key_is_name(&self) -> bool {
+        false
+    }
+
     /// Orders two names. The default compares sort keys; built-in types override it with a
     /// direct comparison, and tests check the two agree.
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
