@@ -34,7 +34,7 @@ use crate::model::reconcile::compare_refs;
 use crate::mutation::RowUpdate;
 use arena::Arena;
 use key_filter::KeyFilter;
-use skiplist::{EntryPos, NewNode, Node, SearchKey, SkipList};
+use skiplist::{EntryPos, NewNode, Node, RowBytes, SearchKey, SkipList};
 
 /// Rows a memtable's key filter is sized for when nothing better is known.
 const DEFAULT_EXPECTED_ROWS: usize = 300_000;
@@ -65,6 +65,11 @@ impl Default for Memtable {
 thread_local! {
     /// Room to encode one entry before it is copied into its node.
     static SCRATCH: RefCell<Writer> = RefCell::new(Writer::default());
+}
+
+/// A new node's row key: shared with `anchor`, a node of the row already in the list, if any.
+fn row_bytes<'k>(anchor: Option<Node<'k>>, sort_key: &'k [u8]) -> RowBytes<'k> {
+    anchor.map_or(RowBytes::Copy(sort_key), RowBytes::Of)
 }
 
 /// The deletion a row (or super column) node holds.
@@ -132,6 +137,9 @@ impl Memtable {
         // One search finds the row; each cell's place is found by moving on from there.
         let key = SearchKey::new(sort_key, EntryPos::At(&[], u32::MAX));
         let mut splice = list.find(arena, &key);
+        // A node already holding the row's key: new nodes share its copy, and searches within
+        // the row compare against it by address.
+        let mut anchor = splice.found().filter(|n| n.is_row(sort_key));
         {
             let current =
                 Self::newest(splice.found(), sort_key, &[], u32::MAX).and_then(node_deletion);
@@ -139,16 +147,17 @@ impl Memtable {
             if merged != current {
                 if let Some(d) = merged {
                     let new = NewNode {
-                        row: sort_key,
+                        row: row_bytes(anchor, sort_key),
                         entry: &[],
                         version,
                         value_len: 16,
                     };
-                    list.insert(arena, &mut splice, &new, |v| {
+                    let n = list.insert(arena, &mut splice, &new, |v| {
                         let mut w = Writer::default();
                         encode_deletion(&mut w, d);
                         v.copy_from_slice(&w.buf);
                     });
+                    anchor = anchor.or(Some(n));
                 }
             }
             row_deletion = merged;
@@ -162,24 +171,25 @@ impl Memtable {
                 if row_deletion.is_some_and(|d| d.shadows(timestamp)) {
                     continue;
                 }
+                let row = anchor.map_or(sort_key, |a| a.row());
                 if is_super {
                     if let (EntryRef::Cell(_), Some(p)) = (entry, cell_key::group_prefix_len(key)) {
-                        let group = SearchKey::new(sort_key, EntryPos::At(&key[..p], u32::MAX));
-                        let d = Self::newest(list.seek(arena, &group), sort_key, &key[..p], u32::MAX)
+                        let group = SearchKey::new(row, EntryPos::At(&key[..p], u32::MAX));
+                        let d = Self::newest(list.seek(arena, &group), row, &key[..p], u32::MAX)
                             .and_then(node_entry);
                         if matches!(d, Some(EntryRef::SuperColumnDeletion(d)) if d.shadows(timestamp)) {
                             continue;
                         }
                     }
                 }
-                let search = SearchKey::new(sort_key, EntryPos::At(key, u32::MAX));
+                let search = SearchKey::new(row, EntryPos::At(key, u32::MAX));
                 if key > last {
                     list.advance(arena, &mut splice, &search);
                 } else {
                     splice = list.find(arena, &search);
                 }
                 last = key;
-                let current = Self::newest(splice.found(), sort_key, key, u32::MAX);
+                let current = Self::newest(splice.found(), row, key, u32::MAX);
                 let winner = match (current.and_then(node_entry), entry) {
                     (None, _) => entry,
                     (Some(EntryRef::Cell(old)), EntryRef::Cell(new)) => {
@@ -205,12 +215,13 @@ impl Memtable {
                 encode_entry_ref(winner, &mut scratch);
                 let bytes = &scratch.buf;
                 let new = NewNode {
-                    row: sort_key,
+                    row: row_bytes(anchor, sort_key),
                     entry: key,
                     version,
                     value_len: bytes.len(),
                 };
-                list.insert(arena, &mut splice, &new, |v| v.copy_from_slice(bytes));
+                let n = list.insert(arena, &mut splice, &new, |v| v.copy_from_slice(bytes));
+                anchor = anchor.or(Some(n));
             }
         });
         // Release: a reader that sees this version sees every node inserted under it.

@@ -2,10 +2,13 @@
 //! arena (RocksDB's `InlineSkipList`, LevelDB's `SkipList`), one node per version of a cell,
 //! ordered by (row sort key, entry key, version descending).
 //!
-//! A node is one piece of arena memory: a 32-byte header (the row key's first 8 bytes as a
-//! big-endian integer, the lengths, the version, the height), its links, then the row key, the
-//! entry key and the value. Comparing against a node almost always ends at the 8-byte head,
-//! which sits in the node's first cache line next to the links a search follows.
+//! A node is one piece of arena memory: a 40-byte header (the row key's first 8 bytes as a
+//! big-endian integer, where the row key is, the lengths, the version, the height), its links,
+//! then the row key (unless another node of the row already holds it), the entry key and the
+//! value. Comparing against a node of another row almost always ends at the 8-byte head, which
+//! sits in the node's first cache line next to the links a search follows; the nodes of one row
+//! share one copy of its key, so comparing against a node of the same row ends at a pointer
+//! comparison instead of a `memcmp` (and a wide row does not repeat its key per cell).
 //!
 //! Writers insert concurrently: a node is linked bottom-up, each level with a compare-and-swap
 //! from its predecessor, after its contents are written, so a reader that reaches it (through
@@ -35,12 +38,17 @@ pub const MAX_HEIGHT: usize = 12;
 #[repr(C)]
 struct Header {
     head: u64,
+    /// Address of the row key: this node's own copy, or the one an earlier node of its row
+    /// holds (in the same arena).
+    row_at: u64,
     row_len: u32,
     entry_len: u32,
     version: u32,
     value_len: u32,
     height: u8,
-    _pad: [u8; 7],
+    /// Whether the row key is stored in this node (after its links).
+    own_row: u8,
+    _pad: [u8; 6],
 }
 
 const HEADER: usize = std::mem::size_of::<Header>();
@@ -142,13 +150,26 @@ impl<'a> Node<'a> {
 
     /// The row sort key.
     pub fn row(self) -> &'a [u8] {
-        self.bytes(self.keys_at(), self.header().row_len as usize)
+        let h = self.header();
+        // SAFETY: `row_at` is this node's own copy of the row key, or an earlier node's in the
+        // same arena (`RowBytes::Of`), written before either node was published and alive as
+        // long as the arena.
+        unsafe { std::slice::from_raw_parts(h.row_at as usize as *const u8, h.row_len as usize) }
+    }
+
+    fn own_row_len(self) -> usize {
+        let h = self.header();
+        if h.own_row != 0 {
+            h.row_len as usize
+        } else {
+            0
+        }
     }
 
     /// The entry key (empty for a row's own node, such as its deletion).
     pub fn entry(self) -> &'a [u8] {
         let h = self.header();
-        self.bytes(self.keys_at() + h.row_len as usize, h.entry_len as usize)
+        self.bytes(self.keys_at() + self.own_row_len(), h.entry_len as usize)
     }
 
     /// The version.
@@ -159,13 +180,20 @@ impl<'a> Node<'a> {
     /// The value.
     pub fn value(self) -> &'a [u8] {
         let h = self.header();
-        let at = self.keys_at() + h.row_len as usize + h.entry_len as usize;
+        let at = self.keys_at() + self.own_row_len() + h.entry_len as usize;
         self.bytes(at, h.value_len as usize)
     }
 
     /// Whether this node is of row `row`.
     pub fn is_row(self, row: &[u8]) -> bool {
-        self.header().head == head(row) && self.row() == row
+        let h = self.header();
+        h.head == head(row) && (self.shares_row(row) || self.row() == row)
+    }
+
+    /// Whether `row` is this node's very copy of its row key (then they are equal).
+    fn shares_row(self, row: &[u8]) -> bool {
+        let h = self.header();
+        h.row_at == row.as_ptr() as usize as u64 && h.row_len as usize == row.len()
     }
 
     /// The node after this one in order.
@@ -178,7 +206,13 @@ impl<'a> Node<'a> {
         let h = self.header();
         h.head
             .cmp(&key.head)
-            .then_with(|| self.row().cmp(key.row))
+            .then_with(|| {
+                if self.shares_row(key.row) {
+                    Ordering::Equal
+                } else {
+                    self.row().cmp(key.row)
+                }
+            })
             .then_with(|| match key.entry {
                 EntryPos::First => Ordering::Greater,
                 EntryPos::Last => Ordering::Less,
@@ -190,11 +224,30 @@ impl<'a> Node<'a> {
     }
 }
 
+/// A new node's row key: copied into it, or the copy an existing node of the row holds.
+#[derive(Clone, Copy, Debug)]
+pub enum RowBytes<'k> {
+    /// Copied into the new node.
+    Copy(&'k [u8]),
+    /// Shared with this node of the same row (in the same arena).
+    Of(Node<'k>),
+}
+
+impl<'k> RowBytes<'k> {
+    /// The row key.
+    pub fn bytes(self) -> &'k [u8] {
+        match self {
+            RowBytes::Copy(b) => b,
+            RowBytes::Of(n) => n.row(),
+        }
+    }
+}
+
 /// What a new node holds besides its value: its key, and the value's length.
 #[derive(Clone, Copy, Debug)]
 pub struct NewNode<'k> {
     /// The row sort key.
-    pub row: &'k [u8],
+    pub row: RowBytes<'k>,
     /// The entry key.
     pub entry: &'k [u8],
     /// The version.
@@ -256,7 +309,7 @@ impl SkipList {
     /// An empty list whose head node lives in `arena`.
     pub fn new(arena: &Arena) -> SkipList {
         let empty = NewNode {
-            row: &[],
+            row: RowBytes::Copy(&[]),
             entry: &[],
             version: 0,
             value_len: 0,
@@ -284,28 +337,39 @@ impl SkipList {
             version,
             value_len,
         } = *key;
+        let row_bytes = row.bytes();
+        let own = match row {
+            RowBytes::Copy(b) => b.len(),
+            RowBytes::Of(_) => 0,
+        };
         let keys_at = HEADER + height * LINK;
-        let size = keys_at + row.len() + entry.len() + value_len;
+        let size = keys_at + own + entry.len() + value_len;
         let p = arena.alloc(size);
+        let row_at = match row {
+            RowBytes::Copy(_) => p as usize + keys_at,
+            RowBytes::Of(n) => n.header().row_at as usize,
+        };
         let header = Header {
-            head: head(row),
+            head: head(row_bytes),
+            row_at: row_at as u64,
             // Row keys, entry keys and values are bounded far below 4 GiB by validation.
-            row_len: row.len() as u32,
+            row_len: row_bytes.len() as u32,
             entry_len: entry.len() as u32,
             version,
             value_len: value_len as u32,
             height: height as u8,
-            _pad: [0; 7],
+            own_row: u8::from(own > 0),
+            _pad: [0; 6],
         };
         // SAFETY: `p` is a fresh, 8-aligned, zeroed allocation of `size` bytes that no one else
-        // holds; the header, the (already zero) links and the keys all fit in it, and the value
-        // is the rest of it.
+        // holds; the header, the (already zero) links, the row key if it is copied and the
+        // entry key all fit in it, and the value is the rest of it.
         let value = unsafe {
             std::ptr::write(p.cast::<Header>(), header);
             let keys = p.add(keys_at);
-            std::ptr::copy_nonoverlapping(row.as_ptr(), keys, row.len());
-            std::ptr::copy_nonoverlapping(entry.as_ptr(), keys.add(row.len()), entry.len());
-            keys.add(row.len() + entry.len())
+            std::ptr::copy_nonoverlapping(row_bytes.as_ptr(), keys, own);
+            std::ptr::copy_nonoverlapping(entry.as_ptr(), keys.add(own), entry.len());
+            keys.add(own + entry.len())
         };
         (p as usize, value)
     }
@@ -359,23 +423,23 @@ impl SkipList {
     /// Inserts a node for `new` where `splice` (found for a key at or just before it, with
     /// nothing between) says, with a value that `fill` writes. Another writer may have linked
     /// nodes around the splice since it was found; the splice is repaired level by level.
-    pub fn insert(
+    pub fn insert<'a>(
         &self,
-        arena: &Arena,
+        arena: &'a Arena,
         splice: &mut Splice,
         new: &NewNode<'_>,
         fill: impl FnOnce(&mut [u8]),
-    ) {
+    ) -> Node<'a> {
         let height = random_height();
         let (addr, value) = Self::alloc(arena, height, new);
         // SAFETY: `value` points at the last `value_len` bytes of the node just allocated, which
         // no one else can reach until the node is linked below.
         fill(unsafe { std::slice::from_raw_parts_mut(value, new.value_len) });
-        let node: Node<'_> = Node {
+        let node: Node<'a> = Node {
             addr,
             _arena: PhantomData,
         };
-        let key = SearchKey::new(new.row, EntryPos::At(new.entry, new.version));
+        let key = SearchKey::new(new.row.bytes(), EntryPos::At(new.entry, new.version));
         self.height.fetch_max(height, Mem::Relaxed);
         for level in 0..height {
             loop {
@@ -399,6 +463,7 @@ impl SkipList {
                 }
             }
         }
+        node
     }
 
     /// The first node at or after `key`.
@@ -436,7 +501,7 @@ mod tests {
     fn insert(list: &SkipList, arena: &Arena, row: &[u8], entry: &[u8], version: u32) {
         let mut s = list.find(arena, &SearchKey::new(row, EntryPos::At(entry, version)));
         let new = NewNode {
-            row,
+            row: RowBytes::Copy(row),
             entry,
             version,
             value_len: 4,
