@@ -2,7 +2,7 @@
 //! one ([`RealFs`]) and, in [`crate::io::fault`], one that can simulate power loss.
 //!
 //! Only effects that durability depends on go through here: creating, appending, fsyncing,
-//! renaming and removing files, and fsyncing directories. Reads (mmap included) use the real
+//! renaming and removing files, and fsyncing directories. Reads (`pread` of SSTables) use the real
 //! files directly, as they must see what a power-loss test left behind.
 
 use std::fmt::Debug;

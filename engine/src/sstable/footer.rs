@@ -66,18 +66,18 @@ impl Footer {
         f
     }
 
-    /// Reads and checks the header and footer of a whole file's bytes.
-    pub fn decode(file: &[u8]) -> Result<Footer, FormatError> {
-        let len = file.len() as u64;
-        check_magic_version(file, HEADER_MAGIC, VERSION..=VERSION, "SSTable")?;
-        if len < HEADER_LEN + FOOTER_LEN {
+    /// Reads and checks the header (the file's first bytes) and footer (its last
+    /// [`FOOTER_LEN`] bytes) of a file of `len` bytes.
+    pub fn decode(head: &[u8], tail: &[u8], len: u64) -> Result<Footer, FormatError> {
+        check_magic_version(head, HEADER_MAGIC, VERSION..=VERSION, "SSTable")?;
+        if len < HEADER_LEN + FOOTER_LEN || tail.len() as u64 != FOOTER_LEN {
             return Err(FormatError::new(
                 CorruptKind::Truncated,
                 format!("{len} bytes is too short for an SSTable"),
             ));
         }
         let at = len - FOOTER_LEN;
-        let f = &file[at as usize..];
+        let f = tail;
         let fault = |kind, reason: &str| FormatError::new(kind, reason).at(Place::Offset(at));
         // 8 × u64 | version u32 | magic (8) | CRC32 of the 76 bytes before it.
         if &f[68..76] != FOOTER_MAGIC {
