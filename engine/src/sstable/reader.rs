@@ -141,8 +141,7 @@ impl Drop for Sstable {
                 Ok(()) => (o.on_removed)(&self.path),
                 Err(e) => tracing::warn!("removing {}: {e}", self.path.display()),
             }
-            o.pending_bytes
-                .fetch_sub(self.map.len(), Ordering::Relaxed);
+            o.pending_bytes.fetch_sub(self.map.len(), Ordering::Relaxed);
         }
     }
 }
@@ -187,9 +186,8 @@ impl Sstable {
         let len = map.len();
         let corrupt = |e: FormatError| Error::corrupt(path, e);
         let read = |offset: u64, n: u64, what: &str| -> Result<Vec<u8>> {
-            let n = usize::try_from(n).map_err(|_| {
-                corrupt(FormatError::malformed(format!("{what} of {n} bytes")))
-            })?;
+            let n = usize::try_from(n)
+                .map_err(|_| corrupt(FormatError::malformed(format!("{what} of {n} bytes"))))?;
             let mut buf = vec![0u8; n];
             match map.read_at(offset, &mut buf) {
                 Some(Ok(())) => Ok(buf),
