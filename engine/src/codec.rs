@@ -94,6 +94,23 @@ impl Writer {
     pub fn str(&mut self, v: &str) {
         self.bytes(v.as_bytes());
     }
+    /// An unsigned LEB128 varint (7 bits a byte, low bits first).
+    pub fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.buf.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.buf.push(v as u8);
+    }
+    /// An `i64` zigzag-mapped to a varint (small magnitudes, either sign, take few bytes).
+    pub fn zigzag(&mut self, v: i64) {
+        self.varint(((v << 1) ^ (v >> 63)) as u64);
+    }
+    /// Bytes with a varint length.
+    pub fn vbytes(&mut self, v: &[u8]) {
+        self.varint(v.len() as u64);
+        self.buf.extend_from_slice(v);
+    }
     /// An optional value: a presence byte, then the value.
     pub fn opt<T>(&mut self, v: Option<T>, f: impl FnOnce(&mut Self, T)) {
         match v {
@@ -169,6 +186,48 @@ impl<'a> Reader<'a> {
     /// An `f64` by its bits.
     pub fn f64(&mut self) -> Result<f64, FormatError> {
         Ok(f64::from_bits(self.u64()?))
+    }
+    /// An unsigned LEB128 varint of at most 10 bytes.
+    pub fn varint(&mut self) -> Result<u64, FormatError> {
+        let mut v = 0u64;
+        for i in 0..10 {
+            let b = self.u8()?;
+            if i == 9 && b > 1 {
+                return Err(self.error("varint overflows 64 bits"));
+            }
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b < 0x80 {
+                return Ok(v);
+            }
+        }
+        Err(self.error("varint longer than 10 bytes"))
+    }
+    /// A varint that must fit a `u32`.
+    pub fn varint32(&mut self) -> Result<u32, FormatError> {
+        let v = self.varint()?;
+        u32::try_from(v).map_err(|_| self.error(format!("{v} does not fit 32 bits")))
+    }
+    /// A zigzag-mapped `i64`.
+    pub fn zigzag(&mut self) -> Result<i64, FormatError> {
+        let v = self.varint()?;
+        Ok((v >> 1) as i64 ^ -((v & 1) as i64))
+    }
+    /// A varint length, bounded by what remains.
+    pub fn vlen(&mut self) -> Result<usize, FormatError> {
+        let n = self.varint()?;
+        if n > self.remaining() as u64 {
+            return Err(FormatError::new(
+                CorruptKind::Truncated,
+                format!("needs {n} bytes but only {} remain", self.remaining()),
+            )
+            .at(Place::Offset(self.pos as u64)));
+        }
+        Ok(n as usize)
+    }
+    /// Bytes with a varint length, bounded by what remains.
+    pub fn vbytes(&mut self) -> Result<&'a [u8], FormatError> {
+        let n = self.vlen()?;
+        self.take(n)
     }
     /// Bytes with a `u32` length, bounded by what remains.
     pub fn bytes(&mut self) -> Result<&'a [u8], FormatError> {
@@ -276,5 +335,61 @@ mod tests {
         assert_eq!(r.opt(|r| r.u32()).unwrap(), None);
         assert_eq!(r.f64().unwrap(), 0.25);
         assert_eq!(r.remaining(), 0);
+    }
+
+    #[test]
+    fn varints_roundtrip_take_few_bytes_and_refuse_overlong_input() {
+        let values = [
+            0u64,
+            1,
+            127,
+            128,
+            300,
+            16_383,
+            16_384,
+            u32::MAX as u64,
+            u64::MAX,
+        ];
+        let signed = [
+            0i64,
+            -1,
+            1,
+            -64,
+            63,
+            i64::MIN,
+            i64::MAX,
+            1_700_000_000_000_000,
+        ];
+        let mut w = Writer::default();
+        for v in values {
+            w.varint(v);
+        }
+        for v in signed {
+            w.zigzag(v);
+        }
+        w.vbytes(b"abc");
+        let mut r = Reader::new(&w.buf);
+        for v in values {
+            assert_eq!(r.varint().unwrap(), v);
+        }
+        for v in signed {
+            assert_eq!(r.zigzag().unwrap(), v);
+        }
+        assert_eq!(r.vbytes().unwrap(), b"abc");
+        assert_eq!(r.remaining(), 0);
+        let mut one = Writer::default();
+        one.varint(127);
+        one.zigzag(-64);
+        assert_eq!(one.buf.len(), 2, "small values take one byte each");
+        // Eleven continuation bytes, a tenth byte past 64 bits, a length past the end.
+        assert!(Reader::new(&[0xff; 11]).varint().is_err());
+        let mut over = vec![0xffu8; 9];
+        over.push(0x02);
+        assert!(Reader::new(&over).varint().is_err());
+        assert!(Reader::new(&[0x05, b'a']).vbytes().is_err());
+        assert!(Reader::new(&[0x80]).varint().is_err(), "truncated");
+        let mut big = Writer::default();
+        big.varint(u64::from(u32::MAX) + 1);
+        assert!(Reader::new(&big.buf).varint32().is_err());
     }
 }

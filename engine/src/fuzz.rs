@@ -30,8 +30,13 @@ pub fn sstable_read(bytes: &[u8]) -> Result<u64, String> {
     use crate::sstable::{ReadContext, Sstable};
     use crate::stats::Counters;
 
-    let t = Sstable::from_vec(bytes.to_vec(), std::path::Path::new("fuzz-sstable"))
-        .map_err(|e| e.to_string())?;
+    let partitioner = crate::model::partitioner::Partitioner::Random;
+    let t = Sstable::from_vec(
+        bytes.to_vec(),
+        std::path::Path::new("fuzz-sstable"),
+        partitioner,
+    )
+    .map_err(|e| e.to_string())?;
     let (blocks, keys, counters) = (
         BlockCache::new(1 << 20),
         KeyCache::default(),

@@ -18,7 +18,7 @@ use crate::model::partitioner::Partitioner;
 use crate::schema::catalog::Catalog;
 use crate::schema::{ColumnFamilyDef, ColumnType};
 use crate::sstable::block::Item;
-use crate::sstable::{footer, BlockCache, ReadContext, Sstable};
+use crate::sstable::{BlockCache, ReadContext, Sstable};
 use crate::stats::Counters;
 
 /// One entry of a dumped row, names decoded.
@@ -143,7 +143,7 @@ impl SstableFile {
         partitioner: Partitioner,
     ) -> Result<SstableFile> {
         Ok(SstableFile {
-            table: Sstable::open(path, 0)?,
+            table: Sstable::open_as_written(path, partitioner)?,
             def,
             partitioner,
         })
@@ -156,6 +156,13 @@ impl SstableFile {
     /// Checks that the file's rows are ordered by this partitioner (its first row's sort key is
     /// what the partitioner makes of its key): reading a file by the wrong one finds nothing.
     pub fn check_partitioner(&self) -> Result<()> {
+        if self.table.footer().partitioner.is_some() {
+            let written = self.table.partitioner();
+            if written == self.partitioner {
+                return Ok(());
+            }
+            return Err(self.wrong_partitioner(Some(written)));
+        }
         let first = self.table.items().find_map(|i| match i {
             Ok((_, Item::Row { sort_key, .. })) => Some(Ok(sort_key)),
             Ok(_) => None,
@@ -175,15 +182,19 @@ impl SstableFile {
             None => !fits(self.partitioner),
         };
         if wrong {
-            return Err(Error::invalid(format!(
-                "{}: its rows are not ordered by {}{}; give the partitioner the data was \
-                 written with (--partitioner)",
-                self.table.path().display(),
-                self.partitioner.class_name(),
-                hashed.map_or(String::new(), |p| format!(" but by {}", p.class_name()))
-            )));
+            return Err(self.wrong_partitioner(hashed));
         }
         Ok(())
+    }
+
+    fn wrong_partitioner(&self, written: Option<Partitioner>) -> Error {
+        Error::invalid(format!(
+            "{}: its rows are not ordered by {}{}; give the partitioner the data was written \
+             with (--partitioner)",
+            self.table.path().display(),
+            self.partitioner.class_name(),
+            written.map_or(String::new(), |p| format!(" but by {}", p.class_name()))
+        ))
     }
 
     fn decode_entry(&self, key: &[u8], entry: &Entry) -> Result<DumpEntry> {
@@ -421,7 +432,7 @@ impl SstableFile {
         let k = f64::from(hashes);
         let per_key = bits as f64 / (f.rows.max(1) as f64);
         FileStats {
-            version: footer::VERSION,
+            version: self.table.version(),
             rows: f.rows,
             entries: f.entries,
             timestamps: (f.min_timestamp, f.max_timestamp),

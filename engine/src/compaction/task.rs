@@ -18,7 +18,7 @@ use crate::merge::{merged_deletion, merged_entries, row_key, KMerge, RowSource};
 use crate::model::cell::{Cell, CellValue, DeletionTime, Entry};
 use crate::model::cell_key;
 use crate::sstable::iter::SstRow;
-use crate::sstable::{BlockCache, ReadContext, Sstable, SstableWriter};
+use crate::sstable::{BlockCache, ReadContext, Sstable, SstableWriter, TableOptions};
 use crate::stats::Counters;
 
 /// Bytes of the private block cache a compaction reads through.
@@ -138,8 +138,7 @@ pub fn compact(
     inputs: &[Arc<Sstable>],
     dest: &Path,
     generation: u64,
-    block_size: usize,
-    bloom_fp: f64,
+    options: TableOptions,
     params: &CompactionParams<'_>,
 ) -> Result<CompactionOutput> {
     // Compaction reads use a private block cache, not the shared one (a merge would flush it of
@@ -165,6 +164,9 @@ pub fn compact(
         ..CompactionOutput::default()
     };
     let mut writer: Option<SstableWriter<'_>> = None;
+    // Rows of the output are at most the inputs' rows together; sizing the filter for that
+    // keeps its false positives at the configured rate.
+    let max_rows = inputs.iter().map(|t| t.footer().rows).sum();
     let streams: Vec<_> = inputs
         .iter()
         .map(|t| t.rows_from(Bound::Unbounded, ctx))
@@ -213,20 +215,24 @@ pub fn compact(
         }
         let w = match writer.as_mut() {
             Some(w) => w,
-            None => writer.insert(SstableWriter::create(fs, dest, block_size, bloom_fp)?),
+            None => writer.insert(SstableWriter::create(fs, dest, options, max_rows)?),
         };
         w.add_row(
             &sort_key,
             &key,
             deletion,
-            entries.iter().map(|(k, e)| (k.as_slice(), e)),
+            entries.iter().map(|(k, e)| (k.as_slice(), e.as_ref())),
         )?;
         out.rows += 1;
     }
     if let Some(w) = writer {
         let written = w.finish()?;
         out.bytes_out = written.bytes;
-        out.table = Some(Arc::new(Sstable::open(&written.path, generation)?));
+        out.table = Some(Arc::new(Sstable::open(
+            &written.path,
+            generation,
+            options.partitioner,
+        )?));
     }
     Ok(out)
 }

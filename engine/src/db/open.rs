@@ -16,7 +16,7 @@ use crate::io::dir_lock::DirLock;
 use crate::options::Options;
 use crate::schema::catalog::Catalog;
 use crate::schema::default_keyspaces;
-use crate::sstable::{BlockCache, DEFAULT_BLOCK_SIZE};
+use crate::sstable::{BlockCache, TableOptions, DEFAULT_BLOCK_SIZE};
 use crate::store::manifest::Manifest;
 use crate::store::{CompactionSettings, FlushLimits, StoreContext};
 
@@ -53,8 +53,11 @@ impl Database {
                 fs: fs.clone(),
                 manifest: Mutex::new(manifest.clone()),
                 blocks: BlockCache::new(options.block_cache_size_mb as usize * (1 << 20)),
-                bloom_fp: options.bloom_filter_fp_chance,
-                block_size,
+                table: TableOptions {
+                    block_size,
+                    bloom_fp: options.bloom_filter_fp_chance,
+                    partitioner,
+                },
                 clock: options.clock.clone(),
                 partitioner,
                 removed: Mutex::new(Vec::new()),

@@ -54,6 +54,8 @@ pub struct Memtable {
     /// The last version each stripe published: readers see nodes up to it.
     published: Box<[AtomicU32]>,
     operations: AtomicU64,
+    /// Rows held (each counted by the write that put its first node in).
+    rows: AtomicU64,
 }
 
 impl Default for Memtable {
@@ -95,6 +97,7 @@ impl Memtable {
             locks: (0..STRIPES).map(|_| Mutex::new(())).collect(),
             published: (0..STRIPES).map(|_| AtomicU32::new(0)).collect(),
             operations: AtomicU64::new(0),
+            rows: AtomicU64::new(0),
         }
     }
 
@@ -140,6 +143,7 @@ impl Memtable {
         // A node already holding the row's key: new nodes share its copy, and searches within
         // the row compare against it by address.
         let mut anchor = splice.found().filter(|n| n.is_row(sort_key));
+        let new_row = anchor.is_none();
         {
             let current =
                 Self::newest(splice.found(), sort_key, &[], u32::MAX).and_then(node_deletion);
@@ -224,6 +228,9 @@ impl Memtable {
                 anchor = anchor.or(Some(n));
             }
         });
+        if new_row && anchor.is_some() {
+            self.rows.fetch_add(1, Ordering::Relaxed);
+        }
         // Release: a reader that sees this version sees every node inserted under it.
         self.published[stripe].store(version, Ordering::Release);
         self.operations
@@ -304,6 +311,11 @@ impl Memtable {
     pub fn operations(&self) -> u64 {
         self.operations.load(Ordering::Relaxed)
     }
+
+    /// Rows held.
+    pub fn rows(&self) -> u64 {
+        self.rows.load(Ordering::Relaxed)
+    }
 }
 
 /// One row of a frozen memtable, for a flush.
@@ -319,8 +331,8 @@ pub struct FlushRow<'a> {
 
 impl<'a> FlushRow<'a> {
     /// The row's entries in key order, each its winning version, without those its row's or
-    /// its super column's deletion shadows: (entry key, encoded entry, timestamp).
-    pub fn entries(&self) -> impl Iterator<Item = (&'a [u8], &'a [u8], i64)> + '_ {
+    /// its super column's deletion shadows.
+    pub fn entries(&self) -> impl Iterator<Item = (&'a [u8], EntryRef<'a>)> + '_ {
         let row = self.sort_key;
         let row_deletion = self.deletion;
         let mut group: Option<(&'a [u8], DeletionTime)> = None;
@@ -348,7 +360,7 @@ impl<'a> FlushRow<'a> {
                     continue;
                 }
             }
-            return Some((key, x.value(), ts));
+            return Some((key, entry));
         })
     }
 }

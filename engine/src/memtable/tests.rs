@@ -52,7 +52,7 @@ fn the_winning_version_is_read_and_losers_are_not_stored() {
     assert_eq!(flushed.len(), 1);
     let entries: Vec<_> = flushed[0]
         .entries()
-        .map(|(k, _, ts)| (k.to_vec(), ts))
+        .map(|(k, e)| (k.to_vec(), e.timestamp()))
         .collect();
     assert_eq!(entries, [(b"a".to_vec(), 5), (b"b".to_vec(), 1)]);
     assert_eq!(m.operations(), 4);
@@ -83,7 +83,7 @@ fn a_row_deletion_shadows_older_cells_and_later_ones_show() {
     assert_eq!(r.deletion().unwrap(), Some(del));
     let f: Vec<_> = m.flush_rows(false).collect();
     assert_eq!(f[0].deletion, Some(del));
-    let keys: Vec<_> = f[0].entries().map(|(k, _, _)| k.to_vec()).collect();
+    let keys: Vec<_> = f[0].entries().map(|(k, _)| k.to_vec()).collect();
     assert_eq!(keys, [b"b".to_vec(), b"d".to_vec()], "a and c are shadowed");
 }
 
@@ -151,7 +151,7 @@ fn a_super_column_deletion_hides_its_older_sub_columns() {
     m.apply(b"r", &update(&[(&sub(b"b"), live(1, b"too old"))]), true);
     m.apply(b"r", &update(&[(&sub(b"c"), live(3, b"newer"))]), true);
     let f: Vec<_> = m.flush_rows(true).collect();
-    let keys: Vec<_> = f[0].entries().map(|(k, _, _)| k.to_vec()).collect();
+    let keys: Vec<_> = f[0].entries().map(|(k, _)| k.to_vec()).collect();
     assert_eq!(keys, [prefix.clone(), sub(b"c")]);
 }
 

@@ -6,7 +6,7 @@
 
 use crate::codec::{Reader, Writer};
 use crate::error::FormatError;
-use crate::model::cell::{CellRef, CellValueRef, DeletionTime, Entry, EntryRef, Ttl};
+use crate::model::cell::{CellRef, CellValueRef, DeletionTime, EntryRef, Ttl};
 
 const LIVE: u8 = 0;
 const LIVE_TTL: u8 = 1;
@@ -27,12 +27,7 @@ pub fn decode_deletion(r: &mut Reader<'_>) -> Result<DeletionTime, FormatError> 
     })
 }
 
-/// Appends one entry (tag, then its fields); shared with the SSTable block format.
-pub fn encode_entry(entry: &Entry, w: &mut Writer) {
-    encode_entry_ref(entry.as_ref(), w);
-}
-
-/// [`encode_entry`] of a borrowed entry.
+/// Appends one entry (tag, then its fields); shared with the format 1 SSTable block.
 pub fn encode_entry_ref(entry: EntryRef<'_>, w: &mut Writer) {
     match entry {
         EntryRef::Cell(CellRef {
@@ -74,12 +69,7 @@ pub fn encode_entry_ref(entry: EntryRef<'_>, w: &mut Writer) {
     }
 }
 
-/// Reads one entry written by [`encode_entry`].
-pub fn decode_entry(r: &mut Reader<'_>) -> Result<Entry, FormatError> {
-    decode_entry_ref(r).map(EntryRef::to_entry)
-}
-
-/// Reads one entry written by [`encode_entry`], borrowing its value from the reader's bytes.
+/// Reads one entry written by [`encode_entry_ref`], borrowing its value from the reader's bytes.
 pub fn decode_entry_ref<'a>(r: &mut Reader<'a>) -> Result<EntryRef<'a>, FormatError> {
     Ok(match r.u8()? {
         LIVE => {

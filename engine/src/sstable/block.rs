@@ -1,111 +1,80 @@
-//! SSTable blocks: the framing every block shares (lengths, compression, checksum) and the items
-//! a data block holds (row headers and entries).
+//! A data block once checked and decoded, whatever format wrote it: its raw bytes, where each
+//! item (row header or entry) lies in them, and the entry keys that prefix compression left
+//! incomplete, rebuilt. The block cache holds these; reading one allocates nothing per item, and
+//! an entry is decoded only when a query yields it.
 //!
-//! Layout in `engine/FORMAT.md`. Reading checks the checksum and bounds every length (against
-//! the file, and the raw length against what the stored bytes can decompress to) before
-//! allocating.
+//! Parsing each format is [`super::block_v1`] and [`super::block_v2`]; the framing around the
+//! raw bytes is [`super::frame`].
 
-use crate::codec::be32;
-use crate::codec::{Reader, Writer};
-use crate::error::{CorruptKind, FormatError};
-use crate::model::cell::{DeletionTime, Entry};
-use crate::model::entry_codec::{decode_entry, encode_entry, skip_entry};
+use crate::codec::Reader;
+use crate::error::FormatError;
+use crate::model::cell::{CellRef, CellValueRef, DeletionTime, Entry, EntryRef, Ttl};
+use crate::model::entry_codec::decode_entry_ref;
+use crate::model::partitioner::Partitioner;
 
-/// Bytes of a block's framing before its stored bytes.
-pub const FRAME_LEN: usize = 4 + 4 + 1 + 4;
-/// LZ4 expands its input at most 255-fold: a raw length beyond that is impossible, so it can be
-/// refused before allocating, whatever size values the writer was given.
-const LZ4_MAX_RATIO: usize = 255;
-
-const NONE: u8 = 0;
-const LZ4: u8 = 1;
-
-/// Frames `raw` as a block, compressed with LZ4 when that saves space.
-pub fn frame(raw: &[u8], out: &mut Vec<u8>) {
-    let compressed = lz4_flex::block::compress(raw);
-    let (kind, stored): (u8, &[u8]) = if compressed.len() < raw.len() {
-        (LZ4, &compressed)
-    } else {
-        (NONE, raw)
-    };
-    out.extend_from_slice(&(stored.len() as u32).to_be_bytes());
-    out.extend_from_slice(&(raw.len() as u32).to_be_bytes());
-    out.push(kind);
-    let mut h = crc32fast::Hasher::new();
-    h.update(&[kind]);
-    h.update(stored);
-    out.extend_from_slice(&h.finalize().to_be_bytes());
-    out.extend_from_slice(stored);
+/// Item kinds (format 2's numbering; format 1 items are mapped onto them).
+pub(super) mod kind {
+    pub const ROW: u8 = 0;
+    pub const ROW_CONTINUES: u8 = 1;
+    pub const LIVE: u8 = 2;
+    pub const LIVE_TTL: u8 = 3;
+    pub const TOMBSTONE: u8 = 4;
+    pub const SUPER_DELETION: u8 = 5;
+    /// A format 1 entry: its fields are the entry codec's, tag byte included.
+    pub const V1_ENTRY: u8 = 6;
+    /// Flag on a row item: it carries a deletion.
+    pub const HAS_DELETION: u8 = 0x08;
+    /// The kind bits of a flags byte.
+    pub const MASK: u8 = 0x07;
 }
 
-/// The framed length of the block at the start of `bytes`.
-pub fn framed_len(bytes: &[u8]) -> Result<usize, FormatError> {
-    let truncated = || {
-        FormatError::new(
-            CorruptKind::Truncated,
-            "block runs past the end of the file",
-        )
-    };
-    if bytes.len() < FRAME_LEN {
-        return Err(truncated());
-    }
-    let stored = be32(&bytes[0..4]) as usize;
-    let total = FRAME_LEN.checked_add(stored).ok_or_else(truncated)?;
-    if total > bytes.len() {
-        return Err(truncated());
-    }
-    Ok(total)
+/// Where one item lies: its kind, its key (in the raw bytes, or in the rebuilt keys), and its
+/// fields after the key (`body..end` of the raw bytes).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ItemAt {
+    pub flags: u8,
+    pub key_rebuilt: bool,
+    pub key_start: u32,
+    pub key_len: u32,
+    pub body: u32,
+    pub end: u32,
 }
 
-/// Checks and decompresses the block at the start of `bytes`; returns its raw bytes.
-pub fn unframe(bytes: &[u8]) -> Result<Vec<u8>, FormatError> {
-    let total = framed_len(bytes)?;
-    let raw_len = be32(&bytes[4..8]) as usize;
-    let kind = bytes[8];
-    let crc = be32(&bytes[9..13]);
-    let stored = &bytes[FRAME_LEN..total];
-    let mut h = crc32fast::Hasher::new();
-    h.update(&[kind]);
-    h.update(stored);
-    if h.finalize() != crc {
-        return Err(FormatError::new(
-            CorruptKind::Checksum,
-            "block checksum mismatch",
-        ));
-    }
-    if raw_len
-        > stored
-            .len()
-            .saturating_mul(LZ4_MAX_RATIO)
-            .saturating_add(16)
-    {
-        return Err(FormatError::malformed(format!(
-            "raw length {raw_len} from {} stored bytes",
-            stored.len()
-        )));
-    }
-    match kind {
-        NONE if stored.len() == raw_len => Ok(stored.to_vec()),
-        NONE => Err(FormatError::malformed("uncompressed lengths differ")),
-        LZ4 => {
-            let raw = lz4_flex::block::decompress(stored, raw_len)
-                .map_err(|e| FormatError::malformed(format!("lz4: {e}")))?;
-            if raw.len() != raw_len {
-                return Err(FormatError::malformed("decompressed length differs"));
-            }
-            Ok(raw)
-        }
-        k => Err(FormatError::malformed(format!("compression {k}"))),
+impl ItemAt {
+    fn is_row(&self) -> bool {
+        self.flags & kind::MASK <= kind::ROW_CONTINUES
     }
 }
 
-/// One item of a data block.
+/// How a block's items are encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BlockFormat {
+    /// Format 1: rows carry their sort key; the partitioner finds the client key in it.
+    V1(Partitioner),
+    /// Format 2: rows carry the client key; timestamps are deltas from `base`.
+    V2 { base: i64 },
+}
+
+/// A checked data block.
+#[derive(Debug)]
+pub struct DataBlock {
+    pub(super) raw: Vec<u8>,
+    pub(super) keys: Vec<u8>,
+    pub(super) items: Vec<ItemAt>,
+    /// The numbers of the row-header items, ascending.
+    pub(super) rows: Vec<u32>,
+    pub(super) format: BlockFormat,
+}
+
+/// One item of a block, owned (for dumping and verifying files).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Item {
     /// A row starts (or, with `continued`, goes on from an earlier block).
     Row {
         /// The row sort key.
         sort_key: Vec<u8>,
+        /// The row key as the client gave it.
+        key: Vec<u8>,
         /// The row's deletion.
         deletion: Option<DeletionTime>,
         /// Whether the row began in an earlier block.
@@ -120,70 +89,16 @@ pub enum Item {
     },
 }
 
-const ROW: u8 = 1;
-const ROW_CONTINUES: u8 = 2;
-const ENTRY: u8 = 3;
-
-fn write_deletion(w: &mut Writer, d: Option<DeletionTime>) {
-    w.opt(d, |w, d| {
-        w.u64(d.marked_for_delete_at as u64);
-        w.u64(d.local_deletion_time as u64);
-    });
-}
-
-/// Reads an optional deletion written by the block or index encoders.
-pub fn read_deletion(r: &mut Reader<'_>) -> Result<Option<DeletionTime>, FormatError> {
-    r.opt(|r| {
-        Ok(DeletionTime {
-            marked_for_delete_at: r.u64()? as i64,
-            local_deletion_time: r.u64()? as i64,
-        })
-    })
-}
-
-/// Appends a row header.
-pub fn write_row(w: &mut Writer, sort_key: &[u8], deletion: Option<DeletionTime>, continued: bool) {
-    w.u8(if continued { ROW_CONTINUES } else { ROW });
-    w.bytes(sort_key);
-    write_deletion(w, deletion);
-}
-
-/// Appends an entry.
-pub fn write_entry(w: &mut Writer, key: &[u8], entry: &Entry) {
-    w.u8(ENTRY);
-    w.bytes(key);
-    encode_entry(entry, w);
-}
-
-/// Appends an entry already encoded by the entry codec.
-pub fn write_entry_encoded(w: &mut Writer, key: &[u8], encoded: &[u8]) {
-    w.u8(ENTRY);
-    w.bytes(key);
-    w.buf.extend_from_slice(encoded);
-}
-
-/// Appends an optional deletion (for the index).
-pub fn write_opt_deletion(w: &mut Writer, d: Option<DeletionTime>) {
-    write_deletion(w, d);
-}
-
-/// Where one item lies in a block's raw bytes: its tag, its key (`key_start..key_end`), and
-/// the rest of it (`key_end..end`: a row's deletion, or an entry's fields).
-#[derive(Clone, Copy, Debug)]
-struct ItemAt {
-    tag: u8,
-    key_start: u32,
-    key_end: u32,
-    end: u32,
-}
-
 /// One item of a [`DataBlock`], borrowed from it.
 #[derive(Clone, Copy, Debug)]
 pub enum ItemRef<'a> {
     /// A row starts (or, with `continued`, goes on from an earlier block).
     Row {
-        /// The row sort key.
-        sort_key: &'a [u8],
+        /// The row key as the client gave it.
+        key: &'a [u8],
+        /// The row sort key, where the file stores it (format 1); format 2 files leave it to
+        /// the partitioner.
+        stored_sort_key: Option<&'a [u8]>,
         /// The row's deletion.
         deletion: Option<DeletionTime>,
         /// Whether the row began in an earlier block.
@@ -193,9 +108,67 @@ pub enum ItemRef<'a> {
     Entry {
         /// The entry key.
         key: &'a [u8],
-        /// The encoded entry ([`ItemRef::entry`] decodes it).
-        encoded: &'a [u8],
+        /// The entry's fields ([`EntryBytes::decode_ref`] reads them).
+        value: EntryBytes<'a>,
     },
+}
+
+/// An entry's fields as a block stores them.
+#[derive(Clone, Copy, Debug)]
+pub struct EntryBytes<'a> {
+    kind: u8,
+    base: i64,
+    bytes: &'a [u8],
+}
+
+impl<'a> EntryBytes<'a> {
+    /// The entry, borrowing its value from the block.
+    pub fn decode_ref(self) -> Result<EntryRef<'a>, FormatError> {
+        let mut r = Reader::new(self.bytes);
+        if self.kind == kind::V1_ENTRY {
+            return decode_entry_ref(&mut r);
+        }
+        // Deltas wrap (FORMAT.md): extreme timestamps in one block still round-trip.
+        let ts = self.base.wrapping_add(r.zigzag()?);
+        Ok(match self.kind {
+            kind::LIVE => EntryRef::Cell(CellRef {
+                timestamp: ts,
+                value: CellValueRef::Live {
+                    value: r.vbytes()?,
+                    ttl: None,
+                },
+            }),
+            kind::LIVE_TTL => {
+                let ttl = Ttl {
+                    ttl: r.varint32()?,
+                    local_expiration_time: r.zigzag()?,
+                };
+                EntryRef::Cell(CellRef {
+                    timestamp: ts,
+                    value: CellValueRef::Live {
+                        value: r.vbytes()?,
+                        ttl: Some(ttl),
+                    },
+                })
+            }
+            kind::TOMBSTONE => EntryRef::Cell(CellRef {
+                timestamp: ts,
+                value: CellValueRef::Tombstone {
+                    local_deletion_time: r.zigzag()?,
+                },
+            }),
+            kind::SUPER_DELETION => EntryRef::SuperColumnDeletion(DeletionTime {
+                marked_for_delete_at: ts,
+                local_deletion_time: r.zigzag()?,
+            }),
+            k => return Err(r.error(format!("unknown item kind {k}"))),
+        })
+    }
+
+    /// The entry, owned.
+    pub fn decode(self) -> Result<Entry, FormatError> {
+        self.decode_ref().map(EntryRef::to_entry)
+    }
 }
 
 impl ItemRef<'_> {
@@ -203,109 +176,49 @@ impl ItemRef<'_> {
     pub fn entry(self) -> Option<Result<Entry, FormatError>> {
         match self {
             ItemRef::Row { .. } => None,
-            ItemRef::Entry { encoded, .. } => Some(decode_entry(&mut Reader::new(encoded))),
+            ItemRef::Entry { value, .. } => Some(value.decode()),
         }
     }
-
-    /// The item, owned.
-    pub fn to_item(self) -> Result<Item, FormatError> {
-        Ok(match self {
-            ItemRef::Row {
-                sort_key,
-                deletion,
-                continued,
-            } => Item::Row {
-                sort_key: sort_key.to_vec(),
-                deletion,
-                continued,
-            },
-            ItemRef::Entry { key, encoded } => Item::Entry {
-                key: key.to_vec(),
-                entry: decode_entry(&mut Reader::new(encoded))?,
-            },
-        })
-    }
-}
-
-/// A checked data block: its raw bytes and where each item lies in them. Reading it allocates
-/// nothing per item; an entry is decoded only when a query yields it.
-#[derive(Debug)]
-pub struct DataBlock {
-    raw: Vec<u8>,
-    items: Vec<ItemAt>,
-    /// The numbers of the row-header items, ascending (so by sort key too).
-    rows: Vec<u32>,
 }
 
 impl DataBlock {
-    /// Checks a data block's raw bytes: the first item must be a row header, entries must
-    /// ascend within a row, rows must ascend, and every item must decode.
-    pub fn parse(raw: Vec<u8>) -> Result<DataBlock, FormatError> {
-        let mut items: Vec<ItemAt> = Vec::new();
-        let mut rows: Vec<u32> = Vec::new();
-        {
-            let mut r = Reader::new(&raw);
-            let mut last_row: Option<&[u8]> = None;
-            let mut last_entry: Option<&[u8]> = None;
-            while r.remaining() > 0 {
-                let tag = r.u8()?;
-                let key_start = r.position() + 4;
-                let key_end;
-                match tag {
-                    ROW | ROW_CONTINUES => {
-                        let sort_key = r.bytes()?;
-                        key_end = r.position();
-                        read_deletion(&mut r)?;
-                        if last_row.is_some_and(|p| p >= sort_key) {
-                            return Err(r.error("rows out of order"));
-                        }
-                        if tag == ROW_CONTINUES && !items.is_empty() {
-                            return Err(r.error("a continued row in the middle of a block"));
-                        }
-                        last_row = Some(sort_key);
-                        last_entry = None;
-                        rows.push(items.len() as u32);
-                    }
-                    ENTRY => {
-                        if last_row.is_none() {
-                            return Err(r.error("an entry before any row header"));
-                        }
-                        let key = r.bytes()?;
-                        key_end = r.position();
-                        if key.is_empty() || last_entry.is_some_and(|p| p >= key) {
-                            return Err(r.error("entries out of order"));
-                        }
-                        skip_entry(&mut r)?;
-                        last_entry = Some(key);
-                    }
-                    t => return Err(r.error(format!("unknown item tag {t}"))),
-                }
-                items.push(ItemAt {
-                    tag,
-                    key_start: key_start as u32,
-                    key_end: key_end as u32,
-                    end: r.position() as u32,
-                });
-            }
-            if items.is_empty() {
-                return Err(r.error("an empty data block"));
-            }
+    /// Checks and decodes a data block's raw bytes written in `format` (1 or 2).
+    pub fn parse(
+        raw: Vec<u8>,
+        version: u32,
+        partitioner: Partitioner,
+    ) -> Result<DataBlock, FormatError> {
+        match version {
+            1 => super::block_v1::parse(raw, partitioner),
+            _ => super::block_v2::parse(raw),
         }
-        Ok(DataBlock { raw, items, rows })
     }
 
-    fn key_of(&self, i: usize) -> &[u8] {
-        let at = self.items[i];
-        &self.raw[at.key_start as usize..at.key_end as usize]
+    fn key_of(&self, at: &ItemAt) -> &[u8] {
+        let (s, n) = (at.key_start as usize, at.key_len as usize);
+        if at.key_rebuilt {
+            &self.keys[s..s + n]
+        } else {
+            &self.raw[s..s + n]
+        }
     }
 
-    /// The row with this sort key: its header's item number, and the item numbers of its
-    /// entries in this block (`first..end`).
-    pub fn row(&self, sort_key: &[u8]) -> Option<(usize, std::ops::Range<usize>)> {
-        let r = self
-            .rows
-            .binary_search_by(|&h| self.key_of(h as usize).cmp(sort_key))
-            .ok()?;
+    /// The row with this key (and sort key): its header's item number, and the item numbers of
+    /// its entries in this block (`first..end`).
+    pub fn row(&self, sort_key: &[u8], key: &[u8]) -> Option<(usize, std::ops::Range<usize>)> {
+        let r = match self.format {
+            // Format 1 rows hold their sort keys: a binary search finds one.
+            BlockFormat::V1(_) => self
+                .rows
+                .binary_search_by(|&h| self.key_of(&self.items[h as usize]).cmp(sort_key))
+                .ok()?,
+            // Format 2 rows hold client keys, ordered by a token they do not store: a block
+            // holds a few dozen rows at most, and comparing keys for equality needs no token.
+            BlockFormat::V2 { .. } => self
+                .rows
+                .iter()
+                .position(|&h| self.key_of(&self.items[h as usize]) == key)?,
+        };
         let header = self.rows[r] as usize;
         let end = self
             .rows
@@ -316,9 +229,11 @@ impl DataBlock {
 
     /// The key of entry item `i` (empty for a row header).
     pub fn entry_key(&self, i: usize) -> &[u8] {
-        match self.items[i].tag {
-            ENTRY => self.key_of(i),
-            _ => &[],
+        let at = &self.items[i];
+        if at.is_row() {
+            &[]
+        } else {
+            self.key_of(at)
         }
     }
 
@@ -329,127 +244,62 @@ impl DataBlock {
 
     /// Bytes the block holds in memory.
     pub fn memory(&self) -> usize {
-        self.raw.len()
-            + self.items.len() * std::mem::size_of::<ItemAt>()
-            + self.rows.len() * std::mem::size_of::<u32>()
+        self.raw.capacity()
+            + self.keys.capacity()
+            + self.items.capacity() * std::mem::size_of::<ItemAt>()
+            + self.rows.capacity() * std::mem::size_of::<u32>()
     }
 
     /// Item `i` (panics past [`DataBlock::len`], like indexing).
     pub fn item(&self, i: usize) -> ItemRef<'_> {
         let at = self.items[i];
-        let key = &self.raw[at.key_start as usize..at.key_end as usize];
-        let rest = &self.raw[at.key_end as usize..at.end as usize];
-        match at.tag {
-            ENTRY => ItemRef::Entry { key, encoded: rest },
-            tag => ItemRef::Row {
-                sort_key: key,
-                // Checked by `parse`; a failure here cannot happen, and reads as no deletion.
-                deletion: read_deletion(&mut Reader::new(rest)).ok().flatten(),
-                continued: tag == ROW_CONTINUES,
-            },
+        let key = self.key_of(&at);
+        let body = &self.raw[at.body as usize..at.end as usize];
+        if at.is_row() {
+            let continued = at.flags & kind::MASK == kind::ROW_CONTINUES;
+            // Checked by `parse`; a failure here cannot happen, and reads as no deletion.
+            let (key, stored_sort_key, deletion) = match self.format {
+                BlockFormat::V1(p) => (
+                    p.key_part(key),
+                    Some(key),
+                    super::block_v1::read_deletion(&mut Reader::new(body))
+                        .ok()
+                        .flatten(),
+                ),
+                BlockFormat::V2 { base } => (
+                    key,
+                    None,
+                    if at.flags & kind::HAS_DELETION != 0 {
+                        super::block_v2::read_deletion(&mut Reader::new(body), base).ok()
+                    } else {
+                        None
+                    },
+                ),
+            };
+            ItemRef::Row {
+                key,
+                stored_sort_key,
+                deletion,
+                continued,
+            }
+        } else {
+            let base = match self.format {
+                BlockFormat::V1(_) => 0,
+                BlockFormat::V2 { base } => base,
+            };
+            ItemRef::Entry {
+                key,
+                value: EntryBytes {
+                    kind: at.flags & kind::MASK,
+                    base,
+                    bytes: body,
+                },
+            }
         }
     }
 
     /// The items in order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = ItemRef<'_>> + ExactSizeIterator + '_ {
         (0..self.items.len()).map(|i| self.item(i))
-    }
-}
-
-/// Decodes a data block's raw bytes into owned items.
-#[cfg(test)]
-pub fn decode_items(raw: &[u8]) -> Result<Vec<Item>, FormatError> {
-    let block = DataBlock::parse(raw.to_vec())?;
-    block.iter().map(|i| i.to_item()).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::cell::Cell;
-
-    #[test]
-    fn frames_roundtrip_and_every_flipped_byte_is_caught() {
-        let raw: Vec<u8> = b"abcabcabcabcabcabcabcabcabcabcabcabc".to_vec();
-        let mut f = Vec::new();
-        frame(&raw, &mut f);
-        assert!(
-            f.len() < raw.len() + FRAME_LEN,
-            "compressible data is compressed"
-        );
-        assert_eq!(unframe(&f).unwrap(), raw);
-        for i in 0..f.len() {
-            let mut d = f.clone();
-            d[i] ^= 0x10;
-            assert!(unframe(&d).is_err(), "byte {i}");
-        }
-        for n in 0..f.len() {
-            assert!(unframe(&f[..n]).is_err());
-        }
-    }
-
-    #[test]
-    fn items_roundtrip_and_order_is_checked() {
-        let mut w = Writer::default();
-        write_row(&mut w, b"r1", None, true);
-        write_entry(
-            &mut w,
-            b"a",
-            &Entry::Cell(Cell::live(1, b"v".to_vec(), None)),
-        );
-        write_entry(&mut w, b"b", &Entry::Cell(Cell::tombstone(2, 3)));
-        let d = DeletionTime {
-            marked_for_delete_at: 5,
-            local_deletion_time: 6,
-        };
-        write_row(&mut w, b"r2", Some(d), false);
-        let items = decode_items(&w.buf).unwrap();
-        assert_eq!(items.len(), 4);
-        assert!(matches!(&items[3], Item::Row { deletion: Some(x), .. } if *x == d));
-
-        let mut bad = Writer::default();
-        write_row(&mut bad, b"r1", None, false);
-        write_entry(&mut bad, b"b", &Entry::Cell(Cell::tombstone(2, 3)));
-        write_entry(&mut bad, b"a", &Entry::Cell(Cell::tombstone(2, 3)));
-        assert!(decode_items(&bad.buf).is_err());
-    }
-
-    #[test]
-    fn a_block_finds_its_rows_and_decodes_entries_on_demand() {
-        let mut w = Writer::default();
-        write_row(&mut w, b"a", None, false);
-        write_entry(
-            &mut w,
-            b"1",
-            &Entry::Cell(Cell::live(1, b"x".to_vec(), None)),
-        );
-        write_entry(
-            &mut w,
-            b"2",
-            &Entry::Cell(Cell::live(2, b"y".to_vec(), None)),
-        );
-        let d = DeletionTime {
-            marked_for_delete_at: 7,
-            local_deletion_time: 8,
-        };
-        write_row(&mut w, b"b", Some(d), false);
-        write_row(&mut w, b"c", None, false);
-        write_entry(&mut w, b"9", &Entry::Cell(Cell::tombstone(3, 4)));
-        let block = DataBlock::parse(w.buf).unwrap();
-        assert_eq!(block.len(), 6);
-        assert_eq!(block.row(b"a"), Some((0, 1..3)));
-        assert_eq!(block.row(b"b"), Some((3, 4..4)));
-        assert_eq!(block.row(b"c"), Some((4, 5..6)));
-        assert_eq!(block.row(b"bb"), None);
-        assert!(matches!(block.item(3), ItemRef::Row { deletion: Some(x), .. } if x == d));
-        assert_eq!(block.entry_key(2), b"2");
-        assert_eq!(block.entry_key(3), b"");
-        let e = block.item(2).entry().unwrap().unwrap();
-        assert_eq!(e, Entry::Cell(Cell::live(2, b"y".to_vec(), None)));
-        assert!(block.item(0).entry().is_none());
-        assert!(
-            DataBlock::parse(Vec::new()).is_err(),
-            "an empty block is refused"
-        );
     }
 }

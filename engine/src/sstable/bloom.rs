@@ -1,4 +1,5 @@
-//! The row-key bloom filter of an SSTable, built with the `bloomfilter` crate.
+//! The row-key bloom filter of a format 1 SSTable (read only; format 2 has its own in
+//! `filter.rs`), built with the `bloomfilter` crate.
 //!
 //! A persisted filter must answer the same on every platform and compiler: keys are fed to the
 //! hasher as their raw bytes only (std's `Hash` for slices adds a platform-sized length prefix),
@@ -21,8 +22,8 @@ impl Hash for RawKey<'_> {
     }
 }
 
-/// The seed every filter is built with; stored in the filter, so changing it later changes
-/// nothing for files already written.
+/// The seed every filter was built with; stored in the filter, so tests that build one use it.
+#[cfg(test)]
 const SEED: [u8; 32] = *b"supercolumn row key bloom seed 1";
 /// Most hash functions a sane filter uses (1% needs 7).
 const MAX_HASHES: u32 = 64;
@@ -44,7 +45,8 @@ impl std::fmt::Debug for RowBloom {
 }
 
 impl RowBloom {
-    /// A filter of `keys` at false-positive rate `fp`.
+    /// A filter of `keys` at false-positive rate `fp`, as format 1 wrote them.
+    #[cfg(test)]
     pub fn build<'a>(keys: &[&'a [u8]], fp: f64) -> RowBloom {
         let fp = if fp > 0.0 && fp < 1.0 { fp } else { 0.01 };
         let bytes =
@@ -63,6 +65,7 @@ impl RowBloom {
     }
 
     /// A one-byte filter with every bit set: answers "maybe" for every key.
+    #[cfg(test)]
     fn everything() -> RowBloom {
         let mut header = vec![1u8];
         header.extend_from_slice(&1u64.to_le_bytes());
@@ -87,6 +90,7 @@ impl RowBloom {
     }
 
     /// The serialized filter.
+    #[cfg(test)]
     pub fn to_bytes(&self) -> Vec<u8> {
         self.bloom.to_bytes()
     }

@@ -3,17 +3,33 @@
 
 use crate::codec::{be32, be64, check_magic_version};
 use crate::error::{CorruptKind, FormatError, Place};
+use crate::model::partitioner::Partitioner;
 
 /// Magic at the start of every SSTable.
 pub const HEADER_MAGIC: &[u8; 8] = b"SCSSTABL";
 /// Magic at the end of every SSTable.
 pub const FOOTER_MAGIC: &[u8; 8] = b"SCSSTEND";
-/// The SSTable format version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The SSTable format version this build writes.
+pub const VERSION: u32 = 2;
+/// The oldest version this build reads.
+pub const OLDEST_READABLE: u32 = 1;
 /// Bytes of the file header.
 pub const HEADER_LEN: u64 = 12;
-/// Bytes of the footer.
-pub const FOOTER_LEN: u64 = 80;
+/// Bytes of a format 2 footer.
+pub const FOOTER_LEN: u64 = 81;
+/// Bytes of a format 1 footer (no partitioner byte).
+const FOOTER_LEN_V1: u64 = 80;
+/// Bytes of the shortest footer of any readable version.
+pub const MIN_FOOTER_LEN: u64 = FOOTER_LEN_V1;
+
+/// The footer's code for a partitioner.
+fn partitioner_code(p: Partitioner) -> u8 {
+    match p {
+        Partitioner::Random => 1,
+        Partitioner::Murmur3 => 2,
+        Partitioner::OrderPreserving => 3,
+    }
+}
 
 /// The file header.
 pub fn header() -> Vec<u8> {
@@ -41,6 +57,10 @@ pub struct Footer {
     pub min_timestamp: i64,
     /// Largest timestamp of any entry or deletion.
     pub max_timestamp: i64,
+    /// The format version.
+    pub version: u32,
+    /// The partitioner the rows are ordered by (format 2 records it; format 1 did not).
+    pub partitioner: Option<Partitioner>,
 }
 
 impl Footer {
@@ -59,6 +79,7 @@ impl Footer {
         ] {
             f.extend_from_slice(&v.to_be_bytes());
         }
+        f.push(self.partitioner.map_or(0, partitioner_code));
         f.extend_from_slice(&VERSION.to_be_bytes());
         f.extend_from_slice(FOOTER_MAGIC);
         let crc = crc32fast::hash(&f);
@@ -66,36 +87,58 @@ impl Footer {
         f
     }
 
-    /// Reads and checks the header (the file's first bytes) and footer (its last
+    /// Reads and checks the header (the file's first bytes) and footer (at least its last
     /// [`FOOTER_LEN`] bytes) of a file of `len` bytes.
     pub fn decode(head: &[u8], tail: &[u8], len: u64) -> Result<Footer, FormatError> {
-        check_magic_version(head, HEADER_MAGIC, VERSION..=VERSION, "SSTable")?;
-        if len < HEADER_LEN + FOOTER_LEN || tail.len() as u64 != FOOTER_LEN {
+        let version =
+            check_magic_version(head, HEADER_MAGIC, OLDEST_READABLE..=VERSION, "SSTable")?;
+        let footer_len = if version == 1 {
+            FOOTER_LEN_V1
+        } else {
+            FOOTER_LEN
+        };
+        if len < HEADER_LEN + footer_len || (tail.len() as u64) < footer_len {
             return Err(FormatError::new(
                 CorruptKind::Truncated,
                 format!("{len} bytes is too short for an SSTable"),
             ));
         }
-        let at = len - FOOTER_LEN;
-        let f = tail;
+        let at = len - footer_len;
+        let f = &tail[tail.len() - footer_len as usize..];
+        let n = f.len();
         let fault = |kind, reason: &str| FormatError::new(kind, reason).at(Place::Offset(at));
-        // 8 × u64 | version u32 | magic (8) | CRC32 of the 76 bytes before it.
-        if &f[68..76] != FOOTER_MAGIC {
+        // 8 × u64 | [partitioner u8] | version u32 | magic (8) | CRC32 of the bytes before it.
+        if &f[n - 12..n - 4] != FOOTER_MAGIC {
             return Err(fault(
                 CorruptKind::BadMagic,
                 "footer magic missing (truncated file?)",
             ));
         }
-        if crc32fast::hash(&f[..76]) != be32(&f[76..]) {
+        if crc32fast::hash(&f[..n - 4]) != be32(&f[n - 4..]) {
             return Err(fault(CorruptKind::Checksum, "footer checksum mismatch"));
         }
-        let footer_version = be32(&f[64..]);
-        if footer_version != VERSION {
+        let footer_version = be32(&f[n - 16..]);
+        if footer_version != version {
             return Err(fault(
                 CorruptKind::UnknownVersion,
-                &format!("footer says format version {footer_version}"),
+                &format!("footer says format version {footer_version}, the header {version}"),
             ));
         }
+        let partitioner = if version == 1 {
+            None
+        } else {
+            Some(match f[64] {
+                1 => Partitioner::Random,
+                2 => Partitioner::Murmur3,
+                3 => Partitioner::OrderPreserving,
+                p => {
+                    return Err(fault(
+                        CorruptKind::Malformed,
+                        &format!("partitioner code {p}"),
+                    ))
+                }
+            })
+        };
         let v = |i: usize| be64(&f[i * 8..]);
         let footer = Footer {
             index_offset: v(0),
@@ -106,8 +149,10 @@ impl Footer {
             entries: v(5),
             min_timestamp: v(6) as i64,
             max_timestamp: v(7) as i64,
+            version,
+            partitioner,
         };
-        let data_end = len - FOOTER_LEN;
+        let data_end = len - footer_len;
         let index_end = footer.index_offset.checked_add(footer.index_len);
         let bloom_end = footer.bloom_offset.checked_add(footer.bloom_len);
         if footer.index_offset < HEADER_LEN

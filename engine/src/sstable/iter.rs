@@ -10,7 +10,7 @@ use super::block::ItemRef;
 use super::index::RowPoint;
 use super::reader::{CachedBlock, ReadContext, Sstable};
 use crate::cache::RowPosition;
-use crate::error::{Place, Result};
+use crate::error::{FormatError, Place, Result};
 use crate::merge::{EntryItem, RowSource};
 
 impl Sstable {
@@ -44,6 +44,7 @@ impl Sstable {
             block: first,
             items: None,
             at: 0,
+            last: None,
             failed: false,
         }
     }
@@ -57,6 +58,8 @@ pub struct RowKeys<'a> {
     block: usize,
     items: Option<Arc<CachedBlock>>,
     at: usize,
+    /// The last sort key returned: each must be above it, or the file is damaged.
+    last: Option<Vec<u8>>,
     failed: bool,
 }
 
@@ -85,20 +88,34 @@ impl Iterator for RowKeys<'_> {
             while self.at < items.block.len() {
                 let item = items.block.item(self.at);
                 self.at += 1;
-                if let ItemRef::Row {
-                    sort_key,
-                    continued: false,
-                    ..
-                } = item
-                {
-                    let after_start = match &self.start {
-                        Bound::Unbounded => true,
-                        Bound::Included(s) => sort_key >= s.as_slice(),
-                        Bound::Excluded(s) => sort_key > s.as_slice(),
-                    };
-                    if after_start {
-                        return Some(Ok(sort_key.to_vec()));
+                if !matches!(
+                    item,
+                    ItemRef::Row {
+                        continued: false,
+                        ..
                     }
+                ) {
+                    continue;
+                }
+                let Some(sort_key) = self.table.sort_key_of(&item) else {
+                    continue;
+                };
+                if self.last.as_deref().is_some_and(|l| l >= &*sort_key) {
+                    self.failed = true;
+                    return Some(Err(self.table.fault(
+                        FormatError::malformed("rows out of order")
+                            .at(Place::Block(self.block as u64)),
+                    )));
+                }
+                let after_start = match &self.start {
+                    Bound::Unbounded => true,
+                    Bound::Included(s) => *sort_key >= **s,
+                    Bound::Excluded(s) => *sort_key > **s,
+                };
+                if after_start {
+                    let sort_key = sort_key.into_owned();
+                    self.last = Some(sort_key.clone());
+                    return Some(Ok(sort_key));
                 }
             }
             self.items = None;
@@ -207,7 +224,10 @@ impl RowEntries<'_> {
         let b = self.row.table.block(self.block, &self.row.ctx)?;
         let block = &b.block;
         let (first, last) = block
-            .row(&self.row.sort_key)
+            .row(
+                &self.row.sort_key,
+                self.row.table.partitioner.key_part(&self.row.sort_key),
+            )
             .map_or((0, 0), |(_, entries)| (entries.start, entries.end));
         let from = partition_point(first, last, |i| !above_lo(block.entry_key(i), &self.lo));
         let to = partition_point(from, last, |i| below_hi(block.entry_key(i), &self.hi));

@@ -17,13 +17,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use super::block::{self, DataBlock, Item, ItemRef};
+use super::block::{DataBlock, Item, ItemRef};
 use super::bloom::RowBloom;
-use super::footer::{Footer, FOOTER_LEN, HEADER_LEN, HEADER_MAGIC};
+use super::filter::{BlockedBloom, RowFilter};
+use super::footer::{Footer, FOOTER_LEN, HEADER_LEN, HEADER_MAGIC, MIN_FOOTER_LEN};
+use super::frame;
 use super::index::{BlockIndex, RowPoint};
 use crate::cache::{Charge, KeyCache, RowPosition};
 use crate::error::{CorruptKind, Error, FormatError, Place, Result};
 use crate::io::FileSystem;
+use crate::model::partitioner::Partitioner;
 use crate::stats::{bump, Counters};
 
 /// Gives every opened SSTable a process-unique id for cache keys.
@@ -104,8 +107,9 @@ pub struct Sstable {
     id: u64,
     map: Bytes,
     pub(super) index: BlockIndex,
-    bloom: RowBloom,
+    filter: RowFilter,
     footer: Footer,
+    pub(super) partitioner: Partitioner,
     /// Set once replaced: how to remove the file.
     obsolete: OnceLock<Obsolete>,
 }
@@ -147,8 +151,24 @@ impl Drop for Sstable {
 }
 
 impl Sstable {
-    /// Opens and checks an SSTable file.
-    pub fn open(path: &Path, generation: u64) -> Result<Sstable> {
+    /// Opens and checks an SSTable file whose rows are ordered by `partitioner` (a format 2 file
+    /// that records another is refused).
+    pub fn open(path: &Path, generation: u64, partitioner: Partitioner) -> Result<Sstable> {
+        Self::open_with(path, generation, partitioner, true)
+    }
+
+    /// Opens an SSTable by the partitioner its footer records, or `fallback` for a format 1
+    /// file, which records none (for inspection tools, which say what they found).
+    pub fn open_as_written(path: &Path, fallback: Partitioner) -> Result<Sstable> {
+        Self::open_with(path, 0, fallback, false)
+    }
+
+    fn open_with(
+        path: &Path,
+        generation: u64,
+        partitioner: Partitioner,
+        strict: bool,
+    ) -> Result<Sstable> {
         let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
         // Say "not an SSTable" when that is what it is, before judging its size.
@@ -165,7 +185,7 @@ impl Sstable {
                 ),
             ));
         }
-        if len < HEADER_LEN + FOOTER_LEN {
+        if len < HEADER_LEN + MIN_FOOTER_LEN {
             return Err(Error::corrupt(
                 path,
                 FormatError::new(
@@ -174,15 +194,27 @@ impl Sstable {
                 ),
             ));
         }
-        Self::from_bytes(Bytes::File { file, len }, path, generation)
+        Self::from_bytes(
+            Bytes::File { file, len },
+            path,
+            generation,
+            partitioner,
+            strict,
+        )
     }
 
     /// Opens SSTable bytes held in memory; `path` only names them in errors.
-    pub fn from_vec(bytes: Vec<u8>, path: &Path) -> Result<Sstable> {
-        Self::from_bytes(Bytes::Owned(bytes), path, 0)
+    pub fn from_vec(bytes: Vec<u8>, path: &Path, partitioner: Partitioner) -> Result<Sstable> {
+        Self::from_bytes(Bytes::Owned(bytes), path, 0, partitioner, true)
     }
 
-    fn from_bytes(map: Bytes, path: &Path, generation: u64) -> Result<Sstable> {
+    fn from_bytes(
+        map: Bytes,
+        path: &Path,
+        generation: u64,
+        partitioner: Partitioner,
+        strict: bool,
+    ) -> Result<Sstable> {
         let len = map.len();
         let corrupt = |e: FormatError| Error::corrupt(path, e);
         let read = |offset: u64, n: u64, what: &str| -> Result<Vec<u8>> {
@@ -202,19 +234,39 @@ impl Sstable {
         let tail_at = len.saturating_sub(FOOTER_LEN);
         let tail = read(tail_at, len - tail_at, "footer")?;
         let footer = Footer::decode(&head, &tail, len).map_err(corrupt)?;
+        let recorded = footer.partitioner.filter(|p| *p != partitioner);
+        let partitioner = match recorded {
+            Some(p) if !strict => p,
+            _ => partitioner,
+        };
+        if let Some(p) = recorded.filter(|_| strict) {
+            return Err(corrupt(FormatError::malformed(format!(
+                "its rows are ordered by {}, this database's by {}",
+                p.class_name(),
+                partitioner.class_name()
+            ))));
+        }
         let index_at = Place::Offset(footer.index_offset);
         let index_framed = read(footer.index_offset, footer.index_len, "index block")?;
-        let index_raw = block::unframe(&index_framed)
+        let index_raw = frame::unframe(&index_framed)
             .map_err(|e| corrupt(e.context("index block").at(index_at)))?;
-        let index = BlockIndex::decode(&index_raw, HEADER_LEN, footer.index_offset)
-            .map_err(|e| corrupt(e.context("index block")))?;
+        let index = if footer.version == 1 {
+            BlockIndex::decode_v1(&index_raw, HEADER_LEN, footer.index_offset)
+        } else {
+            BlockIndex::decode_v2(&index_raw, HEADER_LEN, footer.index_offset)
+        }
+        .map_err(|e| corrupt(e.context("index block")))?;
         let bloom_at = Place::Offset(footer.bloom_offset);
         let bloom_framed = read(footer.bloom_offset, footer.bloom_len, "bloom filter block")?;
-        let bloom_raw = block::unframe(&bloom_framed)
+        let bloom_raw = frame::unframe(&bloom_framed)
             .map_err(|e| corrupt(e.context("bloom filter block").at(bloom_at)))?;
-        let bloom = RowBloom::from_bytes(bloom_raw)
-            .map_err(|e| corrupt(e.context("bloom filter block").at(bloom_at)))?;
-        if index.entries.is_empty() {
+        let filter = if footer.version == 1 {
+            RowBloom::from_bytes(bloom_raw).map(RowFilter::V1)
+        } else {
+            BlockedBloom::decode(&bloom_raw).map(RowFilter::V2)
+        }
+        .map_err(|e| corrupt(e.context("bloom filter block").at(bloom_at)))?;
+        if index.is_empty() {
             return Err(corrupt(FormatError::malformed(
                 "an SSTable without data blocks",
             )));
@@ -225,8 +277,9 @@ impl Sstable {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             map,
             index,
-            bloom,
+            filter,
             footer,
+            partitioner,
             obsolete: OnceLock::new(),
         })
     }
@@ -240,9 +293,28 @@ impl Sstable {
         }
     }
 
+    /// The partitioner ordering the rows.
+    pub fn partitioner(&self) -> Partitioner {
+        self.partitioner
+    }
+
     /// Whether the row key may be here (the bloom filter's answer; false means absent).
     pub fn may_contain(&self, key: &[u8]) -> bool {
-        self.bloom.may_contain(key)
+        self.filter.may_contain(key)
+    }
+
+    /// The sort key of a row header item of this file.
+    pub fn sort_key_of<'b>(&self, item: &ItemRef<'b>) -> Option<std::borrow::Cow<'b, [u8]>> {
+        match *item {
+            ItemRef::Row {
+                stored_sort_key: Some(s),
+                ..
+            } => Some(std::borrow::Cow::Borrowed(s)),
+            ItemRef::Row { key, .. } => {
+                Some(std::borrow::Cow::Owned(self.partitioner.row_sort_key(key)))
+            }
+            ItemRef::Entry { .. } => None,
+        }
     }
 
     /// The file.
@@ -278,20 +350,42 @@ impl Sstable {
                 .block
                 .iter()
                 .map(|it| {
-                    it.to_item()
-                        .map(|item| (i, item))
-                        .map_err(|e| self.fault(e.at(Place::Block(i as u64))))
+                    let item = match it {
+                        ItemRef::Row {
+                            key,
+                            deletion,
+                            continued,
+                            ..
+                        } => Item::Row {
+                            sort_key: self.sort_key_of(&it).unwrap_or_default().into_owned(),
+                            key: key.to_vec(),
+                            deletion,
+                            continued,
+                        },
+                        ItemRef::Entry { key, value } => Item::Entry {
+                            key: key.to_vec(),
+                            entry: value
+                                .decode()
+                                .map_err(|e| self.fault(e.at(Place::Block(i as u64))))?,
+                        },
+                    };
+                    Ok((i, item))
                 })
                 .collect::<Vec<_>>(),
             Err(e) => vec![Err(e)],
         })
     }
 
+    /// The format version.
+    pub fn version(&self) -> u32 {
+        self.footer.version
+    }
+
     /// Bytes of the data blocks as stored (compressed) and raw.
     pub fn data_sizes(&self) -> (u64, u64) {
         let mut stored = 0u64;
         let mut raw = 0u64;
-        for e in &self.index.entries {
+        for e in (0..self.index.len()).filter_map(|i| self.index.get(i)) {
             stored += u64::from(e.len);
             let mut b = [0u8; 4];
             if let Some(Ok(())) = self.map.read_at(e.offset + 4, &mut b) {
@@ -303,12 +397,12 @@ impl Sstable {
 
     /// Bits in the bloom filter and its number of hash functions.
     pub fn bloom_shape(&self) -> (u64, u32) {
-        self.bloom.shape()
+        self.filter.shape()
     }
 
     /// Data blocks in the file.
     pub fn block_count(&self) -> usize {
-        self.index.entries.len()
+        self.index.len()
     }
 
     /// A decoder's fault, in this file.
@@ -337,7 +431,6 @@ impl Sstable {
     pub fn read_block(&self, i: usize) -> Result<CachedBlock> {
         let e = self
             .index
-            .entries
             .get(i)
             .ok_or_else(|| self.fault(FormatError::malformed(format!("no data block {i}"))))?;
         let at = |e: FormatError| self.fault(e.at(Place::Block(i as u64)));
@@ -355,22 +448,29 @@ impl Sstable {
                     )))
                 }
             }
-            if block::framed_len(&framed).map_err(at)? != framed.len() {
+            if frame::framed_len(&framed).map_err(at)? != framed.len() {
                 return Err(at(FormatError::malformed("length differs from the index")));
             }
-            block::unframe(&framed).map_err(at)
+            frame::unframe(&framed).map_err(at)
         })?;
-        let block = DataBlock::parse(raw).map_err(at)?;
+        let block = DataBlock::parse(raw, self.footer.version, self.partitioner).map_err(at)?;
         // The block must start where the index says.
         let starts_right = match (block.item(0), e.first_entry.is_empty()) {
             (
                 ItemRef::Row {
-                    sort_key,
+                    key,
+                    stored_sort_key,
                     continued,
                     ..
                 },
                 starts_row,
-            ) => sort_key == e.first_row && continued != starts_row,
+            ) => {
+                let same_row = match stored_sort_key {
+                    Some(s) => s == e.first_row,
+                    None => key == self.partitioner.key_part(e.first_row),
+                };
+                same_row && continued != starts_row
+            }
             _ => false,
         };
         let first_entry_right = e.first_entry.is_empty()
@@ -396,7 +496,7 @@ impl Sstable {
         ctx: &ReadContext<'_>,
     ) -> Result<Option<RowPosition>> {
         bump(&ctx.counters.bloom_checks);
-        if !self.bloom.may_contain(key) {
+        if !self.filter.may_contain(key) {
             bump(&ctx.counters.bloom_negatives);
             return Ok(None);
         }
@@ -422,7 +522,9 @@ impl Sstable {
         let Some(end) = self.index.seek(sort_key, RowPoint::End) else {
             return Ok(None);
         };
-        let e = &self.index.entries[end];
+        let Some(e) = self.index.get(end) else {
+            return Ok(None);
+        };
         if e.first_row == sort_key {
             // The row runs into block `end`, so it is here, and the index has its deletion.
             let start = self.index.seek(sort_key, RowPoint::Start).unwrap_or(end);
@@ -434,8 +536,9 @@ impl Sstable {
         }
         // Otherwise the row, if here, lies wholly inside block `end`.
         let b = self.block(end, ctx)?;
+        let key = self.partitioner.key_part(sort_key);
         Ok(b.block
-            .row(sort_key)
+            .row(sort_key, key)
             .and_then(|(header, _)| match b.block.item(header) {
                 ItemRef::Row { deletion, .. } => Some(RowPosition {
                     start_block: end as u32,

@@ -4,11 +4,12 @@ use std::ops::Bound;
 use std::path::Path;
 
 use super::reader::ReadContext;
-use super::{Sstable, SstableWriter};
+use super::{Sstable, SstableWriter, TableOptions};
 use crate::cache::KeyCache;
 use crate::io::RealFs;
 use crate::merge::RowSource;
 use crate::model::cell::{Cell, DeletionTime, Entry};
+use crate::model::partitioner::Partitioner;
 use crate::sstable::BlockCache;
 use crate::stats::Counters;
 
@@ -37,6 +38,17 @@ impl Env {
     }
 }
 
+/// Rows here are keyed by themselves, as the order-preserving partitioner keys them.
+const OPP: Partitioner = Partitioner::OrderPreserving;
+
+fn options() -> TableOptions {
+    TableOptions {
+        block_size: 512,
+        bloom_fp: 0.01,
+        partitioner: OPP,
+    }
+}
+
 fn col(i: u32) -> Vec<u8> {
     i.to_be_bytes().to_vec()
 }
@@ -47,13 +59,13 @@ fn cell(i: u32) -> Entry {
 
 /// Rows "a" (3 columns), "m" (wide: `wide` columns, row-deleted at 1), "z" (1 column).
 fn write(path: &Path, wide: u32) {
-    let mut w = SstableWriter::create(&RealFs, path, 512, 0.01).unwrap();
+    let mut w = SstableWriter::create(&RealFs, path, options(), 3).unwrap();
     let small: Vec<(Vec<u8>, Entry)> = (0..3).map(|i| (col(i), cell(i))).collect();
     w.add_row(
         b"a",
         b"a",
         None,
-        small.iter().map(|(k, e)| (k.as_slice(), e)),
+        small.iter().map(|(k, e)| (k.as_slice(), e.as_ref())),
     )
     .unwrap();
     let many: Vec<(Vec<u8>, Entry)> = (0..wide).map(|i| (col(i), cell(i))).collect();
@@ -65,12 +77,17 @@ fn write(path: &Path, wide: u32) {
         b"m",
         b"m",
         Some(d),
-        many.iter().map(|(k, e)| (k.as_slice(), e)),
+        many.iter().map(|(k, e)| (k.as_slice(), e.as_ref())),
     )
     .unwrap();
     let one = [(col(7), cell(7))];
-    w.add_row(b"z", b"z", None, one.iter().map(|(k, e)| (k.as_slice(), e)))
-        .unwrap();
+    w.add_row(
+        b"z",
+        b"z",
+        None,
+        one.iter().map(|(k, e)| (k.as_slice(), e.as_ref())),
+    )
+    .unwrap();
     w.finish().unwrap();
 }
 
@@ -88,7 +105,7 @@ fn rows_read_back_forward_and_reversed_within_bounds() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("T-1-Data.db");
     write(&path, 1000);
-    let t = Sstable::open(&path, 1).unwrap();
+    let t = Sstable::open(&path, 1, OPP).unwrap();
     assert!(t.block_count() > 20, "the wide row spans many blocks");
     assert_eq!(t.footer().rows, 3);
     let env = Env::new(1 << 20);
@@ -125,7 +142,7 @@ fn the_last_ten_of_a_wide_row_read_at_most_two_blocks() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("T-1-Data.db");
     write(&path, 5000);
-    let t = Sstable::open(&path, 1).unwrap();
+    let t = Sstable::open(&path, 1, OPP).unwrap();
     let env = Env::new(0);
     let ctx = env.ctx();
     let pos = t.locate(b"m", b"m", &ctx).unwrap().unwrap();
@@ -158,7 +175,7 @@ fn every_damaged_byte_or_truncation_is_an_error_not_a_panic_or_wrong_data() {
     type Rows = Vec<(Vec<u8>, Vec<u32>)>;
     let check = |bytes: &[u8]| -> Result<Rows, crate::error::Error> {
         std::fs::write(&bad, bytes).unwrap();
-        let t = Sstable::open(&bad, 2)?;
+        let t = Sstable::open(&bad, 2, OPP)?;
         let env = Env::new(0);
         let ctx = env.ctx();
         let mut out = Vec::new();

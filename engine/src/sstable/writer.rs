@@ -1,18 +1,20 @@
-//! Writes one SSTable from rows given in order: data blocks cut near the target size, then the
-//! block index, the bloom filter of row keys, and the footer. The file is written under a `.tmp`
+//! Writes one SSTable in the current format (2) from rows given in order: data blocks cut near
+//! the target size, then the block index, the row-key filter (sized up front, so no key is kept
+//! until the end), and the footer. The file is written under a `.tmp`
 //! name, fsynced, renamed into place and its directory fsynced; making it live (the manifest) is
 //! the caller's step. All writes go through the [`FileSystem`] door.
 
 use std::path::{Path, PathBuf};
 
-use super::block::{self, write_entry, write_entry_encoded, write_row};
-use super::bloom::RowBloom;
+use super::block_v2::BlockBuilder;
+use super::filter::BlockedBloom;
 use super::footer::{self, Footer};
-use super::index::{BlockIndex, IndexEntry};
-use crate::codec::Writer;
+use super::frame;
+use super::index::IndexBuilder;
 use crate::error::{Error, Result};
 use crate::io::{FileSystem, WritableFile};
-use crate::model::cell::{DeletionTime, Entry};
+use crate::model::cell::{DeletionTime, EntryRef};
+use crate::model::partitioner::Partitioner;
 
 /// The block size used when `ColumnIndexSizeInKB` is not configured.
 ///
@@ -23,6 +25,17 @@ use crate::model::cell::{DeletionTime, Entry};
 /// would be fastest today but quadruples the in-memory block index (about 60 MB per GB of data),
 /// so 4 KiB stays the default and the block decoder is what must get faster.
 pub const DEFAULT_BLOCK_SIZE: usize = 4 << 10;
+
+/// How SSTables are written: the database's settings.
+#[derive(Clone, Copy, Debug)]
+pub struct TableOptions {
+    /// Target bytes of a data block (`ColumnIndexSizeInKB`).
+    pub block_size: usize,
+    /// The row filter's false-positive rate (`BloomFilterFpChance`).
+    pub bloom_fp: f64,
+    /// The partitioner that orders the rows (recorded in the footer).
+    pub partitioner: Partitioner,
+}
 
 /// What a finished SSTable holds, for the caller's bookkeeping.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,7 +50,7 @@ pub struct WrittenTable {
     pub bytes: u64,
 }
 
-/// Writes an SSTable.
+/// Writes an SSTable in the current format.
 #[derive(Debug)]
 pub struct SstableWriter<'f> {
     fs: &'f dyn FileSystem,
@@ -45,28 +58,37 @@ pub struct SstableWriter<'f> {
     dest: PathBuf,
     file: Box<dyn WritableFile>,
     block_size: usize,
-    block: Writer,
-    /// (first row, first entry, row deletion) of the block being built.
-    block_start: Option<(Vec<u8>, Vec<u8>, Option<DeletionTime>)>,
+    block: BlockBuilder,
+    /// Whether a block is open, and (first row, first entry, row deletion) of it.
+    block_open: bool,
+    block_first_row: Vec<u8>,
+    block_first_entry: Vec<u8>,
+    block_deletion: Option<DeletionTime>,
     /// Bytes of the block's opening row header, which do not count toward its size: a long row
     /// key repeated at each block of a wide row must not shrink the blocks.
     header_len: usize,
     finished: bool,
-    row: Option<(Vec<u8>, Option<DeletionTime>)>,
-    index: BlockIndex,
+    /// The current row: sort key, key, deletion, and its last entry's key.
+    row_open: bool,
+    row_sort_key: Vec<u8>,
+    row_key: Vec<u8>,
+    row_deletion: Option<DeletionTime>,
+    last_entry: Vec<u8>,
+    index: IndexBuilder,
     offset: u64,
-    row_keys: Vec<Vec<u8>>,
-    bloom_fp: f64,
+    filter: BlockedBloom,
+    framed: Vec<u8>,
     footer: Footer,
 }
 
 impl<'f> SstableWriter<'f> {
-    /// Starts writing the SSTable that will live at `dest`.
+    /// Starts writing the SSTable that will live at `dest`, sizing its row filter for at most
+    /// `max_rows` rows (more still work, with more false positives).
     pub fn create(
         fs: &'f dyn FileSystem,
         dest: &Path,
-        block_size: usize,
-        bloom_fp: f64,
+        options: TableOptions,
+        max_rows: u64,
     ) -> Result<Self> {
         let tmp = crate::file_names::temp_path(dest);
         let file = fs.create(&tmp).map_err(|e| Error::io(&tmp, e))?;
@@ -77,19 +99,28 @@ impl<'f> SstableWriter<'f> {
             tmp,
             dest: dest.to_path_buf(),
             file,
-            block_size: block_size.max(64),
-            block: Writer::default(),
-            block_start: None,
+            block_size: options.block_size.max(64),
+            block: BlockBuilder::default(),
+            block_open: false,
+            block_first_row: Vec::new(),
+            block_first_entry: Vec::new(),
+            block_deletion: None,
             header_len: 0,
             finished: false,
-            row: None,
-            index: BlockIndex::default(),
+            row_open: false,
+            row_sort_key: Vec::new(),
+            row_key: Vec::new(),
+            row_deletion: None,
+            last_entry: Vec::new(),
+            index: IndexBuilder::default(),
             offset: header.len() as u64,
-            row_keys: Vec::new(),
-            bloom_fp,
+            filter: BlockedBloom::with_capacity(max_rows, options.bloom_fp),
+            framed: Vec::new(),
             footer: Footer {
                 min_timestamp: i64::MAX,
                 max_timestamp: i64::MIN,
+                version: footer::VERSION,
+                partitioner: Some(options.partitioner),
                 ..Footer::default()
             },
         })
@@ -100,105 +131,95 @@ impl<'f> SstableWriter<'f> {
         self.footer.max_timestamp = self.footer.max_timestamp.max(ts);
     }
 
-    /// Adds a row: its sort key, its key as the client gave it (for the bloom filter), its
-    /// deletion, and its entries in key order. Rows must come in sort key order.
+    /// Adds a row: its sort key, its key as the client gave it, its deletion, and its entries
+    /// in key order. Rows must come in sort key order.
     pub fn add_row<'e>(
         &mut self,
         sort_key: &[u8],
         key: &[u8],
         deletion: Option<DeletionTime>,
-        entries: impl IntoIterator<Item = (&'e [u8], &'e Entry)>,
+        entries: impl IntoIterator<Item = (&'e [u8], EntryRef<'e>)>,
     ) -> Result<()> {
         self.start_row(sort_key, key, deletion)?;
         for (k, e) in entries {
             self.add_entry(k, e)?;
         }
-        if self.block_full() {
-            self.finish_block()?;
-        }
         Ok(())
     }
 
-    fn start_row(
+    /// Starts a row; its entries follow with [`SstableWriter::add_entry`]. Rows must come in
+    /// sort key order.
+    pub fn start_row(
         &mut self,
         sort_key: &[u8],
         key: &[u8],
         deletion: Option<DeletionTime>,
     ) -> Result<()> {
-        if self
-            .row
-            .as_ref()
-            .is_some_and(|(prev, _)| prev.as_slice() >= sort_key)
-        {
+        if self.row_open && self.row_sort_key.as_slice() >= sort_key {
             return Err(Error::invalid("SSTable rows must be added in order"));
         }
-        self.row = Some((sort_key.to_vec(), deletion));
+        if key.is_empty() {
+            return Err(Error::invalid("an SSTable row needs a key"));
+        }
+        if self.block_full() {
+            self.finish_block()?;
+        }
+        self.row_open = true;
+        self.row_sort_key.clear();
+        self.row_sort_key.extend_from_slice(sort_key);
+        self.row_key.clear();
+        self.row_key.extend_from_slice(key);
+        self.row_deletion = deletion;
+        self.last_entry.clear();
         if let Some(d) = deletion {
             self.note_timestamp(d.marked_for_delete_at);
         }
-        let opens_block = self.block_start.is_none();
+        let opens_block = !self.block_open;
         if opens_block {
-            self.block_start = Some((sort_key.to_vec(), Vec::new(), deletion));
+            self.open_block(&[]);
         }
-        write_row(&mut self.block, sort_key, deletion, false);
+        self.block.row(key, deletion, false);
         if opens_block {
-            self.header_len = self.block.buf.len();
+            self.header_len = self.block.bytes();
         }
-        self.row_keys.push(key.to_vec());
+        self.filter.insert(key);
         self.footer.rows += 1;
         Ok(())
     }
 
-    /// [`SstableWriter::add_row`] with entries already encoded by the entry codec: (key,
-    /// encoded entry, its timestamp).
-    pub fn add_row_encoded<'e>(
-        &mut self,
-        sort_key: &[u8],
-        key: &[u8],
-        deletion: Option<DeletionTime>,
-        entries: impl IntoIterator<Item = (&'e [u8], &'e [u8], i64)>,
-    ) -> Result<()> {
-        self.start_row(sort_key, key, deletion)?;
-        for (k, encoded, ts) in entries {
-            self.open_block_in_row(k)?;
-            write_entry_encoded(&mut self.block, k, encoded);
-            self.entry_written(ts)?;
-        }
-        if self.block_full() {
-            self.finish_block()?;
-        }
-        Ok(())
+    fn open_block(&mut self, first_entry: &[u8]) {
+        self.block_open = true;
+        self.block_first_row.clear();
+        self.block_first_row.extend_from_slice(&self.row_sort_key);
+        self.block_first_entry.clear();
+        self.block_first_entry.extend_from_slice(first_entry);
+        self.block_deletion = self.row_deletion;
     }
 
     fn block_full(&self) -> bool {
-        self.block.buf.len() >= self.block_size + self.header_len
+        self.block.bytes() >= self.block_size + self.header_len
     }
 
-    fn add_entry(&mut self, key: &[u8], entry: &Entry) -> Result<()> {
-        self.open_block_in_row(key)?;
-        write_entry(&mut self.block, key, entry);
-        self.entry_written(match entry {
-            Entry::Cell(c) => c.timestamp,
-            Entry::SuperColumnDeletion(d) => d.marked_for_delete_at,
-        })
-    }
-
-    /// A block that opens inside a row repeats the row's header, so it reads alone.
-    fn open_block_in_row(&mut self, key: &[u8]) -> Result<()> {
-        if self.block_start.is_none() {
-            let (row, deletion) = self
-                .row
-                .clone()
-                .ok_or_else(|| Error::invalid("an entry before its row"))?;
-            write_row(&mut self.block, &row, deletion, true);
-            self.header_len = self.block.buf.len();
-            self.block_start = Some((row, key.to_vec(), deletion));
+    /// Adds an entry to the current row; entries must come in key order.
+    pub fn add_entry(&mut self, key: &[u8], entry: EntryRef<'_>) -> Result<()> {
+        if !self.row_open {
+            return Err(Error::invalid("an entry before its row"));
         }
-        Ok(())
-    }
-
-    fn entry_written(&mut self, timestamp: i64) -> Result<()> {
-        self.note_timestamp(timestamp);
+        if key.is_empty() || (!self.last_entry.is_empty() && self.last_entry.as_slice() >= key) {
+            return Err(Error::invalid("SSTable entries must be added in order"));
+        }
+        if !self.block_open {
+            // A block that opens inside a row repeats the row's header, so it reads alone.
+            self.open_block(key);
+            let row_key = std::mem::take(&mut self.row_key);
+            self.block.row(&row_key, self.row_deletion, true);
+            self.row_key = row_key;
+            self.header_len = self.block.bytes();
+        }
+        self.block.entry(key, entry);
+        self.last_entry.clear();
+        self.last_entry.extend_from_slice(key);
+        self.note_timestamp(entry.timestamp());
         self.footer.entries += 1;
         if self.block_full() {
             self.finish_block()?;
@@ -207,29 +228,29 @@ impl<'f> SstableWriter<'f> {
     }
 
     fn append_block(&mut self, raw: &[u8]) -> Result<(u64, u32)> {
-        let mut framed = Vec::with_capacity(raw.len() / 2 + block::FRAME_LEN);
-        block::frame(raw, &mut framed);
+        self.framed.clear();
+        frame::frame(raw, &mut self.framed);
         self.file
-            .append(&framed)
+            .append(&self.framed)
             .map_err(|e| Error::io(&self.tmp, e))?;
         let at = self.offset;
-        self.offset += framed.len() as u64;
-        Ok((at, framed.len() as u32))
+        self.offset += self.framed.len() as u64;
+        Ok((at, self.framed.len() as u32))
     }
 
     fn finish_block(&mut self) -> Result<()> {
-        let Some((first_row, first_entry, deletion)) = self.block_start.take() else {
+        if !self.block_open {
             return Ok(());
-        };
-        let raw = std::mem::take(&mut self.block.buf);
-        let (offset, len) = self.append_block(&raw)?;
-        self.index.entries.push(IndexEntry {
-            first_row,
-            first_entry,
-            deletion,
-            offset,
+        }
+        self.block_open = false;
+        let raw = self.block.finish();
+        let (_, len) = self.append_block(&raw)?;
+        self.index.add(
+            &self.block_first_row,
+            &self.block_first_entry,
+            self.block_deletion,
             len,
-        });
+        );
         Ok(())
     }
 
@@ -241,11 +262,10 @@ impl<'f> SstableWriter<'f> {
         if self.footer.rows == 0 {
             return Err(Error::invalid("an SSTable needs at least one row"));
         }
-        let index_raw = self.index.encode();
+        let index_raw = std::mem::take(&mut self.index).finish();
         let (index_offset, index_len) = self.append_block(&index_raw)?;
-        let keys: Vec<&[u8]> = self.row_keys.iter().map(Vec::as_slice).collect();
-        let bloom = RowBloom::build(&keys, self.bloom_fp).to_bytes();
-        let (bloom_offset, bloom_len) = self.append_block(&bloom)?;
+        let filter = self.filter.encode();
+        let (bloom_offset, bloom_len) = self.append_block(&filter)?;
         self.footer.index_offset = index_offset;
         self.footer.index_len = u64::from(index_len);
         self.footer.bloom_offset = bloom_offset;

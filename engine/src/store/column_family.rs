@@ -201,7 +201,7 @@ impl ColumnFamilyStore {
         let mut broken = Vec::new();
         for g in generations {
             let path = self.dir.join(file_names::sstable(&self.def.name, *g));
-            match Sstable::open(&path, *g) {
+            match Sstable::open(&path, *g, self.ctx.partitioner) {
                 Ok(t) => tables.push(Arc::new(t)),
                 Err(Error::Corrupt {
                     path,

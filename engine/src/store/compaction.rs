@@ -95,15 +95,7 @@ impl ColumnFamilyStore {
         let dest = self
             .dir
             .join(file_names::sstable(&self.def.name, generation));
-        let out = task::compact(
-            fs,
-            &inputs,
-            &dest,
-            generation,
-            self.ctx.block_size,
-            self.ctx.bloom_fp,
-            &params,
-        )?;
+        let out = task::compact(fs, &inputs, &dest, generation, self.ctx.table, &params)?;
         let output_gen = out.table.as_ref().map(|t| t.generation());
         self.ctx.update_manifest(|m| {
             let e = self.manifest_entry(m);

@@ -63,7 +63,7 @@ impl ColumnFamilyStore {
         let path = self
             .dir
             .join(file_names::sstable(&self.def.name, generation));
-        let mut w = SstableWriter::create(fs, &path, self.ctx.block_size, self.ctx.bloom_fp)?;
+        let mut w = SstableWriter::create(fs, &path, self.ctx.table, mem.rows())?;
         let mut rows = 0;
         let partitioner = self.ctx.partitioner;
         for row in mem.flush_rows(self.is_super()) {
@@ -72,7 +72,7 @@ impl ColumnFamilyStore {
                 continue;
             }
             let key = partitioner.key_part(row.sort_key);
-            w.add_row_encoded(row.sort_key, key, row.deletion, entries)?;
+            w.add_row(row.sort_key, key, row.deletion, entries)?;
             rows += 1;
         }
         if rows == 0 {
@@ -82,6 +82,10 @@ impl ColumnFamilyStore {
         self.counters
             .sstable_bytes_written
             .fetch_add(written.bytes, Ordering::Relaxed);
-        Ok(Some(Arc::new(Sstable::open(&written.path, generation)?)))
+        Ok(Some(Arc::new(Sstable::open(
+            &written.path,
+            generation,
+            partitioner,
+        )?)))
     }
 }

@@ -19,7 +19,7 @@ use crate::clock::Clock;
 use crate::error::Result;
 use crate::io::FileSystem;
 use crate::model::partitioner::Partitioner;
-use crate::sstable::BlockCache;
+use crate::sstable::{BlockCache, TableOptions};
 use manifest::Manifest;
 
 /// What every column family store of one database shares.
@@ -33,10 +33,8 @@ pub struct StoreContext {
     pub manifest: Mutex<Manifest>,
     /// The block cache.
     pub blocks: BlockCache,
-    /// `BloomFilterFpChance`.
-    pub bloom_fp: f64,
-    /// SSTable block size in bytes.
-    pub block_size: usize,
+    /// How SSTables are written (`ColumnIndexSizeInKB`, `BloomFilterFpChance`, partitioner).
+    pub table: TableOptions,
     /// The engine's clock (memtable age, tombstone grace).
     pub clock: Arc<dyn Clock>,
     /// The database's partitioner (row keys from row sort keys).
