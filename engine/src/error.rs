@@ -98,6 +98,10 @@ pub enum Error {
     /// it is reopened, because retrying after a failed fsync can lose data silently.
     #[error("the database is read-only until reopened: {0}")]
     ReadOnly(String),
+    /// The database is closing: background work in progress stops (a compaction's partial
+    /// output is removed; its inputs stay live).
+    #[error("the database is closing")]
+    Closing,
     /// The data directory is in use by another process.
     #[error("data directory {} is in use by another process (lock file {})", .dir.display(), .lock.display())]
     Locked {

@@ -312,17 +312,22 @@ fn a_torn_tail_is_quiet_and_new_writes_go_to_a_fresh_segment() {
     });
     let after = segments(&dir);
     assert!(
-        !after.contains(&last),
-        "the replayed segment went once its data was flushed"
-    );
-    assert!(
-        after.iter().all(|s| segment_seq(s) > segment_seq(&last)),
+        after
+            .iter()
+            .all(|s| *s == last || segment_seq(s) > segment_seq(&last)),
         "new writes went to fresh segments: {after:?}"
     );
+    // The torn segment is no longer the newest: the next one's header says where its intact
+    // records end, so replaying it again is not mistaken for damage.
     let db = Database::open(&dir, options(BATCH, Some(&ffs))).unwrap();
     let r = row(&db, "k");
     assert_eq!(r.len(), 10);
     assert!(r.contains_key("after"));
+    db.flush_all().unwrap();
+    assert!(
+        !segments(&dir).contains(&last),
+        "the replayed segment went once its data was flushed"
+    );
 }
 
 #[test]

@@ -65,6 +65,13 @@ struct Args {
     /// Block cache budget of every engine, MiB.
     #[arg(long, default_value_t = 32)]
     cache_mb: u64,
+    /// Budget of all memtables together, MiB (supercolumn and RocksDB; default: each engine's).
+    #[arg(long)]
+    memtable_mb: Option<u64>,
+    /// supercolumn's partitioner: random (rows in token order, Cassandra's default) or opp
+    /// (order-preserving: rows in key order, as the peers store them).
+    #[arg(long, default_value = "random")]
+    partitioner: String,
     /// Seed of the key and value streams.
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -341,6 +348,12 @@ fn run_round(
     let config = EngineConfig {
         durability: Durability::parse(&args.sync)?,
         block_cache_bytes: args.cache_mb << 20,
+        memtable_bytes: args.memtable_mb.map(|m| m << 20),
+        order_preserving: match args.partitioner.as_str() {
+            "random" => false,
+            "opp" => true,
+            other => bail!("--partitioner is random or opp, not '{other}'"),
+        },
     };
     let engine = engine::open(engine_name, &dir, config)?;
     let mut stream = KeyStream::new(args.seed ^ round as u64);
@@ -361,7 +374,31 @@ fn run_round(
                 .with_context(|| format!("{engine_name}, phase {name}"))?,
         );
     }
-    r.engine.close()
+    // Closing is timed too: a user waits for it (and the next open for what it left).
+    let Round { engine, dir, .. } = r;
+    let started = Instant::now();
+    engine.close()?;
+    let secs = started.elapsed().as_secs_f64();
+    let us = (secs * 1e6) as u64;
+    report(PhaseResult {
+        engine: engine_name.to_string(),
+        round,
+        phase: "close".to_string(),
+        ops: 1,
+        secs,
+        ops_per_sec: 1.0 / secs.max(1e-9),
+        p50_us: us,
+        p99_us: us,
+        p999_us: us,
+        max_us: us,
+        bytes_written: 0,
+        user_bytes: 0,
+        write_amplification: 0.0,
+        disk_bytes: disk_usage(&dir),
+        tables: 0,
+        peak_memory: peak_memory(),
+    });
+    Ok(())
 }
 
 /// Runs round `round` on `engine_name` in a child process and collects what it reports.
@@ -376,10 +413,14 @@ fn run_child(args: &Args, engine_name: &str, round: usize) -> anyhow::Result<Vec
         .args(["--threads", &args.threads.to_string()])
         .args(["--sync", &args.sync])
         .args(["--cache-mb", &args.cache_mb.to_string()])
+        .args(["--partitioner", &args.partitioner])
         .args(["--seed", &args.seed.to_string()])
         .args(["--child-round", &round.to_string()]);
     if let Some(d) = &args.data {
         cmd.arg("--data").arg(d);
+    }
+    if let Some(m) = args.memtable_mb {
+        cmd.args(["--memtable-mb", &m.to_string()]);
     }
     let mut child = cmd
         .stdout(Stdio::piped())
@@ -469,7 +510,7 @@ fn run() -> anyhow::Result<()> {
     }
     if !args.json {
         println!(
-            "{}: {} rows, {} wide rows x {} columns, value {} B, {} thread(s), {} sync, cache {} MiB, seed {}, {} round(s) (medians)",
+            "{}: {} rows, {} wide rows x {} columns, value {} B, {} thread(s), {} sync, cache {} MiB, memtables {}, {} partitioner, seed {}, {} round(s) (medians)",
             engines.join(" vs "),
             args.rows,
             args.wide_rows,
@@ -478,6 +519,9 @@ fn run() -> anyhow::Result<()> {
             args.threads,
             args.sync,
             args.cache_mb,
+            args.memtable_mb
+                .map_or("default".to_string(), |m| format!("{m} MiB")),
+            args.partitioner,
             args.seed,
             args.rounds
         );

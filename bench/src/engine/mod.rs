@@ -41,6 +41,12 @@ pub struct EngineConfig {
     pub durability: Durability,
     /// Block cache budget, the same for every engine.
     pub block_cache_bytes: u64,
+    /// Budget of all memtables together (supercolumn's `MemtableTotalSpaceInMB`, RocksDB's
+    /// `db_write_buffer_size`; fjall keeps its default); `None` leaves each engine's default.
+    pub memtable_bytes: Option<u64>,
+    /// supercolumn's rows in key order (OrderPreservingPartitioner) instead of token order. The
+    /// peers store rows in key order always.
+    pub order_preserving: bool,
 }
 
 /// The engines `stress` knows, in the order it prints them.

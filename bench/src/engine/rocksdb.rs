@@ -33,6 +33,9 @@ impl Rocks {
         let mut db_opts = cf.clone();
         db_opts.create_if_missing(true);
         db_opts.create_missing_column_families(true);
+        if let Some(m) = config.memtable_bytes {
+            db_opts.set_db_write_buffer_size(m as usize);
+        }
         let db = DB::open_cf_descriptors(
             &db_opts,
             dir,

@@ -7,7 +7,7 @@ use anyhow::Context;
 use supercolumn::comparator::LongType;
 use supercolumn::{
     BatchMutation, ColumnFamilyDef, ColumnParent, ColumnPath, CommitLogSync, Database, KeyRange,
-    Options, SlicePredicate, SliceRange, WriteOptions,
+    Options, Partitioner, SlicePredicate, SliceRange, WriteOptions,
 };
 
 use super::{Durability, Engine, EngineConfig};
@@ -30,6 +30,12 @@ impl Supercolumn {
             Durability::Batch => CommitLogSync::Batch { window_ms: 1.0 },
         };
         o.block_cache_size_mb = u32::try_from(config.block_cache_bytes >> 20).unwrap_or(u32::MAX);
+        if let Some(m) = config.memtable_bytes {
+            o.memtable_total_space_mb = u32::try_from(m >> 20).unwrap_or(u32::MAX).max(1);
+        }
+        if config.order_preserving {
+            o.partitioner = Some(Partitioner::OrderPreserving);
+        }
         let db = Database::open(dir, o).with_context(|| format!("opening {}", dir.display()))?;
         if db.describe_column_family(KS, WIDE).is_err() {
             db.create_column_family(

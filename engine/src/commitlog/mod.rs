@@ -333,10 +333,13 @@ impl CommitLog {
             self.roll(st)?;
         }
         let live = st.seq;
+        // Only the oldest segments go, up to the first one still needed: replay proves the log
+        // whole by its segment numbers running on from the oldest, so a clean segment after a
+        // needed one waits for it (or a crash would leave a gap that open rightly refuses).
         let doomed: Vec<u64> = st
             .segments
             .iter()
-            .filter(|(seq, seg)| **seq < live && seg.dirty.is_empty())
+            .take_while(|(seq, seg)| **seq < live && seg.dirty.is_empty())
             .map(|(seq, _)| *seq)
             .collect();
         let paths = doomed

@@ -104,6 +104,34 @@ fn segments_are_deleted_once_every_cf_has_flushed_past_them() {
     assert_eq!(replay::segments_in(dir.path()).unwrap().len(), 1);
 }
 
+/// A column family written once, early, keeps the oldest segment; segments after it that every
+/// column family has flushed must wait for it, or a crash leaves a gap replay refuses.
+#[test]
+fn a_clean_segment_after_a_needed_one_waits_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = CommitLog::open(
+        dir.path(),
+        Arc::new(RealFs),
+        1,
+        CommitLogSync::Periodic { period_ms: 10 },
+        1,
+        0,
+        BTreeMap::new(),
+    )
+    .unwrap();
+    log.append(&mutation(0, 2)).unwrap();
+    for i in 1..30_000 {
+        log.append(&mutation(i, 1)).unwrap();
+    }
+    let segs = log.segment_paths().len();
+    assert!(segs >= 3);
+    let r = log.release(1, log.current_position()).unwrap();
+    assert!(r.is_empty(), "CF 2 still needs the oldest: {:?}", r.paths);
+    log.close().unwrap();
+    // What a crash now leaves replays whole.
+    assert_eq!(replayed(dir.path()).len(), 30_000);
+}
+
 #[test]
 fn an_io_failure_poisons_the_log_and_nothing_acknowledged_is_lost() {
     let dir = tempfile::tempdir().unwrap();

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::cache::KeyCache;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::io::FileSystem;
 use crate::merge::{merged_deletion, merged_entries, row_key, KMerge, RowSource};
 use crate::model::cell::{Cell, CellValue, DeletionTime, Entry};
@@ -39,7 +39,12 @@ pub struct CompactionParams<'a> {
     pub elsewhere: &'a dyn Fn(&[u8], &[u8]) -> bool,
     /// Splits a row sort key into its client key.
     pub key_of: &'a dyn Fn(&[u8]) -> Vec<u8>,
+    /// Whether to stop (the database is closing): checked every [`CHECK_CANCEL_EVERY`] rows.
+    pub cancelled: &'a dyn Fn() -> bool,
 }
+
+/// Rows merged between checks of [`CompactionParams::cancelled`].
+const CHECK_CANCEL_EVERY: u64 = 256;
 
 /// What a compaction produced.
 #[derive(Debug, Default)]
@@ -171,7 +176,11 @@ pub fn compact(
         .iter()
         .map(|t| t.rows_from(Bound::Unbounded, ctx))
         .collect();
-    for group in KMerge::new(streams, row_key, false) {
+    for (n, group) in KMerge::new(streams, row_key, false).enumerate() {
+        // Stopping drops the writer, which removes its temporary file; the inputs stay live.
+        if (n as u64).is_multiple_of(CHECK_CANCEL_EVERY) && (params.cancelled)() {
+            return Err(Error::Closing);
+        }
         let sort_key = match group.into_iter().next() {
             Some(r) => r?,
             None => continue,

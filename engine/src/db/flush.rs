@@ -7,13 +7,14 @@
 //! for memtables that filled or sat too long; writers run them themselves when the flusher falls
 //! behind.
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use super::worker::{Event, Worker};
 use super::{Core, Database};
 use crate::commitlog::{LogPosition, Retired};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::store::ColumnFamilyStore;
 
 /// How many memtables of one column family may wait for the flusher before writers flush
@@ -33,6 +34,10 @@ pub(super) enum FlushJob {
 }
 
 impl Core {
+    /// Whether the database is closing (background work stops short).
+    fn closing(&self) -> bool {
+        self.env.ctx.closing.load(Ordering::Relaxed)
+    }
     /// Freezes `cf`'s active memtable as covering the commit log up to now. Returns whether
     /// there was anything to freeze.
     pub(super) fn freeze(&self, cf: &ColumnFamilyStore) -> bool {
@@ -100,7 +105,7 @@ pub(super) fn start_compactor() -> Result<Worker<Arc<ColumnFamilyStore>>> {
             loop {
                 match cf.compact(false) {
                     Ok(Some(_)) => continue,
-                    Ok(None) => break,
+                    Ok(None) | Err(Error::Closing) => break,
                     // The inputs stay live; the next flush tries again.
                     Err(e) => {
                         tracing::error!("compaction of {} failed: {e}", cf.def().name);
@@ -119,6 +124,9 @@ pub(super) fn start_flusher(core: Arc<Core>) -> Result<Worker<FlushJob>> {
     let mut last_check = Instant::now();
     Worker::start("memtable-flush", Some(AGE_CHECK_EVERY), move |event| {
         match event {
+            // Closing: the memtable stays frozen and its segments stay in the commit log, which
+            // the next open replays.
+            Event::Job(FlushJob::Flush(_)) if core.closing() => {}
             Event::Job(FlushJob::Flush(cf)) => {
                 // On failure the memtable stays frozen and readable; the next flush retries it.
                 if let Err(e) = core.flush_and_release(&cf) {
@@ -129,7 +137,7 @@ pub(super) fn start_flusher(core: Arc<Core>) -> Result<Worker<FlushJob>> {
             Event::Tick => {}
         }
         // Checked on time whatever arrived, so steady flush traffic cannot starve it.
-        if last_check.elapsed() < AGE_CHECK_EVERY {
+        if last_check.elapsed() < AGE_CHECK_EVERY || core.closing() {
             return;
         }
         last_check = Instant::now();

@@ -15,6 +15,7 @@ mod worker;
 mod write;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
@@ -75,7 +76,10 @@ pub struct Database {
 
 impl Drop for Inner {
     fn drop(&mut self) {
+        // Closing is quick: queued flushes are skipped and a running compaction stops, because
+        // the commit log holds every write not yet in an SSTable and the next open replays it.
         // The flusher feeds the compactor, so it stops first.
+        self.core.env.ctx.closing.store(true, Ordering::Relaxed);
         self.flusher.stop();
         self.core.compactor.stop();
         let cfs: Vec<Arc<ColumnFamilyStore>> = self.schema.read().all_cfs().cloned().collect();
@@ -90,13 +94,10 @@ impl Drop for Inner {
             }
             return;
         }
-        // Flush on close, so the next open has nothing to replay. Errors here cannot be
-        // returned; the commit log still holds everything, so nothing is lost.
-        for cf in cfs {
-            if let Err(e) = self.core.flush_cf(&cf) {
-                tracing::warn!("flush at close of {} failed: {e}", cf.def().name);
-                break;
-            }
+        // Periodic mode's writes since the last fsync become durable now. An error here cannot
+        // be returned ([`Database::close`] returns it).
+        if let Err(e) = self.core.commitlog.sync() {
+            tracing::error!("syncing the commit log at close failed: {e}");
         }
     }
 }
@@ -125,11 +126,12 @@ impl Database {
         &self.inner.options
     }
 
-    /// Makes every acknowledged write durable and releases this handle, reporting any error that
-    /// dropping it would have to swallow. The database itself closes (its background work stops
-    /// and its directory lock is released) when the last clone is closed or dropped.
+    /// Makes every acknowledged write durable (an fsync of the commit log, which holds every
+    /// write not yet in an SSTable: closing does not flush memtables, the next open replays the
+    /// log) and releases this handle, reporting any error that dropping it would have to
+    /// swallow. The database itself closes (its background work stops and its directory lock is
+    /// released) when the last clone is closed or dropped.
     pub fn close(self) -> Result<()> {
-        self.flush_all()?;
         self.inner.core.commitlog.sync()
     }
 

@@ -2,6 +2,7 @@
 //! then recovery (`recovery.rs`), the commit log, and the background threads.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
@@ -60,6 +61,7 @@ impl Database {
                 },
                 clock: options.clock.clone(),
                 partitioner,
+                closing: AtomicBool::new(false),
                 removed: Mutex::new(Vec::new()),
             }),
             compaction: CompactionSettings {
@@ -148,9 +150,19 @@ impl Database {
                 _lock: lock,
             }),
         };
-        // Replayed data goes to SSTables at once, so the old segments can go and a crash
-        // during the next run replays less.
-        db.flush_all()?;
+        // Replayed data stays in the memtables, as if just written, and its segments stay until
+        // it is flushed. Only when replay dropped something on request does it go to SSTables at
+        // once, so the damaged segments are retired and the next open does not meet them again.
+        if !db.inner.replay_report.is_empty() {
+            db.flush_all()?;
+        } else {
+            for cf in db.schema().all_cfs() {
+                if cf.needs_flush() {
+                    db.request_flush(cf)?;
+                }
+            }
+            db.check_total_memtable_space()?;
+        }
         let core = &db.inner.core;
         core.retire(core.commitlog.retire_unneeded()?)?;
         // Compactions pending when the database last closed resume now.

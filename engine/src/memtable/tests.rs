@@ -237,3 +237,55 @@ fn readers_never_see_part_of_a_row_mutation() {
         });
     });
 }
+
+#[test]
+fn a_reader_never_sees_a_cell_go_back() {
+    let m = Memtable::with_expected_rows(1000);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let writers = 4u8;
+    std::thread::scope(|s| {
+        for w in 0..writers {
+            let (m, done) = (&m, &done);
+            s.spawn(move || {
+                for n in 1..=2_000i64 {
+                    let cells: Vec<(&[u8], Entry)> = [&b"a"[..], b"b", b"c"]
+                        .into_iter()
+                        .map(|k| (k, live(n, &n.to_be_bytes())))
+                        .collect();
+                    let row = [b'r', w * 2 + (n % 2) as u8];
+                    m.apply(&row, &update(&cells), false);
+                }
+                done.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        for _ in 0..2 {
+            let (m, done) = (&m, &done);
+            s.spawn(move || {
+                let mut seen = [0i64; 8];
+                while done.load(Ordering::Relaxed) < writers as usize {
+                    for r in 0..2 * writers {
+                        let ts: Vec<i64> = read(m, &[b'r', r], false)
+                            .iter()
+                            .map(|(_, e)| e.as_ref().timestamp())
+                            .collect();
+                        if ts.is_empty() {
+                            assert_eq!(seen[r as usize], 0, "row {r} vanished");
+                            continue;
+                        }
+                        assert!(
+                            ts.len() == 3 && ts.iter().all(|t| *t == ts[0]),
+                            "torn: {ts:?}"
+                        );
+                        assert!(
+                            ts[0] >= seen[r as usize],
+                            "row {r} went back from {} to {}",
+                            seen[r as usize],
+                            ts[0]
+                        );
+                        seen[r as usize] = ts[0];
+                    }
+                }
+            });
+        }
+    });
+}

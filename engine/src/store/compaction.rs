@@ -89,6 +89,7 @@ impl ColumnFamilyStore {
             is_super: self.is_super(),
             elsewhere: &elsewhere,
             key_of: &key_of,
+            cancelled: &|| self.ctx.closing.load(Ordering::Relaxed),
         };
         let fs = self.ctx.fs.as_ref();
         let generation = self.ctx.next_generation();

@@ -8,6 +8,7 @@ pub mod manifest;
 mod read;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -39,6 +40,9 @@ pub struct StoreContext {
     pub clock: Arc<dyn Clock>,
     /// The database's partitioner (row keys from row sort keys).
     pub partitioner: Partitioner,
+    /// Set when the database closes: queued flushes are skipped (the commit log keeps what
+    /// they hold) and a running compaction stops.
+    pub closing: AtomicBool,
     /// Obsolete files (relative to `root`) whose removal is durable: the next manifest write
     /// stops listing them.
     pub removed: Mutex<Vec<String>>,
