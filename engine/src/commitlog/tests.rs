@@ -31,6 +31,11 @@ fn mutation(i: u32, cf: u32) -> RowMutation<'static> {
     }
 }
 
+/// A new log in `dir` with 1 MiB segments, starting at segment 1.
+fn fresh_log(dir: &Path, fs: Arc<dyn FileSystem>, sync: CommitLogSync) -> CommitLog {
+    CommitLog::open(dir, fs, 1, sync, 1, 0, BTreeMap::new()).unwrap()
+}
+
 /// A mutation as the test compares it: its encoding.
 fn encoded(m: &RowMutation<'_>) -> Vec<u8> {
     let mut w = crate::codec::Writer::default();
@@ -51,16 +56,11 @@ fn replayed(dir: &Path) -> Vec<(LogPosition, Vec<u8>)> {
 #[test]
 fn appended_records_replay_in_order_across_segments() {
     let dir = tempfile::tempdir().unwrap();
-    let log = CommitLog::open(
+    let log = fresh_log(
         dir.path(),
         Arc::new(RealFs),
-        1,
         CommitLogSync::Batch { window_ms: 1.0 },
-        1,
-        0,
-        BTreeMap::new(),
-    )
-    .unwrap();
+    );
     let mut positions = Vec::new();
     for i in 0..12_000 {
         positions.push(log.append(&mutation(i, 1)).unwrap());
@@ -78,16 +78,11 @@ fn appended_records_replay_in_order_across_segments() {
 #[test]
 fn segments_are_deleted_once_every_cf_has_flushed_past_them() {
     let dir = tempfile::tempdir().unwrap();
-    let log = CommitLog::open(
+    let log = fresh_log(
         dir.path(),
         Arc::new(RealFs),
-        1,
         CommitLogSync::Periodic { period_ms: 10 },
-        1,
-        0,
-        BTreeMap::new(),
-    )
-    .unwrap();
+    );
     for i in 0..12_000 {
         log.append(&mutation(i, 1 + i % 2)).unwrap();
     }
@@ -109,16 +104,11 @@ fn segments_are_deleted_once_every_cf_has_flushed_past_them() {
 #[test]
 fn a_clean_segment_after_a_needed_one_waits_for_it() {
     let dir = tempfile::tempdir().unwrap();
-    let log = CommitLog::open(
+    let log = fresh_log(
         dir.path(),
         Arc::new(RealFs),
-        1,
         CommitLogSync::Periodic { period_ms: 10 },
-        1,
-        0,
-        BTreeMap::new(),
-    )
-    .unwrap();
+    );
     log.append(&mutation(0, 2)).unwrap();
     for i in 1..30_000 {
         log.append(&mutation(i, 1)).unwrap();
@@ -137,16 +127,11 @@ fn an_io_failure_poisons_the_log_and_nothing_acknowledged_is_lost() {
     let dir = tempfile::tempdir().unwrap();
     let ffs = FaultFs::new(dir.path().join("park")).unwrap();
     let logdir = dir.path().join("log");
-    let log = CommitLog::open(
+    let log = fresh_log(
         &logdir,
         Arc::new(ffs.clone()),
-        1,
         CommitLogSync::Batch { window_ms: 1.0 },
-        1,
-        0,
-        BTreeMap::new(),
-    )
-    .unwrap();
+    );
     for i in 0..10 {
         log.append(&mutation(i, 1)).unwrap();
     }
@@ -174,18 +159,11 @@ fn concurrent_batch_writers_are_all_durable() {
     let dir = tempfile::tempdir().unwrap();
     let ffs = FaultFs::new(dir.path().join("park")).unwrap();
     let logdir = dir.path().join("log");
-    let log = Arc::new(
-        CommitLog::open(
-            &logdir,
-            Arc::new(ffs.clone()),
-            1,
-            CommitLogSync::Batch { window_ms: 1.0 },
-            1,
-            0,
-            BTreeMap::new(),
-        )
-        .unwrap(),
-    );
+    let log = Arc::new(fresh_log(
+        &logdir,
+        Arc::new(ffs.clone()),
+        CommitLogSync::Batch { window_ms: 1.0 },
+    ));
     let threads: Vec<_> = (0..4)
         .map(|t| {
             let log = log.clone();
