@@ -470,10 +470,13 @@ impl SkipList {
     pub fn seek<'a>(&self, arena: &'a Arena, key: &SearchKey<'_>) -> Option<Node<'a>> {
         let top = self.height.load(Mem::Relaxed).min(MAX_HEIGHT);
         let mut x = self.head(arena);
+        let mut found = None;
         for level in (0..top).rev() {
-            x = Self::scan_level(x, level, key).0;
+            (x, found) = Self::scan_level(x, level, key);
         }
-        x.next(0)
+        // The node the scan compared, not a fresh load of the link: a writer may have linked a
+        // node that sorts before `key` (the row before it, say) in between.
+        found
     }
 
     /// The last node before `key`.

@@ -289,3 +289,41 @@ fn a_reader_never_sees_a_cell_go_back() {
         }
     });
 }
+
+#[test]
+fn a_row_stays_found_while_new_rows_are_linked_around_it() {
+    // A reader's search ends between a row and the one before it, exactly where a new row's
+    // first node goes: it must return the row it was looking for, not the newcomer.
+    let m = Memtable::with_expected_rows(200_000);
+    let old: Vec<[u8; 8]> = (1..=8u64).map(|i| (i << 60).to_be_bytes()).collect();
+    for k in &old {
+        m.apply(k, &update(&[(b"a", live(1, b"v"))]), false);
+    }
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for w in 0..2u64 {
+            let (m, done) = (&m, &done);
+            s.spawn(move || {
+                // Each new row sorts right before one of this writer's old rows.
+                for j in 0..25_000u64 {
+                    for i in (1..=8u64).filter(|i| i % 2 == w) {
+                        let k = (i << 60) - (1 << 20) + j;
+                        m.apply(&k.to_be_bytes(), &update(&[(b"a", live(1, b"n"))]), false);
+                    }
+                }
+                done.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        for _ in 0..2 {
+            let (m, done, old) = (&m, &done, &old);
+            s.spawn(move || {
+                while done.load(Ordering::Relaxed) < 2 {
+                    for k in old {
+                        let cells = read(m, k, false);
+                        assert_eq!(cells.len(), 1, "row {k:?} lost its cell: {cells:?}");
+                    }
+                }
+            });
+        }
+    });
+}
