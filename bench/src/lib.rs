@@ -3,8 +3,11 @@
 //! the engines `stress` drives, and how results are measured and reported.
 
 pub mod engine;
+pub mod graph;
+pub mod logging;
 pub mod process;
 pub mod report;
+pub mod timing;
 pub mod workload;
 
 /// A deterministic stream of pseudo-random 64-bit values (SplitMix64): the same seed gives the

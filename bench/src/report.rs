@@ -6,6 +6,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use crate::timing::Sample;
+
 /// The figures of one phase of one round on one engine.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PhaseResult {
@@ -31,6 +33,12 @@ pub struct PhaseResult {
     pub tables: usize,
     /// Peak resident memory of the process so far.
     pub peak_memory: u64,
+    /// The phase's figures over time, one per sampling interval.
+    #[serde(default)]
+    pub samples: Vec<Sample>,
+    /// Whether a stop request (Ctrl-C) cut the phase short.
+    #[serde(default)]
+    pub stopped: bool,
 }
 
 impl PhaseResult {
@@ -112,13 +120,15 @@ pub fn table(results: &[PhaseResult], engines: &[String]) -> String {
         let _ = write!(out, " {:>9}", format!("{base}÷"));
     }
     out.push('\n');
+    let mut stopped = false;
     for (phase, per_engine) in medians(results, engines) {
         let reference = per_engine.iter().find(|r| r.engine == base);
         for r in &per_engine {
+            stopped |= r.stopped;
             let _ = write!(
                 out,
                 "{:<10} {:<12} {:>9} {:>10.0} {:>7} {:>7} {:>8} {:>8} {:>10.1} {:>6.2} {:>9.1} {:>5} {:>8.1}",
-                phase,
+                if r.stopped { format!("{phase}*") } else { phase.clone() },
                 r.engine,
                 r.ops,
                 r.ops_per_sec,
@@ -138,11 +148,14 @@ pub fn table(results: &[PhaseResult], engines: &[String]) -> String {
             out.push('\n');
         }
     }
+    if stopped {
+        out.push_str("* stopped early (Ctrl-C): the figures cover the operations that ran\n");
+    }
     out
 }
 
 /// supercolumn ÷ peer: throughput, or for `compact` disk bytes (lower is better there).
-fn ratio(phase: &str, base: &PhaseResult, peer: &PhaseResult) -> String {
+pub fn ratio(phase: &str, base: &PhaseResult, peer: &PhaseResult) -> String {
     let (num, den, what) = if phase == "compact" {
         (base.disk_bytes as f64, peer.disk_bytes as f64, " disk")
     } else {

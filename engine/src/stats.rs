@@ -231,3 +231,37 @@ impl ColumnFamilyStats {
         )
     }
 }
+
+/// A byte count as people read it in a log line: `512 B`, `4.0 KiB`, `1.5 MiB`, `2.25 GiB`.
+#[derive(Clone, Copy, Debug)]
+pub struct Bytes(pub u64);
+
+impl std::fmt::Display for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+        if self.0 < 1024 {
+            return write!(f, "{} B", self.0);
+        }
+        let mut v = self.0 as f64 / 1024.0;
+        let mut unit = 0;
+        while v >= 1024.0 && unit + 1 < UNITS.len() {
+            v /= 1024.0;
+            unit += 1;
+        }
+        write!(f, "{v:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod bytes_tests {
+    use super::Bytes;
+
+    #[test]
+    fn byte_counts_read_in_the_unit_that_fits() {
+        assert_eq!(Bytes(0).to_string(), "0 B");
+        assert_eq!(Bytes(1023).to_string(), "1023 B");
+        assert_eq!(Bytes(1024).to_string(), "1.0 KiB");
+        assert_eq!(Bytes(3 << 19).to_string(), "1.5 MiB");
+        assert_eq!(Bytes(5 << 30).to_string(), "5.0 GiB");
+    }
+}

@@ -30,6 +30,10 @@ struct Cli {
     /// is printed); without it such a database is refused.
     #[arg(long, global = true)]
     ignore_replay_errors: bool,
+    /// Log what the engine does (flushes, compactions, replay, slow operations) to stderr:
+    /// -v for info, -vv for debug. `RUST_LOG` (e.g. `RUST_LOG=info`) does the same.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
     #[command(subcommand)]
     command: Command,
 }
@@ -319,7 +323,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    supercolumn_tools::logging::init(cli.verbose);
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if errors::broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {

@@ -13,15 +13,16 @@
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::Parser;
-use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressStyle};
 use supercolumn_bench::engine::{self, Durability, Engine, EngineConfig, ENGINES};
+use supercolumn_bench::graph::{self, GraphRun};
 use supercolumn_bench::process::{bytes_written, disk_usage, peak_memory};
 use supercolumn_bench::report::{table, PhaseResult};
+use supercolumn_bench::timing::{stopping, timed, Timing, STOP};
 use supercolumn_bench::workload::{key, missing_key, value, wide_column, wide_key};
 use supercolumn_bench::KeyStream;
 
@@ -84,66 +85,25 @@ struct Args {
     /// Print results as JSON lines.
     #[arg(long)]
     json: bool,
+    /// Also write the run to this HTML page: per phase, throughput and p50/p99/p99.9 latency
+    /// over time for every engine, and the summary table. An existing page keeps its runs and
+    /// gets this one added, so runs sit side by side.
+    #[arg(long, value_name = "FILE.html")]
+    graph: Option<PathBuf>,
+    /// The name of this run on the --graph page (a revision, a setting) [default: the engines
+    /// and the time].
+    #[arg(long)]
+    title: Option<String>,
+    /// Sampling interval of the figures over time, milliseconds.
+    #[arg(long, default_value_t = 100)]
+    interval_ms: u64,
+    /// Log what the engines do (flushes, compactions, slow operations) to stderr: -v for info,
+    /// -vv for debug. `RUST_LOG` does the same.
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    verbose: u8,
     /// Internal: run round N of a single engine and report JSON lines (the parent's children).
     #[arg(long, hide = true)]
     child_round: Option<usize>,
-}
-
-/// Runs `ops` operations split over `threads`; `op(i)` does operation `i`.
-fn timed(
-    name: &str,
-    ops: u64,
-    threads: usize,
-    quiet: bool,
-    op: impl Fn(u64) -> anyhow::Result<()> + Sync,
-) -> anyhow::Result<(f64, Histogram<u64>)> {
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(ops)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{prefix:>12} [{bar:40}] {pos}/{len} {per_sec}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    bar.set_prefix(name.to_string());
-    let started = Instant::now();
-    let per = ops.div_ceil(threads as u64);
-    let hists: Vec<anyhow::Result<Histogram<u64>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads as u64)
-            .map(|t| {
-                let (op, bar) = (&op, &bar);
-                s.spawn(move || -> anyhow::Result<Histogram<u64>> {
-                    let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3)?;
-                    let (from, to) = (t * per, ((t + 1) * per).min(ops));
-                    for i in from..to {
-                        let t0 = Instant::now();
-                        op(i)?;
-                        h.saturating_record(t0.elapsed().as_micros().max(1) as u64);
-                        if i % 1024 == 0 {
-                            bar.inc(1024.min(to - i));
-                        }
-                    }
-                    Ok(h)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a client thread panicked")))
-            })
-            .collect()
-    });
-    let secs = started.elapsed().as_secs_f64();
-    bar.finish_and_clear();
-    let mut all = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3)?;
-    for h in hists {
-        all.add(h?)?;
-    }
-    Ok((secs, all))
 }
 
 /// One round of the workload on one engine.
@@ -188,37 +148,38 @@ impl Round<'_> {
         let a = self.args;
         let n = a.rows;
         let quiet = a.json || a.child_round.is_some();
+        let every = Duration::from_millis(a.interval_ms.max(1));
         let order = &self.order;
         let user = std::sync::atomic::AtomicU64::new(0);
         let wrote = |bytes: u64| {
             user.fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
         };
         let written_before = bytes_written();
-        let (ops, (secs, h)) = match name {
+        let (planned, timing) = match name {
             "fillseq" => (
                 n,
-                timed(name, n, a.threads, quiet, |i| {
+                timed(name, n, a.threads, every, quiet, |i| {
                     wrote(self.put_point(i, 0)?);
                     Ok(())
                 })?,
             ),
             "fillrandom" => (
                 n,
-                timed(name, n, a.threads, quiet, |i| {
+                timed(name, n, a.threads, every, quiet, |i| {
                     wrote(self.put_point(order[i as usize], 1)?);
                     Ok(())
                 })?,
             ),
             "overwrite" => (
                 n,
-                timed(name, n, a.threads, quiet, |i| {
+                timed(name, n, a.threads, every, quiet, |i| {
                     wrote(self.put_point(order[(n - 1 - i) as usize], 2)?);
                     Ok(())
                 })?,
             ),
             "readrandom" => (
                 n,
-                timed(name, n, a.threads, quiet, |i| {
+                timed(name, n, a.threads, every, quiet, |i| {
                     if !self.get_point(&key(order[i as usize]))? {
                         bail!("readrandom: a written row is missing");
                     }
@@ -227,7 +188,7 @@ impl Round<'_> {
             ),
             "readmissing" => (
                 n,
-                timed(name, n, a.threads, quiet, |i| {
+                timed(name, n, a.threads, every, quiet, |i| {
                     if self.get_point(&missing_key(order[i as usize]))? {
                         bail!("readmissing: found a row never written");
                     }
@@ -238,7 +199,7 @@ impl Round<'_> {
                 let hot = (n / 100).max(1);
                 (
                     n,
-                    timed(name, n, a.threads, quiet, |i| {
+                    timed(name, n, a.threads, every, quiet, |i| {
                         self.get_point(&key(order[i as usize] % hot)).map(|_| ())
                     })?,
                 )
@@ -247,7 +208,7 @@ impl Round<'_> {
                 // Each operation writes one batch of WIDE_BATCH adjacent columns of a wide row.
                 let per_row = a.columns_per_row.div_ceil(WIDE_BATCH);
                 let batches = a.wide_rows * per_row;
-                let timing = timed(name, batches, a.threads, quiet, |i| {
+                let timing = timed(name, batches, a.threads, every, quiet, |i| {
                     let (r, b) = (i / per_row, i % per_row);
                     let row = wide_key(r);
                     let end = ((b + 1) * WIDE_BATCH).min(a.columns_per_row);
@@ -269,14 +230,16 @@ impl Round<'_> {
                 let reversed = name == "slicetail";
                 (
                     slices,
-                    timed(name, slices, a.threads, quiet, |i| self.slice(i, reversed))?,
+                    timed(name, slices, a.threads, every, quiet, |i| {
+                        self.slice(i, reversed)
+                    })?,
                 )
             }
             "rangescan" => {
                 let scans = (n / 100).max(1);
                 (
                     scans,
-                    timed(name, scans, a.threads, quiet, |i| {
+                    timed(name, scans, a.threads, every, quiet, |i| {
                         std::hint::black_box(self.engine.scan(&key(order[i as usize]), 100)?);
                         Ok(())
                     })?,
@@ -284,7 +247,7 @@ impl Round<'_> {
             }
             "mixed" => (
                 n,
-                timed(name, n, a.threads, quiet, |i| {
+                timed(name, n, a.threads, every, quiet, |i| {
                     let k = order[i as usize];
                     if i % 10 < 5 {
                         self.get_point(&key(k)).map(|_| ())
@@ -294,11 +257,22 @@ impl Round<'_> {
                     }
                 })?,
             ),
-            "compact" => (1, timed(name, 1, 1, quiet, |_| self.engine.compact())?),
+            "compact" => (
+                1,
+                timed(name, 1, 1, every, quiet, |_| self.engine.compact())?,
+            ),
             other => bail!("unknown workload '{other}' (known: {ALL})"),
         };
         let written = bytes_written().saturating_sub(written_before);
         let user = user.into_inner();
+        let Timing {
+            secs,
+            histogram: h,
+            samples,
+            stopped,
+        } = timing;
+        // What ran: all `planned` operations unless a stop request cut the phase short.
+        let ops = if stopped { h.len() } else { planned };
         Ok(PhaseResult {
             engine: self.engine_name.to_string(),
             round: self.round,
@@ -320,6 +294,8 @@ impl Round<'_> {
             disk_bytes: disk_usage(&self.dir),
             tables: self.engine.tables(),
             peak_memory: peak_memory(),
+            samples,
+            stopped,
         })
     }
 }
@@ -369,6 +345,9 @@ fn run_round(
         order,
     };
     for name in phases(args) {
+        if stopping() {
+            break;
+        }
         report(
             r.phase(&name)
                 .with_context(|| format!("{engine_name}, phase {name}"))?,
@@ -397,6 +376,8 @@ fn run_round(
         disk_bytes: disk_usage(&dir),
         tables: 0,
         peak_memory: peak_memory(),
+        samples: Vec::new(),
+        stopped: false,
     });
     Ok(())
 }
@@ -415,12 +396,16 @@ fn run_child(args: &Args, engine_name: &str, round: usize) -> anyhow::Result<Vec
         .args(["--cache-mb", &args.cache_mb.to_string()])
         .args(["--partitioner", &args.partitioner])
         .args(["--seed", &args.seed.to_string()])
+        .args(["--interval-ms", &args.interval_ms.to_string()])
         .args(["--child-round", &round.to_string()]);
     if let Some(d) = &args.data {
         cmd.arg("--data").arg(d);
     }
     if let Some(m) = args.memtable_mb {
         cmd.args(["--memtable-mb", &m.to_string()]);
+    }
+    if args.verbose > 0 {
+        cmd.arg(format!("-{}", "v".repeat(args.verbose.into())));
     }
     let mut child = cmd
         .stdout(Stdio::piped())
@@ -450,8 +435,22 @@ fn main() {
     }
 }
 
+/// Ctrl-C: the running phase stops at its next operation and the table of what ran is
+/// printed (children in the same process group get the signal too and report their part). A
+/// second Ctrl-C exits at once.
+fn on_ctrl_c() -> anyhow::Result<()> {
+    ctrlc::set_handler(|| {
+        if STOP.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    })
+    .context("installing the Ctrl-C handler")
+}
+
 fn run() -> anyhow::Result<()> {
     let args = Args::parse();
+    supercolumn_bench::logging::init(args.verbose);
+    on_ctrl_c()?;
     if args.threads == 0 || args.rows == 0 || args.rounds == 0 {
         bail!("--threads, --rows and --rounds must be at least 1");
     }
@@ -472,6 +471,9 @@ fn run() -> anyhow::Result<()> {
     let mut results = Vec::new();
     if engines.len() == 1 {
         for round in 0..args.rounds {
+            if stopping() {
+                break;
+            }
             run_round(&args, &engines[0], round, |r| {
                 if args.json {
                     println!("{}", r.to_json());
@@ -495,6 +497,9 @@ fn run() -> anyhow::Result<()> {
         for round in 0..args.rounds {
             // Alternate who goes first, so no engine always runs on a warmer or cooler machine.
             for k in 0..engines.len() {
+                if stopping() {
+                    break;
+                }
                 let name = &engines[(round + k) % engines.len()];
                 bar.set_message(format!("round {}: {name}", round + 1));
                 for r in run_child(&args, name, round)? {
@@ -508,9 +513,8 @@ fn run() -> anyhow::Result<()> {
         }
         bar.finish_and_clear();
     }
-    if !args.json {
-        println!(
-            "{}: {} rows, {} wide rows x {} columns, value {} B, {} thread(s), {} sync, cache {} MiB, memtables {}, {} partitioner, seed {}, {} round(s) (medians)",
+    let settings = format!(
+        "{}: {} rows, {} wide rows x {} columns, value {} B, {} thread(s), {} sync, cache {} MiB, memtables {}, {} partitioner, seed {}, {} round(s) (medians)",
             engines.join(" vs "),
             args.rows,
             args.wide_rows,
@@ -524,7 +528,24 @@ fn run() -> anyhow::Result<()> {
             args.partitioner,
             args.seed,
             args.rounds
-        );
+    );
+    if let Some(path) = &args.graph {
+        let title = args.title.clone().unwrap_or_else(|| {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            format!("{} @ {now}", engines.join(","))
+        });
+        let run = GraphRun {
+            title,
+            settings: settings.clone(),
+            engines: engines.clone(),
+            results: results.clone(),
+        };
+        graph::append(path, run).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if !args.json {
+        println!("{settings}");
         print!("{}", table(&results, &engines));
         println!("total time: {:.1} s", started.elapsed().as_secs_f64());
     }

@@ -203,17 +203,21 @@ impl Database {
             oldest: manifest.log_oldest,
             start: manifest.log_start,
         };
+        let started = std::time::Instant::now();
         let log = replay::replay_log(
             log_dir,
             bounds,
             options.commit_log_ignore_replay_errors,
             &mut apply,
         )?;
-        tracing::debug!(
-            "replayed {} records from {} segments",
-            log.records,
-            log.segments.len()
-        );
+        if log.records > 0 {
+            tracing::info!(
+                "replayed {} records from {} commit log segment(s) in {} ms",
+                log.records,
+                log.segments.len(),
+                started.elapsed().as_millis()
+            );
+        }
         let dirty = log
             .segments
             .iter()

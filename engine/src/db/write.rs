@@ -164,6 +164,15 @@ impl Database {
         if !delay.is_zero() {
             std::thread::sleep(delay);
         }
+        let took = started.elapsed();
+        if took >= crate::store::SLOW_OPERATION {
+            tracing::warn!(
+                "slow write to {keyspace}: {} row(s), {} ms (compaction back-pressure: {} ms)",
+                rows.len(),
+                took.as_millis(),
+                delay.as_millis()
+            );
+        }
         Ok(())
     }
 }

@@ -9,6 +9,9 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// An operation at least this slow is logged (a warning) as it finishes.
+pub const SLOW_OPERATION: Duration = Duration::from_millis(500);
+
 use parking_lot::{Mutex, RwLock};
 
 use super::manifest::{CfManifest, Manifest};
@@ -341,6 +344,16 @@ impl ColumnFamilyStore {
     /// Records a read's latency.
     pub fn record_read(&self, start: std::time::Instant) {
         self.counters.reads.record_since(start);
+        self.note_if_slow("read", start);
+    }
+
+    /// Logs an operation slower than [`SLOW_OPERATION`], so a user watching the log sees stalls
+    /// as they happen.
+    fn note_if_slow(&self, what: &str, start: std::time::Instant) {
+        let took = start.elapsed();
+        if took >= SLOW_OPERATION {
+            tracing::warn!("slow {what} of {}: {} ms", self.origin, took.as_millis());
+        }
     }
 
     /// Records a write's latency and the commit log bytes it took.

@@ -12,6 +12,7 @@ use crate::compaction::task::{self, CompactionParams};
 use crate::error::Result;
 use crate::file_names;
 use crate::sstable::Sstable;
+use crate::stats::Bytes;
 
 /// What one compaction did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -96,7 +97,25 @@ impl ColumnFamilyStore {
         let dest = self
             .dir
             .join(file_names::sstable(&self.def.name, generation));
+        let kind = if major { "major" } else { "minor" };
+        tracing::info!(
+            "{kind} compaction of {} started: {} SSTables, {}",
+            self.origin,
+            inputs.len(),
+            Bytes(inputs.iter().map(|t| t.bytes()).sum::<u64>())
+        );
+        let started = std::time::Instant::now();
         let out = task::compact(fs, &inputs, &dest, generation, self.ctx.table, &params)?;
+        tracing::info!(
+            "{kind} compaction of {} done: {} SSTables, {} in, {} out, {} tombstones purged, \
+             in {} ms",
+            self.origin,
+            inputs.len(),
+            Bytes(out.bytes_in),
+            Bytes(out.bytes_out),
+            out.purged,
+            started.elapsed().as_millis()
+        );
         let output_gen = out.table.as_ref().map(|t| t.generation());
         self.ctx.update_manifest(|m| {
             let e = self.manifest_entry(m);

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::file_names;
 use crate::memtable::Memtable;
 use crate::sstable::{Sstable, SstableWriter};
+use crate::stats::Bytes;
 
 impl ColumnFamilyStore {
     /// Writes every frozen memtable to an SSTable, oldest first, making each live in the
@@ -26,7 +27,20 @@ impl ColumnFamilyStore {
             let Some((mem, position)) = self.view().frozen.first().cloned() else {
                 break;
             };
+            let started = std::time::Instant::now();
             let table = self.write_sstable(&mem)?;
+            match &table {
+                Some(t) => tracing::info!(
+                    "flushed {}: {} rows, {} of memtable into {} ({}) in {} ms",
+                    self.origin,
+                    t.footer().rows,
+                    Bytes(mem.live_bytes() as u64),
+                    t.path().display(),
+                    Bytes(t.bytes()),
+                    started.elapsed().as_millis()
+                ),
+                None => tracing::info!("flushed {}: nothing live to write", self.origin),
+            }
             let generation = table.as_ref().map(|t| t.generation());
             self.ctx.update_manifest(|m| {
                 let e = self.manifest_entry(m);

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-pub use column_family::{ColumnFamilyStore, CompactionSettings, FlushLimits};
+pub use column_family::{ColumnFamilyStore, CompactionSettings, FlushLimits, SLOW_OPERATION};
 pub use read::{ReadRequest, RowRange, RowRef};
 
 use crate::clock::Clock;

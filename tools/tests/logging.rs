@@ -1,0 +1,59 @@
+//! The engine's events reach a user who asks for them (`RUST_LOG`, `-v`), and only then: a
+//! compaction, a flush and a commit log replay show as they happen, and without asking stderr
+//! stays empty.
+
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn supercolumn(dir: &Path, log: Option<&str>, args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_supercolumn"));
+    c.env_remove("RUST_LOG").arg("--data").arg(dir).args(args);
+    if let Some(l) = log {
+        c.env("RUST_LOG", l);
+    }
+    let o = c.output().expect("run supercolumn");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn flushes_compactions_and_replay_are_logged_when_asked_and_only_then() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("d");
+    for i in 0..3 {
+        let set = format!("use Keyspace1; set Standard1['r{i}']['c'] = 'v';");
+        let o = supercolumn(&dir, None, &["shell", "-e", &set]);
+        assert_eq!(stderr(&o), "", "quiet by default");
+        if i < 2 {
+            supercolumn(&dir, None, &["flush"]);
+        }
+    }
+    // The last write is still in the commit log: this open replays it, then flushes and
+    // compacts.
+    let o = supercolumn(&dir, Some("info"), &["flush"]);
+    let log = stderr(&o);
+    assert!(log.contains("replayed 1 records"), "{log}");
+    assert!(log.contains("flushed Keyspace1/Standard1: 1 rows"), "{log}");
+    let o = supercolumn(&dir, Some("info"), &["compact", "--major"]);
+    let log = stderr(&o);
+    assert!(
+        log.contains("major compaction of Keyspace1/Standard1 started: 3 SSTables"),
+        "{log}"
+    );
+    assert!(
+        log.contains("major compaction of Keyspace1/Standard1 done: 3 SSTables"),
+        "{log}"
+    );
+    // -v asks the same way; a quiet run of the same command says nothing.
+    let o = supercolumn(&dir, None, &["-v", "compact", "--major"]);
+    assert!(stderr(&o).contains("INFO"), "{}", stderr(&o));
+    let o = supercolumn(&dir, None, &["compact", "--major"]);
+    assert_eq!(stderr(&o), "");
+}
