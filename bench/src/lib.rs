@@ -4,7 +4,6 @@
 
 pub mod engine;
 pub mod graph;
-pub mod logging;
 pub mod process;
 pub mod report;
 pub mod timing;

@@ -449,7 +449,7 @@ fn on_ctrl_c() -> anyhow::Result<()> {
 
 fn run() -> anyhow::Result<()> {
     let args = Args::parse();
-    supercolumn_bench::logging::init(args.verbose);
+    supercolumn_tools::logging::init(args.verbose);
     on_ctrl_c()?;
     if args.threads == 0 || args.rows == 0 || args.rounds == 0 {
         bail!("--threads, --rows and --rounds must be at least 1");
