@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 
 use super::fs::{parent_dir, FileSystem, WritableFile};
 
@@ -69,9 +69,21 @@ struct Shared {
     /// Off between `lose_power` and `power_on`: every operation fails, so a database that
     /// "died" cannot write anything while it is torn down.
     off: AtomicBool,
+    /// Held shared by each operation and exclusively by `lose_power`.
+    power: RwLock<()>,
 }
 
 impl Shared {
+    /// Starts an operation: it fails if the power is off (or a failure is due), and the power
+    /// cannot go out until the returned guard is dropped. An operation so lies wholly before a
+    /// cut or fails: an fsync that returned is never undone by a cut that began before it
+    /// recorded what it covered, and no write lands in a file after the cut truncated it.
+    fn begin(&self) -> io::Result<RwLockReadGuard<'_, ()>> {
+        let guard = self.power.read();
+        self.check()?;
+        Ok(guard)
+    }
+
     fn check(&self) -> io::Result<()> {
         if self.off.load(Ordering::SeqCst) {
             return Err(io::Error::other("injected power loss: the machine is off"));
@@ -110,14 +122,14 @@ struct FaultFile {
 
 impl WritableFile for FaultFile {
     fn append(&self, buf: &[u8]) -> io::Result<()> {
-        self.shared.check()?;
+        let _power = self.shared.begin()?;
         (&self.file).write_all(buf)?;
         self.len.fetch_add(buf.len() as u64, Ordering::SeqCst);
         Ok(())
     }
 
     fn sync(&self) -> io::Result<()> {
-        self.shared.check()?;
+        let _power = self.shared.begin()?;
         // What is appended before the sync begins is what it covers.
         let len = self.len.load(Ordering::SeqCst);
         self.file.sync_data()?;
@@ -147,6 +159,7 @@ impl FaultFs {
                 fail_writes: AtomicBool::new(false),
                 budget: AtomicU64::new(u64::MAX),
                 off: AtomicBool::new(false),
+                power: RwLock::new(()),
             }),
         })
     }
@@ -179,6 +192,7 @@ impl FaultFs {
     /// newest first) and leaves the power off, so every later operation fails until
     /// [`FaultFs::power_on`]. Drop the "crashed" database while the power is off.
     pub fn lose_power(&self) -> io::Result<()> {
+        let _no_operation_in_flight = self.shared.power.write();
         self.shared.off.store(true, Ordering::SeqCst);
         let mut st = self.shared.state.lock();
         for (path, len) in st.synced.iter().chain(st.parked_synced.iter()) {
@@ -237,7 +251,7 @@ impl FaultFs {
 
 impl FileSystem for FaultFs {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
-        self.shared.check()?;
+        let _power = self.shared.begin()?;
         // Each directory made here is forgotten in a power cut unless its parent is synced.
         let mut missing = Vec::new();
         let mut p = path;
@@ -257,7 +271,7 @@ impl FileSystem for FaultFs {
     }
 
     fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
-        self.shared.check()?;
+        let _power = self.shared.begin()?;
         let mut st = self.shared.state.lock();
         if path.exists() && st.synced.contains_key(path) {
             // Truncating an existing file: its old bytes are gone for good.
@@ -282,7 +296,7 @@ impl FileSystem for FaultFs {
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        self.shared.check()?;
+        let _power = self.shared.begin()?;
         let mut st = self.shared.state.lock();
         let displaced = if to.exists() {
             let p = self.park(to)?;
@@ -306,7 +320,7 @@ impl FileSystem for FaultFs {
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
-        self.shared.check()?;
+        let _power = self.shared.begin()?;
         let mut st = self.shared.state.lock();
         let parked = self.park(path)?;
         if let Some(len) = st.synced.remove(path) {
@@ -320,7 +334,7 @@ impl FileSystem for FaultFs {
     }
 
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
-        self.shared.check()?;
+        let _power = self.shared.begin()?;
         File::open(dir)?.sync_all()?;
         let mut st = self.shared.state.lock();
         let (done, keep): (Vec<DirOp>, Vec<DirOp>) = std::mem::take(&mut st.pending)
