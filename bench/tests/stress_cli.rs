@@ -138,8 +138,11 @@ fn graph_refuses_to_overwrite_a_page_it_did_not_write() {
 #[test]
 fn ctrl_c_stops_the_phase_and_prints_what_ran() {
     // Far more rows than the test waits for: only the interrupt ends this run.
+    let data = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_stress"))
         .args(["--rows", "20000000", "--workloads", "fillseq,readrandom"])
+        .arg("--data")
+        .arg(data.path())
         .env_remove("RUST_LOG")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -147,7 +150,25 @@ fn ctrl_c_stops_the_phase_and_prints_what_ran() {
         .process_group(0)
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_secs(2));
+    // Interrupt once fillseq is writing: its commit log holds a few thousand rows (far past
+    // a new segment's header).
+    let log = data.path().join("supercolumn/round-0/commit-log");
+    let logged = || -> u64 {
+        std::fs::read_dir(&log).map_or(0, |d| {
+            d.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+    };
+    let started = Instant::now();
+    while logged() < 256 << 10 {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "fillseq never started writing"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let group = format!("-{}", child.id());
     let sent = Command::new("kill")
         .args(["-INT", "--", &group])

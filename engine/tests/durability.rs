@@ -508,10 +508,11 @@ fn thirty_two_batch_writers_keep_every_acknowledged_write_through_a_power_cut() 
         o.memtable_operations_millions = 0.0005;
         let db = Database::open(&dir, o).unwrap();
         let stop = std::sync::atomic::AtomicBool::new(false);
+        let count = std::sync::atomic::AtomicU64::new(0);
         let acked: Vec<Vec<u64>> = std::thread::scope(|s| {
             let writers: Vec<_> = (0..32)
                 .map(|t| {
-                    let (db, stop) = (&db, &stop);
+                    let (db, stop, count) = (&db, &stop, &count);
                     s.spawn(move || {
                         let mut acked = Vec::new();
                         for n in 0u64.. {
@@ -520,7 +521,10 @@ fn thirty_two_batch_writers_keep_every_acknowledged_write_through_a_power_cut() 
                             }
                             let path = ColumnPath::new("Standard2").column(format!("{n:06}"));
                             match db.insert(KS, format!("w{t}"), &path, "v", WriteOptions::at(1)) {
-                                Ok(()) => acked.push(n),
+                                Ok(()) => {
+                                    acked.push(n);
+                                    count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                                }
                                 Err(Error::Io { .. }) | Err(Error::ReadOnly(_)) => break,
                                 Err(e) => panic!("writer {t}: unexpected {e}"),
                             }
@@ -529,7 +533,11 @@ fn thirty_two_batch_writers_keep_every_acknowledged_write_through_a_power_cut() 
                     })
                 })
                 .collect();
-            std::thread::sleep(std::time::Duration::from_millis(20 + rng.below(200)));
+            // The cut comes after a random number of acknowledged writes, while all 32 write.
+            let cut_after = 64 + rng.below(2000);
+            while count.load(std::sync::atomic::Ordering::SeqCst) < cut_after {
+                std::thread::yield_now();
+            }
             ffs.lose_power().unwrap();
             stop.store(true, std::sync::atomic::Ordering::SeqCst);
             writers.into_iter().map(|w| w.join().unwrap()).collect()
