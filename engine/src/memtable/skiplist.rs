@@ -393,16 +393,28 @@ impl SkipList {
     }
 
     /// Moves `splice` forward to where `key` goes: `key` must not sort before the key the
-    /// splice was found for. Each level scans on from where it stood, so moving to a key near
-    /// the last one (the next cell of the same row) costs a few steps, not a search.
+    /// splice was found for. The search starts at the lowest level whose bracket still holds
+    /// `key` and goes down from there (RocksDB's splice reuse), so moving to a key near the
+    /// last one costs a few steps, and moving across a long stretch (from a wide row's start
+    /// to its end) costs a search of that stretch, never a walk of its bottom level.
     pub fn advance(&self, arena: &Arena, splice: &mut Splice, key: &SearchKey<'_>) {
         let top = self.height.load(Mem::Relaxed).min(MAX_HEIGHT);
         let head = self.head(arena);
-        for level in 0..top {
-            let from = Node::at(splice.prev[level]).unwrap_or(head);
-            let (p, n) = Self::scan_level(from, level, key);
+        // Every `prev` sorts before `key` (it did before the splice's own key); a level whose
+        // `next` does not sort before `key` brackets it, and so does every level above it.
+        let held = (0..top)
+            .find(|&level| {
+                Node::at(splice.next[level]).is_none_or(|n| n.cmp_key(key) != Ordering::Less)
+            })
+            .unwrap_or(top);
+        // Levels raised since the splice was found hold `head`, which precedes every key.
+        let mut x = Node::at(splice.prev[held.min(top.saturating_sub(1))]).unwrap_or(head);
+        let from = if held == top { top } else { held };
+        for level in (0..from).rev() {
+            let (p, n) = Self::scan_level(x, level, key);
             splice.prev[level] = p.addr;
             splice.next[level] = n.map_or(0, |n| n.addr);
+            x = p;
         }
     }
 
