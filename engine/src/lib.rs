@@ -97,12 +97,12 @@ pub use model::comparator;
 pub use model::partitioner::{Partitioner, Token};
 pub use model::timeuuid::TimeUuidGenerator;
 pub use mutation::{
-    BatchMutation, Mutation, WriteOptions, MAX_KEY_LEN, MAX_NAME_LEN, MAX_VALUE_LEN,
+    BatchMutation, Mutation, MutationRef, WriteOptions, MAX_KEY_LEN, MAX_NAME_LEN, MAX_VALUE_LEN,
 };
 pub use options::{CommitLogSync, Options, StorageConf};
 pub use query::{
-    Column, ColumnOrSuperColumn, ColumnParent, ColumnPath, KeyRange, KeySlice, RangeBound,
-    SlicePredicate, SliceRange, SuperColumn,
+    AsColumnPath, Column, ColumnOrSuperColumn, ColumnParent, ColumnPath, ColumnPathRef, KeyRange,
+    KeySlice, RangeBound, SlicePredicate, SliceRange, SuperColumn,
 };
 /// The README's examples, compiled and run as doc-tests.
 #[doc = include_str!("../../README.md")]

@@ -6,8 +6,8 @@ use std::path::Path;
 use anyhow::Context;
 use supercolumn::comparator::LongType;
 use supercolumn::{
-    BatchMutation, ColumnFamilyDef, ColumnParent, ColumnPath, CommitLogSync, Database, KeyRange,
-    Options, Partitioner, SlicePredicate, SliceRange, WriteOptions,
+    BatchMutation, ColumnFamilyDef, ColumnParent, ColumnPath, ColumnPathRef, CommitLogSync,
+    Database, KeyRange, Options, Partitioner, SlicePredicate, SliceRange, WriteOptions,
 };
 
 use super::{Durability, Engine, EngineConfig};
@@ -56,7 +56,7 @@ impl Engine for Supercolumn {
         let mut b = BatchMutation::new();
         b.insert(
             row,
-            ColumnPath::new(POINT).column(column),
+            ColumnPathRef::new(POINT).column(column),
             value,
             WriteOptions::now(),
         );
@@ -68,7 +68,7 @@ impl Engine for Supercolumn {
         for (name, value) in cells {
             b.insert(
                 row,
-                ColumnPath::new(WIDE).column(name),
+                ColumnPathRef::new(WIDE).column(name),
                 value,
                 WriteOptions::now(),
             );

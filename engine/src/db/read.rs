@@ -57,7 +57,7 @@ impl Database {
                 )))
             }
         };
-        cf.validator().path(path, false)?;
+        cf.validator().path(path.into(), false)?;
         let predicate = SlicePredicate::Names(vec![name]);
         cf.validator().read(parent_sc, &predicate)?;
         let started = std::time::Instant::now();

@@ -47,7 +47,7 @@ impl Database {
         write: WriteOptions,
     ) -> Result<()> {
         let mut b = BatchMutation::new();
-        b.insert(key, path.clone(), value, write);
+        b.insert(key, path, value, write);
         self.batch_mutate(keyspace, &b)
     }
 
@@ -62,7 +62,7 @@ impl Database {
         timestamp: Option<i64>,
     ) -> Result<()> {
         let mut b = BatchMutation::new();
-        b.remove(key, path.clone(), timestamp);
+        b.remove(key, path, timestamp);
         self.batch_mutate(keyspace, &b)
     }
 
@@ -82,7 +82,7 @@ impl Database {
         let mut row_index: HashMap<&[u8], usize> = HashMap::new();
         for (key, m) in batch.iter() {
             validate_key(key)?;
-            let cf_name = BatchMutation::column_family_of(m);
+            let cf_name = m.path().column_family;
             let cf = ks
                 .cfs
                 .get(cf_name)

@@ -6,6 +6,6 @@ pub mod predicate;
 pub mod result;
 pub(crate) mod slice;
 
-pub use path::{ColumnParent, ColumnPath};
+pub use path::{AsColumnPath, ColumnParent, ColumnPath, ColumnPathRef};
 pub use predicate::{KeyRange, RangeBound, SlicePredicate, SliceRange};
 pub use result::{Column, ColumnOrSuperColumn, KeySlice, SuperColumn};

@@ -73,3 +73,90 @@ impl ColumnParent {
         self
     }
 }
+
+/// A column path that borrows its parts: what a write needs to name its column without
+/// allocating (a wide-row load names thousands of columns per batch).
+///
+/// ```
+/// use supercolumn::ColumnPathRef;
+/// let name = 42u64.to_be_bytes();
+/// let cell = ColumnPathRef::new("Wide1").column(&name);
+/// let city = ColumnPathRef::new("Super1").super_column("homeAddress").column("city");
+/// # let _ = (cell, city);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ColumnPathRef<'a> {
+    /// The column family.
+    pub column_family: &'a str,
+    /// The super column (Super CFs only).
+    pub super_column: Option<&'a [u8]>,
+    /// The column, or the sub-column of `super_column`.
+    pub column: Option<&'a [u8]>,
+}
+
+impl<'a> ColumnPathRef<'a> {
+    /// The whole row of `column_family`.
+    pub fn new(column_family: &'a str) -> Self {
+        ColumnPathRef {
+            column_family,
+            super_column: None,
+            column: None,
+        }
+    }
+
+    /// Names a super column.
+    pub fn super_column<N: AsRef<[u8]> + ?Sized>(mut self, name: &'a N) -> Self {
+        self.super_column = Some(name.as_ref());
+        self
+    }
+
+    /// Names a column (or sub-column).
+    pub fn column<N: AsRef<[u8]> + ?Sized>(mut self, name: &'a N) -> Self {
+        self.column = Some(name.as_ref());
+        self
+    }
+
+    /// An owned copy.
+    pub fn to_owned_path(self) -> ColumnPath {
+        ColumnPath {
+            column_family: self.column_family.to_string(),
+            super_column: self.super_column.map(<[u8]>::to_vec),
+            column: self.column.map(<[u8]>::to_vec),
+        }
+    }
+}
+
+impl<'a> From<&'a ColumnPath> for ColumnPathRef<'a> {
+    fn from(p: &'a ColumnPath) -> Self {
+        ColumnPathRef {
+            column_family: &p.column_family,
+            super_column: p.super_column.as_deref(),
+            column: p.column.as_deref(),
+        }
+    }
+}
+
+/// Anything that names a column path: a [`ColumnPath`] (owned or borrowed) or a
+/// [`ColumnPathRef`]. Writes take it so that a caller holding borrowed names copies nothing.
+pub trait AsColumnPath {
+    /// The path, borrowed.
+    fn as_column_path(&self) -> ColumnPathRef<'_>;
+}
+
+impl AsColumnPath for ColumnPath {
+    fn as_column_path(&self) -> ColumnPathRef<'_> {
+        self.into()
+    }
+}
+
+impl AsColumnPath for &ColumnPath {
+    fn as_column_path(&self) -> ColumnPathRef<'_> {
+        (*self).into()
+    }
+}
+
+impl AsColumnPath for ColumnPathRef<'_> {
+    fn as_column_path(&self) -> ColumnPathRef<'_> {
+        *self
+    }
+}

@@ -9,8 +9,12 @@ use std::borrow::Cow;
 
 use crate::model::cell::{CellRef, CellValueRef, DeletionTime, EntryRef, Ttl};
 use crate::model::cell_key;
-use crate::query::{ColumnPath, SlicePredicate};
+use crate::query::{ColumnPathRef, SlicePredicate};
 use crate::schema::{ColumnFamilyDef, ColumnType};
+
+mod batch;
+
+pub use batch::{BatchMutation, Mutation, MutationRef};
 
 /// The largest row key, and the largest column or super column name, in bytes.
 pub const MAX_KEY_LEN: usize = 65_535;
@@ -53,117 +57,6 @@ impl WriteOptions {
     pub fn with_ttl(mut self, ttl: u32) -> Self {
         self.ttl = Some(ttl);
         self
-    }
-}
-
-/// One change to one row.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Mutation {
-    /// Writes a column (Standard CF) or a sub-column (Super CF): the path names the column.
-    Insert {
-        /// Where: CF, super column (Super CFs), column.
-        path: ColumnPath,
-        /// The value.
-        value: Vec<u8>,
-        /// Timestamp and TTL.
-        write: WriteOptions,
-    },
-    /// Deletes what the path names: the row (CF only), a super column, or a column.
-    Remove {
-        /// What to delete.
-        path: ColumnPath,
-        /// The deletion's timestamp; `None`: now.
-        timestamp: Option<i64>,
-    },
-}
-
-impl Mutation {
-    /// An insert, for [`BatchMutation::push`].
-    pub fn insert(path: ColumnPath, value: impl AsRef<[u8]>, write: WriteOptions) -> Self {
-        Mutation::Insert {
-            path,
-            value: value.as_ref().to_vec(),
-            write,
-        }
-    }
-
-    fn column_family(&self) -> &str {
-        match self {
-            Mutation::Insert { path, .. } | Mutation::Remove { path, .. } => &path.column_family,
-        }
-    }
-}
-
-/// Many mutations over many rows and column families of one keyspace, applied by
-/// [`Database::batch_mutate`](crate::Database::batch_mutate). All mutations of one row of one
-/// column family apply atomically; the whole batch is validated before any of it is applied.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BatchMutation {
-    pub(crate) mutations: Vec<(Vec<u8>, Mutation)>,
-}
-
-impl BatchMutation {
-    /// An empty batch.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds an insert.
-    pub fn insert(
-        &mut self,
-        key: impl AsRef<[u8]>,
-        path: ColumnPath,
-        value: impl AsRef<[u8]>,
-        write: WriteOptions,
-    ) -> &mut Self {
-        self.mutations.push((
-            key.as_ref().to_vec(),
-            Mutation::Insert {
-                path,
-                value: value.as_ref().to_vec(),
-                write,
-            },
-        ));
-        self
-    }
-
-    /// Adds a deletion of a row, super column or column.
-    pub fn remove(
-        &mut self,
-        key: impl AsRef<[u8]>,
-        path: ColumnPath,
-        timestamp: Option<i64>,
-    ) -> &mut Self {
-        self.mutations
-            .push((key.as_ref().to_vec(), Mutation::Remove { path, timestamp }));
-        self
-    }
-
-    /// Adds any mutation.
-    pub fn push(&mut self, key: impl AsRef<[u8]>, mutation: Mutation) -> &mut Self {
-        self.mutations.push((key.as_ref().to_vec(), mutation));
-        self
-    }
-
-    /// Number of mutations.
-    pub fn len(&self) -> usize {
-        self.mutations.len()
-    }
-
-    /// Whether the batch is empty.
-    pub fn is_empty(&self) -> bool {
-        self.mutations.is_empty()
-    }
-
-    /// The mutations with their row keys.
-    pub fn iter(&self) -> impl Iterator<Item = (&[u8], &Mutation)> {
-        self.mutations.iter().map(|(k, m)| (k.as_slice(), m))
-    }
-
-    /// The column families the batch touches, for routing.
-    pub(crate) fn column_family_of(m: &Mutation) -> &str {
-        m.column_family()
     }
 }
 
@@ -300,7 +193,7 @@ impl Validator<'_> {
     }
 
     /// Checks that a path's shape fits the CF's type: `needs_column` for inserts.
-    pub fn path(&self, path: &ColumnPath, needs_column: bool) -> Result<()> {
+    pub fn path(&self, path: ColumnPathRef<'_>, needs_column: bool) -> Result<()> {
         let cf = &self.cf.name;
         match self.cf.column_type {
             ColumnType::Standard => {
@@ -332,10 +225,10 @@ impl Validator<'_> {
                 self.keyspace
             )));
         }
-        if let Some(sc) = &path.super_column {
+        if let Some(sc) = path.super_column {
             self.name(sc, NameKind::SuperColumn)?;
         }
-        if let Some(c) = &path.column {
+        if let Some(c) = path.column {
             self.name(c, NameKind::Column)?;
         }
         Ok(())
@@ -344,12 +237,12 @@ impl Validator<'_> {
     /// Validates `mutation` and appends it to `update`, which borrows from it.
     pub fn add<'m>(
         &self,
-        mutation: &'m Mutation,
+        mutation: MutationRef<'m>,
         now: Now,
         update: &mut RowUpdate<'m>,
     ) -> Result<()> {
         match mutation {
-            Mutation::Insert { path, value, write } => {
+            MutationRef::Insert { path, value, write } => {
                 self.path(path, true)?;
                 self.value(value)?;
                 let ttl = match write.ttl {
@@ -375,13 +268,13 @@ impl Validator<'_> {
                     }),
                 ));
             }
-            Mutation::Remove { path, timestamp } => {
+            MutationRef::Remove { path, timestamp } => {
                 self.path(path, false)?;
                 let del = DeletionTime {
                     marked_for_delete_at: timestamp.unwrap_or(now.micros),
                     local_deletion_time: now.seconds,
                 };
-                match (&path.super_column, &path.column) {
+                match (path.super_column, path.column) {
                     (None, None) => {
                         update.deletion = DeletionTime::merge_opt(update.deletion, Some(del))
                     }
@@ -506,9 +399,9 @@ impl Validator<'_> {
 
     /// The entry key of a validated path that names a column: the name itself when it is its
     /// own sort key.
-    fn entry_key<'m>(&self, path: &'m ColumnPath) -> Cow<'m, [u8]> {
-        let column = path.column.as_deref().unwrap_or_default();
-        Cow::Owned(match &path.super_column {
+    fn entry_key<'m>(&self, path: ColumnPathRef<'m>) -> Cow<'m, [u8]> {
+        let column = path.column.unwrap_or_default();
+        Cow::Owned(match path.super_column {
             None if self.cf.comparator.sort_key_is_name() => return Cow::Borrowed(column),
             None => cell_key::column(self.cf.comparator.as_ref(), column),
             Some(sc) => {

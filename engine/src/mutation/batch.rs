@@ -1,0 +1,350 @@
+//! The batch a user fills and [`Database::batch_mutate`](crate::Database::batch_mutate) applies.
+//!
+//! A batch keeps every byte it is given (row keys, column family names, names, values) in one
+//! buffer and each mutation as a few offsets into it, and stores a row key or a column family
+//! name once for a run of mutations that repeat it; so filling a batch costs a copy of the
+//! bytes and no allocation per mutation. It owns no validation: that is the parent module's.
+
+use std::fmt;
+
+use super::WriteOptions;
+use crate::query::{AsColumnPath, ColumnPath, ColumnPathRef};
+
+/// One change to one row, owned: the form [`BatchMutation::push`] takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Mutation {
+    /// Writes a column (Standard CF) or a sub-column (Super CF): the path names the column.
+    Insert {
+        /// Where: CF, super column (Super CFs), column.
+        path: ColumnPath,
+        /// The value.
+        value: Vec<u8>,
+        /// Timestamp and TTL.
+        write: WriteOptions,
+    },
+    /// Deletes what the path names: the row (CF only), a super column, or a column.
+    Remove {
+        /// What to delete.
+        path: ColumnPath,
+        /// The deletion's timestamp; `None`: now.
+        timestamp: Option<i64>,
+    },
+}
+
+impl Mutation {
+    /// An insert, for [`BatchMutation::push`].
+    pub fn insert(path: ColumnPath, value: impl AsRef<[u8]>, write: WriteOptions) -> Self {
+        Mutation::Insert {
+            path,
+            value: value.as_ref().to_vec(),
+            write,
+        }
+    }
+}
+
+/// One change to one row as a batch holds it: borrowed from the batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MutationRef<'a> {
+    /// Writes a column (Standard CF) or a sub-column (Super CF).
+    Insert {
+        /// Where: CF, super column (Super CFs), column.
+        path: ColumnPathRef<'a>,
+        /// The value.
+        value: &'a [u8],
+        /// Timestamp and TTL.
+        write: WriteOptions,
+    },
+    /// Deletes what the path names.
+    Remove {
+        /// What to delete.
+        path: ColumnPathRef<'a>,
+        /// The deletion's timestamp; `None`: now.
+        timestamp: Option<i64>,
+    },
+}
+
+impl<'a> MutationRef<'a> {
+    /// The path the mutation names.
+    pub fn path(&self) -> ColumnPathRef<'a> {
+        match *self {
+            MutationRef::Insert { path, .. } | MutationRef::Remove { path, .. } => path,
+        }
+    }
+
+    /// An owned copy.
+    pub fn to_mutation(&self) -> Mutation {
+        match *self {
+            MutationRef::Insert { path, value, write } => Mutation::Insert {
+                path: path.to_owned_path(),
+                value: value.to_vec(),
+                write,
+            },
+            MutationRef::Remove { path, timestamp } => Mutation::Remove {
+                path: path.to_owned_path(),
+                timestamp,
+            },
+        }
+    }
+}
+
+/// Where some bytes sit in the batch's buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Span {
+    at: usize,
+    len: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Insert { value: Span, write: WriteOptions },
+    Remove { timestamp: Option<i64> },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Item {
+    key: Span,
+    column_family: Span,
+    super_column: Option<Span>,
+    column: Option<Span>,
+    op: Op,
+}
+
+/// Many mutations over many rows and column families of one keyspace, applied by
+/// [`Database::batch_mutate`](crate::Database::batch_mutate). All mutations of one row of one
+/// column family apply atomically; the whole batch is validated before any of it is applied.
+///
+/// Paths may be owned ([`ColumnPath`]) or borrowed ([`ColumnPathRef`], which copies nothing
+/// until the batch stores the bytes):
+///
+/// ```
+/// use supercolumn::{BatchMutation, ColumnPath, ColumnPathRef, WriteOptions};
+/// let mut b = BatchMutation::new();
+/// b.insert("jsmith", ColumnPath::new("Standard1").column("first"), "John", WriteOptions::now());
+/// for i in 0u64..100 {
+///     let name = i.to_be_bytes();
+///     b.insert("events", ColumnPathRef::new("Wide1").column(&name), "x", WriteOptions::now());
+/// }
+/// assert_eq!(b.len(), 101);
+/// ```
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct BatchMutation {
+    bytes: Vec<u8>,
+    items: Vec<Item>,
+}
+
+impl BatchMutation {
+    /// An empty batch.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds an insert.
+    pub fn insert(
+        &mut self,
+        key: impl AsRef<[u8]>,
+        path: impl AsColumnPath,
+        value: impl AsRef<[u8]>,
+        write: WriteOptions,
+    ) -> &mut Self {
+        let value = self.store(value.as_ref());
+        self.add(
+            key.as_ref(),
+            path.as_column_path(),
+            Op::Insert { value, write },
+        );
+        self
+    }
+
+    /// Adds a deletion of a row, super column or column.
+    pub fn remove(
+        &mut self,
+        key: impl AsRef<[u8]>,
+        path: impl AsColumnPath,
+        timestamp: Option<i64>,
+    ) -> &mut Self {
+        self.add(
+            key.as_ref(),
+            path.as_column_path(),
+            Op::Remove { timestamp },
+        );
+        self
+    }
+
+    /// Adds any mutation.
+    pub fn push(&mut self, key: impl AsRef<[u8]>, mutation: Mutation) -> &mut Self {
+        match mutation {
+            Mutation::Insert { path, value, write } => self.insert(key, &path, value, write),
+            Mutation::Remove { path, timestamp } => self.remove(key, &path, timestamp),
+        }
+    }
+
+    /// Number of mutations.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether the batch is empty.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The mutations with their row keys, in the order added.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], MutationRef<'_>)> {
+        self.items.iter().map(|item| {
+            let path = ColumnPathRef {
+                column_family: self.name(item.column_family),
+                super_column: item.super_column.map(|s| self.get(s)),
+                column: item.column.map(|s| self.get(s)),
+            };
+            let m = match item.op {
+                Op::Insert { value, write } => MutationRef::Insert {
+                    path,
+                    value: self.get(value),
+                    write,
+                },
+                Op::Remove { timestamp } => MutationRef::Remove { path, timestamp },
+            };
+            (self.get(item.key), m)
+        })
+    }
+
+    fn get(&self, s: Span) -> &[u8] {
+        &self.bytes[s.at..s.at + s.len]
+    }
+
+    fn name(&self, s: Span) -> &str {
+        // Stored from a `&str` by `add`, so always whole UTF-8.
+        std::str::from_utf8(self.get(s)).unwrap_or_default()
+    }
+
+    fn store(&mut self, b: &[u8]) -> Span {
+        let at = self.bytes.len();
+        self.bytes.extend_from_slice(b);
+        Span { at, len: b.len() }
+    }
+
+    /// `b` where the last mutation stored it (a run of writes to one row or CF), else a copy.
+    fn store_shared(&mut self, b: &[u8], last: Option<Span>) -> Span {
+        match last {
+            Some(s) if self.get(s) == b => s,
+            _ => self.store(b),
+        }
+    }
+
+    fn add(&mut self, key: &[u8], path: ColumnPathRef<'_>, op: Op) {
+        let last = self.items.last().copied();
+        let key = self.store_shared(key, last.map(|l| l.key));
+        let column_family =
+            self.store_shared(path.column_family.as_bytes(), last.map(|l| l.column_family));
+        let super_column = path.super_column.map(|s| self.store(s));
+        let column = path.column.map(|c| self.store(c));
+        self.items.push(Item {
+            key,
+            column_family,
+            super_column,
+            column,
+            op,
+        });
+    }
+}
+
+impl fmt::Debug for BatchMutation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_gives_back_what_was_added_in_order() {
+        let mut b = BatchMutation::new();
+        let name = 7u64.to_be_bytes();
+        b.insert(
+            "r1",
+            ColumnPath::new("Standard1").column("a"),
+            "1",
+            WriteOptions::at(5),
+        );
+        b.insert(
+            "r1",
+            ColumnPathRef::new("Standard1").column(&name),
+            "",
+            WriteOptions::now(),
+        );
+        b.remove("r2", ColumnPath::new("Super1").super_column("sc"), Some(9));
+        b.push(
+            "r1",
+            Mutation::insert(
+                ColumnPath::new("Super1").super_column("sc").column("c"),
+                "v",
+                WriteOptions::now().with_ttl(3),
+            ),
+        );
+        b.remove("r3", ColumnPathRef::new("Standard1"), None);
+        let got: Vec<(Vec<u8>, Mutation)> = b
+            .iter()
+            .map(|(k, m)| (k.to_vec(), m.to_mutation()))
+            .collect();
+        let want = vec![
+            (
+                b"r1".to_vec(),
+                Mutation::insert(
+                    ColumnPath::new("Standard1").column("a"),
+                    "1",
+                    WriteOptions::at(5),
+                ),
+            ),
+            (
+                b"r1".to_vec(),
+                Mutation::insert(
+                    ColumnPath::new("Standard1").column(name),
+                    "",
+                    WriteOptions::now(),
+                ),
+            ),
+            (
+                b"r2".to_vec(),
+                Mutation::Remove {
+                    path: ColumnPath::new("Super1").super_column("sc"),
+                    timestamp: Some(9),
+                },
+            ),
+            (
+                b"r1".to_vec(),
+                Mutation::insert(
+                    ColumnPath::new("Super1").super_column("sc").column("c"),
+                    "v",
+                    WriteOptions::now().with_ttl(3),
+                ),
+            ),
+            (
+                b"r3".to_vec(),
+                Mutation::Remove {
+                    path: ColumnPath::new("Standard1"),
+                    timestamp: None,
+                },
+            ),
+        ];
+        assert_eq!(got, want);
+        assert_eq!(b.len(), 5);
+    }
+
+    #[test]
+    fn a_run_of_writes_to_one_row_stores_its_key_and_column_family_once() {
+        let mut b = BatchMutation::new();
+        for i in 0u64..100 {
+            let name = i.to_be_bytes();
+            b.insert(
+                "row",
+                ColumnPathRef::new("Wide1").column(&name),
+                [1u8; 8],
+                WriteOptions::now(),
+            );
+        }
+        assert_eq!(b.bytes.len(), "row".len() + "Wide1".len() + 100 * 16);
+    }
+}
