@@ -93,6 +93,8 @@ mod store;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use db::{Database, DEFAULT_DATA_DIR};
 pub use error::{ConfError, CorruptKind, Error, FormatError, NameKind, Place, Result};
+#[doc(hidden)]
+pub use memtable::standalone::StandaloneMemtable;
 pub use model::comparator;
 pub use model::partitioner::{Partitioner, Token};
 pub use model::timeuuid::TimeUuidGenerator;

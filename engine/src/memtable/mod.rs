@@ -14,6 +14,7 @@
 mod arena;
 mod key_filter;
 pub mod skiplist;
+pub mod standalone;
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -89,7 +90,7 @@ impl Memtable {
     /// that, with more false positives).
     pub fn with_expected_rows(rows: usize) -> Self {
         let arena = Arena::new();
-        let list = SkipList::new(&arena);
+        let list = SkipList::new(&arena, rows);
         Memtable {
             arena,
             list,
