@@ -18,8 +18,8 @@ use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef};
 /// The file name of the catalog inside the data directory.
 pub const FILE_NAME: &str = "SCHEMA.db";
 const MAGIC: &[u8; 8] = b"SCSCHEMA";
-/// The catalog format version this build writes; it reads version 2 too.
-pub const VERSION: u32 = 3;
+/// The catalog format version this build writes; it reads versions 2 and 3 too.
+pub const VERSION: u32 = 4;
 
 /// The persisted schema: the partitioner the data was written with, the keyspaces, and the
 /// column family ids that commit log records and the manifest name CFs by.
@@ -115,6 +115,8 @@ impl Catalog {
                 p.opt(cf.gc_grace_seconds, |w, v| w.u32(v));
                 p.opt(cf.min_compaction_threshold, |w, v| w.u32(v));
                 p.opt(cf.max_compaction_threshold, |w, v| w.u32(v));
+                p.opt(cf.key_validation_class.as_ref(), |w, c| w.str(&c.name()));
+                p.opt(cf.cql_table.as_deref(), |w, t| w.str(t));
             }
         }
         p.opt(self.settings.as_deref(), |w, s| w.bytes(s));
@@ -314,6 +316,13 @@ fn decode_payload(
             cf.gc_grace_seconds = r.opt(|r| r.u32())?;
             cf.min_compaction_threshold = r.opt(|r| r.u32())?;
             cf.max_compaction_threshold = r.opt(|r| r.u32())?;
+            if version >= 4 {
+                cf.key_validation_class = r
+                    .opt(|r| r.str().map(str::to_string))?
+                    .map(|n| resolve(&n))
+                    .transpose()?;
+                cf.cql_table = r.opt(|r| r.str().map(str::to_string))?;
+            }
             ks.column_families.push(cf);
         }
         ks.validate()

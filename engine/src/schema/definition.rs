@@ -97,6 +97,12 @@ pub struct ColumnFamilyDef {
     pub min_compaction_threshold: Option<u32>,
     /// `MaximumCompactionThreshold`: overrides the database's.
     pub max_compaction_threshold: Option<u32>,
+    /// `KeyValidationClass` (Cassandra 0.7): the row keys' type, which shows them (a CQL
+    /// table's partition key type). Unset: keys show as text when printable, else hex.
+    pub key_validation_class: Option<Arc<dyn Comparator>>,
+    /// The CQL table this column family stores, as the `CREATE TABLE` statement the CQL layer
+    /// wrote; the engine keeps it and never reads it.
+    pub cql_table: Option<String>,
 }
 
 impl PartialEq for ColumnFamilyDef {
@@ -112,6 +118,9 @@ impl PartialEq for ColumnFamilyDef {
             && self.gc_grace_seconds == o.gc_grace_seconds
             && self.min_compaction_threshold == o.min_compaction_threshold
             && self.max_compaction_threshold == o.max_compaction_threshold
+            && self.key_validation_class.as_ref().map(|c| c.name())
+                == o.key_validation_class.as_ref().map(|c| c.name())
+            && self.cql_table == o.cql_table
     }
 }
 
@@ -129,6 +138,8 @@ impl ColumnFamilyDef {
             gc_grace_seconds: None,
             min_compaction_threshold: None,
             max_compaction_threshold: None,
+            key_validation_class: None,
+            cql_table: None,
         }
     }
 

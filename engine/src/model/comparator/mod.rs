@@ -9,6 +9,9 @@
 
 pub mod builtin;
 pub mod composite;
+pub mod cql_types;
+mod reversed;
+mod varint;
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -19,6 +22,10 @@ pub use builtin::{
     built_in, AsciiType, BytesType, LexicalUuidType, LongType, TimeUuidType, Utf8Type,
 };
 pub use composite::CompositeType;
+pub use cql_types::{
+    BooleanType, ByteType, DoubleType, FloatType, InetAddressType, Int32Type, IntegerType,
+    ReversedType, ShortType, SimpleDateType, TimeType, TimestampType, UuidType,
+};
 
 /// Why a name or a text literal does not fit a comparator.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -125,8 +132,8 @@ pub fn sort_key(cmp: &dyn Comparator, name: &[u8]) -> Vec<u8> {
 
 /// Resolves comparator class names (short or fully qualified) to comparators.
 ///
-/// Starts with the six built-in types; `CompositeType(A,B,…)` names are built on demand from
-/// registered component types. Users add their own with [`ComparatorRegistry::register`].
+/// Starts with the six built-in types and CQL's scalar types; `CompositeType(A,B,…)` and
+/// `ReversedType(A)` names are built on demand from registered component types. Users add their own with [`ComparatorRegistry::register`].
 #[derive(Clone)]
 pub struct ComparatorRegistry {
     by_name: HashMap<String, Arc<dyn Comparator>>,
@@ -145,7 +152,11 @@ impl fmt::Debug for ComparatorRegistry {
 impl Default for ComparatorRegistry {
     fn default() -> Self {
         ComparatorRegistry {
-            by_name: built_in().into_iter().map(|c| (c.name(), c)).collect(),
+            by_name: built_in()
+                .into_iter()
+                .chain(cql_types::cql_types())
+                .map(|c| (c.name(), c))
+                .collect(),
         }
     }
 }
@@ -156,8 +167,11 @@ impl ComparatorRegistry {
     /// built-in names cannot be taken over: that would silently reorder stored data.
     pub fn register(&mut self, comparator: Arc<dyn Comparator>) -> Result<(), MarshalError> {
         let name = comparator.name();
-        let reserved = built_in().iter().any(|c| c.name() == name);
-        if reserved || name.starts_with("CompositeType(") {
+        let reserved = built_in()
+            .into_iter()
+            .chain(cql_types::cql_types())
+            .any(|c| c.name() == name);
+        if reserved || name.starts_with("CompositeType(") || name.starts_with("ReversedType(") {
             return Err(MarshalError::new(format!(
                 "'{name}' is a built-in comparator and cannot be replaced"
             )));
@@ -214,6 +228,12 @@ impl ComparatorRegistry {
                 ));
             }
             return Ok(Arc::new(CompositeType::new(parts)));
+        }
+        if let Some(inner) = short
+            .strip_prefix("ReversedType(")
+            .and_then(|s| s.strip_suffix(')'))
+        {
+            return Ok(Arc::new(ReversedType(self.resolve_at(inner, depth + 1)?)));
         }
         Err(MarshalError::new(format!(
             "unknown comparator '{class_name}' (known: {})",
