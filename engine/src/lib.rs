@@ -47,6 +47,8 @@
 //!  below them all: model (cells, comparators, keys) · schema · options · io · codec · error
 //! ```
 //!
+//! - `cql/` — CQL3 on top: the language, CQL tables as column families with composite names,
+//!   statements run through the [`Database`] API.
 //! - `db/` — the [`Database`] handle: open and recovery, writes, reads, schema changes, flushes,
 //!   and the two background workers (flusher, compactor).
 //! - `mutation` — what a write may be, validated into the `RowUpdate` the log and memtable take.
@@ -73,6 +75,7 @@ pub mod clock;
 mod codec;
 mod commitlog;
 mod compaction;
+pub mod cql;
 mod db;
 pub mod error;
 mod file_names;

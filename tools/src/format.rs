@@ -4,8 +4,13 @@
 use supercolumn::comparator::{builtin::to_hex, Comparator};
 use supercolumn::{Column, ColumnOrSuperColumn};
 
-/// A row key as text: the key itself when it is printable UTF-8, otherwise `0x`-prefixed hex.
-pub fn key_text(key: &[u8]) -> String {
+/// A row key as text: by the column family's key type when it has one (a CQL table's partition
+/// key: `1`, `partitionVal1:partitionVal2`), else the key itself when it is printable UTF-8,
+/// otherwise `0x`-prefixed hex.
+pub fn key_text(key: &[u8], key_type: Option<&dyn Comparator>) -> String {
+    if let Some(t) = key_type.filter(|t| t.validate(key).is_ok()) {
+        return t.to_text(key);
+    }
     match std::str::from_utf8(key) {
         Ok(s) if !s.is_empty() && s.chars().all(|c| !c.is_control()) => s.to_string(),
         _ => format!("0x{}", to_hex(key)),
@@ -96,7 +101,14 @@ mod tests {
                 "     (column=zip, value=3934313037, timestamp=1374546754299000, ttl=60))",
             ]
         );
-        assert_eq!(key_text(b"jsmith"), "jsmith");
-        assert_eq!(key_text(&[0, 1, 0xff]), "0x0001ff");
+        assert_eq!(key_text(b"jsmith", None), "jsmith");
+        assert_eq!(key_text(&[0, 1, 0xff], None), "0x0001ff");
+        let int = supercolumn::comparator::Int32Type;
+        assert_eq!(key_text(&[0, 0, 0, 7], Some(&int)), "7");
+        assert_eq!(
+            key_text(b"abc", Some(&int)),
+            "abc",
+            "a key its type refuses shows as before"
+        );
     }
 }

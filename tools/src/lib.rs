@@ -1,6 +1,7 @@
 //! What the `supercolumn` and `sstable-dump` binaries share: the shell and the output format of
 //! rows (SPEC §8); and, with `stress` too, how a tool turns on its log.
 
+pub mod cql_shell;
 pub mod errors;
 pub mod format;
 pub mod logging;

@@ -9,6 +9,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use supercolumn::{Database, Options, StorageConf};
 
+use supercolumn_tools::cql_shell::CqlShell;
 use supercolumn_tools::errors;
 use supercolumn_tools::shell::{Pending, Shell};
 
@@ -46,6 +47,19 @@ enum Command {
         #[arg(short = 'e', long = "execute")]
         execute: Option<String>,
         /// A file of statements to run (batch mode).
+        #[arg(short = 'f', long = "file")]
+        file: Option<PathBuf>,
+        /// The keyspace to start in.
+        #[arg(short = 'k', long = "keyspace")]
+        keyspace: Option<String>,
+    },
+    /// Runs CQL statements (cqlsh's place): from -e, from -f, from piped standard input, or
+    /// interactively.
+    Cql {
+        /// Statements to run.
+        #[arg(short = 'e', long = "execute")]
+        execute: Option<String>,
+        /// A file of statements to run.
         #[arg(short = 'f', long = "file")]
         file: Option<PathBuf>,
         /// The keyspace to start in.
@@ -159,6 +173,74 @@ fn interactive(shell: &mut Shell) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Runs `supercolumn cql`; an error already reported makes it `Err` with no message of its own.
+fn run_cql(db: &Database, keyspace: Option<&str>, input: Option<Input>) -> anyhow::Result<()> {
+    let mut shell = match CqlShell::new(db, keyspace) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            anyhow::bail!("{e}");
+        }
+    };
+    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+    let ran = match input {
+        Some(Input::Text(text)) => shell.run_text(&text, &mut out, &mut err),
+        Some(Input::Stdin) => shell.run_stream(&mut std::io::stdin().lock(), &mut out, &mut err),
+        _ => return cql_interactive(&mut shell),
+    };
+    Ok(ran?)
+}
+
+fn cql_interactive(shell: &mut CqlShell<'_>) -> anyhow::Result<()> {
+    let mut rl = rustyline::DefaultEditor::new().context("starting the line editor")?;
+    let history =
+        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".supercolumn_cql_history"));
+    if let Some(h) = &history {
+        let _ = rl.load_history(h);
+    }
+    println!("Connected to supercolumn. Statements end with ';'.");
+    let mut pending = String::new();
+    loop {
+        let prompt = match (pending.trim().is_empty(), shell.keyspace()) {
+            (false, _) => "   ... ".to_string(),
+            (true, Some(k)) => format!("cqlsh:{k}> "),
+            (true, None) => "cqlsh> ".to_string(),
+        };
+        match rl.readline(&prompt) {
+            Ok(line) => {
+                if pending.trim().is_empty()
+                    && matches!(line.trim().trim_end_matches(';'), "quit" | "exit")
+                {
+                    break;
+                }
+                if !line.trim().is_empty() {
+                    let _ = rl.add_history_entry(line.trim());
+                }
+                pending.push_str(&line);
+                pending.push('\n');
+                let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+                // Interactively, an error is reported and the session goes on.
+                if shell
+                    .run_complete(&mut pending, &mut out, &mut err)
+                    .is_err()
+                {
+                    pending.clear();
+                }
+                if shell.has_quit() {
+                    break;
+                }
+            }
+            Err(rustyline::error::ReadlineError::Interrupted) => pending.clear(),
+            Err(rustyline::error::ReadlineError::Eof) => break,
+            Err(e) => return Err(e).context("reading a line"),
+        }
+    }
+    if let Some(h) = &history {
+        let _ = rl.save_history(h);
+    }
+    Ok(())
+}
+
 /// Where a shell's statements come from.
 enum Input {
     Text(String),
@@ -169,14 +251,17 @@ enum Input {
 fn run(cli: Cli) -> anyhow::Result<()> {
     // Read what a command needs from elsewhere before the database is opened (or created).
     let input = match &cli.command {
-        Command::Shell { execute, file, .. } => Some(match (execute, file) {
-            (Some(e), _) => Input::Text(e.clone()),
-            (None, Some(f)) => Input::Text(
-                std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?,
-            ),
-            (None, None) if !std::io::stdin().is_terminal() => Input::Stdin,
-            (None, None) => Input::Interactive,
-        }),
+        Command::Shell { execute, file, .. } | Command::Cql { execute, file, .. } => {
+            Some(match (execute, file) {
+                (Some(e), _) => Input::Text(e.clone()),
+                (None, Some(f)) => Input::Text(
+                    std::fs::read_to_string(f)
+                        .with_context(|| format!("reading {}", f.display()))?,
+                ),
+                (None, None) if !std::io::stdin().is_terminal() => Input::Stdin,
+                (None, None) => Input::Interactive,
+            })
+        }
         _ => None,
     };
     let db = open(&cli)?;
@@ -200,6 +285,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 db.close().context("closing the database")?;
                 std::process::exit(1);
             }
+        }
+        Command::Cql { keyspace, .. } => {
+            let ran = run_cql(&db, keyspace.as_deref(), input);
+            if ran.is_err() {
+                db.close().context("closing the database")?;
+                std::process::exit(1);
+            }
+            ran?;
         }
         Command::Stats { target } => {
             let mut out = std::io::stdout();

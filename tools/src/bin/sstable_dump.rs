@@ -111,7 +111,10 @@ fn cli_lines(row: &DumpRow, def: &ColumnFamilyDef) -> Vec<String> {
     );
     let mut lines = vec![
         "-------------------".to_string(),
-        format!("RowKey: {}", key_text(&row.key)),
+        format!(
+            "RowKey: {}",
+            key_text(&row.key, def.key_validation_class.as_deref())
+        ),
     ];
     if let Some((ts, _)) = row.deletion {
         lines.push(format!("=> (row deleted at {ts})"));
@@ -284,7 +287,11 @@ fn dump(cli: &Cli, path: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
         let row = row?;
         n += 1;
         if cli.keys {
-            writeln!(out, "{}", key_text(&row.key))?;
+            writeln!(
+                out,
+                "{}",
+                key_text(&row.key, def.key_validation_class.as_deref())
+            )?;
         } else if cli.format == Format::Json {
             writeln!(out, "{}", json_line(&row))?;
         } else {

@@ -600,7 +600,10 @@ impl Shell {
         let mut lines = Vec::new();
         for r in &rows {
             lines.push("-------------------".into());
-            lines.push(format!("RowKey: {}", crate::format::key_text(&r.key)));
+            lines.push(format!(
+                "RowKey: {}",
+                crate::format::key_text(&r.key, def.key_validation_class.as_deref())
+            ));
             lines.extend(self.lines_of(&def, &r.columns, false));
         }
         lines.push(String::new());

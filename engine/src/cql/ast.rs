@@ -1,0 +1,206 @@
+//! What a parsed CQL statement says, before it meets a schema. Names are already folded (lower
+//! case unless they were double-quoted).
+
+use super::types::{CqlType, Literal};
+
+/// `[keyspace.]table`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableName {
+    /// The keyspace, when the statement names one.
+    pub keyspace: Option<String>,
+    /// The table.
+    pub table: String,
+}
+
+/// A value in a statement: a literal or a bind marker.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Term {
+    /// A literal.
+    Literal(Literal),
+    /// `?` (its position among the statement's markers) or `:name`.
+    Bind(Bind),
+}
+
+/// A bind marker.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Bind {
+    /// The n-th `?` (0-based).
+    Positional(usize),
+    /// `:name`.
+    Named(String),
+}
+
+/// `USING TTL n AND TIMESTAMP t`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Using {
+    /// Seconds to live.
+    pub ttl: Option<Term>,
+    /// Microseconds.
+    pub timestamp: Option<Term>,
+}
+
+/// A comparison operator in `WHERE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `=`
+    Eq,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+/// One restriction of a `WHERE` clause.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Relation {
+    /// `column op value`
+    Compare(String, Op, Term),
+    /// `column IN (v, …)`
+    In(String, Vec<Term>),
+    /// `token(columns…) op token(value…)` or `op value`
+    Token(Vec<String>, Op, Term),
+}
+
+/// What a `SELECT` returns per row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Selector {
+    /// A column's value.
+    Column(String),
+    /// `WRITETIME(c)`
+    WriteTime(String),
+    /// `TTL(c)`
+    Ttl(String),
+    /// `COUNT(*)` / `COUNT(1)`
+    Count,
+}
+
+/// An assignment of `UPDATE … SET`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Assignment {
+    /// `c = value`
+    Set(String, Term),
+    /// Anything on a collection (`m['k'] = v`, `l = l + […]`, …): kept as its column.
+    Collection(String),
+}
+
+/// A CQL statement.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Statement {
+    /// `CREATE KEYSPACE`
+    CreateKeyspace {
+        /// Its name.
+        name: String,
+        /// `IF NOT EXISTS`
+        if_not_exists: bool,
+        /// `WITH replication = {…}` entries.
+        replication: Vec<(String, String)>,
+    },
+    /// `USE ks`
+    Use(String),
+    /// `DROP KEYSPACE`
+    DropKeyspace {
+        /// Its name.
+        name: String,
+        /// `IF EXISTS`
+        if_exists: bool,
+    },
+    /// `CREATE TABLE`
+    CreateTable {
+        /// Its name.
+        table: TableName,
+        /// `IF NOT EXISTS`
+        if_not_exists: bool,
+        /// Columns in the order declared.
+        columns: Vec<(String, CqlType)>,
+        /// Partition key columns.
+        partition_key: Vec<String>,
+        /// Clustering columns.
+        clustering: Vec<String>,
+        /// `CLUSTERING ORDER BY`: (column, descending).
+        order: Vec<(String, bool)>,
+    },
+    /// `DROP TABLE`
+    DropTable {
+        /// Its name.
+        table: TableName,
+        /// `IF EXISTS`
+        if_exists: bool,
+    },
+    /// `TRUNCATE`
+    Truncate(TableName),
+    /// `INSERT INTO`
+    Insert {
+        /// Target.
+        table: TableName,
+        /// Columns named.
+        columns: Vec<String>,
+        /// Their values.
+        values: Vec<Term>,
+        /// `USING`
+        using: Using,
+        /// `IF NOT EXISTS` was given.
+        conditional: bool,
+    },
+    /// `UPDATE`
+    Update {
+        /// Target.
+        table: TableName,
+        /// `USING`
+        using: Using,
+        /// `SET`
+        assignments: Vec<Assignment>,
+        /// `WHERE`
+        relations: Vec<Relation>,
+        /// `IF …` was given.
+        conditional: bool,
+    },
+    /// `DELETE`
+    Delete {
+        /// Columns named (empty: the whole row).
+        columns: Vec<String>,
+        /// Whether a column was named with a subscript (`m['k']`, `l[0]`).
+        element: bool,
+        /// Target.
+        table: TableName,
+        /// `USING TIMESTAMP`
+        using: Using,
+        /// `WHERE`
+        relations: Vec<Relation>,
+        /// `IF …` was given.
+        conditional: bool,
+    },
+    /// `SELECT`
+    Select(Box<Select>),
+    /// `BEGIN [UNLOGGED] BATCH … APPLY BATCH`
+    Batch {
+        /// The statements (inserts, updates, deletes).
+        statements: Vec<Statement>,
+        /// `USING` of the batch.
+        using: Using,
+    },
+}
+
+/// A `SELECT` statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Select {
+    /// Source.
+    pub table: TableName,
+    /// `DISTINCT`
+    pub distinct: bool,
+    /// Selectors; empty for `*`.
+    pub selectors: Vec<Selector>,
+    /// `WHERE`
+    pub relations: Vec<Relation>,
+    /// `ORDER BY` (column, descending).
+    pub order_by: Vec<(String, bool)>,
+    /// `PER PARTITION LIMIT`
+    pub per_partition_limit: Option<Term>,
+    /// `LIMIT`
+    pub limit: Option<Term>,
+    /// `ALLOW FILTERING`
+    pub allow_filtering: bool,
+}

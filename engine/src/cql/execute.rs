@@ -1,0 +1,523 @@
+//! Runs schema statements and writes (`INSERT`, `UPDATE`, `DELETE`, `BATCH`) against a
+//! [`Database`] through its public API: every write of one statement or batch goes into one
+//! [`BatchMutation`], so it is validated whole before anything applies and each partition's
+//! cells land in one commit-log record. Reads are `select.rs`'s.
+
+use super::ast::{Assignment, Bind, Op, Relation, Statement, TableName, Term, Using};
+use super::error::CqlError;
+use super::table::{Kind, Table};
+use super::types::{CqlType, Literal};
+use super::{CqlResult, Session};
+use crate::db::Database;
+use crate::mutation::{BatchMutation, WriteOptions};
+use crate::query::ColumnPath;
+use crate::schema::KeyspaceDef;
+
+impl Session<'_> {
+    /// The keyspace a statement's table lives in.
+    pub(super) fn keyspace_of(&self, t: &TableName) -> Result<String, CqlError> {
+        t.keyspace
+            .clone()
+            .or_else(|| self.keyspace.clone())
+            .ok_or_else(|| {
+                CqlError::invalid(
+                    "no keyspace has been specified: USE a keyspace, or name it (ks.table)",
+                )
+            })
+    }
+
+    /// The CQL table a statement names.
+    pub(super) fn table(&self, t: &TableName) -> Result<Table, CqlError> {
+        let ks = self.keyspace_of(t)?;
+        let def = self
+            .db
+            .describe_keyspace(&ks)
+            .map_err(|_| CqlError::Unconfigured(format!("keyspace {ks}")))?;
+        let cf = def
+            .column_family(&t.table)
+            .ok_or_else(|| CqlError::Unconfigured(format!("table {}", t.table)))?;
+        Table::from_cf(&ks, cf)?.ok_or_else(|| {
+            CqlError::invalid(format!(
+                "{ks}.{} is a column family without a CQL schema; use the shell for it",
+                t.table
+            ))
+        })
+    }
+
+    pub(super) fn schema_statement(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
+        let db = self.db;
+        match stmt {
+            Statement::CreateKeyspace {
+                name,
+                if_not_exists,
+                replication,
+            } => {
+                if db.keyspaces().contains(name) {
+                    return if *if_not_exists {
+                        Ok(CqlResult::Void)
+                    } else {
+                        Err(CqlError::AlreadyExists(format!(
+                            "keyspace {name} already exists"
+                        )))
+                    };
+                }
+                let mut def = KeyspaceDef::new(name.clone());
+                for (k, v) in replication {
+                    match k.as_str() {
+                        "class" => def.replica_placement_strategy = v.clone(),
+                        "replication_factor" => {
+                            def.replication_factor = v.parse().map_err(|_| {
+                                CqlError::invalid(format!(
+                                    "replication_factor '{v}' is not a number"
+                                ))
+                            })?
+                        }
+                        _ => {}
+                    }
+                }
+                db.create_keyspace(def)?;
+                Ok(CqlResult::SchemaChange(format!("CREATED KEYSPACE {name}")))
+            }
+            Statement::Use(name) => {
+                if !db.keyspaces().contains(name) {
+                    return Err(CqlError::invalid(format!(
+                        "keyspace '{name}' does not exist"
+                    )));
+                }
+                self.keyspace = Some(name.clone());
+                Ok(CqlResult::SetKeyspace(name.clone()))
+            }
+            Statement::DropKeyspace { name, if_exists } => {
+                if !db.keyspaces().contains(name) {
+                    return if *if_exists {
+                        Ok(CqlResult::Void)
+                    } else {
+                        Err(CqlError::invalid(format!("keyspace {name} does not exist")))
+                    };
+                }
+                db.drop_keyspace(name)?;
+                if self.keyspace.as_deref() == Some(name) {
+                    self.keyspace = None;
+                }
+                Ok(CqlResult::SchemaChange(format!("DROPPED KEYSPACE {name}")))
+            }
+            Statement::CreateTable {
+                table,
+                if_not_exists,
+                ..
+            } => {
+                let ks = self.keyspace_of(table)?;
+                let def = db
+                    .describe_keyspace(&ks)
+                    .map_err(|_| CqlError::Unconfigured(format!("keyspace {ks}")))?;
+                if def.column_family(&table.table).is_some() {
+                    return if *if_not_exists {
+                        Ok(CqlResult::Void)
+                    } else {
+                        Err(CqlError::AlreadyExists(format!(
+                            "table {ks}.{} already exists",
+                            table.table
+                        )))
+                    };
+                }
+                let t = Table::from_statement(&ks, stmt)?;
+                db.create_column_family(&ks, t.cf_def())?;
+                Ok(CqlResult::SchemaChange(format!(
+                    "CREATED TABLE {ks}.{}",
+                    t.name
+                )))
+            }
+            Statement::DropTable { table, if_exists } => {
+                let ks = self.keyspace_of(table)?;
+                match self.table(table) {
+                    Err(CqlError::Unconfigured(_)) if *if_exists => return Ok(CqlResult::Void),
+                    Err(e) => return Err(e),
+                    Ok(_) => {}
+                }
+                db.drop_column_family(&ks, &table.table)?;
+                Ok(CqlResult::SchemaChange(format!(
+                    "DROPPED TABLE {ks}.{}",
+                    table.table
+                )))
+            }
+            Statement::Truncate(table) => {
+                let t = self.table(table)?;
+                db.drop_column_family(&t.keyspace, &t.name)?;
+                db.create_column_family(&t.keyspace, t.cf_def())?;
+                Ok(CqlResult::Void)
+            }
+            _ => Err(CqlError::invalid("not a schema statement")),
+        }
+    }
+
+    /// Adds the writes of an `INSERT`, `UPDATE` or `DELETE` to `batch`.
+    pub(super) fn add_write(
+        &self,
+        stmt: &Statement,
+        batch_using: &Using,
+        batch: &mut BatchMutation,
+    ) -> Result<(), CqlError> {
+        match stmt {
+            Statement::Insert {
+                table,
+                columns,
+                values,
+                using,
+                conditional,
+            } => {
+                refuse_conditional(*conditional)?;
+                let t = self.table(table)?;
+                if columns.len() != values.len() {
+                    return Err(CqlError::invalid(format!(
+                        "{} columns and {} values",
+                        columns.len(),
+                        values.len()
+                    )));
+                }
+                let mut given: Vec<Option<Vec<u8>>> = vec![None; t.columns.len()];
+                let mut named = vec![false; t.columns.len()];
+                for (c, v) in columns.iter().zip(values) {
+                    let (i, def) = t.column(c)?;
+                    if named[i] {
+                        return Err(CqlError::invalid(format!("column {c} is given twice")));
+                    }
+                    named[i] = true;
+                    given[i] = self.value(&def.ty, v, c)?;
+                }
+                let key = key_from(&t, &given)?;
+                let clustering = clustering_from(&t, &given)?;
+                let write = self.write_options(using, batch_using)?;
+                let cf = t.name.as_str();
+                let ck: Vec<&[u8]> = clustering.iter().map(Vec::as_slice).collect();
+                batch.insert(
+                    &key,
+                    ColumnPath::new(cf).column(t.cell_name(&ck, "")?),
+                    b"",
+                    write,
+                );
+                for (i, def) in t.columns.iter().enumerate() {
+                    if def.kind != Kind::Regular || !named[i] {
+                        continue;
+                    }
+                    let name = t.cell_name(&ck, &def.name)?;
+                    match &given[i] {
+                        Some(v) => batch.insert(&key, ColumnPath::new(cf).column(name), v, write),
+                        None => {
+                            batch.remove(&key, ColumnPath::new(cf).column(name), write.timestamp)
+                        }
+                    };
+                }
+                Ok(())
+            }
+            Statement::Update {
+                table,
+                using,
+                assignments,
+                relations,
+                conditional,
+            } => {
+                refuse_conditional(*conditional)?;
+                let t = self.table(table)?;
+                let write = self.write_options(using, batch_using)?;
+                let mut sets = Vec::new();
+                for a in assignments {
+                    match a {
+                        Assignment::Set(c, v) => {
+                            let (_, def) = t.column(c)?;
+                            if def.kind != Kind::Regular {
+                                return Err(CqlError::invalid(format!(
+                                    "PRIMARY KEY part {c} found in SET part"
+                                )));
+                            }
+                            sets.push((def.name.clone(), self.value(&def.ty, v, c)?));
+                        }
+                        Assignment::Collection(c) => {
+                            return Err(CqlError::invalid(format!(
+                                "collection operations on {c} are not supported yet"
+                            )))
+                        }
+                    }
+                }
+                for (key, ck) in self.rows_named(&t, relations, true)? {
+                    let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
+                    for (col, v) in &sets {
+                        let path = ColumnPath::new(&t.name).column(t.cell_name(&ck, col)?);
+                        match v {
+                            Some(v) => batch.insert(&key, &path, v, write),
+                            None => batch.remove(&key, &path, write.timestamp),
+                        };
+                    }
+                }
+                Ok(())
+            }
+            Statement::Delete {
+                columns,
+                element,
+                table,
+                using,
+                relations,
+                conditional,
+            } => {
+                refuse_conditional(*conditional)?;
+                if *element {
+                    return Err(CqlError::invalid(
+                        "deleting collection elements is not supported yet",
+                    ));
+                }
+                if using.ttl.is_some() {
+                    return Err(CqlError::invalid("a DELETE cannot have a TTL"));
+                }
+                let t = self.table(table)?;
+                let ts = self.write_options(using, batch_using)?.timestamp;
+                let whole_partition = columns.is_empty()
+                    && !relations.iter().any(|r| match r {
+                        Relation::Compare(c, ..) | Relation::In(c, _) => t
+                            .column(c)
+                            .is_ok_and(|(_, d)| matches!(d.kind, Kind::Clustering(_))),
+                        Relation::Token(..) => false,
+                    });
+                for (key, ck) in self.rows_named(&t, relations, !whole_partition)? {
+                    if whole_partition {
+                        batch.remove(&key, ColumnPath::new(&t.name), ts);
+                        continue;
+                    }
+                    let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
+                    let mut names = Vec::new();
+                    if columns.is_empty() {
+                        // A whole CQL row: its marker and every regular column's cell.
+                        names.push(String::new());
+                        names.extend(
+                            t.columns
+                                .iter()
+                                .filter(|c| c.kind == Kind::Regular)
+                                .map(|c| c.name.clone()),
+                        );
+                    } else {
+                        for c in columns {
+                            let (_, def) = t.column(c)?;
+                            if def.kind != Kind::Regular {
+                                return Err(CqlError::invalid(format!("invalid identifier {c} for deletion (it is part of the PRIMARY KEY)")));
+                            }
+                            names.push(def.name.clone());
+                        }
+                    }
+                    for n in names {
+                        batch.remove(
+                            &key,
+                            ColumnPath::new(&t.name).column(t.cell_name(&ck, &n)?),
+                            ts,
+                        );
+                    }
+                }
+                Ok(())
+            }
+            _ => Err(CqlError::invalid(
+                "only INSERT, UPDATE and DELETE can be in a BATCH",
+            )),
+        }
+    }
+
+    /// Applies a batch of writes to the keyspace they share.
+    pub(super) fn apply(
+        db: &Database,
+        keyspace: &str,
+        batch: &BatchMutation,
+    ) -> Result<(), CqlError> {
+        if !batch.is_empty() {
+            db.batch_mutate(keyspace, batch)?;
+        }
+        Ok(())
+    }
+
+    /// A term's bytes for a column of type `ty`.
+    pub(super) fn value(
+        &self,
+        ty: &CqlType,
+        term: &Term,
+        column: &str,
+    ) -> Result<Option<Vec<u8>>, CqlError> {
+        let lit = self.bound(term)?;
+        if let (Literal::Now, CqlType::Timeuuid | CqlType::Uuid) = (&lit, ty) {
+            return Ok(Some(self.fresh_timeuuid().to_vec()));
+        }
+        ty.encode(&lit, column)
+    }
+
+    /// The literal a term stands for (bind markers take the values given to `execute`).
+    pub(super) fn bound(&self, term: &Term) -> Result<Literal, CqlError> {
+        match term {
+            Term::Literal(l) => Ok(l.clone()),
+            Term::Bind(Bind::Positional(i)) => self
+                .binds
+                .get(*i)
+                .cloned()
+                .ok_or_else(|| CqlError::invalid(format!("no value for bind marker {}", i + 1))),
+            Term::Bind(Bind::Named(n)) => {
+                Err(CqlError::invalid(format!("no value for bind marker :{n}")))
+            }
+        }
+    }
+
+    fn write_options(&self, using: &Using, batch: &Using) -> Result<WriteOptions, CqlError> {
+        let mut w = WriteOptions::now();
+        if let Some(ts) = using.timestamp.as_ref().or(batch.timestamp.as_ref()) {
+            let v = self.integer(ts, "TIMESTAMP")?;
+            w = WriteOptions::at(v);
+        }
+        if let Some(ttl) = using.ttl.as_ref().or(batch.ttl.as_ref()) {
+            let v = self.integer(ttl, "TTL")?;
+            let v = u32::try_from(v)
+                .ok()
+                .filter(|v| *v <= 630_720_000)
+                .ok_or_else(|| {
+                    CqlError::invalid(format!("TTL must be 0 to 630720000 seconds, not {v}"))
+                })?;
+            if v > 0 {
+                w = w.with_ttl(v);
+            }
+        }
+        Ok(w)
+    }
+
+    pub(super) fn integer(&self, term: &Term, what: &str) -> Result<i64, CqlError> {
+        match self.bound(term)? {
+            Literal::Number(n) => n
+                .parse()
+                .map_err(|_| CqlError::invalid(format!("{what} must be an integer, not {n}"))),
+            other => Err(CqlError::invalid(format!(
+                "{what} must be an integer, not {other:?}"
+            ))),
+        }
+    }
+
+    /// The partitions (and, when `full`, the CQL rows) a `WHERE` of a write names: `=` or `IN`
+    /// on every partition key column and, when `full`, on every clustering column.
+    fn rows_named(
+        &self,
+        t: &Table,
+        relations: &[Relation],
+        full: bool,
+    ) -> Result<Vec<NamedRow>, CqlError> {
+        let mut choices: Vec<Option<Vec<Vec<u8>>>> = vec![None; t.columns.len()];
+        for r in relations {
+            let (c, terms) = match r {
+                Relation::Compare(c, Op::Eq, v) => (c, std::slice::from_ref(v)),
+                Relation::In(c, vs) => (c, vs.as_slice()),
+                Relation::Compare(c, ..) => {
+                    return Err(CqlError::invalid(format!(
+                        "only = and IN can restrict {c} in a write"
+                    )))
+                }
+                Relation::Token(..) => {
+                    return Err(CqlError::invalid("token() cannot restrict a write"))
+                }
+            };
+            let (i, def) = t.column(c)?;
+            if def.kind == Kind::Regular {
+                return Err(CqlError::invalid(format!(
+                    "non PRIMARY KEY column {c} found in WHERE of a write"
+                )));
+            }
+            if choices[i].is_some() {
+                return Err(CqlError::invalid(format!("{c} is restricted twice")));
+            }
+            let mut vals = Vec::new();
+            for term in terms {
+                vals.push(
+                    self.value(&def.ty, term, c)?
+                        .ok_or_else(|| CqlError::invalid(format!("invalid null value for {c}")))?,
+                );
+            }
+            choices[i] = Some(vals);
+        }
+        let mut keys: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
+        for &i in &t.partition_key {
+            let vals = choices[i].as_ref().ok_or_else(|| {
+                CqlError::invalid(format!(
+                    "missing partition key column {}",
+                    t.columns[i].name
+                ))
+            })?;
+            keys = cross(keys, vals);
+        }
+        let mut cks: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
+        if full {
+            for &i in &t.clustering {
+                let vals = choices[i].as_ref().ok_or_else(|| {
+                    CqlError::invalid(format!("missing clustering column {}", t.columns[i].name))
+                })?;
+                cks = cross(cks, vals);
+            }
+        }
+        let mut out = Vec::new();
+        for k in &keys {
+            let parts: Vec<&[u8]> = k.iter().map(Vec::as_slice).collect();
+            let key = t.row_key(&parts)?;
+            for ck in &cks {
+                out.push((key.clone(), ck.clone()));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A row key and the clustering values of one CQL row in it.
+type NamedRow = (Vec<u8>, Vec<Vec<u8>>);
+
+fn cross(prefixes: Vec<Vec<Vec<u8>>>, vals: &[Vec<u8>]) -> Vec<Vec<Vec<u8>>> {
+    let mut out = Vec::with_capacity(prefixes.len() * vals.len());
+    for p in prefixes {
+        for v in vals {
+            let mut n = p.clone();
+            n.push(v.clone());
+            out.push(n);
+        }
+    }
+    out
+}
+
+fn refuse_conditional(conditional: bool) -> Result<(), CqlError> {
+    if conditional {
+        Err(CqlError::invalid(
+            "conditional writes (IF …) are not supported yet; nothing was written",
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+fn key_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<u8>, CqlError> {
+    let mut parts = Vec::new();
+    for &i in &t.partition_key {
+        match &given[i] {
+            Some(v) if !v.is_empty() || t.partition_key.len() > 1 => parts.push(v.as_slice()),
+            Some(_) => {
+                return Err(CqlError::invalid(format!(
+                    "key may not be empty ({})",
+                    t.columns[i].name
+                )))
+            }
+            None => {
+                return Err(CqlError::invalid(format!(
+                    "missing mandatory PRIMARY KEY part {}",
+                    t.columns[i].name
+                )))
+            }
+        }
+    }
+    t.row_key(&parts)
+}
+
+fn clustering_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<Vec<u8>>, CqlError> {
+    t.clustering
+        .iter()
+        .map(|&i| {
+            given[i].clone().ok_or_else(|| {
+                CqlError::invalid(format!(
+                    "missing mandatory PRIMARY KEY part {}",
+                    t.columns[i].name
+                ))
+            })
+        })
+        .collect()
+}

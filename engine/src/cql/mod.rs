@@ -1,0 +1,220 @@
+//! CQL3 over the engine (SPEC §9): a lexer and parser for the language, CQL tables kept as
+//! column families with composite names (`table.rs`), the statements executed through the
+//! public [`Database`] API (`execute.rs`, `select.rs`), and results as rows of typed values.
+//! This layer sits above everything else and nothing below imports it.
+//!
+//! ```
+//! # let dir = tempfile::tempdir().unwrap();
+//! use supercolumn::{cql::Session, Database, Options};
+//! let db = Database::open(dir.path(), Options::default())?;
+//! let mut cql = Session::new(&db);
+//! cql.execute("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks")?;
+//! cql.execute("CREATE TABLE example (field1 int PRIMARY KEY, field2 int, field3 int)")?;
+//! cql.execute("INSERT INTO example (field1, field2, field3) VALUES (1, 2, 3)")?;
+//! let rows = cql.query("SELECT * FROM example")?;
+//! assert_eq!(rows.to_table(), " field1 | field2 | field3\n--------+--------+--------\n      1 |      2 |      3\n\n(1 rows)");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod ast;
+mod error;
+mod execute;
+mod lexer;
+mod parser;
+mod select;
+mod table;
+mod types;
+
+pub use ast::Statement;
+pub use error::CqlError;
+pub use lexer::split_statements;
+pub use parser::parse;
+pub use table::{quote_ident, Table};
+pub use types::{CqlType, Literal};
+
+use crate::db::Database;
+use crate::model::timeuuid::TimeUuidGenerator;
+use crate::mutation::BatchMutation;
+
+/// What a statement returns.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CqlResult {
+    /// Nothing (a write, or a schema statement that changed nothing).
+    Void,
+    /// Rows of a `SELECT`.
+    Rows(Rows),
+    /// `USE` switched to this keyspace.
+    SetKeyspace(String),
+    /// A schema change, described (`CREATED TABLE ks.t`).
+    SchemaChange(String),
+}
+
+/// A `SELECT`'s result: typed columns and rows of serialized values (`None`: null).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rows {
+    /// Column names and types, in result order.
+    pub columns: Vec<(String, CqlType)>,
+    /// The rows.
+    pub rows: Vec<Vec<Option<Vec<u8>>>>,
+}
+
+impl Rows {
+    /// The rows as cqlsh prints them: a header, a separator, the rows (values right-aligned),
+    /// then `(N rows)`.
+    pub fn to_table(&self) -> String {
+        let cells: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .zip(&self.columns)
+                    .map(|(v, (_, ty))| v.as_ref().map_or_else(|| "null".into(), |b| ty.display(b)))
+                    .collect()
+            })
+            .collect();
+        let widths: Vec<usize> = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| {
+                cells
+                    .iter()
+                    .map(|r| r[i].chars().count())
+                    .chain([name.chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |vals: Vec<String>| format!(" {}", vals.join(" | "));
+        let mut out = vec![line(
+            self.columns
+                .iter()
+                .zip(&widths)
+                .map(|((n, _), w)| format!("{n:<w$}"))
+                .collect(),
+        )
+        .trim_end()
+        .to_string()];
+        out.push(
+            widths
+                .iter()
+                .map(|w| "-".repeat(w + 2))
+                .collect::<Vec<_>>()
+                .join("+"),
+        );
+        for r in &cells {
+            out.push(line(
+                r.iter()
+                    .zip(&widths)
+                    .map(|(v, w)| format!("{v:>w$}"))
+                    .collect(),
+            ));
+        }
+        out.push(String::new());
+        out.push(format!("({} rows)", self.rows.len()));
+        out.join("\n")
+    }
+}
+
+/// A CQL session on a database: the keyspace in use, and the values bound to the statement
+/// being executed.
+pub struct Session<'db> {
+    db: &'db Database,
+    keyspace: Option<String>,
+    binds: Vec<Literal>,
+    uuids: TimeUuidGenerator,
+}
+
+impl<'db> Session<'db> {
+    /// A session with no keyspace in use.
+    pub fn new(db: &'db Database) -> Self {
+        Session {
+            db,
+            keyspace: None,
+            binds: Vec::new(),
+            uuids: TimeUuidGenerator::for_process(),
+        }
+    }
+
+    /// The keyspace in use.
+    pub fn keyspace(&self) -> Option<&str> {
+        self.keyspace.as_deref()
+    }
+
+    /// Parses and runs every statement of `text` in order, stopping at the first error (the
+    /// statements before it have run).
+    pub fn execute(&mut self, text: &str) -> Result<Vec<CqlResult>, CqlError> {
+        let mut out = Vec::new();
+        for s in parse(text)? {
+            out.push(self.run(&s, &[])?);
+        }
+        Ok(out)
+    }
+
+    /// Runs one `SELECT` and returns its rows.
+    pub fn query(&mut self, text: &str) -> Result<Rows, CqlError> {
+        match self.execute(text)?.pop() {
+            Some(CqlResult::Rows(r)) => Ok(r),
+            _ => Err(CqlError::invalid("not a SELECT")),
+        }
+    }
+
+    /// Runs one parsed statement with these values for its `?` markers, in order.
+    pub fn run(&mut self, stmt: &Statement, binds: &[Literal]) -> Result<CqlResult, CqlError> {
+        self.binds = binds.to_vec();
+        let result = self.dispatch(stmt);
+        self.binds.clear();
+        result
+    }
+
+    fn dispatch(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
+        match stmt {
+            Statement::Select(s) => Ok(CqlResult::Rows(self.select(s)?)),
+            Statement::Insert { table, .. }
+            | Statement::Update { table, .. }
+            | Statement::Delete { table, .. } => {
+                let ks = self.keyspace_of(table)?;
+                let mut batch = BatchMutation::new();
+                self.add_write(stmt, &ast::Using::default(), &mut batch)?;
+                Self::apply(self.db, &ks, &batch)?;
+                Ok(CqlResult::Void)
+            }
+            Statement::Batch { statements, using } => {
+                let mut keyspace: Option<String> = None;
+                let mut batch = BatchMutation::new();
+                for s in statements {
+                    let (Statement::Insert { table, .. }
+                    | Statement::Update { table, .. }
+                    | Statement::Delete { table, .. }) = s
+                    else {
+                        return Err(CqlError::invalid(
+                            "only INSERT, UPDATE and DELETE can be in a BATCH",
+                        ));
+                    };
+                    let ks = self.keyspace_of(table)?;
+                    if keyspace.as_ref().is_some_and(|k| *k != ks) {
+                        return Err(CqlError::invalid("a BATCH here writes to one keyspace"));
+                    }
+                    keyspace = Some(ks);
+                    self.add_write(s, using, &mut batch)?;
+                }
+                if let Some(ks) = keyspace {
+                    Self::apply(self.db, &ks, &batch)?;
+                }
+                Ok(CqlResult::Void)
+            }
+            _ => self.schema_statement(stmt),
+        }
+    }
+
+    /// A fresh version-1 UUID for `now()`.
+    fn fresh_timeuuid(&self) -> [u8; 16] {
+        let micros = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        *self.uuids.next(micros).as_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,290 @@
+//! The parser's statements that read and write rows: `INSERT`, `UPDATE`, `DELETE`, `SELECT`
+//! and `BATCH`, with their `USING`, `WHERE` and `IF` clauses.
+
+use super::super::ast::{Assignment, Op, Relation, Select, Selector, Statement, Using};
+use super::super::error::CqlError;
+use super::super::lexer::Tok;
+use super::Parser;
+
+impl Parser {
+    fn using(&mut self) -> Result<Using, CqlError> {
+        let mut u = Using::default();
+        if self.eat_word("using") {
+            loop {
+                if self.eat_word("ttl") {
+                    u.ttl = Some(self.term()?);
+                } else if self.eat_word("timestamp") {
+                    u.timestamp = Some(self.term()?);
+                } else {
+                    return Err(self.unexpected("TTL or TIMESTAMP"));
+                }
+                if !self.eat_word("and") {
+                    break;
+                }
+            }
+        }
+        Ok(u)
+    }
+
+    pub(super) fn insert(&mut self) -> Result<Statement, CqlError> {
+        self.word("into")?;
+        let table = self.table_name()?;
+        self.sym("(")?;
+        let columns = self.ident_list()?;
+        self.sym(")")?;
+        self.word("values")?;
+        self.sym("(")?;
+        let mut values = vec![self.term()?];
+        while self.eat_sym(",") {
+            values.push(self.term()?);
+        }
+        self.sym(")")?;
+        let conditional = self.if_not_exists()?;
+        let using = self.using()?;
+        Ok(Statement::Insert {
+            table,
+            columns,
+            values,
+            using,
+            conditional,
+        })
+    }
+
+    fn assignment(&mut self) -> Result<Assignment, CqlError> {
+        let col = self.ident()?;
+        if self.eat_sym("[") {
+            self.term()?;
+            self.sym("]")?;
+            self.sym("=")?;
+            self.term()?;
+            return Ok(Assignment::Collection(col));
+        }
+        self.sym("=")?;
+        let same_col = |p: &Parser, n: usize| match p.peek_at(n) {
+            Some(Tok::Word(w)) => w.to_lowercase() == col,
+            Some(Tok::Quoted(q)) => *q == col,
+            _ => false,
+        };
+        if same_col(self, 0) && matches!(self.peek_at(1), Some(Tok::Sym("+" | "-"))) {
+            self.pos += 2;
+            self.term()?;
+            return Ok(Assignment::Collection(col));
+        }
+        let value = self.term()?;
+        if self.eat_sym("+") {
+            self.ident()?;
+            return Ok(Assignment::Collection(col));
+        }
+        Ok(Assignment::Set(col, value))
+    }
+
+    fn relations(&mut self) -> Result<Vec<Relation>, CqlError> {
+        let mut out = Vec::new();
+        loop {
+            if self.eat_word("token") {
+                self.sym("(")?;
+                let cols = self.ident_list()?;
+                self.sym(")")?;
+                let op = self.op()?;
+                let value = if self.eat_word("token") {
+                    self.sym("(")?;
+                    let v = self.term()?;
+                    self.sym(")")?;
+                    v
+                } else {
+                    self.term()?
+                };
+                out.push(Relation::Token(cols, op, value));
+            } else {
+                let col = self.ident()?;
+                if self.eat_word("in") {
+                    self.sym("(")?;
+                    let mut vs = vec![self.term()?];
+                    while self.eat_sym(",") {
+                        vs.push(self.term()?);
+                    }
+                    self.sym(")")?;
+                    out.push(Relation::In(col, vs));
+                } else {
+                    let op = self.op()?;
+                    out.push(Relation::Compare(col, op, self.term()?));
+                }
+            }
+            if !self.eat_word("and") {
+                return Ok(out);
+            }
+        }
+    }
+
+    fn op(&mut self) -> Result<Op, CqlError> {
+        let op = match self.peek() {
+            Some(Tok::Sym("=")) => Op::Eq,
+            Some(Tok::Sym("<")) => Op::Lt,
+            Some(Tok::Sym("<=")) => Op::Le,
+            Some(Tok::Sym(">")) => Op::Gt,
+            Some(Tok::Sym(">=")) => Op::Ge,
+            _ => return Err(self.unexpected("a comparison (=, <, <=, >, >=)")),
+        };
+        self.pos += 1;
+        Ok(op)
+    }
+
+    fn if_clause(&mut self) -> Result<bool, CqlError> {
+        if !self.eat_word("if") {
+            return Ok(false);
+        }
+        if self.eat_word("exists") {
+            return Ok(true);
+        }
+        self.relations()?;
+        Ok(true)
+    }
+
+    pub(super) fn update(&mut self) -> Result<Statement, CqlError> {
+        let table = self.table_name()?;
+        let using = self.using()?;
+        self.word("set")?;
+        let mut assignments = vec![self.assignment()?];
+        while self.eat_sym(",") {
+            assignments.push(self.assignment()?);
+        }
+        self.word("where")?;
+        let relations = self.relations()?;
+        let conditional = self.if_clause()?;
+        Ok(Statement::Update {
+            table,
+            using,
+            assignments,
+            relations,
+            conditional,
+        })
+    }
+
+    pub(super) fn delete(&mut self) -> Result<Statement, CqlError> {
+        let (mut columns, mut element) = (Vec::new(), false);
+        if !self.is_word("from") {
+            loop {
+                columns.push(self.ident()?);
+                if self.eat_sym("[") {
+                    self.term()?;
+                    self.sym("]")?;
+                    element = true;
+                }
+                if !self.eat_sym(",") {
+                    break;
+                }
+            }
+        }
+        self.word("from")?;
+        let table = self.table_name()?;
+        let using = self.using()?;
+        self.word("where")?;
+        let relations = self.relations()?;
+        let conditional = self.if_clause()?;
+        Ok(Statement::Delete {
+            columns,
+            element,
+            table,
+            using,
+            relations,
+            conditional,
+        })
+    }
+
+    fn selector(&mut self) -> Result<Selector, CqlError> {
+        for (f, make) in [
+            ("writetime", Selector::WriteTime as fn(String) -> Selector),
+            ("ttl", Selector::Ttl),
+        ] {
+            if self.is_word(f) && matches!(self.peek_at(1), Some(Tok::Sym("("))) {
+                self.pos += 2;
+                let c = self.ident()?;
+                self.sym(")")?;
+                return Ok(make(c));
+            }
+        }
+        if self.is_word("count") && matches!(self.peek_at(1), Some(Tok::Sym("("))) {
+            self.pos += 2;
+            if !self.eat_sym("*") && !matches!(self.peek(), Some(Tok::Number(n)) if n == "1") {
+                return Err(self.unexpected("'*' or 1"));
+            }
+            if !matches!(self.peek(), Some(Tok::Sym(")"))) {
+                self.pos += 1;
+            }
+            self.sym(")")?;
+            return Ok(Selector::Count);
+        }
+        Ok(Selector::Column(self.ident()?))
+    }
+
+    pub(super) fn select(&mut self) -> Result<Select, CqlError> {
+        let distinct = self.eat_word("distinct");
+        let mut selectors = Vec::new();
+        if !self.eat_sym("*") {
+            loop {
+                selectors.push(self.selector()?);
+                if !self.eat_sym(",") {
+                    break;
+                }
+            }
+        }
+        self.word("from")?;
+        let table = self.table_name()?;
+        let relations = if self.eat_word("where") {
+            self.relations()?
+        } else {
+            Vec::new()
+        };
+        let mut s = Select {
+            table,
+            distinct,
+            selectors,
+            relations,
+            order_by: Vec::new(),
+            per_partition_limit: None,
+            limit: None,
+            allow_filtering: false,
+        };
+        if self.eat_word("order") {
+            self.word("by")?;
+            s.order_by = self.order_list()?;
+        }
+        if self.eat_word("per") {
+            self.word("partition")?;
+            self.word("limit")?;
+            s.per_partition_limit = Some(self.term()?);
+        }
+        if self.eat_word("limit") {
+            s.limit = Some(self.term()?);
+        }
+        if self.eat_word("allow") {
+            self.word("filtering")?;
+            s.allow_filtering = true;
+        }
+        Ok(s)
+    }
+
+    pub(super) fn batch(&mut self) -> Result<Statement, CqlError> {
+        self.eat_word("unlogged");
+        self.word("batch")?;
+        let using = self.using()?;
+        let mut statements = Vec::new();
+        loop {
+            while self.eat_sym(";") {}
+            if self.eat_word("apply") {
+                self.word("batch")?;
+                return Ok(Statement::Batch { statements, using });
+            }
+            let s = if self.eat_word("insert") {
+                self.insert()?
+            } else if self.eat_word("update") {
+                self.update()?
+            } else if self.eat_word("delete") {
+                self.delete()?
+            } else {
+                return Err(self.unexpected("INSERT, UPDATE, DELETE or APPLY BATCH"));
+            };
+            statements.push(s);
+        }
+    }
+}

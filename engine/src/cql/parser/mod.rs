@@ -1,0 +1,472 @@
+//! Tokens to statements: a recursive-descent parser over the lexer's tokens. It checks the
+//! grammar only; whether a table or column exists is the executor's question. Every error
+//! names the line and column of the token it stopped at.
+
+use super::ast::{Bind, Statement, TableName, Term};
+use super::error::CqlError;
+use super::lexer::{tokenize, Tok, Token};
+use super::types::{CqlType, Literal};
+
+/// Parses one or more statements separated by `;`.
+pub fn parse(text: &str) -> Result<Vec<Statement>, CqlError> {
+    let tokens = tokenize(text)?;
+    let mut p = Parser {
+        tokens,
+        pos: 0,
+        binds: 0,
+    };
+    let mut out = Vec::new();
+    loop {
+        while p.eat_sym(";") {}
+        if p.at_end() {
+            return Ok(out);
+        }
+        out.push(p.statement()?);
+        if !p.at_end() && !p.eat_sym(";") {
+            return Err(p.unexpected("';' or the end of the statement"));
+        }
+    }
+}
+
+mod dml;
+
+/// Collections nest at most this deep in a type or a literal.
+const MAX_NESTING: usize = 8;
+
+pub(super) struct Parser {
+    tokens: Vec<Token>,
+    pos: usize,
+    binds: usize,
+}
+
+impl Parser {
+    fn at_end(&self) -> bool {
+        self.pos >= self.tokens.len()
+    }
+
+    fn peek(&self) -> Option<&Tok> {
+        self.tokens.get(self.pos).map(|t| &t.kind)
+    }
+
+    fn peek_at(&self, n: usize) -> Option<&Tok> {
+        self.tokens.get(self.pos + n).map(|t| &t.kind)
+    }
+
+    fn unexpected(&self, expected: &str) -> CqlError {
+        match self.tokens.get(self.pos) {
+            Some(t) => CqlError::syntax(
+                t.line,
+                t.col,
+                format!("expected {expected}, found {}", t.kind.describe()),
+            ),
+            None => {
+                let (line, col) = self.tokens.last().map_or((1, 1), |t| (t.line, t.col + 1));
+                CqlError::syntax(line, col, format!("expected {expected}, found the end"))
+            }
+        }
+    }
+
+    fn is_word(&self, w: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Word(x)) if x.eq_ignore_ascii_case(w))
+    }
+
+    fn eat_word(&mut self, w: &str) -> bool {
+        let yes = self.is_word(w);
+        if yes {
+            self.pos += 1;
+        }
+        yes
+    }
+
+    fn word(&mut self, w: &str) -> Result<(), CqlError> {
+        if self.eat_word(w) {
+            Ok(())
+        } else {
+            Err(self.unexpected(&format!("'{}'", w.to_ascii_uppercase())))
+        }
+    }
+
+    fn eat_sym(&mut self, s: &str) -> bool {
+        let yes = matches!(self.peek(), Some(Tok::Sym(x)) if *x == s);
+        if yes {
+            self.pos += 1;
+        }
+        yes
+    }
+
+    fn sym(&mut self, s: &str) -> Result<(), CqlError> {
+        if self.eat_sym(s) {
+            Ok(())
+        } else {
+            Err(self.unexpected(&format!("'{s}'")))
+        }
+    }
+
+    /// An identifier: a bare word folded to lower case, or a quoted name as written.
+    fn ident(&mut self) -> Result<String, CqlError> {
+        let name = match self.peek() {
+            Some(Tok::Word(w)) => w.to_lowercase(),
+            Some(Tok::Quoted(q)) => q.clone(),
+            _ => return Err(self.unexpected("a name")),
+        };
+        self.pos += 1;
+        Ok(name)
+    }
+
+    fn table_name(&mut self) -> Result<TableName, CqlError> {
+        let first = self.ident()?;
+        if self.eat_sym(".") {
+            Ok(TableName {
+                keyspace: Some(first),
+                table: self.ident()?,
+            })
+        } else {
+            Ok(TableName {
+                keyspace: None,
+                table: first,
+            })
+        }
+    }
+
+    fn if_not_exists(&mut self) -> Result<bool, CqlError> {
+        if self.eat_word("if") {
+            self.word("not")?;
+            self.word("exists")?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn if_exists(&mut self) -> Result<bool, CqlError> {
+        if self.eat_word("if") {
+            self.word("exists")?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn statement(&mut self) -> Result<Statement, CqlError> {
+        if self.eat_word("create") {
+            if self.eat_word("keyspace") || self.eat_word("schema") {
+                return self.create_keyspace();
+            }
+            if self.eat_word("table") || self.eat_word("columnfamily") {
+                return self.create_table();
+            }
+            return Err(self.unexpected("KEYSPACE or TABLE"));
+        }
+        if self.eat_word("use") {
+            return Ok(Statement::Use(self.ident()?));
+        }
+        if self.eat_word("drop") {
+            if self.eat_word("keyspace") || self.eat_word("schema") {
+                let if_exists = self.if_exists()?;
+                return Ok(Statement::DropKeyspace {
+                    if_exists,
+                    name: self.ident()?,
+                });
+            }
+            if self.eat_word("table") || self.eat_word("columnfamily") {
+                let if_exists = self.if_exists()?;
+                return Ok(Statement::DropTable {
+                    if_exists,
+                    table: self.table_name()?,
+                });
+            }
+            return Err(self.unexpected("KEYSPACE or TABLE"));
+        }
+        if self.eat_word("truncate") {
+            self.eat_word("table");
+            return Ok(Statement::Truncate(self.table_name()?));
+        }
+        if self.eat_word("insert") {
+            return self.insert();
+        }
+        if self.eat_word("update") {
+            return self.update();
+        }
+        if self.eat_word("delete") {
+            return self.delete();
+        }
+        if self.eat_word("select") {
+            return Ok(Statement::Select(Box::new(self.select()?)));
+        }
+        if self.eat_word("begin") {
+            return self.batch();
+        }
+        Err(self.unexpected("a statement"))
+    }
+
+    fn create_keyspace(&mut self) -> Result<Statement, CqlError> {
+        let if_not_exists = self.if_not_exists()?;
+        let name = self.ident()?;
+        let mut replication = Vec::new();
+        if self.eat_word("with") {
+            loop {
+                let option = self.ident()?;
+                self.sym("=")?;
+                if option == "replication" {
+                    self.sym("{")?;
+                    loop {
+                        let k = self.string()?;
+                        self.sym(":")?;
+                        let v = match self.peek().cloned() {
+                            Some(Tok::Str(s) | Tok::Number(s)) => {
+                                self.pos += 1;
+                                s
+                            }
+                            _ => return Err(self.unexpected("a replication value")),
+                        };
+                        replication.push((k, v));
+                        if !self.eat_sym(",") {
+                            break;
+                        }
+                    }
+                    self.sym("}")?;
+                } else {
+                    self.literal()?;
+                }
+                if !self.eat_word("and") {
+                    break;
+                }
+            }
+        }
+        Ok(Statement::CreateKeyspace {
+            name,
+            if_not_exists,
+            replication,
+        })
+    }
+
+    fn string(&mut self) -> Result<String, CqlError> {
+        match self.peek().cloned() {
+            Some(Tok::Str(s)) => {
+                self.pos += 1;
+                Ok(s)
+            }
+            _ => Err(self.unexpected("a string")),
+        }
+    }
+
+    fn cql_type(&mut self, depth: usize) -> Result<CqlType, CqlError> {
+        if depth > MAX_NESTING {
+            return Err(self.unexpected("a less deeply nested type"));
+        }
+        let name = match self.peek() {
+            Some(Tok::Word(w)) => w.to_ascii_lowercase(),
+            _ => return Err(self.unexpected("a type")),
+        };
+        self.pos += 1;
+        let inner = |p: &mut Parser| -> Result<Box<CqlType>, CqlError> {
+            Ok(Box::new(p.cql_type(depth + 1)?))
+        };
+        let t = match name.as_str() {
+            "list" | "set" | "frozen" => {
+                self.sym("<")?;
+                let t = inner(self)?;
+                self.sym(">")?;
+                match name.as_str() {
+                    "list" => CqlType::List(t),
+                    "set" => CqlType::Set(t),
+                    _ => CqlType::Frozen(t),
+                }
+            }
+            "map" => {
+                self.sym("<")?;
+                let k = inner(self)?;
+                self.sym(",")?;
+                let v = inner(self)?;
+                self.sym(">")?;
+                CqlType::Map(k, v)
+            }
+            other => match CqlType::scalar(other) {
+                Some(t) => t,
+                None => {
+                    self.pos -= 1;
+                    return Err(self.unexpected("a type"));
+                }
+            },
+        };
+        Ok(t)
+    }
+
+    fn create_table(&mut self) -> Result<Statement, CqlError> {
+        let if_not_exists = self.if_not_exists()?;
+        let table = self.table_name()?;
+        self.sym("(")?;
+        let (mut columns, mut partition_key, mut clustering) = (Vec::new(), Vec::new(), Vec::new());
+        loop {
+            if self.eat_word("primary") {
+                self.word("key")?;
+                if !partition_key.is_empty() {
+                    return Err(self.unexpected("one PRIMARY KEY"));
+                }
+                self.sym("(")?;
+                if self.eat_sym("(") {
+                    partition_key = self.ident_list()?;
+                    self.sym(")")?;
+                } else {
+                    partition_key.push(self.ident()?);
+                }
+                while self.eat_sym(",") {
+                    clustering.push(self.ident()?);
+                }
+                self.sym(")")?;
+            } else {
+                let name = self.ident()?;
+                let t = self.cql_type(0)?;
+                if self.eat_word("primary") {
+                    self.word("key")?;
+                    if !partition_key.is_empty() {
+                        return Err(self.unexpected("one PRIMARY KEY"));
+                    }
+                    partition_key.push(name.clone());
+                }
+                columns.push((name, t));
+            }
+            if self.eat_sym(")") {
+                break;
+            }
+            self.sym(",")?;
+            if self.eat_sym(")") {
+                break;
+            }
+        }
+        let mut order = Vec::new();
+        if self.eat_word("with") {
+            loop {
+                if self.eat_word("clustering") {
+                    self.word("order")?;
+                    self.word("by")?;
+                    order = self.order_list()?;
+                } else if self.eat_word("compact") {
+                    self.word("storage")?;
+                    return Err(CqlError::invalid("COMPACT STORAGE is not supported"));
+                } else {
+                    self.ident()?;
+                    self.sym("=")?;
+                    self.literal()?;
+                }
+                if !self.eat_word("and") {
+                    break;
+                }
+            }
+        }
+        Ok(Statement::CreateTable {
+            table,
+            if_not_exists,
+            columns,
+            partition_key,
+            clustering,
+            order,
+        })
+    }
+
+    fn ident_list(&mut self) -> Result<Vec<String>, CqlError> {
+        let mut out = vec![self.ident()?];
+        while self.eat_sym(",") {
+            out.push(self.ident()?);
+        }
+        Ok(out)
+    }
+
+    fn order_list(&mut self) -> Result<Vec<(String, bool)>, CqlError> {
+        let parens = self.eat_sym("(");
+        let mut out = Vec::new();
+        loop {
+            let c = self.ident()?;
+            let desc = if self.eat_word("desc") {
+                true
+            } else {
+                self.eat_word("asc");
+                false
+            };
+            out.push((c, desc));
+            if !self.eat_sym(",") {
+                break;
+            }
+        }
+        if parens {
+            self.sym(")")?;
+        }
+        Ok(out)
+    }
+
+    /// A literal value (no bind marker).
+    fn literal(&mut self) -> Result<Literal, CqlError> {
+        match self.term()? {
+            Term::Literal(l) => Ok(l),
+            Term::Bind(_) => Err(self.unexpected("a literal, not a bind marker")),
+        }
+    }
+
+    fn term(&mut self) -> Result<Term, CqlError> {
+        let negative = self.eat_sym("-");
+        let tok = self.peek().cloned();
+        let lit = match tok {
+            Some(Tok::Number(n)) => Literal::Number(if negative { format!("-{n}") } else { n }),
+            Some(Tok::Word(w))
+                if negative && matches!(w.to_ascii_lowercase().as_str(), "nan" | "infinity") =>
+            {
+                Literal::Number(format!("-{w}"))
+            }
+            _ if negative => return Err(self.unexpected("a number")),
+            Some(Tok::Str(s)) => Literal::Str(s),
+            Some(Tok::Hex(h)) => Literal::Hex(h),
+            Some(Tok::Uuid(u)) => Literal::Uuid(u),
+            Some(Tok::Question) => {
+                self.pos += 1;
+                self.binds += 1;
+                return Ok(Term::Bind(Bind::Positional(self.binds - 1)));
+            }
+            Some(Tok::Named(n)) => {
+                self.pos += 1;
+                return Ok(Term::Bind(Bind::Named(n)));
+            }
+            Some(Tok::Sym("[" | "{")) => return Ok(Term::Literal(self.collection_literal()?)),
+            Some(Tok::Word(w)) => match w.to_ascii_lowercase().as_str() {
+                "true" => Literal::Bool(true),
+                "false" => Literal::Bool(false),
+                "null" => Literal::Null,
+                "nan" | "infinity" => Literal::Number(w),
+                "now" => {
+                    self.pos += 1;
+                    self.sym("(")?;
+                    self.sym(")")?;
+                    return Ok(Term::Literal(Literal::Now));
+                }
+                _ => return Err(self.unexpected("a value")),
+            },
+            _ => return Err(self.unexpected("a value")),
+        };
+        self.pos += 1;
+        Ok(Term::Literal(lit))
+    }
+
+    /// Skips a balanced `[…]` or `{…}`, keeping its tokens' text for the error that refuses it.
+    fn collection_literal(&mut self) -> Result<Literal, CqlError> {
+        let mut depth = 0usize;
+        let mut text = String::new();
+        loop {
+            let Some(t) = self.peek().cloned() else {
+                return Err(self.unexpected("the end of the collection"));
+            };
+            self.pos += 1;
+            match t {
+                Tok::Sym("[" | "{") => depth += 1,
+                Tok::Sym("]" | "}") => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if depth > MAX_NESTING {
+                return Err(self.unexpected("a less deeply nested collection"));
+            }
+            text.push_str(&t.describe());
+            if depth == 0 {
+                return Ok(Literal::Collection(text));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

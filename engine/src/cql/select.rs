@@ -1,0 +1,535 @@
+//! `SELECT`: turns the `WHERE` clause into partitions and composite slice bounds (SPEC §9, the
+//! EOC rules of `CompositeType`), reads the cells page by page through the engine's slices,
+//! and groups them back into CQL rows (a row exists when its marker or any cell is live).
+
+use super::ast::{Op, Relation, Select, Selector};
+use super::error::CqlError;
+use super::table::{Kind, Table};
+use super::types::CqlType;
+use super::{Rows, Session};
+use crate::model::comparator::CompositeType;
+use crate::query::{
+    Column, ColumnOrSuperColumn, ColumnParent, KeyRange, RangeBound, SlicePredicate, SliceRange,
+};
+
+/// Cells read per engine call.
+const PAGE: usize = 1000;
+
+/// One slice of a partition: composite bounds (empty: open).
+struct Bounds {
+    start: Vec<u8>,
+    finish: Vec<u8>,
+}
+
+/// A CQL row being assembled: per column, its value and write time.
+type Row = Vec<Option<(Vec<u8>, i64)>>;
+
+impl Session<'_> {
+    pub(super) fn select(&self, s: &Select) -> Result<Rows, CqlError> {
+        let t = self.table(&s.table)?;
+        let n = t.columns.len();
+        let mut eq: Vec<Option<Vec<Vec<u8>>>> = vec![None; n];
+        let mut lower: Vec<Option<(Vec<u8>, bool)>> = vec![None; n];
+        let mut upper: Vec<Option<(Vec<u8>, bool)>> = vec![None; n];
+        let mut filters: Vec<(usize, Op, Vec<u8>)> = Vec::new();
+        for r in &s.relations {
+            match r {
+                Relation::Token(..) => {
+                    return Err(CqlError::invalid(
+                        "token() restrictions are not supported yet",
+                    ))
+                }
+                Relation::In(c, terms) => {
+                    let (i, def) = t.column(c)?;
+                    if def.kind == Kind::Regular {
+                        return Err(CqlError::invalid(format!(
+                            "IN on the regular column {c} is not supported"
+                        )));
+                    }
+                    let mut vals = Vec::new();
+                    for term in terms {
+                        vals.push(self.value(&def.ty, term, c)?.ok_or_else(|| {
+                            CqlError::invalid(format!("invalid null value for {c}"))
+                        })?);
+                    }
+                    eq[i] = Some(vals);
+                }
+                Relation::Compare(c, op, term) => {
+                    let (i, def) = t.column(c)?;
+                    let v = self
+                        .value(&def.ty, term, c)?
+                        .ok_or_else(|| CqlError::invalid(format!("invalid null value for {c}")))?;
+                    match (def.kind, op) {
+                        (Kind::Regular, _) => filters.push((i, *op, v)),
+                        (_, Op::Eq) => eq[i] = Some(vec![v]),
+                        (Kind::PartitionKey(_), _) => {
+                            return Err(CqlError::invalid(format!(
+                                "only = and IN can restrict the partition key column {c}"
+                            )))
+                        }
+                        (Kind::Clustering(_), Op::Gt | Op::Ge) => {
+                            lower[i] = Some((v, *op == Op::Ge))
+                        }
+                        (Kind::Clustering(_), Op::Lt | Op::Le) => {
+                            upper[i] = Some((v, *op == Op::Le))
+                        }
+                    }
+                }
+            }
+        }
+        if !filters.is_empty() && !s.allow_filtering {
+            return Err(CqlError::invalid(
+                "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING",
+            ));
+        }
+        let reversed = self.reversed(&t, &s.order_by)?;
+        let slices = clustering_slices(&t, &eq, &lower, &upper)?;
+        let (columns, selectors) = output_columns(&t, s)?;
+        let limit = s
+            .limit
+            .as_ref()
+            .map(|l| self.integer(l, "LIMIT"))
+            .transpose()?;
+        let per_partition = s
+            .per_partition_limit
+            .as_ref()
+            .map(|l| self.integer(l, "PER PARTITION LIMIT"))
+            .transpose()?;
+        for l in [limit, per_partition].into_iter().flatten() {
+            if l <= 0 {
+                return Err(CqlError::invalid("LIMIT must be strictly positive"));
+            }
+        }
+        let limit = limit.map_or(usize::MAX, |l| l as usize);
+        let per_partition = per_partition.map_or(usize::MAX, |l| l as usize);
+
+        let pk_set = t.partition_key.iter().filter(|&&i| eq[i].is_some()).count();
+        let keys: Option<Vec<Vec<u8>>> = match pk_set {
+            0 => None,
+            k if k == t.partition_key.len() => {
+                let mut combos: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
+                for &i in &t.partition_key {
+                    let mut next = Vec::new();
+                    for p in &combos {
+                        for v in eq[i].iter().flatten() {
+                            let mut q = p.clone();
+                            q.push(v.clone());
+                            next.push(q);
+                        }
+                    }
+                    combos = next;
+                }
+                let mut keys = Vec::new();
+                for c in combos {
+                    let parts: Vec<&[u8]> = c.iter().map(Vec::as_slice).collect();
+                    keys.push(t.row_key(&parts)?);
+                }
+                Some(keys)
+            }
+            _ => {
+                return Err(CqlError::invalid(
+                    "a partition key must be restricted on all its columns, or not at all",
+                ))
+            }
+        };
+        if keys.is_none()
+            && t.clustering
+                .iter()
+                .any(|&i| eq[i].is_some() || lower[i].is_some() || upper[i].is_some())
+            && !s.allow_filtering
+        {
+            return Err(CqlError::invalid(
+                "restricting clustering columns without the partition key needs ALLOW FILTERING",
+            ));
+        }
+
+        let mut out = Rows {
+            columns,
+            rows: Vec::new(),
+        };
+        let mut count = 0usize;
+        let mut partition = |key: &[u8],
+                             cells: &mut dyn Iterator<Item = Result<Column, CqlError>>|
+         -> Result<bool, CqlError> {
+            let pk = t.split_row_key(key);
+            let mut in_partition = 0usize;
+            let mut current: Option<(Vec<Vec<u8>>, Row, bool)> = None;
+            let emit = |ck: Vec<Vec<u8>>,
+                        row: Row,
+                        out: &mut Rows,
+                        count: &mut usize,
+                        in_partition: &mut usize|
+             -> bool {
+                if filters.iter().all(|(i, op, v)| {
+                    matches_filter(
+                        &t.columns[*i].ty,
+                        row[*i].as_ref().map(|x| x.0.as_slice()),
+                        *op,
+                        v,
+                    )
+                }) {
+                    *in_partition += 1;
+                    *count += 1;
+                    if !matches!(selectors.first(), Some(Selector::Count)) {
+                        out.rows
+                            .push(project(&t, &selectors, &pk, &ck, &row, s.distinct));
+                    }
+                }
+                *count < limit && *in_partition < per_partition && !s.distinct
+            };
+            for cell in cells {
+                let cell = cell?;
+                let Ok(parts) = CompositeType::split(&cell.name) else {
+                    continue;
+                };
+                if parts.len() != t.clustering.len() + 1 {
+                    continue;
+                }
+                let ck: Vec<Vec<u8>> = parts[..t.clustering.len()]
+                    .iter()
+                    .map(|p| p.bytes.to_vec())
+                    .collect();
+                let col = parts[t.clustering.len()].bytes;
+                if current.as_ref().is_some_and(|(c, _, _)| *c != ck) {
+                    if let Some((c, row, _)) = current.take() {
+                        if !emit(c, row, &mut out, &mut count, &mut in_partition) {
+                            return Ok(count < limit);
+                        }
+                    }
+                }
+                let entry = current.get_or_insert_with(|| (ck, vec![None; t.columns.len()], true));
+                if let Some(i) = t
+                    .columns
+                    .iter()
+                    .position(|c| c.kind == Kind::Regular && c.name.as_bytes() == col)
+                {
+                    entry.1[i] = Some((cell.value, cell.timestamp));
+                }
+            }
+            if let Some((c, row, _)) = current.take() {
+                emit(c, row, &mut out, &mut count, &mut in_partition);
+            }
+            Ok(count < limit)
+        };
+        let cf = ColumnParent::new(&t.name);
+        match keys {
+            Some(keys) => {
+                'keys: for key in keys {
+                    for b in &slices {
+                        let mut cells = self.cells(&t.keyspace, &cf, &key, b, reversed);
+                        if !partition(&key, &mut cells)? {
+                            break 'keys;
+                        }
+                    }
+                }
+            }
+            None => {
+                let mut start = RangeBound::Unbounded;
+                let mut last: Option<Vec<u8>> = None;
+                'scan: loop {
+                    let range = KeyRange {
+                        start: start.clone(),
+                        end: RangeBound::Unbounded,
+                        count: PAGE,
+                    };
+                    let page = self.db.get_range_slices(
+                        &t.keyspace,
+                        &cf,
+                        &SlicePredicate::Range(SliceRange::all().count(1)),
+                        &range,
+                    )?;
+                    let full = page.len() == PAGE;
+                    for ks in page {
+                        if last.as_deref() == Some(ks.key.as_slice()) || ks.columns.is_empty() {
+                            continue;
+                        }
+                        for b in &slices {
+                            let mut cells = self.cells(&t.keyspace, &cf, &ks.key, b, reversed);
+                            if !partition(&ks.key, &mut cells)? {
+                                break 'scan;
+                            }
+                        }
+                        last = Some(ks.key.clone());
+                    }
+                    match (&last, full) {
+                        (Some(k), true) => start = RangeBound::Key(k.clone()),
+                        _ => break,
+                    }
+                }
+            }
+        }
+        if matches!(selectors.first(), Some(Selector::Count)) {
+            out.rows
+                .push(vec![Some((count as i64).to_be_bytes().to_vec())]);
+        }
+        Ok(out)
+    }
+
+    /// Whether the read walks the clustering order backwards (`ORDER BY` against the declared
+    /// order of the first clustering column).
+    fn reversed(&self, t: &Table, order_by: &[(String, bool)]) -> Result<bool, CqlError> {
+        let mut reversed = None;
+        for (i, (c, desc)) in order_by.iter().enumerate() {
+            let ok = t
+                .clustering
+                .get(i)
+                .is_some_and(|&ci| t.columns[ci].name == *c);
+            if !ok {
+                return Err(CqlError::invalid(
+                    "ORDER BY names the clustering columns, in order",
+                ));
+            }
+            let this = *desc != t.descending[i];
+            if reversed.is_some_and(|r| r != this) {
+                return Err(CqlError::invalid(
+                    "ORDER BY must follow the clustering order or its exact reverse",
+                ));
+            }
+            reversed = Some(this);
+        }
+        Ok(reversed.unwrap_or(false))
+    }
+
+    /// The live cells of one slice of a partition, page by page, in read order.
+    fn cells<'s>(
+        &'s self,
+        ks: &'s str,
+        cf: &'s ColumnParent,
+        key: &'s [u8],
+        b: &Bounds,
+        reversed: bool,
+    ) -> impl Iterator<Item = Result<Column, CqlError>> + 's {
+        // A reversed slice starts at its high end.
+        let (mut from, to) = if reversed {
+            (b.finish.clone(), b.start.clone())
+        } else {
+            (b.start.clone(), b.finish.clone())
+        };
+        let mut buf = Vec::new().into_iter();
+        let mut seen_last: Option<Vec<u8>> = None;
+        let mut done = false;
+        std::iter::from_fn(move || loop {
+            if let Some(c) = buf.next() {
+                return Some(Ok(c));
+            }
+            if done {
+                return None;
+            }
+            let range = SliceRange {
+                start: from.clone(),
+                finish: to.clone(),
+                reversed,
+                count: PAGE,
+            };
+            let page = match self
+                .db
+                .get_slice(ks, key, cf, &SlicePredicate::Range(range))
+            {
+                Ok(p) => p,
+                Err(e) => {
+                    done = true;
+                    return Some(Err(e.into()));
+                }
+            };
+            done = page.len() < PAGE;
+            let mut cols: Vec<Column> = page
+                .into_iter()
+                .filter_map(|c| match c {
+                    ColumnOrSuperColumn::Column(c) => Some(c),
+                    ColumnOrSuperColumn::SuperColumn(_) => None,
+                })
+                .collect();
+            // A page starts at the previous page's last cell (bounds are inclusive).
+            if let Some(prev) = seen_last.take() {
+                if cols.first().is_some_and(|c| c.name == prev) {
+                    cols.remove(0);
+                }
+            }
+            match cols.last() {
+                Some(l) => {
+                    from = l.name.clone();
+                    seen_last = Some(l.name.clone());
+                }
+                None => done = true,
+            }
+            buf = cols.into_iter();
+        })
+    }
+}
+
+/// Composite bounds for each combination of `=`/`IN` values on a clustering prefix, with the
+/// range on the next clustering column (SPEC §9; a DESC column's bounds swap sides).
+fn clustering_slices(
+    t: &Table,
+    eq: &[Option<Vec<Vec<u8>>>],
+    lower: &[Option<(Vec<u8>, bool)>],
+    upper: &[Option<(Vec<u8>, bool)>],
+) -> Result<Vec<Bounds>, CqlError> {
+    let mut prefixes: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
+    let mut k = 0;
+    while k < t.clustering.len() {
+        let ci = t.clustering[k];
+        let Some(vals) = &eq[ci] else { break };
+        if lower[ci].is_some() || upper[ci].is_some() {
+            return Err(CqlError::invalid(format!(
+                "{} is restricted by both an equality and a range",
+                t.columns[ci].name
+            )));
+        }
+        let mut next = Vec::new();
+        for p in &prefixes {
+            for v in vals {
+                let mut q = p.clone();
+                q.push(v.clone());
+                next.push(q);
+            }
+        }
+        prefixes = next;
+        k += 1;
+    }
+    let range_col = t.clustering.get(k).copied();
+    for (j, &ci) in t.clustering.iter().enumerate() {
+        let restricted = eq[ci].is_some() || lower[ci].is_some() || upper[ci].is_some();
+        let allowed = j < k || (Some(ci) == range_col && eq[ci].is_none());
+        if restricted && !allowed {
+            return Err(CqlError::invalid(format!(
+                "clustering column {} cannot be restricted: the columns before it are not restricted by =",
+                t.columns[ci].name
+            )));
+        }
+    }
+    let build = |parts: &[&[u8]], eoc: i8| -> Result<Vec<u8>, CqlError> {
+        if !CompositeType::fits(parts) {
+            return Err(CqlError::invalid(
+                "a clustering value is longer than 65535 bytes",
+            ));
+        }
+        Ok(CompositeType::build(parts, eoc))
+    };
+    let mut out = Vec::new();
+    for p in &prefixes {
+        let mut parts: Vec<&[u8]> = p.iter().map(Vec::as_slice).collect();
+        let (mut start, mut finish) = if parts.is_empty() {
+            (Vec::new(), Vec::new())
+        } else {
+            (build(&parts, 0)?, build(&parts, 1)?)
+        };
+        if let Some(ci) = range_col {
+            let desc = t.descending[k];
+            // In storage order a DESC column's "greater" values come first.
+            let (lo, hi) = if desc {
+                (&upper[ci], &lower[ci])
+            } else {
+                (&lower[ci], &upper[ci])
+            };
+            if let Some((v, inclusive)) = lo {
+                parts.push(v);
+                start = build(&parts, if *inclusive { 0 } else { 1 })?;
+                parts.pop();
+            }
+            if let Some((v, inclusive)) = hi {
+                parts.push(v);
+                finish = build(&parts, if *inclusive { 1 } else { -1 })?;
+                parts.pop();
+            }
+        }
+        out.push(Bounds { start, finish });
+    }
+    Ok(out)
+}
+
+/// A result's typed columns, and the selector that fills each.
+type Output = (Vec<(String, CqlType)>, Vec<Selector>);
+
+/// The result's columns and what fills each.
+fn output_columns(t: &Table, s: &Select) -> Result<Output, CqlError> {
+    let selectors: Vec<Selector> = if s.selectors.is_empty() {
+        let keys = t.partition_key.iter().chain(&t.clustering).copied();
+        let cols: Vec<usize> = if s.distinct {
+            t.partition_key.clone()
+        } else {
+            keys.chain(t.regular_sorted()).collect()
+        };
+        cols.into_iter()
+            .map(|i| Selector::Column(t.columns[i].name.clone()))
+            .collect()
+    } else {
+        s.selectors.clone()
+    };
+    if selectors.iter().any(|x| matches!(x, Selector::Count)) && selectors.len() > 1 {
+        return Err(CqlError::invalid(
+            "COUNT(*) cannot be selected with other columns here",
+        ));
+    }
+    let mut columns = Vec::new();
+    for sel in &selectors {
+        columns.push(match sel {
+            Selector::Column(c) => {
+                let (_, d) = t.column(c)?;
+                if s.distinct && !matches!(d.kind, Kind::PartitionKey(_)) {
+                    return Err(CqlError::invalid(
+                        "SELECT DISTINCT selects partition key columns only",
+                    ));
+                }
+                (c.clone(), d.ty.clone())
+            }
+            Selector::WriteTime(c) => {
+                let (_, d) = t.column(c)?;
+                if d.kind != Kind::Regular {
+                    return Err(CqlError::invalid(format!(
+                        "cannot use WRITETIME on PRIMARY KEY part {c}"
+                    )));
+                }
+                (format!("writetime({c})"), CqlType::Bigint)
+            }
+            Selector::Ttl(_) => return Err(CqlError::invalid("TTL() is not supported yet")),
+            Selector::Count => ("count".to_string(), CqlType::Bigint),
+        });
+    }
+    Ok((columns, selectors))
+}
+
+/// One output row.
+fn project(
+    t: &Table,
+    selectors: &[Selector],
+    pk: &[Vec<u8>],
+    ck: &[Vec<u8>],
+    row: &Row,
+    _distinct: bool,
+) -> Vec<Option<Vec<u8>>> {
+    selectors
+        .iter()
+        .map(|sel| match sel {
+            Selector::Column(c) => {
+                let i = t.columns.iter().position(|d| d.name == *c)?;
+                match t.columns[i].kind {
+                    Kind::PartitionKey(k) => pk.get(k).cloned(),
+                    Kind::Clustering(k) => ck.get(k).cloned(),
+                    Kind::Regular => row[i].as_ref().map(|v| v.0.clone()),
+                }
+            }
+            Selector::WriteTime(c) => {
+                let i = t.columns.iter().position(|d| d.name == *c)?;
+                row[i].as_ref().map(|v| v.1.to_be_bytes().to_vec())
+            }
+            Selector::Ttl(_) | Selector::Count => None,
+        })
+        .collect()
+}
+
+/// Whether a regular column's value passes a filter (`null` passes none).
+fn matches_filter(ty: &CqlType, value: Option<&[u8]>, op: Op, v: &[u8]) -> bool {
+    let Some(value) = value else { return false };
+    let ord = match ty.comparator() {
+        Some(c) => c.compare(value, v),
+        None => value.cmp(v),
+    };
+    match op {
+        Op::Eq => ord.is_eq(),
+        Op::Lt => ord.is_lt(),
+        Op::Le => ord.is_le(),
+        Op::Gt => ord.is_gt(),
+        Op::Ge => ord.is_ge(),
+    }
+}

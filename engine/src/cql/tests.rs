@@ -1,0 +1,236 @@
+use super::*;
+use crate::query::{ColumnParent, SlicePredicate, SliceRange};
+use crate::Options;
+
+fn open(dir: &std::path::Path) -> Database {
+    Database::open(dir, Options::default()).unwrap()
+}
+
+fn setup(cql: &mut Session<'_>) {
+    cql.execute(
+        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;",
+    )
+    .unwrap();
+}
+
+/// The cells of a row as the shell's `list` prints names and values: `(name, hex value)`.
+fn cells(db: &Database, cf: &str, key: &[u8]) -> Vec<(String, String)> {
+    let def = db.describe_column_family("ks", cf).unwrap();
+    db.get_slice(
+        "ks",
+        key,
+        &ColumnParent::new(cf),
+        &SlicePredicate::Range(SliceRange::all().count(1000)),
+    )
+    .unwrap()
+    .into_iter()
+    .map(|c| {
+        let c = c.as_column().unwrap().clone();
+        (
+            def.comparator.to_text(&c.name),
+            crate::comparator::builtin::to_hex(&c.value),
+        )
+    })
+    .collect()
+}
+
+#[test]
+fn seed_002_simple_table_is_stored_as_the_seed_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    setup(&mut cql);
+    cql.execute(
+        "CREATE TABLE example (
+            field1 int PRIMARY KEY,
+            field2 int,
+            field3 int);
+        INSERT INTO example (field1, field2, field3) VALUES (1,2,3);
+        INSERT INTO example (field1, field2, field3) VALUES (4,5,6);
+        INSERT INTO example (field1, field2, field3) VALUES (7,8,9);",
+    )
+    .unwrap();
+    assert_eq!(
+        cells(&db, "example", &[0, 0, 0, 1]),
+        [
+            ("".to_string(), "".to_string()),
+            ("field2".into(), "00000002".into()),
+            ("field3".into(), "00000003".into())
+        ]
+    );
+    let def = db.describe_column_family("ks", "example").unwrap();
+    assert_eq!(
+        def.key_validation_class.unwrap().to_text(&[0, 0, 0, 4]),
+        "4"
+    );
+    let rows = cql.query("SELECT * FROM example WHERE field1 = 4").unwrap();
+    assert_eq!(rows.to_table(), " field1 | field2 | field3\n--------+--------+--------\n      4 |      5 |      6\n\n(1 rows)");
+    assert_eq!(cql.query("SELECT * FROM example").unwrap().rows.len(), 3);
+    assert_eq!(
+        cql.query("SELECT COUNT(*) FROM example").unwrap().rows,
+        [vec![Some(3i64.to_be_bytes().to_vec())]]
+    );
+}
+
+#[test]
+fn seed_002_compound_key_is_stored_as_the_seed_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    setup(&mut cql);
+    cql.execute(
+        "CREATE TABLE example (
+            partitionKey1 text,
+            partitionKey2 text,
+            clusterKey1 text,
+            clusterKey2 text,
+            normalField1 text,
+            normalField2 text,
+            PRIMARY KEY (
+                (partitionKey1, partitionKey2),
+                clusterKey1, clusterKey2
+                )
+            );
+        INSERT INTO example (
+            partitionKey1,
+            partitionKey2,
+            clusterKey1,
+            clusterKey2,
+            normalField1,
+            normalField2
+            ) VALUES (
+            'partitionVal1',
+            'partitionVal2',
+            'clusterVal1',
+            'clusterVal2',
+            'normalVal1',
+            'normalVal2');",
+    )
+    .unwrap();
+    let def = db.describe_column_family("ks", "example").unwrap();
+    let key = crate::comparator::CompositeType::build(&[b"partitionVal1", b"partitionVal2"], 0);
+    assert_eq!(
+        def.key_validation_class.unwrap().to_text(&key),
+        "partitionVal1:partitionVal2"
+    );
+    assert_eq!(
+        cells(&db, "example", &key),
+        [
+            ("clusterVal1:clusterVal2:".to_string(), "".to_string()),
+            (
+                "clusterVal1:clusterVal2:normalfield1".into(),
+                "6e6f726d616c56616c31".into()
+            ),
+            (
+                "clusterVal1:clusterVal2:normalfield2".into(),
+                "6e6f726d616c56616c32".into()
+            )
+        ]
+    );
+}
+
+#[test]
+fn tables_survive_reopen_and_read_through_clustering_slices() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = open(dir.path());
+        let mut cql = Session::new(&db);
+        setup(&mut cql);
+        cql.execute("CREATE TABLE t (k text, c int, v bigint, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)")
+            .unwrap();
+        for c in 0..2500 {
+            cql.execute(&format!(
+                "INSERT INTO t (k, c, v) VALUES ('a', {c}, {})",
+                c * 10
+            ))
+            .unwrap();
+        }
+        db.flush_all().unwrap();
+        cql.execute("UPDATE t SET v = -1 WHERE k = 'a' AND c IN (5, 7); DELETE FROM t WHERE k = 'a' AND c = 6")
+            .unwrap();
+        db.close().unwrap();
+    }
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    cql.execute("USE ks").unwrap();
+    let ints = |rows: Rows| -> Vec<i32> {
+        rows.rows
+            .iter()
+            .map(|r| i32::from_be_bytes(r[0].clone().unwrap().try_into().unwrap()))
+            .collect()
+    };
+    // DESC clustering: storage order is newest first; pages of 1000 cells are stitched.
+    let all = ints(cql.query("SELECT c FROM t WHERE k = 'a'").unwrap());
+    assert_eq!(all.len(), 2499);
+    assert_eq!(&all[..3], [2499, 2498, 2497]);
+    assert_eq!(
+        ints(
+            cql.query("SELECT c FROM t WHERE k = 'a' AND c > 3 AND c <= 8 ORDER BY c ASC")
+                .unwrap()
+        ),
+        [4, 5, 7, 8]
+    );
+    assert_eq!(
+        ints(
+            cql.query("SELECT c FROM t WHERE k = 'a' AND c < 3")
+                .unwrap()
+        ),
+        [2, 1, 0]
+    );
+    assert_eq!(
+        ints(cql.query("SELECT c FROM t WHERE k = 'a' LIMIT 2").unwrap()),
+        [2499, 2498]
+    );
+    let v = cql
+        .query("SELECT v FROM t WHERE k = 'a' AND c = 7")
+        .unwrap();
+    assert_eq!(v.rows, [vec![Some((-1i64).to_be_bytes().to_vec())]]);
+    assert!(cql
+        .query("SELECT * FROM t WHERE k = 'a' AND c = 6")
+        .unwrap()
+        .rows
+        .is_empty());
+    let e = cql.query("SELECT * FROM t WHERE v = 3").unwrap_err();
+    assert!(e.to_string().contains("ALLOW FILTERING"), "{e}");
+    assert_eq!(
+        cql.query("SELECT c FROM t WHERE v = -1 ALLOW FILTERING")
+            .unwrap()
+            .rows
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn writes_that_cannot_be_honoured_are_refused_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    setup(&mut cql);
+    cql.execute("CREATE TABLE t (k int PRIMARY KEY, v text)")
+        .unwrap();
+    for bad in [
+        "INSERT INTO t (k, v) VALUES (1, 'x') IF NOT EXISTS",
+        "INSERT INTO t (v) VALUES ('x')",
+        "INSERT INTO t (k, v) VALUES ('one', 'x')",
+        "INSERT INTO t (k, nope) VALUES (1, 'x')",
+        "UPDATE t SET k = 2 WHERE k = 1",
+        "BEGIN BATCH INSERT INTO t (k, v) VALUES (1, 'a'); INSERT INTO t (k, v) VALUES (2, 3) APPLY BATCH",
+        "CREATE TABLE m (k int PRIMARY KEY, m map<text, text>)",
+        "SELECT * FROM nosuch",
+    ] {
+        assert!(cql.execute(bad).is_err(), "{bad}");
+    }
+    assert!(
+        cql.query("SELECT * FROM t").unwrap().rows.is_empty(),
+        "nothing of a refused batch was written"
+    );
+    assert!(matches!(
+        cql.execute("CREATE TABLE t (k int PRIMARY KEY)"),
+        Err(CqlError::AlreadyExists(_))
+    ));
+    assert!(matches!(
+        cql.execute("SELECT * FROM nosuch"),
+        Err(CqlError::Unconfigured(_))
+    ));
+}

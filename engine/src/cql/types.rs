@@ -1,0 +1,351 @@
+//! CQL's data types: their names, how a literal becomes the bytes Cassandra stores for it (an
+//! `int` 2 is `00000002`), how stored bytes print in cqlsh's form, and which comparator orders
+//! them when they are part of a key. Collections are named here so that statements naming them
+//! get a clear refusal until their storage (range tombstones) exists.
+
+use std::sync::Arc;
+
+use num_bigint::BigInt;
+
+use super::error::CqlError;
+use crate::model::comparator::builtin::{from_hex, to_hex};
+use crate::model::comparator::{
+    AsciiType, BooleanType, ByteType, BytesType, Comparator, DoubleType, FloatType,
+    InetAddressType, Int32Type, IntegerType, LongType, ShortType, SimpleDateType, TimeType,
+    TimeUuidType, TimestampType, Utf8Type, UuidType,
+};
+
+/// A CQL type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CqlType {
+    /// `ascii`
+    Ascii,
+    /// `text` / `varchar`
+    Text,
+    /// `int`
+    Int,
+    /// `bigint`
+    Bigint,
+    /// `smallint`
+    Smallint,
+    /// `tinyint`
+    Tinyint,
+    /// `varint`
+    Varint,
+    /// `decimal`
+    Decimal,
+    /// `boolean`
+    Boolean,
+    /// `float`
+    Float,
+    /// `double`
+    Double,
+    /// `uuid`
+    Uuid,
+    /// `timeuuid`
+    Timeuuid,
+    /// `timestamp`
+    Timestamp,
+    /// `date`
+    Date,
+    /// `time`
+    Time,
+    /// `blob`
+    Blob,
+    /// `inet`
+    Inet,
+    /// `list<T>`
+    List(Box<CqlType>),
+    /// `set<T>`
+    Set(Box<CqlType>),
+    /// `map<K, V>`
+    Map(Box<CqlType>, Box<CqlType>),
+    /// `frozen<T>`
+    Frozen(Box<CqlType>),
+}
+
+/// A literal as a statement gives it, before it meets a type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    /// `'text'`
+    Str(String),
+    /// A number as typed, with its sign.
+    Number(String),
+    /// `0x…`
+    Hex(String),
+    /// A UUID.
+    Uuid(String),
+    /// `true` / `false`
+    Bool(bool),
+    /// `null`
+    Null,
+    /// `now()`: a fresh timeuuid (the executor replaces it with one before encoding).
+    Now,
+    /// `[…]`, `{…}` (set) or `{k: v, …}` (map).
+    Collection(String),
+}
+
+impl CqlType {
+    /// The scalar type a name denotes (`text`, `varchar`, `int`, …).
+    pub fn scalar(name: &str) -> Option<CqlType> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "ascii" => CqlType::Ascii,
+            "text" | "varchar" => CqlType::Text,
+            "int" => CqlType::Int,
+            "bigint" | "counter" => CqlType::Bigint,
+            "smallint" => CqlType::Smallint,
+            "tinyint" => CqlType::Tinyint,
+            "varint" => CqlType::Varint,
+            "decimal" => CqlType::Decimal,
+            "boolean" => CqlType::Boolean,
+            "float" => CqlType::Float,
+            "double" => CqlType::Double,
+            "uuid" => CqlType::Uuid,
+            "timeuuid" => CqlType::Timeuuid,
+            "timestamp" => CqlType::Timestamp,
+            "date" => CqlType::Date,
+            "time" => CqlType::Time,
+            "blob" => CqlType::Blob,
+            "inet" => CqlType::Inet,
+            _ => return None,
+        })
+    }
+
+    /// Whether this is a (non-frozen) collection.
+    pub fn is_collection(&self) -> bool {
+        matches!(self, CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..))
+    }
+
+    /// The comparator that orders this type inside a key; `None` for types that cannot be in a
+    /// key yet (decimal, collections).
+    pub fn comparator(&self) -> Option<Arc<dyn Comparator>> {
+        Some(match self {
+            CqlType::Ascii => Arc::new(AsciiType),
+            CqlType::Text => Arc::new(Utf8Type),
+            CqlType::Int => Arc::new(Int32Type),
+            CqlType::Bigint => Arc::new(LongType),
+            CqlType::Smallint => Arc::new(ShortType),
+            CqlType::Tinyint => Arc::new(ByteType),
+            CqlType::Varint => Arc::new(IntegerType),
+            CqlType::Boolean => Arc::new(BooleanType),
+            CqlType::Float => Arc::new(FloatType),
+            CqlType::Double => Arc::new(DoubleType),
+            CqlType::Uuid => Arc::new(UuidType),
+            CqlType::Timeuuid => Arc::new(TimeUuidType),
+            CqlType::Timestamp => Arc::new(TimestampType),
+            CqlType::Date => Arc::new(SimpleDateType),
+            CqlType::Time => Arc::new(TimeType),
+            CqlType::Blob => Arc::new(BytesType),
+            CqlType::Inet => Arc::new(InetAddressType),
+            CqlType::Decimal
+            | CqlType::List(_)
+            | CqlType::Set(_)
+            | CqlType::Map(..)
+            | CqlType::Frozen(_) => return None,
+        })
+    }
+
+    /// Bytes of a literal of this type, as Cassandra serializes it. `None` for `null`.
+    pub fn encode(&self, lit: &Literal, column: &str) -> Result<Option<Vec<u8>>, CqlError> {
+        let mismatch = || {
+            CqlError::invalid(format!(
+                "invalid {} literal for {column} of type {self}",
+                describe(lit)
+            ))
+        };
+        let via = |text: &str| -> Result<Vec<u8>, CqlError> {
+            let cmp = self.comparator().ok_or_else(mismatch)?;
+            cmp.parse_text(text)
+                .map_err(|e| CqlError::invalid(format!("invalid value for {column}: {e}")))
+        };
+        if let Literal::Null = lit {
+            return Ok(None);
+        }
+        let bytes = match (self, lit) {
+            (CqlType::Ascii, Literal::Str(s)) if s.is_ascii() => s.as_bytes().to_vec(),
+            (CqlType::Text, Literal::Str(s)) => s.as_bytes().to_vec(),
+            (
+                CqlType::Int
+                | CqlType::Bigint
+                | CqlType::Smallint
+                | CqlType::Tinyint
+                | CqlType::Varint
+                | CqlType::Float
+                | CqlType::Double,
+                Literal::Number(n),
+            ) => via(n)?,
+            (CqlType::Decimal, Literal::Number(n)) => encode_decimal(n).ok_or_else(mismatch)?,
+            (CqlType::Boolean, Literal::Bool(b)) => vec![u8::from(*b)],
+            (CqlType::Uuid | CqlType::Timeuuid, Literal::Uuid(u)) => via(u)?,
+            (CqlType::Timestamp, Literal::Number(n)) => via(n)?,
+            (
+                CqlType::Timestamp | CqlType::Date | CqlType::Time | CqlType::Inet,
+                Literal::Str(s),
+            ) => via(s)?,
+            (CqlType::Date, Literal::Number(n)) => n
+                .parse::<u32>()
+                .map(|v| v.to_be_bytes().to_vec())
+                .map_err(|_| mismatch())?,
+            (CqlType::Time, Literal::Number(n)) => {
+                let v = n.parse::<i64>().map_err(|_| mismatch())?;
+                let b = v.to_be_bytes().to_vec();
+                TimeType
+                    .validate(&b)
+                    .map_err(|e| CqlError::invalid(format!("invalid value for {column}: {e}")))?;
+                b
+            }
+            (CqlType::Blob, Literal::Hex(h)) => from_hex(h).map_err(|_| mismatch())?,
+            _ => return Err(mismatch()),
+        };
+        Ok(Some(bytes))
+    }
+
+    /// Stored bytes in cqlsh's form (`True`, `0xcafe`, `2013-07-23 02:32:34.299000+0000`).
+    pub fn display(&self, bytes: &[u8]) -> String {
+        match self {
+            CqlType::Ascii | CqlType::Text => String::from_utf8_lossy(bytes).into_owned(),
+            CqlType::Blob => format!("0x{}", to_hex(bytes)),
+            CqlType::Boolean => match bytes {
+                [0] => "False".into(),
+                [_] => "True".into(),
+                _ => format!("0x{}", to_hex(bytes)),
+            },
+            CqlType::Decimal => decode_decimal(bytes).unwrap_or_else(|| to_hex(bytes)),
+            other => match other.comparator() {
+                Some(c) if c.validate(bytes).is_ok() => c.to_text(bytes),
+                _ => format!("0x{}", to_hex(bytes)),
+            },
+        }
+    }
+}
+
+fn describe(lit: &Literal) -> &'static str {
+    match lit {
+        Literal::Str(_) => "STRING",
+        Literal::Number(_) => "NUMBER",
+        Literal::Hex(_) => "BLOB",
+        Literal::Uuid(_) => "UUID",
+        Literal::Bool(_) => "BOOLEAN",
+        Literal::Null => "NULL",
+        Literal::Now => "now()",
+        Literal::Collection(_) => "COLLECTION",
+    }
+}
+
+/// `decimal`: a 4-byte big-endian scale, then the unscaled value as a varint.
+fn encode_decimal(text: &str) -> Option<Vec<u8>> {
+    let t = text.trim();
+    if t.len() > 1000 {
+        return None;
+    }
+    let (mantissa, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], t[i + 1..].parse::<i32>().ok()?),
+        None => (t, 0),
+    };
+    let (int_part, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int_part}{frac}");
+    let unscaled: BigInt = digits.parse().ok()?;
+    let scale = i32::try_from(frac.len()).ok()?.checked_sub(exp)?;
+    let mut out = scale.to_be_bytes().to_vec();
+    out.extend(unscaled.to_signed_bytes_be());
+    Some(out)
+}
+
+fn decode_decimal(bytes: &[u8]) -> Option<String> {
+    let (scale, unscaled) = bytes.split_first_chunk::<4>()?;
+    if unscaled.is_empty() || unscaled.len() > 4096 {
+        return None;
+    }
+    let scale = i32::from_be_bytes(*scale);
+    let v = BigInt::from_signed_bytes_be(unscaled);
+    let (neg, digits) = {
+        let s = v.to_string();
+        match s.strip_prefix('-') {
+            Some(d) => (true, d.to_string()),
+            None => (false, s),
+        }
+    };
+    let sign = if neg { "-" } else { "" };
+    Some(if scale <= 0 {
+        let zeros = usize::try_from(-i64::from(scale))
+            .ok()
+            .filter(|z| *z <= 4096)?;
+        format!("{sign}{digits}{}", "0".repeat(zeros))
+    } else {
+        let scale = usize::try_from(scale).ok().filter(|s| *s <= 4096)?;
+        let padded = format!(
+            "{}{digits}",
+            "0".repeat(scale.saturating_sub(digits.len() - 1))
+        );
+        let (i, f) = padded.split_at(padded.len() - scale);
+        format!("{sign}{i}.{f}")
+    })
+}
+
+impl std::fmt::Display for CqlType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = match self {
+            CqlType::Ascii => "ascii",
+            CqlType::Text => "text",
+            CqlType::Int => "int",
+            CqlType::Bigint => "bigint",
+            CqlType::Smallint => "smallint",
+            CqlType::Tinyint => "tinyint",
+            CqlType::Varint => "varint",
+            CqlType::Decimal => "decimal",
+            CqlType::Boolean => "boolean",
+            CqlType::Float => "float",
+            CqlType::Double => "double",
+            CqlType::Uuid => "uuid",
+            CqlType::Timeuuid => "timeuuid",
+            CqlType::Timestamp => "timestamp",
+            CqlType::Date => "date",
+            CqlType::Time => "time",
+            CqlType::Blob => "blob",
+            CqlType::Inet => "inet",
+            CqlType::List(t) => return write!(f, "list<{t}>"),
+            CqlType::Set(t) => return write!(f, "set<{t}>"),
+            CqlType::Map(k, v) => return write!(f, "map<{k}, {v}>"),
+            CqlType::Frozen(t) => return write!(f, "frozen<{t}>"),
+        };
+        f.write_str(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_serialize_as_cassandra_does() {
+        let enc = |t: CqlType, l: Literal| t.encode(&l, "c").unwrap().unwrap();
+        assert_eq!(enc(CqlType::Int, Literal::Number("2".into())), [0, 0, 0, 2]);
+        assert_eq!(
+            enc(CqlType::Text, Literal::Str("normalVal1".into())),
+            b"normalVal1"
+        );
+        assert_eq!(enc(CqlType::Boolean, Literal::Bool(true)), [1]);
+        assert_eq!(
+            enc(CqlType::Decimal, Literal::Number("-1.25".into())),
+            [0, 0, 0, 2, 0x83]
+        );
+        assert_eq!(decode_decimal(&[0, 0, 0, 2, 0x83]).unwrap(), "-1.25");
+        assert_eq!(decode_decimal(&[0, 0, 0, 3, 5]).unwrap(), "0.005");
+        assert!(CqlType::Int.encode(&Literal::Str("x".into()), "c").is_err());
+        assert!(CqlType::Int
+            .encode(&Literal::Number("3000000000".into()), "c")
+            .is_err());
+        assert!(CqlType::Ascii
+            .encode(&Literal::Str("é".into()), "c")
+            .is_err());
+        assert_eq!(CqlType::Int.encode(&Literal::Null, "c").unwrap(), None);
+    }
+
+    #[test]
+    fn values_display_as_cqlsh_does() {
+        assert_eq!(CqlType::Boolean.display(&[1]), "True");
+        assert_eq!(CqlType::Blob.display(&[0xca, 0xfe]), "0xcafe");
+        assert_eq!(CqlType::Int.display(&[0, 0, 0, 5]), "5");
+        assert_eq!(CqlType::Int.display(&[1]), "0x01", "bad bytes show as hex");
+    }
+}

@@ -1,0 +1,229 @@
+//! `supercolumn cql`: cqlsh's place beside the shell. Statements run one by one as they are
+//! read (a piped input's statements run before the rest has arrived), each one's output is
+//! written before the next runs, and an error stops the run at the statement that failed (the
+//! ones before it have run). `DESCRIBE` is answered here, from the schema, as cqlsh does it.
+
+use std::io::{BufRead, Write};
+
+use supercolumn::cql::{self, quote_ident, CqlResult, Session, Table};
+use supercolumn::Database;
+
+/// A statement failed; its error line is already written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a statement failed")]
+pub struct Failed;
+
+/// The outcome of feeding text: statements ran (and all succeeded), or one failed.
+pub type Outcome = Result<(), Failed>;
+
+/// A CQL shell over a session.
+pub struct CqlShell<'db> {
+    session: Session<'db>,
+    db: &'db Database,
+    quit: bool,
+}
+
+impl<'db> CqlShell<'db> {
+    /// A shell starting in `keyspace`, if given.
+    pub fn new(db: &'db Database, keyspace: Option<&str>) -> Result<Self, String> {
+        let mut session = Session::new(db);
+        if let Some(k) = keyspace {
+            session
+                .execute(&format!("USE {}", quote_ident(k)))
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(CqlShell {
+            session,
+            db,
+            quit: false,
+        })
+    }
+
+    /// The keyspace in use.
+    pub fn keyspace(&self) -> Option<&str> {
+        self.session.keyspace()
+    }
+
+    /// Whether `quit`/`exit` was given.
+    pub fn has_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// Runs the statements `pending` completes, leaving the unfinished rest in it.
+    pub fn run_complete(
+        &mut self,
+        pending: &mut String,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Outcome {
+        let (done, rest) = cql::split_statements(pending);
+        *pending = rest;
+        for s in done {
+            self.run_one(&s, out, err)?;
+            if self.quit {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs all of `text`, the last statement with or without its `;`.
+    pub fn run_text(&mut self, text: &str, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+        let mut pending = text.to_string();
+        self.run_complete(&mut pending, out, err)?;
+        if !self.quit && !pending.trim().is_empty() {
+            self.run_one(&pending, out, err)?;
+        }
+        Ok(())
+    }
+
+    /// Runs statements from a stream as each one is complete.
+    pub fn run_stream(
+        &mut self,
+        input: &mut dyn BufRead,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Outcome {
+        let mut pending = String::new();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match input.read_line(&mut line) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    let _ = writeln!(err, "error: reading standard input: {e}");
+                    return Err(Failed);
+                }
+            }
+            pending.push_str(&line);
+            self.run_complete(&mut pending, out, err)?;
+            if self.quit {
+                return Ok(());
+            }
+        }
+        if !pending.trim().is_empty() {
+            self.run_one(&pending, out, err)?;
+        }
+        Ok(())
+    }
+
+    fn run_one(&mut self, text: &str, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+        let t = text.trim();
+        if t.is_empty() {
+            return Ok(());
+        }
+        let lower = t.to_ascii_lowercase();
+        let first = lower.split_whitespace().next().unwrap_or("");
+        let result = match first {
+            "quit" | "exit" => {
+                self.quit = true;
+                return Ok(());
+            }
+            "describe" | "desc" => self.describe(t),
+            _ => self.session.execute(t).map(|rs| {
+                rs.into_iter()
+                    .filter_map(|r| match r {
+                        CqlResult::Rows(rows) => Some(format!("\n{}\n", rows.to_table())),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }),
+        };
+        match result {
+            Ok(text) => {
+                if !text.is_empty() {
+                    let _ = writeln!(out, "{text}");
+                }
+                let _ = out.flush();
+                Ok(())
+            }
+            Err(e) => {
+                let _ = writeln!(err, "{}", one_line(&e.to_string()));
+                let _ = err.flush();
+                Err(Failed)
+            }
+        }
+    }
+
+    /// `DESCRIBE KEYSPACES | TABLES | TABLE t | KEYSPACE k`.
+    fn describe(&self, text: &str) -> Result<String, cql::CqlError> {
+        let words: Vec<&str> = text.split_whitespace().skip(1).collect();
+        let invalid = |m: String| cql::CqlError::Invalid(m);
+        let tables_of = |ks: &str| -> Result<Vec<Table>, cql::CqlError> {
+            let def = self
+                .db
+                .describe_keyspace(ks)
+                .map_err(|_| invalid(format!("keyspace '{ks}' not found")))?;
+            let mut out = Vec::new();
+            for cf in &def.column_families {
+                if let Some(t) = Table::from_cf(ks, cf)? {
+                    out.push(t);
+                }
+            }
+            Ok(out)
+        };
+        let current = || {
+            self.session
+                .keyspace()
+                .map(str::to_string)
+                .ok_or_else(|| invalid("no keyspace in use: USE one first".into()))
+        };
+        match words.as_slice() {
+            [k] if k.eq_ignore_ascii_case("keyspaces") => {
+                let mut names = self.db.keyspaces();
+                names.sort();
+                Ok(format!("\n{}\n", names.join("  ")))
+            }
+            [k] if k.eq_ignore_ascii_case("tables") => {
+                let names: Vec<String> = tables_of(&current()?)?
+                    .into_iter()
+                    .map(|t| quote_ident(&t.name))
+                    .collect();
+                Ok(format!("\n{}\n", names.join("  ")))
+            }
+            [k, name]
+                if k.eq_ignore_ascii_case("table") || k.eq_ignore_ascii_case("columnfamily") =>
+            {
+                let name = fold(name);
+                let (ks, table) = match name.split_once('.') {
+                    Some((k, t)) => (k.to_string(), t.to_string()),
+                    None => (current()?, name),
+                };
+                tables_of(&ks)?
+                    .into_iter()
+                    .find(|t| t.name == table)
+                    .map(|t| format!("\n{}\n", t.create_statement()))
+                    .ok_or_else(|| invalid(format!("table '{table}' not found in keyspace '{ks}'")))
+            }
+            [k, name] if k.eq_ignore_ascii_case("keyspace") => {
+                let ks = fold(name);
+                let mut s = format!("\nCREATE KEYSPACE {} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': '1'}};\n", quote_ident(&ks));
+                for t in tables_of(&ks)? {
+                    s.push('\n');
+                    s.push_str(&t.create_statement());
+                    s.push('\n');
+                }
+                Ok(s)
+            }
+            _ => Err(invalid(
+                "DESCRIBE KEYSPACES, DESCRIBE KEYSPACE k, DESCRIBE TABLES or DESCRIBE TABLE t"
+                    .into(),
+            )),
+        }
+    }
+}
+
+/// An identifier as CQL folds it: lower case unless double-quoted.
+fn fold(name: &str) -> String {
+    let name = name.trim_end_matches(';');
+    match name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) {
+        Some(q) => q.to_string(),
+        None => name.to_lowercase(),
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.lines().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,200 @@
+//! `supercolumn cql` run as a user runs it: seed 002's statements typed as the seed writes them,
+//! then the shell's `list` and `sstable-dump` show the row keys, cell names and values the seed
+//! shows (timestamps aside); statements run one by one, and an error stops the run at the
+//! statement that failed with the ones before it done.
+
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn run(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_supercolumn"))
+        .arg("--data")
+        .arg(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(s) = stdin {
+        input.write_all(s.as_bytes()).unwrap();
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+/// Standard output, each `timestamp=<digits>` as `timestamp=T`, blank lines dropped.
+fn lines(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| match l.find("timestamp=") {
+            Some(i) => format!("{}timestamp=T)", &l[..i]),
+            None => l.to_string(),
+        })
+        .collect()
+}
+
+const KEYSPACE: &str = "CREATE KEYSPACE learn WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\nUSE learn;\n";
+
+const SIMPLE: &str = "CREATE TABLE example (
+    field1 int PRIMARY KEY,
+    field2 int,
+    field3 int);
+
+INSERT INTO example (field1, field2, field3) VALUES (1,2,3);
+INSERT INTO example (field1, field2, field3) VALUES (4,5,6);
+INSERT INTO example (field1, field2, field3) VALUES (7,8,9);
+";
+
+const COMPOUND: &str = "CREATE TABLE example2 (
+    partitionKey1 text,
+    partitionKey2 text,
+    clusterKey1 text,
+    clusterKey2 text,
+    normalField1 text,
+    normalField2 text,
+    PRIMARY KEY (
+        (partitionKey1, partitionKey2),
+        clusterKey1, clusterKey2
+        )
+    );
+
+INSERT INTO example2 (
+    partitionKey1,
+    partitionKey2,
+    clusterKey1,
+    clusterKey2,
+    normalField1,
+    normalField2
+    ) VALUES (
+    'partitionVal1',
+    'partitionVal2',
+    'clusterVal1',
+    'clusterVal2',
+    'normalVal1',
+    'normalVal2');
+";
+
+fn seed_rows(key: &str) -> Vec<String> {
+    let (a, b) = match key {
+        "1" => ("00000002", "00000003"),
+        "4" => ("00000005", "00000006"),
+        _ => ("00000008", "00000009"),
+    };
+    vec![
+        format!("RowKey: {key}"),
+        "=> (column=, value=, timestamp=T)".into(),
+        format!("=> (column=field2, value={a}, timestamp=T)"),
+        format!("=> (column=field3, value={b}, timestamp=T)"),
+    ]
+}
+
+#[test]
+fn seed_002_typed_into_cql_lists_and_dumps_as_the_seed_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!("{KEYSPACE}{SIMPLE}{COMPOUND}SELECT * FROM example WHERE field1 = 4;\n");
+    let o = run(dir.path(), &["cql"], Some(&script));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        lines(&o),
+        [
+            " field1 | field2 | field3",
+            "--------+--------+--------",
+            "      4 |      5 |      6",
+            "(1 rows)"
+        ]
+    );
+
+    let o = run(
+        dir.path(),
+        &["shell", "-e", "use learn; list example; list example2;"],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let listed = lines(&o);
+    // Rows come in token order; each must be exactly the seed's.
+    for key in ["1", "4", "7"] {
+        let rows = seed_rows(key);
+        let at = listed.iter().position(|l| *l == rows[0]).unwrap();
+        assert_eq!(listed[at..at + 4], rows[..], "{listed:#?}");
+    }
+    let compound = [
+        "RowKey: partitionVal1:partitionVal2",
+        "=> (column=clusterVal1:clusterVal2:, value=, timestamp=T)",
+        "=> (column=clusterVal1:clusterVal2:normalfield1, value=6e6f726d616c56616c31, timestamp=T)",
+        "=> (column=clusterVal1:clusterVal2:normalfield2, value=6e6f726d616c56616c32, timestamp=T)",
+    ];
+    let at = listed.iter().position(|l| l == compound[0]).unwrap();
+    assert_eq!(listed[at..at + 4], compound[..]);
+
+    let o = run(dir.path(), &["flush", "learn"], None);
+    assert!(o.status.success());
+    let data = std::fs::read_dir(dir.path().join("learn"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with("example2-") && name.ends_with("-Data.db")
+        })
+        .unwrap();
+    let dump = Command::new(env!("CARGO_BIN_EXE_sstable-dump"))
+        .arg(data)
+        .output()
+        .unwrap();
+    assert!(
+        dump.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    let dumped = lines(&dump);
+    assert_eq!(dumped[1..5], compound[..], "{dumped:#?}");
+}
+
+#[test]
+fn statements_run_in_order_and_an_error_stops_at_its_statement() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(
+        dir.path(),
+        &["cql", "-e", &format!("{KEYSPACE}CREATE TABLE t (k int PRIMARY KEY, v text); INSERT INTO t (k, v) VALUES (1, 'a'); INSERT INTO t (k, v) VALUES ('x', 'b'); INSERT INTO t (k, v) VALUES (2, 'c');")],
+        None,
+    );
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("InvalidRequest: "), "{err}");
+    let o = run(
+        dir.path(),
+        &[
+            "cql",
+            "-k",
+            "learn",
+            "-e",
+            "SELECT k, v FROM t; SELECT * FROM t WHERE k = 'open",
+        ],
+        None,
+    );
+    assert!(!o.status.success());
+    assert_eq!(lines(&o), [" k | v", "---+---", " 1 | a", "(1 rows)"]);
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("SyntaxException: line 1:"));
+    let o = run(
+        dir.path(),
+        &["cql", "-k", "learn", "-e", "DESCRIBE TABLE t"],
+        None,
+    );
+    assert_eq!(
+        lines(&o),
+        [
+            "CREATE TABLE learn.t (",
+            "    k int,",
+            "    v text,",
+            "    PRIMARY KEY (k)",
+            ");"
+        ]
+    );
+}
