@@ -28,6 +28,14 @@ impl LogUpdate for CfUpdate<'_> {
     }
 }
 
+thread_local! {
+    /// Writes this thread made since it last summed the memtables against their budget.
+    static BUDGET_CHECK: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// A thread checks `MemtableTotalSpaceInMB` on every this-many-th write (and every multi-row one).
+const BUDGET_CHECK_EVERY: u32 = 16;
+
 impl Database {
     /// Writes one column (Standard CF) or sub-column (Super CF).
     ///
@@ -152,8 +160,17 @@ impl Database {
                 }
             }
         }
-        if let Err(e) = self.check_total_memtable_space() {
-            tracing::error!("flush for MemtableTotalSpaceInMB failed: {e}");
+        // Summing every memtable reads each column family's view; once per few writes of a
+        // thread is enough (the overshoot is a few writes' bytes against a budget of megabytes).
+        let due = BUDGET_CHECK.with(|n| {
+            let next = n.get().wrapping_add(1);
+            n.set(next);
+            next % BUDGET_CHECK_EVERY == 0 || rows.len() > 1
+        });
+        if due {
+            if let Err(e) = self.check_total_memtable_space() {
+                tracing::error!("flush for MemtableTotalSpaceInMB failed: {e}");
+            }
         }
         // Compaction behind: slow this writer in proportion, so the compactor can catch up.
         let delay = rows
