@@ -4,6 +4,7 @@
 //! nothing about phases or reports.
 
 mod supercolumn;
+mod supercolumn_cql;
 
 #[cfg(feature = "peers")]
 mod fjall;
@@ -50,7 +51,7 @@ pub struct EngineConfig {
 }
 
 /// The engines `stress` knows, in the order it prints them.
-pub const ENGINES: [&str; 3] = ["supercolumn", "rocksdb", "fjall"];
+pub const ENGINES: [&str; 4] = ["supercolumn", "rocksdb", "fjall", "cql"];
 
 /// One engine under test. Point rows hold one column; wide rows hold many, sorted by name.
 pub trait Engine: Send + Sync {
@@ -78,6 +79,9 @@ pub trait Engine: Send + Sync {
 pub fn open(name: &str, dir: &Path, config: EngineConfig) -> anyhow::Result<Box<dyn Engine>> {
     match name {
         "supercolumn" => Ok(Box::new(supercolumn::Supercolumn::open(dir, config)?)),
+        "cql" => Ok(Box::new(supercolumn_cql::SupercolumnCql::open(
+            dir, config,
+        )?)),
         #[cfg(feature = "peers")]
         "rocksdb" => Ok(Box::new(rocksdb::Rocks::open(dir, config)?)),
         #[cfg(feature = "peers")]

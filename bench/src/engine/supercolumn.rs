@@ -22,21 +22,27 @@ pub struct Supercolumn {
     wide_parent: ColumnParent,
 }
 
+/// The options every supercolumn adapter opens with.
+pub fn options(config: EngineConfig) -> Options {
+    let mut o = Options::default();
+    o.commit_log_sync = match config.durability {
+        Durability::Periodic => CommitLogSync::Periodic { period_ms: 10_000 },
+        Durability::Batch => CommitLogSync::Batch { window_ms: 1.0 },
+    };
+    o.block_cache_size_mb = u32::try_from(config.block_cache_bytes >> 20).unwrap_or(u32::MAX);
+    if let Some(m) = config.memtable_bytes {
+        o.memtable_total_space_mb = u32::try_from(m >> 20).unwrap_or(u32::MAX).max(1);
+    }
+    if config.order_preserving {
+        o.partitioner = Some(Partitioner::OrderPreserving);
+    }
+    o
+}
+
 impl Supercolumn {
     pub fn open(dir: &Path, config: EngineConfig) -> anyhow::Result<Supercolumn> {
-        let mut o = Options::default();
-        o.commit_log_sync = match config.durability {
-            Durability::Periodic => CommitLogSync::Periodic { period_ms: 10_000 },
-            Durability::Batch => CommitLogSync::Batch { window_ms: 1.0 },
-        };
-        o.block_cache_size_mb = u32::try_from(config.block_cache_bytes >> 20).unwrap_or(u32::MAX);
-        if let Some(m) = config.memtable_bytes {
-            o.memtable_total_space_mb = u32::try_from(m >> 20).unwrap_or(u32::MAX).max(1);
-        }
-        if config.order_preserving {
-            o.partitioner = Some(Partitioner::OrderPreserving);
-        }
-        let db = Database::open(dir, o).with_context(|| format!("opening {}", dir.display()))?;
+        let db = Database::open(dir, options(config))
+            .with_context(|| format!("opening {}", dir.display()))?;
         if db.describe_column_family(KS, WIDE).is_err() {
             db.create_column_family(
                 KS,

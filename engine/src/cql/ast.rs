@@ -61,8 +61,8 @@ pub enum Relation {
     Compare(String, Op, Term),
     /// `column IN (v, …)`
     In(String, Vec<Term>),
-    /// `token(columns…) op token(value…)` or `op value`
-    Token(Vec<String>, Op, Term),
+    /// `token(columns…) op token(key)` (true: the term is a partition key) or `op token`.
+    Token(Vec<String>, Op, Term, bool),
 }
 
 /// What a `SELECT` returns per row.
@@ -203,4 +203,82 @@ pub struct Select {
     pub limit: Option<Term>,
     /// `ALLOW FILTERING`
     pub allow_filtering: bool,
+}
+
+/// The table a statement reads or writes, if it names one row-level table.
+pub fn table_of(s: &Statement) -> Option<&TableName> {
+    match s {
+        Statement::Insert { table, .. }
+        | Statement::Update { table, .. }
+        | Statement::Delete { table, .. } => Some(table),
+        Statement::Select(sel) => Some(&sel.table),
+        _ => None,
+    }
+}
+
+/// How many `?` markers a statement has (they are numbered in order as parsed).
+pub fn markers(s: &Statement) -> usize {
+    fn term(t: &Term, n: &mut usize) {
+        if let Term::Bind(Bind::Positional(i)) = t {
+            *n = (*n).max(i + 1);
+        }
+    }
+    fn using(u: &Using, n: &mut usize) {
+        u.ttl.iter().chain(&u.timestamp).for_each(|t| term(t, n));
+    }
+    fn relations(rs: &[Relation], n: &mut usize) {
+        for r in rs {
+            match r {
+                Relation::Compare(_, _, t) | Relation::Token(_, _, t, _) => term(t, n),
+                Relation::In(_, ts) => ts.iter().for_each(|t| term(t, n)),
+            }
+        }
+    }
+    let mut n = 0;
+    match s {
+        Statement::Insert {
+            values, using: u, ..
+        } => {
+            values.iter().for_each(|t| term(t, &mut n));
+            using(u, &mut n);
+        }
+        Statement::Update {
+            using: u,
+            assignments,
+            relations: r,
+            ..
+        } => {
+            using(u, &mut n);
+            for a in assignments {
+                if let Assignment::Set(_, t) = a {
+                    term(t, &mut n);
+                }
+            }
+            relations(r, &mut n);
+        }
+        Statement::Delete {
+            using: u,
+            relations: r,
+            ..
+        } => {
+            using(u, &mut n);
+            relations(r, &mut n);
+        }
+        Statement::Select(sel) => {
+            relations(&sel.relations, &mut n);
+            sel.per_partition_limit
+                .iter()
+                .chain(&sel.limit)
+                .for_each(|t| term(t, &mut n));
+        }
+        Statement::Batch {
+            statements,
+            using: u,
+        } => {
+            using(u, &mut n);
+            n = statements.iter().map(markers).fold(n, usize::max);
+        }
+        _ => {}
+    }
+    n
 }

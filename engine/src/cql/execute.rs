@@ -3,6 +3,8 @@
 //! [`BatchMutation`], so it is validated whole before anything applies and each partition's
 //! cells land in one commit-log record. Reads are `select.rs`'s.
 
+use std::sync::Arc;
+
 use super::ast::{Assignment, Bind, Op, Relation, Statement, TableName, Term, Using};
 use super::error::CqlError;
 use super::table::{Kind, Table};
@@ -10,7 +12,7 @@ use super::types::{CqlType, Literal};
 use super::{CqlResult, Session};
 use crate::db::Database;
 use crate::mutation::{BatchMutation, WriteOptions};
-use crate::query::ColumnPath;
+use crate::query::{ColumnPath, ColumnPathRef};
 use crate::schema::KeyspaceDef;
 
 impl Session<'_> {
@@ -26,9 +28,16 @@ impl Session<'_> {
             })
     }
 
-    /// The CQL table a statement names.
-    pub(super) fn table(&self, t: &TableName) -> Result<Table, CqlError> {
+    /// The CQL table a statement names (a prepared statement's own, while it executes).
+    pub(super) fn table(&self, t: &TableName) -> Result<Arc<Table>, CqlError> {
         let ks = self.keyspace_of(t)?;
+        if let Some(p) = self
+            .pinned
+            .as_ref()
+            .filter(|p| p.name == t.table && p.keyspace == ks)
+        {
+            return Ok(p.clone());
+        }
         let def = self
             .db
             .describe_keyspace(&ks)
@@ -36,7 +45,7 @@ impl Session<'_> {
         let cf = def
             .column_family(&t.table)
             .ok_or_else(|| CqlError::Unconfigured(format!("table {}", t.table)))?;
-        Table::from_cf(&ks, cf)?.ok_or_else(|| {
+        Table::from_cf(&ks, cf)?.map(Arc::new).ok_or_else(|| {
             CqlError::invalid(format!(
                 "{ks}.{} is a column family without a CQL schema; use the shell for it",
                 t.table
@@ -189,22 +198,22 @@ impl Session<'_> {
                 let write = self.write_options(using, batch_using)?;
                 let cf = t.name.as_str();
                 let ck: Vec<&[u8]> = clustering.iter().map(Vec::as_slice).collect();
-                batch.insert(
-                    &key,
-                    ColumnPath::new(cf).column(t.cell_name(&ck, "")?),
-                    b"",
-                    write,
-                );
+                let marker = t.cell_name(&ck, "")?;
+                batch.insert(&key, ColumnPathRef::new(cf).column(&marker), b"", write);
                 for (i, def) in t.columns.iter().enumerate() {
                     if def.kind != Kind::Regular || !named[i] {
                         continue;
                     }
                     let name = t.cell_name(&ck, &def.name)?;
                     match &given[i] {
-                        Some(v) => batch.insert(&key, ColumnPath::new(cf).column(name), v, write),
-                        None => {
-                            batch.remove(&key, ColumnPath::new(cf).column(name), write.timestamp)
+                        Some(v) => {
+                            batch.insert(&key, ColumnPathRef::new(cf).column(&name), v, write)
                         }
+                        None => batch.remove(
+                            &key,
+                            ColumnPathRef::new(cf).column(&name),
+                            write.timestamp,
+                        ),
                     };
                 }
                 Ok(())
@@ -241,10 +250,11 @@ impl Session<'_> {
                 for (key, ck) in self.rows_named(&t, relations, true)? {
                     let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
                     for (col, v) in &sets {
-                        let path = ColumnPath::new(&t.name).column(t.cell_name(&ck, col)?);
+                        let name = t.cell_name(&ck, col)?;
+                        let path = ColumnPathRef::new(&t.name).column(&name);
                         match v {
-                            Some(v) => batch.insert(&key, &path, v, write),
-                            None => batch.remove(&key, &path, write.timestamp),
+                            Some(v) => batch.insert(&key, path, v, write),
+                            None => batch.remove(&key, path, write.timestamp),
                         };
                     }
                 }
@@ -329,32 +339,41 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// A term's bytes for a column of type `ty`.
+    /// A term's bytes for a column of type `ty` (`None`: null).
     pub(super) fn value(
         &self,
         ty: &CqlType,
         term: &Term,
         column: &str,
     ) -> Result<Option<Vec<u8>>, CqlError> {
-        let lit = self.bound(term)?;
-        if let (Literal::Now, CqlType::Timeuuid | CqlType::Uuid) = (&lit, ty) {
-            return Ok(Some(self.fresh_timeuuid().to_vec()));
+        match term {
+            Term::Literal(Literal::Now) if matches!(ty, CqlType::Timeuuid | CqlType::Uuid) => {
+                Ok(Some(self.fresh_timeuuid().to_vec()))
+            }
+            Term::Literal(lit) => ty.encode(lit, column),
+            Term::Bind(b) => match self.bound(b)? {
+                None => Ok(None),
+                Some(bytes) => {
+                    ty.check(bytes).map_err(|e| {
+                        CqlError::invalid(format!("invalid value for {column}: {e}"))
+                    })?;
+                    Ok(Some(bytes.to_vec()))
+                }
+            },
         }
-        ty.encode(&lit, column)
     }
 
-    /// The literal a term stands for (bind markers take the values given to `execute`).
-    pub(super) fn bound(&self, term: &Term) -> Result<Literal, CqlError> {
-        match term {
-            Term::Literal(l) => Ok(l.clone()),
-            Term::Bind(Bind::Positional(i)) => self
+    /// The serialized value bound to a marker (`None`: null).
+    fn bound(&self, b: &Bind) -> Result<Option<&[u8]>, CqlError> {
+        match b {
+            Bind::Positional(i) => self
                 .binds
                 .get(*i)
-                .cloned()
+                .map(Option::as_deref)
                 .ok_or_else(|| CqlError::invalid(format!("no value for bind marker {}", i + 1))),
-            Term::Bind(Bind::Named(n)) => {
-                Err(CqlError::invalid(format!("no value for bind marker :{n}")))
-            }
+            Bind::Named(n) => Err(CqlError::invalid(format!(
+                "named bind markers (:{n}) are not supported yet; use ?"
+            ))),
         }
     }
 
@@ -379,14 +398,22 @@ impl Session<'_> {
         Ok(w)
     }
 
+    /// An integer term (`LIMIT`, `TTL`, `TIMESTAMP`): a number, or a bound int or bigint.
     pub(super) fn integer(&self, term: &Term, what: &str) -> Result<i64, CqlError> {
-        match self.bound(term)? {
-            Literal::Number(n) => n
+        match term {
+            Term::Literal(Literal::Number(n)) => n
                 .parse()
                 .map_err(|_| CqlError::invalid(format!("{what} must be an integer, not {n}"))),
-            other => Err(CqlError::invalid(format!(
-                "{what} must be an integer, not {other:?}"
-            ))),
+            Term::Literal(_) => Err(CqlError::invalid(format!("{what} must be an integer"))),
+            Term::Bind(b) => match self.bound(b)? {
+                Some(v) => match <[u8; 8]>::try_from(v) {
+                    Ok(b) => Ok(i64::from_be_bytes(b)),
+                    Err(_) => <[u8; 4]>::try_from(v)
+                        .map(|b| i64::from(i32::from_be_bytes(b)))
+                        .map_err(|_| CqlError::invalid(format!("{what} must be an int or bigint"))),
+                },
+                None => Err(CqlError::invalid(format!("{what} cannot be null"))),
+            },
         }
     }
 

@@ -17,6 +17,7 @@
 //! ```
 
 mod ast;
+mod bounds;
 mod error;
 mod execute;
 mod lexer;
@@ -31,6 +32,9 @@ pub use lexer::split_statements;
 pub use parser::parse;
 pub use table::{quote_ident, Table};
 pub use types::{CqlType, Literal};
+
+use std::cell::OnceCell;
+use std::sync::Arc;
 
 use crate::db::Database;
 use crate::model::timeuuid::TimeUuidGenerator;
@@ -116,13 +120,34 @@ impl Rows {
     }
 }
 
+/// A statement parsed and resolved once, to execute many times with values for its `?`
+/// markers: the hot path skips the parser and the schema lookup. It stays bound to the table
+/// it was prepared against; after that table is dropped, executing it fails.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    statement: Statement,
+    keyspace: Option<String>,
+    table: Option<Arc<Table>>,
+    markers: usize,
+}
+
+impl Prepared {
+    /// How many `?` markers the statement has.
+    pub fn markers(&self) -> usize {
+        self.markers
+    }
+}
+
 /// A CQL session on a database: the keyspace in use, and the values bound to the statement
 /// being executed.
 pub struct Session<'db> {
     db: &'db Database,
     keyspace: Option<String>,
-    binds: Vec<Literal>,
-    uuids: TimeUuidGenerator,
+    /// Serialized values of the executing statement's `?` markers (`None`: null).
+    binds: Vec<Option<Vec<u8>>>,
+    /// The table a prepared statement was resolved against, while it executes.
+    pinned: Option<Arc<Table>>,
+    uuids: OnceCell<TimeUuidGenerator>,
 }
 
 impl<'db> Session<'db> {
@@ -132,8 +157,94 @@ impl<'db> Session<'db> {
             db,
             keyspace: None,
             binds: Vec::new(),
-            uuids: TimeUuidGenerator::for_process(),
+            pinned: None,
+            uuids: OnceCell::new(),
         }
+    }
+
+    /// Parses and resolves one statement for [`Session::execute_prepared`].
+    pub fn prepare(&self, text: &str) -> Result<Prepared, CqlError> {
+        let mut stmts = parse(text)?;
+        if stmts.len() != 1 {
+            return Err(CqlError::invalid("prepare takes exactly one statement"));
+        }
+        let statement = stmts.remove(0);
+        let markers = ast::markers(&statement);
+        let (keyspace, table) = match ast::table_of(&statement) {
+            Some(t) => (Some(self.keyspace_of(t)?), Some(self.table(t)?)),
+            None => (None, None),
+        };
+        Ok(Prepared {
+            statement,
+            keyspace,
+            table,
+            markers,
+        })
+    }
+
+    /// Executes a prepared statement with the serialized values of its `?` markers, in order
+    /// (`None`: null).
+    pub fn execute_prepared(
+        &mut self,
+        p: &Prepared,
+        values: &[Option<&[u8]>],
+    ) -> Result<CqlResult, CqlError> {
+        if values.len() != p.markers {
+            return Err(CqlError::invalid(format!(
+                "the statement has {} bind markers, {} values were given",
+                p.markers,
+                values.len()
+            )));
+        }
+        self.binds = values.iter().map(|v| v.map(<[u8]>::to_vec)).collect();
+        self.pinned = p.table.clone();
+        let saved = self.keyspace.clone();
+        if p.keyspace.is_some() {
+            self.keyspace = p.keyspace.clone();
+        }
+        let result = self.dispatch(&p.statement);
+        if !matches!(p.statement, Statement::Use(_)) {
+            self.keyspace = saved;
+        }
+        self.pinned = None;
+        self.binds.clear();
+        result
+    }
+
+    /// Executes prepared writes (`INSERT`, `UPDATE`, `DELETE` of one table) as one batch: one
+    /// validation, and one commit-log record per partition.
+    pub fn execute_batch(
+        &mut self,
+        p: &Prepared,
+        rows: &[&[Option<&[u8]>]],
+    ) -> Result<(), CqlError> {
+        let Some(ks) = p.keyspace.clone() else {
+            return Err(CqlError::invalid(
+                "only INSERT, UPDATE and DELETE can be in a BATCH",
+            ));
+        };
+        self.pinned = p.table.clone();
+        let saved = self.keyspace.replace(ks.clone());
+        let mut batch = BatchMutation::new();
+        let mut result = Ok(());
+        for values in rows {
+            if values.len() != p.markers {
+                result = Err(CqlError::invalid(
+                    "a batch row has the wrong number of values",
+                ));
+                break;
+            }
+            self.binds = values.iter().map(|v| v.map(<[u8]>::to_vec)).collect();
+            if let Err(e) = self.add_write(&p.statement, &ast::Using::default(), &mut batch) {
+                result = Err(e);
+                break;
+            }
+        }
+        self.pinned = None;
+        self.binds.clear();
+        self.keyspace = saved;
+        result?;
+        Self::apply(self.db, &ks, &batch)
     }
 
     /// The keyspace in use.
@@ -146,7 +257,7 @@ impl<'db> Session<'db> {
     pub fn execute(&mut self, text: &str) -> Result<Vec<CqlResult>, CqlError> {
         let mut out = Vec::new();
         for s in parse(text)? {
-            out.push(self.run(&s, &[])?);
+            out.push(self.run(&s)?);
         }
         Ok(out)
     }
@@ -159,12 +270,9 @@ impl<'db> Session<'db> {
         }
     }
 
-    /// Runs one parsed statement with these values for its `?` markers, in order.
-    pub fn run(&mut self, stmt: &Statement, binds: &[Literal]) -> Result<CqlResult, CqlError> {
-        self.binds = binds.to_vec();
-        let result = self.dispatch(stmt);
-        self.binds.clear();
-        result
+    /// Runs one parsed statement (without bind markers).
+    pub fn run(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
+        self.dispatch(stmt)
     }
 
     fn dispatch(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
@@ -212,7 +320,11 @@ impl<'db> Session<'db> {
         let micros = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
-        *self.uuids.next(micros).as_bytes()
+        *self
+            .uuids
+            .get_or_init(TimeUuidGenerator::for_process)
+            .next(micros)
+            .as_bytes()
     }
 }
 

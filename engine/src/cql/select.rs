@@ -2,10 +2,12 @@
 //! EOC rules of `CompositeType`), reads the cells page by page through the engine's slices,
 //! and groups them back into CQL rows (a row exists when its marker or any cell is live).
 
-use super::ast::{Op, Relation, Select, Selector};
+use super::ast::{Op, Relation, Select, Selector, Term};
+use super::bounds::{clustering_slices, Bounds};
 use super::error::CqlError;
 use super::table::{Kind, Table};
 use super::types::CqlType;
+use super::types::Literal;
 use super::{Rows, Session};
 use crate::model::comparator::CompositeType;
 use crate::query::{
@@ -15,10 +17,23 @@ use crate::query::{
 /// Cells read per engine call.
 const PAGE: usize = 1000;
 
-/// One slice of a partition: composite bounds (empty: open).
-struct Bounds {
-    start: Vec<u8>,
-    finish: Vec<u8>,
+/// The rows a scan covers: token-ordered bounds, with keys excluded by a strict `>` or `<`.
+struct KeySpan {
+    start: RangeBound,
+    end: RangeBound,
+    skip_start: Option<Vec<u8>>,
+    skip_end: Option<Vec<u8>>,
+}
+
+impl Default for KeySpan {
+    fn default() -> Self {
+        KeySpan {
+            start: RangeBound::Unbounded,
+            end: RangeBound::Unbounded,
+            skip_start: None,
+            skip_end: None,
+        }
+    }
 }
 
 /// A CQL row being assembled: per column, its value and write time.
@@ -32,12 +47,11 @@ impl Session<'_> {
         let mut lower: Vec<Option<(Vec<u8>, bool)>> = vec![None; n];
         let mut upper: Vec<Option<(Vec<u8>, bool)>> = vec![None; n];
         let mut filters: Vec<(usize, Op, Vec<u8>)> = Vec::new();
+        let mut span = KeySpan::default();
         for r in &s.relations {
             match r {
-                Relation::Token(..) => {
-                    return Err(CqlError::invalid(
-                        "token() restrictions are not supported yet",
-                    ))
+                Relation::Token(cols, op, term, of_key) => {
+                    self.token_restriction(&t, cols, *op, term, *of_key, &mut span)?
                 }
                 Relation::In(c, terms) => {
                     let (i, def) = t.column(c)?;
@@ -212,11 +226,25 @@ impl Session<'_> {
             Ok(count < limit)
         };
         let cf = ColumnParent::new(&t.name);
+        // Cells a page must hold for the rows the query may return: a marker and each regular
+        // column per row (filters may need more; the pages go on as needed).
+        let per_row = 1 + t.columns.len() - t.partition_key.len() - t.clustering.len();
+        // A slice that fixes every clustering column holds one CQL row at most.
+        let one_row = t
+            .clustering
+            .iter()
+            .all(|&i| eq[i].as_ref().is_some_and(|v| v.len() == 1));
+        let rows_wanted = if one_row { 1 } else { limit.min(per_partition) };
+        let want = rows_wanted
+            .saturating_mul(per_row)
+            .saturating_add(1)
+            .clamp(2, PAGE);
+        let rows_per_page = limit.saturating_add(1).clamp(2, PAGE);
         match keys {
             Some(keys) => {
                 'keys: for key in keys {
                     for b in &slices {
-                        let mut cells = self.cells(&t.keyspace, &cf, &key, b, reversed);
+                        let mut cells = self.cells(&t.keyspace, &cf, &key, b, reversed, want, None);
                         if !partition(&key, &mut cells)? {
                             break 'keys;
                         }
@@ -224,32 +252,64 @@ impl Session<'_> {
                 }
             }
             None => {
-                let mut start = RangeBound::Unbounded;
-                let mut last: Option<Vec<u8>> = None;
+                let mut start = span.start.clone();
+                // The previous page's last row (a page starts at it again), or an exclusive start.
+                let mut last: Option<Vec<u8>> = span.skip_start.clone();
                 'scan: loop {
                     let range = KeyRange {
                         start: start.clone(),
-                        end: RangeBound::Unbounded,
-                        count: PAGE,
+                        end: span.end.clone(),
+                        count: rows_per_page,
                     };
+                    // With one slice per partition, the range read brings each row's first page.
+                    let first = match slices.as_slice() {
+                        [b] => {
+                            let (from, to) = if reversed {
+                                (&b.finish, &b.start)
+                            } else {
+                                (&b.start, &b.finish)
+                            };
+                            SliceRange {
+                                start: from.clone(),
+                                finish: to.clone(),
+                                reversed,
+                                count: want,
+                            }
+                        }
+                        _ => SliceRange::all().count(1),
+                    };
+                    let prefetch = slices.len() == 1;
                     let page = self.db.get_range_slices(
                         &t.keyspace,
                         &cf,
-                        &SlicePredicate::Range(SliceRange::all().count(1)),
+                        &SlicePredicate::Range(first),
                         &range,
                     )?;
-                    let full = page.len() == PAGE;
+                    let full = page.len() == rows_per_page;
                     for ks in page {
-                        if last.as_deref() == Some(ks.key.as_slice()) || ks.columns.is_empty() {
+                        let repeat = last.as_deref() == Some(ks.key.as_slice());
+                        last = Some(ks.key.clone());
+                        if repeat
+                            || ks.columns.is_empty()
+                            || span.skip_end.as_deref() == Some(ks.key.as_slice())
+                        {
                             continue;
                         }
+                        let mut prefetched = prefetch.then_some(ks.columns);
                         for b in &slices {
-                            let mut cells = self.cells(&t.keyspace, &cf, &ks.key, b, reversed);
+                            let mut cells = self.cells(
+                                &t.keyspace,
+                                &cf,
+                                &ks.key,
+                                b,
+                                reversed,
+                                want,
+                                prefetched.take(),
+                            );
                             if !partition(&ks.key, &mut cells)? {
                                 break 'scan;
                             }
                         }
-                        last = Some(ks.key.clone());
                     }
                     match (&last, full) {
                         (Some(k), true) => start = RangeBound::Key(k.clone()),
@@ -263,6 +323,67 @@ impl Session<'_> {
                 .push(vec![Some((count as i64).to_be_bytes().to_vec())]);
         }
         Ok(out)
+    }
+
+    /// Narrows a scan by `token(pk) op token(key)` or `token(pk) op <token>`.
+    fn token_restriction(
+        &self,
+        t: &Table,
+        cols: &[String],
+        op: Op,
+        term: &Term,
+        of_key: bool,
+        span: &mut KeySpan,
+    ) -> Result<(), CqlError> {
+        let pk: Vec<&str> = t
+            .partition_key
+            .iter()
+            .map(|&i| t.columns[i].name.as_str())
+            .collect();
+        if cols.iter().map(String::as_str).ne(pk.iter().copied()) {
+            return Err(CqlError::invalid(format!(
+                "token() takes the partition key columns in order: token({})",
+                pk.join(", ")
+            )));
+        }
+        let (bound, key) = if of_key {
+            let [one] = t.partition_key.as_slice() else {
+                return Err(CqlError::invalid(
+                    "token(?) of a composite partition key is not supported yet",
+                ));
+            };
+            let c = &t.columns[*one];
+            let k = self
+                .value(&c.ty, term, &c.name)?
+                .ok_or_else(|| CqlError::invalid("token() of null"))?;
+            (RangeBound::Key(k.clone()), Some(k))
+        } else {
+            let text = match term {
+                Term::Literal(Literal::Number(n)) => n.clone(),
+                _ => self.integer(term, "a token")?.to_string(),
+            };
+            if matches!(op, Op::Gt | Op::Lt) {
+                return Err(CqlError::invalid(
+                    "a raw token bound is inclusive here: use >= or <=, or token(key)",
+                ));
+            }
+            (RangeBound::Token(text), None)
+        };
+        match op {
+            Op::Gt | Op::Ge => {
+                span.start = bound;
+                span.skip_start = if op == Op::Gt { key } else { None };
+            }
+            Op::Lt | Op::Le => {
+                span.end = bound;
+                span.skip_end = if op == Op::Lt { key } else { None };
+            }
+            Op::Eq => {
+                span.start = bound.clone();
+                span.end = bound;
+            }
+        }
+        Ok(())
     }
 
     /// Whether the read walks the clustering order backwards (`ORDER BY` against the declared
@@ -291,6 +412,10 @@ impl Session<'_> {
     }
 
     /// The live cells of one slice of a partition, page by page, in read order.
+    ///
+    /// The first page asks for `first_page` cells (enough for the query's limit, so a `LIMIT 10`
+    /// does not read a thousand), or is `prefetched` (read by a range query with these bounds).
+    #[allow(clippy::too_many_arguments)]
     fn cells<'s>(
         &'s self,
         ks: &'s str,
@@ -298,6 +423,8 @@ impl Session<'_> {
         key: &'s [u8],
         b: &Bounds,
         reversed: bool,
+        first_page: usize,
+        prefetched: Option<Vec<ColumnOrSuperColumn>>,
     ) -> impl Iterator<Item = Result<Column, CqlError>> + 's {
         // A reversed slice starts at its high end.
         let (mut from, to) = if reversed {
@@ -308,6 +435,8 @@ impl Session<'_> {
         let mut buf = Vec::new().into_iter();
         let mut seen_last: Option<Vec<u8>> = None;
         let mut done = false;
+        let mut size = first_page;
+        let mut prefetched = prefetched;
         std::iter::from_fn(move || loop {
             if let Some(c) = buf.next() {
                 return Some(Ok(c));
@@ -315,23 +444,29 @@ impl Session<'_> {
             if done {
                 return None;
             }
-            let range = SliceRange {
-                start: from.clone(),
-                finish: to.clone(),
-                reversed,
-                count: PAGE,
-            };
-            let page = match self
-                .db
-                .get_slice(ks, key, cf, &SlicePredicate::Range(range))
-            {
-                Ok(p) => p,
-                Err(e) => {
-                    done = true;
-                    return Some(Err(e.into()));
+            let page = match prefetched.take() {
+                Some(p) => p,
+                None => {
+                    let range = SliceRange {
+                        start: from.clone(),
+                        finish: to.clone(),
+                        reversed,
+                        count: size,
+                    };
+                    match self
+                        .db
+                        .get_slice(ks, key, cf, &SlicePredicate::Range(range))
+                    {
+                        Ok(p) => p,
+                        Err(e) => {
+                            done = true;
+                            return Some(Err(e.into()));
+                        }
+                    }
                 }
             };
-            done = page.len() < PAGE;
+            done = page.len() < size;
+            size = PAGE;
             let mut cols: Vec<Column> = page
                 .into_iter()
                 .filter_map(|c| match c {
@@ -355,87 +490,6 @@ impl Session<'_> {
             buf = cols.into_iter();
         })
     }
-}
-
-/// Composite bounds for each combination of `=`/`IN` values on a clustering prefix, with the
-/// range on the next clustering column (SPEC §9; a DESC column's bounds swap sides).
-fn clustering_slices(
-    t: &Table,
-    eq: &[Option<Vec<Vec<u8>>>],
-    lower: &[Option<(Vec<u8>, bool)>],
-    upper: &[Option<(Vec<u8>, bool)>],
-) -> Result<Vec<Bounds>, CqlError> {
-    let mut prefixes: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
-    let mut k = 0;
-    while k < t.clustering.len() {
-        let ci = t.clustering[k];
-        let Some(vals) = &eq[ci] else { break };
-        if lower[ci].is_some() || upper[ci].is_some() {
-            return Err(CqlError::invalid(format!(
-                "{} is restricted by both an equality and a range",
-                t.columns[ci].name
-            )));
-        }
-        let mut next = Vec::new();
-        for p in &prefixes {
-            for v in vals {
-                let mut q = p.clone();
-                q.push(v.clone());
-                next.push(q);
-            }
-        }
-        prefixes = next;
-        k += 1;
-    }
-    let range_col = t.clustering.get(k).copied();
-    for (j, &ci) in t.clustering.iter().enumerate() {
-        let restricted = eq[ci].is_some() || lower[ci].is_some() || upper[ci].is_some();
-        let allowed = j < k || (Some(ci) == range_col && eq[ci].is_none());
-        if restricted && !allowed {
-            return Err(CqlError::invalid(format!(
-                "clustering column {} cannot be restricted: the columns before it are not restricted by =",
-                t.columns[ci].name
-            )));
-        }
-    }
-    let build = |parts: &[&[u8]], eoc: i8| -> Result<Vec<u8>, CqlError> {
-        if !CompositeType::fits(parts) {
-            return Err(CqlError::invalid(
-                "a clustering value is longer than 65535 bytes",
-            ));
-        }
-        Ok(CompositeType::build(parts, eoc))
-    };
-    let mut out = Vec::new();
-    for p in &prefixes {
-        let mut parts: Vec<&[u8]> = p.iter().map(Vec::as_slice).collect();
-        let (mut start, mut finish) = if parts.is_empty() {
-            (Vec::new(), Vec::new())
-        } else {
-            (build(&parts, 0)?, build(&parts, 1)?)
-        };
-        if let Some(ci) = range_col {
-            let desc = t.descending[k];
-            // In storage order a DESC column's "greater" values come first.
-            let (lo, hi) = if desc {
-                (&upper[ci], &lower[ci])
-            } else {
-                (&lower[ci], &upper[ci])
-            };
-            if let Some((v, inclusive)) = lo {
-                parts.push(v);
-                start = build(&parts, if *inclusive { 0 } else { 1 })?;
-                parts.pop();
-            }
-            if let Some((v, inclusive)) = hi {
-                parts.push(v);
-                finish = build(&parts, if *inclusive { 1 } else { -1 })?;
-                parts.pop();
-            }
-        }
-        out.push(Bounds { start, finish });
-    }
-    Ok(out)
 }
 
 /// A result's typed columns, and the selector that fills each.

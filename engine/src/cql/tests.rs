@@ -234,3 +234,71 @@ fn writes_that_cannot_be_honoured_are_refused_whole() {
         Err(CqlError::Unconfigured(_))
     ));
 }
+
+#[test]
+fn prepared_statements_bind_serialized_values_without_a_keyspace_in_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    setup(&mut cql);
+    cql.execute("CREATE TABLE w (k blob, c bigint, v blob, PRIMARY KEY (k, c))")
+        .unwrap();
+    let insert = cql
+        .prepare("INSERT INTO w (k, c, v) VALUES (?, ?, ?)")
+        .unwrap();
+    let slice = cql
+        .prepare("SELECT c FROM w WHERE k = ? ORDER BY c DESC LIMIT ?")
+        .unwrap();
+    let scan = cql
+        .prepare("SELECT k FROM w WHERE token(k) > token(?)")
+        .unwrap();
+    assert_eq!((insert.markers(), slice.markers()), (3, 2));
+    // A fresh session, no USE: the prepared statements carry their keyspace.
+    let mut other = Session::new(&db);
+    let cs: Vec<[u8; 8]> = (0..5i64).map(|c| c.to_be_bytes()).collect();
+    let rows: Vec<[Option<&[u8]>; 3]> = cs
+        .iter()
+        .map(|c| [Some(&b"k"[..]), Some(&c[..]), Some(&b"v"[..])])
+        .collect();
+    let refs: Vec<&[Option<&[u8]>]> = rows.iter().map(|r| &r[..]).collect();
+    other.execute_batch(&insert, &refs).unwrap();
+    other
+        .execute_prepared(&insert, &[Some(b"j"), Some(&9i64.to_be_bytes()), None])
+        .unwrap();
+    let CqlResult::Rows(r) = other
+        .execute_prepared(&slice, &[Some(b"k"), Some(&2i32.to_be_bytes())])
+        .unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(
+        r.rows,
+        [
+            vec![Some(4i64.to_be_bytes().to_vec())],
+            vec![Some(3i64.to_be_bytes().to_vec())]
+        ]
+    );
+    assert!(
+        other
+            .execute_prepared(&insert, &[Some(b"k"), Some(b"not8"), None])
+            .is_err(),
+        "a bigint is 8 bytes"
+    );
+    assert!(
+        other.execute_prepared(&slice, &[Some(b"k")]).is_err(),
+        "one value short"
+    );
+    // token(k) > token(j) leaves out j and keeps k, or the reverse, as their tokens order them.
+    let CqlResult::Rows(after_j) = other.execute_prepared(&scan, &[Some(b"j")]).unwrap() else {
+        panic!()
+    };
+    let CqlResult::Rows(after_k) = other.execute_prepared(&scan, &[Some(b"k")]).unwrap() else {
+        panic!()
+    };
+    assert!(after_j.rows.iter().all(|r| r[0].as_deref() != Some(b"j")));
+    assert!(after_k.rows.iter().all(|r| r[0].as_deref() != Some(b"k")));
+    assert!(
+        after_j.rows.is_empty() != after_k.rows.is_empty(),
+        "exactly one of the two partitions comes after the other"
+    );
+}

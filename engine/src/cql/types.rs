@@ -200,6 +200,24 @@ impl CqlType {
         Ok(Some(bytes))
     }
 
+    /// Checks serialized bytes bound to a marker: they must be a valid value of this type.
+    pub fn check(&self, bytes: &[u8]) -> Result<(), String> {
+        match self {
+            CqlType::Text => std::str::from_utf8(bytes)
+                .map(|_| ())
+                .map_err(|_| "not UTF-8".into()),
+            CqlType::Ascii if !bytes.is_ascii() => Err("not ASCII".into()),
+            CqlType::Decimal if bytes.len() < 5 && !bytes.is_empty() => {
+                Err("a decimal is a 4-byte scale and an unscaled varint".into())
+            }
+            _ if bytes.is_empty() => Ok(()),
+            other => match other.comparator() {
+                Some(c) => c.validate(bytes).map_err(|e| e.0),
+                None => Ok(()),
+            },
+        }
+    }
+
     /// Stored bytes in cqlsh's form (`True`, `0xcafe`, `2013-07-23 02:32:34.299000+0000`).
     pub fn display(&self, bytes: &[u8]) -> String {
         match self {

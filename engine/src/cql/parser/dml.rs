@@ -86,7 +86,8 @@ impl Parser {
                 let cols = self.ident_list()?;
                 self.sym(")")?;
                 let op = self.op()?;
-                let value = if self.eat_word("token") {
+                let of_key = self.eat_word("token");
+                let value = if of_key {
                     self.sym("(")?;
                     let v = self.term()?;
                     self.sym(")")?;
@@ -94,7 +95,7 @@ impl Parser {
                 } else {
                     self.term()?
                 };
-                out.push(Relation::Token(cols, op, value));
+                out.push(Relation::Token(cols, op, value, of_key));
             } else {
                 let col = self.ident()?;
                 if self.eat_word("in") {

@@ -1,0 +1,124 @@
+//! supercolumn through CQL (`--engine cql`): the same cells as CQL rows, every operation a
+//! prepared statement. Point rows are `point (k blob, c blob, v blob, PRIMARY KEY (k, c))`, wide
+//! rows `wide (k blob, c bigint, v blob, PRIMARY KEY (k, c))`; an INSERT also writes its row
+//! marker, as Cassandra 2.0+ does. Set beside `--engine supercolumn` it prices the CQL layer.
+
+use std::path::Path;
+
+use anyhow::Context;
+use supercolumn::cql::{CqlResult, Prepared, Session};
+use supercolumn::Database;
+
+use super::supercolumn::options;
+use super::{Engine, EngineConfig};
+
+const KS: &str = "stress";
+
+pub struct SupercolumnCql {
+    db: Database,
+    insert_point: Prepared,
+    insert_wide: Prepared,
+    get: Prepared,
+    slice: Prepared,
+    slice_reversed: Prepared,
+    scan: Prepared,
+}
+
+impl SupercolumnCql {
+    pub fn open(dir: &Path, config: EngineConfig) -> anyhow::Result<SupercolumnCql> {
+        let db = Database::open(dir, options(config))
+            .with_context(|| format!("opening {}", dir.display()))?;
+        let mut s = Session::new(&db);
+        s.execute(&format!(
+            "CREATE KEYSPACE IF NOT EXISTS {KS} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};
+             USE {KS};
+             CREATE TABLE IF NOT EXISTS point (k blob, c blob, v blob, PRIMARY KEY (k, c));
+             CREATE TABLE IF NOT EXISTS wide (k blob, c bigint, v blob, PRIMARY KEY (k, c));"
+        ))?;
+        let insert_point = s.prepare("INSERT INTO point (k, c, v) VALUES (?, ?, ?)")?;
+        let insert_wide = s.prepare("INSERT INTO wide (k, c, v) VALUES (?, ?, ?)")?;
+        let get = s.prepare("SELECT v FROM point WHERE k = ? AND c = ?")?;
+        let slice = s.prepare("SELECT c, v FROM wide WHERE k = ? LIMIT ?")?;
+        let slice_reversed =
+            s.prepare("SELECT c, v FROM wide WHERE k = ? ORDER BY c DESC LIMIT ?")?;
+        let scan = s.prepare("SELECT c, v FROM point WHERE token(k) >= token(?) LIMIT ?")?;
+        drop(s);
+        Ok(SupercolumnCql {
+            db,
+            insert_point,
+            insert_wide,
+            get,
+            slice,
+            slice_reversed,
+            scan,
+        })
+    }
+
+    fn rows(&self, p: &Prepared, values: &[Option<&[u8]>]) -> anyhow::Result<usize> {
+        match Session::new(&self.db).execute_prepared(p, values)? {
+            CqlResult::Rows(r) => Ok(r.rows.len()),
+            other => anyhow::bail!("a SELECT returned {other:?}"),
+        }
+    }
+}
+
+fn limit(n: usize) -> [u8; 4] {
+    i32::try_from(n).unwrap_or(i32::MAX).to_be_bytes()
+}
+
+impl Engine for SupercolumnCql {
+    fn put(&self, row: &[u8], column: &[u8], value: &[u8]) -> anyhow::Result<()> {
+        Session::new(&self.db)
+            .execute_prepared(&self.insert_point, &[Some(row), Some(column), Some(value)])?;
+        Ok(())
+    }
+
+    fn put_wide(&self, row: &[u8], cells: &[([u8; 8], Vec<u8>)]) -> anyhow::Result<()> {
+        let rows: Vec<[Option<&[u8]>; 3]> = cells
+            .iter()
+            .map(|(name, value)| [Some(row), Some(&name[..]), Some(value.as_slice())])
+            .collect();
+        let refs: Vec<&[Option<&[u8]>]> = rows.iter().map(|r| &r[..]).collect();
+        Session::new(&self.db).execute_batch(&self.insert_wide, &refs)?;
+        Ok(())
+    }
+
+    fn get(&self, row: &[u8], column: &[u8]) -> anyhow::Result<bool> {
+        Ok(self.rows(&self.get, &[Some(row), Some(column)])? > 0)
+    }
+
+    fn slice(&self, row: &[u8], count: usize, reversed: bool) -> anyhow::Result<usize> {
+        let p = if reversed {
+            &self.slice_reversed
+        } else {
+            &self.slice
+        };
+        self.rows(p, &[Some(row), Some(&limit(count))])
+    }
+
+    fn scan(&self, start: &[u8], rows: usize) -> anyhow::Result<usize> {
+        self.rows(&self.scan, &[Some(start), Some(&limit(rows))])
+    }
+
+    fn flush(&self) -> anyhow::Result<()> {
+        Ok(self.db.flush_all()?)
+    }
+
+    fn compact(&self) -> anyhow::Result<()> {
+        self.db.flush_all()?;
+        self.db.compact(KS, Some("point"))?;
+        Ok(self.db.compact(KS, Some("wide"))?)
+    }
+
+    fn tables(&self) -> usize {
+        ["point", "wide"]
+            .iter()
+            .filter_map(|cf| self.db.column_family_stats(KS, cf).ok())
+            .map(|s| s.sstables)
+            .sum()
+    }
+
+    fn close(self: Box<Self>) -> anyhow::Result<()> {
+        Ok(self.db.close()?)
+    }
+}

@@ -1,0 +1,596 @@
+//! CQL against a model of its semantics: random tables (partition keys of one or two columns,
+//! zero to two clustering columns in either order, regular columns of every scalar type) and
+//! random statements (inserts with nulls, updates, row, partition and column deletes), with
+//! flushes, compactions and reopens in between. After every step the model's rows and the
+//! engine's answers must agree: whole partitions in clustering order, clustering ranges forward
+//! and backward with limits, and the whole table.
+//!
+//! The model knows nothing of the engine: each type's values come from a table of (literal,
+//! serialized bytes, rank) written out by hand, so both the bytes Cassandra stores and the order
+//! of clustering values are stated independently here. Every write carries an explicit,
+//! increasing `USING TIMESTAMP`, so the latest write to a cell wins.
+
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::Rng;
+use supercolumn::cql::{Rows, Session};
+use supercolumn::{Database, Options};
+
+/// A value: how CQL writes it, the bytes it serializes to, its rank among its type's values.
+type Val = (&'static str, &'static [u8], u8);
+
+/// Types with values usable in keys (ranked in the type's order).
+const KEY_TYPES: &[(&str, &[Val])] = &[
+    (
+        "int",
+        &[
+            ("-70000", &[0xff, 0xfe, 0xee, 0x90], 0),
+            ("-1", &[0xff, 0xff, 0xff, 0xff], 1),
+            ("0", &[0, 0, 0, 0], 2),
+            ("3", &[0, 0, 0, 3], 3),
+        ],
+    ),
+    (
+        "bigint",
+        &[
+            ("-5", &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfb], 0),
+            ("7", &[0, 0, 0, 0, 0, 0, 0, 7], 1),
+            ("4294967296", &[0, 0, 0, 1, 0, 0, 0, 0], 2),
+        ],
+    ),
+    (
+        "smallint",
+        &[
+            ("-300", &[0xfe, 0xd4], 0),
+            ("2", &[0, 2], 1),
+            ("300", &[1, 0x2c], 2),
+        ],
+    ),
+    (
+        "tinyint",
+        &[("-128", &[0x80], 0), ("0", &[0], 1), ("127", &[0x7f], 2)],
+    ),
+    (
+        "varint",
+        &[
+            ("-129", &[0xff, 0x7f], 0),
+            ("-1", &[0xff], 1),
+            ("0", &[0], 2),
+            ("128", &[0, 0x80], 3),
+            ("65536", &[1, 0, 0], 4),
+        ],
+    ),
+    (
+        "text",
+        &[
+            ("'A'", b"A", 0),
+            ("'a'", b"a", 1),
+            ("'ab'", b"ab", 2),
+            ("'b''c'", b"b'c", 3),
+            ("'\u{e9}'", "\u{e9}".as_bytes(), 4),
+        ],
+    ),
+    (
+        "ascii",
+        &[("'x'", b"x", 0), ("'xy'", b"xy", 1), ("'y'", b"y", 2)],
+    ),
+    (
+        "blob",
+        &[
+            ("0x00", &[0], 0),
+            ("0x0001", &[0, 1], 1),
+            ("0x01", &[1], 2),
+            ("0xff", &[0xff], 3),
+        ],
+    ),
+    ("boolean", &[("false", &[0], 0), ("true", &[1], 1)]),
+    (
+        "double",
+        &[
+            ("-2.5", &[0xc0, 0x04, 0, 0, 0, 0, 0, 0], 0),
+            ("0.0", &[0; 8], 1),
+            ("1.5", &[0x3f, 0xf8, 0, 0, 0, 0, 0, 0], 2),
+            (
+                "1e300",
+                &[0x7e, 0x37, 0xe4, 0x3c, 0x88, 0x00, 0x75, 0x9c],
+                3,
+            ),
+        ],
+    ),
+    (
+        "float",
+        &[
+            ("-1.0", &[0xbf, 0x80, 0, 0], 0),
+            ("0.5", &[0x3f, 0, 0, 0], 1),
+            ("2.0", &[0x40, 0, 0, 0], 2),
+        ],
+    ),
+    (
+        "timestamp",
+        &[
+            (
+                "-1000",
+                &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfc, 0x18],
+                0,
+            ),
+            (
+                "'1970-01-01 00:00:01+0000'",
+                &[0, 0, 0, 0, 0, 0, 3, 0xe8],
+                1,
+            ),
+            ("1374546754299", &[0, 0, 1, 0x40, 0x09, 0x5e, 0xfa, 0xfb], 2),
+        ],
+    ),
+    (
+        "date",
+        &[
+            ("'1969-12-31'", &[0x7f, 0xff, 0xff, 0xff], 0),
+            ("'1970-01-01'", &[0x80, 0, 0, 0], 1),
+            ("'1970-01-03'", &[0x80, 0, 0, 2], 2),
+        ],
+    ),
+    (
+        "time",
+        &[
+            ("'00:00:00'", &[0; 8], 0),
+            ("'00:00:01.5'", &[0, 0, 0, 0, 0x59, 0x68, 0x2f, 0x00], 1),
+            ("'23:59:59'", &[0, 0, 0x4e, 0x94, 0x55, 0xb4, 0x36, 0x00], 2),
+        ],
+    ),
+    // Addresses order as bytes: the 16-byte ::1 starts with 00, before any IPv4 address here.
+    (
+        "inet",
+        &[
+            (
+                "'::1'",
+                &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+                0,
+            ),
+            ("'1.2.3.4'", &[1, 2, 3, 4], 1),
+            ("'10.0.0.1'", &[10, 0, 0, 1], 2),
+        ],
+    ),
+];
+
+/// Types seen only as regular columns.
+const VALUE_TYPES: &[(&str, &[Val])] = &[
+    (
+        "decimal",
+        &[
+            ("1.50", &[0, 0, 0, 2, 0, 0x96], 0),
+            ("-3", &[0, 0, 0, 0, 0xfd], 1),
+        ],
+    ),
+    (
+        "uuid",
+        &[(
+            "5f0d6a10-f487-11e2-801f-df9895e5d0f8",
+            &[
+                0x5f, 0x0d, 0x6a, 0x10, 0xf4, 0x87, 0x11, 0xe2, 0x80, 0x1f, 0xdf, 0x98, 0x95, 0xe5,
+                0xd0, 0xf8,
+            ],
+            0,
+        )],
+    ),
+];
+
+struct Column {
+    name: String,
+    values: &'static [Val],
+    ty: &'static str,
+}
+
+struct Shape {
+    name: String,
+    pk: Vec<Column>,
+    ck: Vec<(Column, bool)>,
+    regular: Vec<Column>,
+}
+
+/// A row as `SELECT *` returns it: each column's bytes, `None` for null.
+type OutRow = Vec<Option<Vec<u8>>>;
+
+/// A cell in the model: value bytes (None: deleted) and the timestamp of the write that set it.
+type Cell = (Option<Vec<u8>>, i64);
+
+#[derive(Default, Clone)]
+struct Row {
+    marker: Option<Cell>,
+    cells: BTreeMap<String, Cell>,
+}
+
+/// Partition key (value indexes) → clustering value ranks → row.
+type Model = BTreeMap<Vec<usize>, BTreeMap<Vec<usize>, Row>>;
+
+fn pick_type(rng: &mut Rng, key: bool) -> (&'static str, &'static [Val]) {
+    let all: Vec<_> = KEY_TYPES
+        .iter()
+        .chain(if key { &[][..] } else { VALUE_TYPES })
+        .collect();
+    *all[rng.pick(all.len())]
+}
+
+fn column(rng: &mut Rng, prefix: &str, i: usize, key: bool) -> Column {
+    let (ty, values) = pick_type(rng, key);
+    Column {
+        name: format!("{prefix}{i}"),
+        values,
+        ty,
+    }
+}
+
+fn shape(rng: &mut Rng, n: usize) -> Shape {
+    let (npk, nck, nreg) = (1 + rng.pick(2), rng.pick(3), 1 + rng.pick(3));
+    let pk = (0..npk).map(|i| column(rng, "p", i, true)).collect();
+    let ck = (0..nck)
+        .map(|i| {
+            let c = column(rng, "c", i, true);
+            (c, rng.pick(2) == 1)
+        })
+        .collect();
+    let regular = (0..nreg)
+        .map(|i| column(rng, if i % 2 == 0 { "v" } else { "Z" }, i, false))
+        .collect();
+    Shape {
+        name: format!("t{n}"),
+        pk,
+        ck,
+        regular,
+    }
+}
+
+fn create(s: &Shape) -> String {
+    let cols: Vec<String> =
+        s.pk.iter()
+            .chain(s.ck.iter().map(|c| &c.0))
+            .chain(&s.regular)
+            .map(|c| format!("{} {}", quoted(&c.name), c.ty))
+            .collect();
+    let pk: Vec<&str> = s.pk.iter().map(|c| c.name.as_str()).collect();
+    let ck: Vec<String> = s.ck.iter().map(|c| quoted(&c.0.name)).collect();
+    let mut key = format!("({})", pk.join(", "));
+    for c in &ck {
+        key.push_str(", ");
+        key.push_str(c);
+    }
+    let mut text = format!(
+        "CREATE TABLE ks.{} ({}, PRIMARY KEY ({key}))",
+        s.name,
+        cols.join(", ")
+    );
+    if !s.ck.is_empty() {
+        let order: Vec<String> =
+            s.ck.iter()
+                .map(|(c, d)| format!("{} {}", quoted(&c.name), if *d { "DESC" } else { "ASC" }))
+                .collect();
+        text.push_str(&format!(" WITH CLUSTERING ORDER BY ({})", order.join(", ")));
+    }
+    text
+}
+
+/// Mixed-case names are double-quoted so they keep their case.
+fn quoted(name: &str) -> String {
+    if name.chars().any(|c| c.is_ascii_uppercase()) {
+        format!("\"{name}\"")
+    } else {
+        name.to_string()
+    }
+}
+
+fn where_clause(s: &Shape, pk: &[usize], ck: Option<&[usize]>) -> String {
+    let mut parts: Vec<String> =
+        s.pk.iter()
+            .zip(pk)
+            .map(|(c, &v)| format!("{} = {}", c.name, c.values[v].0))
+            .collect();
+    if let Some(ck) = ck {
+        parts.extend(
+            s.ck.iter()
+                .zip(ck)
+                .map(|((c, _), &v)| format!("{} = {}", quoted(&c.name), c.values[v].0)),
+        );
+    }
+    parts.join(" AND ")
+}
+
+/// The model's rows of a partition as `SELECT *` returns them, in clustering order.
+fn expected(
+    s: &Shape,
+    pk: &[usize],
+    rows: &BTreeMap<Vec<usize>, Row>,
+    reversed: bool,
+) -> Vec<Vec<Option<Vec<u8>>>> {
+    let mut live: Vec<(Vec<usize>, OutRow)> = Vec::new();
+    let mut regular: Vec<&Column> = s.regular.iter().collect();
+    regular.sort_by(|a, b| a.name.cmp(&b.name));
+    for (ck, row) in rows {
+        let exists = row.marker.as_ref().is_some_and(|c| c.0.is_some())
+            || row.cells.values().any(|c| c.0.is_some());
+        if !exists {
+            continue;
+        }
+        let mut out: Vec<Option<Vec<u8>>> =
+            s.pk.iter()
+                .zip(pk)
+                .map(|(c, &v)| Some(c.values[v].1.to_vec()))
+                .collect();
+        out.extend(
+            s.ck.iter()
+                .zip(ck)
+                .map(|((c, _), &v)| Some(c.values[v].1.to_vec())),
+        );
+        out.extend(
+            regular
+                .iter()
+                .map(|c| row.cells.get(&c.name).and_then(|x| x.0.clone())),
+        );
+        // Sort key: each clustering rank, negated for DESC columns.
+        let key: Vec<usize> =
+            s.ck.iter()
+                .zip(ck)
+                .map(|((c, desc), &v)| {
+                    let r = usize::from(c.values[v].2);
+                    if *desc {
+                        255 - r
+                    } else {
+                        r
+                    }
+                })
+                .collect();
+        live.push((key, out));
+    }
+    live.sort_by(|a, b| a.0.cmp(&b.0));
+    if reversed {
+        live.reverse();
+    }
+    live.into_iter().map(|x| x.1).collect()
+}
+
+fn values(v: &[Val], rng: &mut Rng) -> usize {
+    rng.pick(v.len())
+}
+
+fn reopen(db: &mut Option<Database>, dir: &std::path::Path) {
+    db.take().unwrap().close().unwrap();
+    *db = Some(Database::open(dir, Options::default()).unwrap());
+}
+
+fn run_sequence(
+    holder: &mut Option<Database>,
+    dir: &std::path::Path,
+    rng: &mut Rng,
+    n: usize,
+    ts: &mut i64,
+) {
+    let s = shape(rng, n);
+    Session::new(holder.as_ref().unwrap())
+        .execute(&create(&s))
+        .unwrap_or_else(|e| panic!("{}: {e}", create(&s)));
+    let mut model: Model = BTreeMap::new();
+    for step in 0..20 {
+        let db = holder.as_ref().unwrap();
+        let mut cql = Session::new(db);
+        *ts += 1;
+        let pk: Vec<usize> = s.pk.iter().map(|c| values(c.values, rng)).collect();
+        let ck: Vec<usize> = s.ck.iter().map(|c| values(c.0.values, rng)).collect();
+        let op = rng.pick(12);
+        let stmt = match op {
+            0..=4 => {
+                let mut cols: Vec<String> = s.pk.iter().map(|c| c.name.clone()).collect();
+                cols.extend(s.ck.iter().map(|c| quoted(&c.0.name)));
+                let mut vals: Vec<&str> =
+                    s.pk.iter().zip(&pk).map(|(c, &v)| c.values[v].0).collect();
+                vals.extend(s.ck.iter().zip(&ck).map(|(c, &v)| c.0.values[v].0));
+                let row = model
+                    .entry(pk.clone())
+                    .or_default()
+                    .entry(ck.clone())
+                    .or_default();
+                row.marker = Some((Some(Vec::new()), *ts));
+                for c in &s.regular {
+                    match rng.pick(3) {
+                        0 => continue,
+                        1 => {
+                            cols.push(quoted(&c.name));
+                            vals.push("null");
+                            row.cells.insert(c.name.clone(), (None, *ts));
+                        }
+                        _ => {
+                            let v = &c.values[values(c.values, rng)];
+                            cols.push(quoted(&c.name));
+                            vals.push(v.0);
+                            row.cells.insert(c.name.clone(), (Some(v.1.to_vec()), *ts));
+                        }
+                    }
+                }
+                format!(
+                    "INSERT INTO ks.{} ({}) VALUES ({}) USING TIMESTAMP {ts}",
+                    s.name,
+                    cols.join(", "),
+                    vals.join(", ")
+                )
+            }
+            5 | 6 => {
+                let c = &s.regular[rng.pick(s.regular.len())];
+                let (lit, bytes) = if rng.pick(4) == 0 {
+                    ("null", None)
+                } else {
+                    let v = &c.values[values(c.values, rng)];
+                    (v.0, Some(v.1.to_vec()))
+                };
+                model
+                    .entry(pk.clone())
+                    .or_default()
+                    .entry(ck.clone())
+                    .or_default()
+                    .cells
+                    .insert(c.name.clone(), (bytes, *ts));
+                format!(
+                    "UPDATE ks.{} USING TIMESTAMP {ts} SET {} = {lit} WHERE {}",
+                    s.name,
+                    quoted(&c.name),
+                    where_clause(&s, &pk, Some(&ck))
+                )
+            }
+            7 if !s.ck.is_empty() => {
+                let row = model
+                    .entry(pk.clone())
+                    .or_default()
+                    .entry(ck.clone())
+                    .or_default();
+                row.marker = Some((None, *ts));
+                for c in &s.regular {
+                    row.cells.insert(c.name.clone(), (None, *ts));
+                }
+                format!(
+                    "DELETE FROM ks.{} USING TIMESTAMP {ts} WHERE {}",
+                    s.name,
+                    where_clause(&s, &pk, Some(&ck))
+                )
+            }
+            7 | 8 => {
+                model.remove(&pk);
+                format!(
+                    "DELETE FROM ks.{} USING TIMESTAMP {ts} WHERE {}",
+                    s.name,
+                    where_clause(&s, &pk, None)
+                )
+            }
+            9 => {
+                let c = &s.regular[rng.pick(s.regular.len())];
+                model
+                    .entry(pk.clone())
+                    .or_default()
+                    .entry(ck.clone())
+                    .or_default()
+                    .cells
+                    .insert(c.name.clone(), (None, *ts));
+                format!(
+                    "DELETE {} FROM ks.{} USING TIMESTAMP {ts} WHERE {}",
+                    quoted(&c.name),
+                    s.name,
+                    where_clause(&s, &pk, Some(&ck))
+                )
+            }
+            10 => {
+                db.flush_all().unwrap();
+                continue;
+            }
+            _ => {
+                if rng.pick(5) == 0 {
+                    drop(cql);
+                    reopen(holder, dir);
+                    let mut cql = Session::new(holder.as_ref().unwrap());
+                    check(&mut cql, &s, &model, rng, "a reopen");
+                } else {
+                    db.compact("ks", Some(&s.name)).unwrap();
+                    check(&mut cql, &s, &model, rng, "a compaction");
+                }
+                continue;
+            }
+        };
+        cql.execute(&stmt)
+            .unwrap_or_else(|e| panic!("step {step}: {stmt}: {e}"));
+        check(&mut cql, &s, &model, rng, &stmt);
+    }
+    let mut cql = Session::new(holder.as_ref().unwrap());
+    check_all(&mut cql, &s, &model);
+    cql.execute(&format!("DROP TABLE ks.{}", s.name)).unwrap();
+}
+
+fn rows_of(cql: &mut Session<'_>, q: &str) -> Rows {
+    cql.query(q).unwrap_or_else(|e| panic!("{q}: {e}"))
+}
+
+/// Every partition of the model read back whole, and a random clustering range.
+fn check(cql: &mut Session<'_>, s: &Shape, model: &Model, rng: &mut Rng, after: &str) {
+    for (pk, rows) in model {
+        let q = format!(
+            "SELECT * FROM ks.{} WHERE {}",
+            s.name,
+            where_clause(s, pk, None)
+        );
+        assert_eq!(
+            rows_of(cql, &q).rows,
+            expected(s, pk, rows, false),
+            "{q} after {after}\n{}",
+            create(s)
+        );
+    }
+    let Some(((c0, desc), (pk, rows))) = s.ck.first().zip(model.iter().next()) else {
+        return;
+    };
+    let v = rng.pick(c0.values.len());
+    let (op, keep): (&str, fn(u8, u8) -> bool) = match rng.pick(4) {
+        0 => (">", |a, b| a > b),
+        1 => (">=", |a, b| a >= b),
+        2 => ("<", |a, b| a < b),
+        _ => ("<=", |a, b| a <= b),
+    };
+    let reversed = rng.pick(2) == 1;
+    let limit = 1 + rng.pick(3);
+    let order = if reversed != *desc { "DESC" } else { "ASC" };
+    let q = format!(
+        "SELECT * FROM ks.{} WHERE {} AND {} {op} {} ORDER BY {} {order} LIMIT {limit}",
+        s.name,
+        where_clause(s, pk, None),
+        quoted(&c0.name),
+        c0.values[v].0,
+        quoted(&c0.name)
+    );
+    let kept: BTreeMap<Vec<usize>, Row> = rows
+        .iter()
+        .filter(|(ck, _)| keep(c0.values[ck[0]].2, c0.values[v].2))
+        .map(|(k, r)| (k.clone(), r.clone()))
+        .collect();
+    let mut want = expected(s, pk, &kept, reversed);
+    want.truncate(limit);
+    assert_eq!(
+        rows_of(cql, &q).rows,
+        want,
+        "{q} after {after}\n{}",
+        create(s)
+    );
+}
+
+/// The whole table, in any order, and its count.
+fn check_all(cql: &mut Session<'_>, s: &Shape, model: &Model) {
+    let mut want: Vec<_> = model
+        .iter()
+        .flat_map(|(pk, rows)| expected(s, pk, rows, false))
+        .collect();
+    let mut got = rows_of(cql, &format!("SELECT * FROM ks.{}", s.name)).rows;
+    want.sort();
+    got.sort();
+    assert_eq!(got, want, "{}", create(s));
+    let count = rows_of(cql, &format!("SELECT COUNT(*) FROM ks.{}", s.name)).rows;
+    assert_eq!(
+        count,
+        [vec![Some((want.len() as i64).to_be_bytes().to_vec())]]
+    );
+}
+
+#[test]
+fn random_statement_sequences_agree_with_the_model() {
+    let seed = std::env::var("CQL_MODEL_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5eed_c0de_u64);
+    let mut rng = Rng(seed | 1);
+    let mut ts = 1_000_000i64;
+    let dir = tempfile::tempdir().unwrap();
+    let mut db = Some(Database::open(dir.path(), Options::default()).unwrap());
+    Session::new(db.as_ref().unwrap())
+        .execute("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        .unwrap();
+    let sequences = 2000;
+    for n in 0..sequences {
+        run_sequence(&mut db, dir.path(), &mut rng, n, &mut ts);
+    }
+    db.take().unwrap().close().unwrap();
+}
