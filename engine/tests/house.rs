@@ -69,7 +69,7 @@ const ORCHESTRATION: &[(&str, &[&str])] = &[
     ("store", &["db", "inspect", "fuzz", "cql"]),
     ("db", &["inspect", "fuzz", "cql"]),
     ("inspect", &["db", "fuzz", "cql"]),
-    ("fuzz", &["db", "cql"]),
+    ("fuzz", &["db"]),
     ("cql", &["store", "inspect", "fuzz"]),
 ];
 
