@@ -271,3 +271,24 @@ fn the_schema_command_refuses_a_folder_whose_schema_is_missing() {
     let posts = std::fs::read_dir(dir.path().join("Blog")).unwrap().count();
     assert_eq!(posts, 1, "the SSTable is still there");
 }
+
+#[test]
+fn a_composite_slice_bound_with_an_end_of_component_covers_a_whole_clustering_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = shell(
+        dir.path(),
+        "use Keyspace1; create column family Comp with comparator = 'CompositeType(UTF8Type,UTF8Type,UTF8Type)';
+         set Comp['k']['c1:c2:'] = ''; set Comp['k']['c1:c2:v'] = 'x'; set Comp['k']['c1:c3:v'] = 'y';
+         get Comp['k']['c1:c2':'c1:c2:!'];",
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = stdout(&o);
+    assert_eq!(
+        out[out.len() - 3..],
+        [
+            "=> (column=c1:c2:, value=, timestamp=T)",
+            "=> (column=c1:c2:v, value=78, timestamp=T)",
+            "Returned 2 results."
+        ]
+    );
+}

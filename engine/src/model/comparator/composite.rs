@@ -215,6 +215,16 @@ impl Comparator for CompositeType {
             }
         }
         fields.push(cur);
+        // A bound ends in `:!` (+1) or `:_` (−1), the end-of-component of the component before
+        // it, as `to_text` writes them (a component that is literally `!` is written `!!`).
+        let last_eoc = match fields.last().map(String::as_str) {
+            Some("!") if fields.len() > 1 => 1,
+            Some("_") if fields.len() > 1 => -1,
+            _ => 0,
+        };
+        if last_eoc != 0 {
+            fields.pop();
+        }
         if fields.len() > self.components.len() {
             return Err(MarshalError::new(format!(
                 "'{text}' has {} components, the type has {}",
@@ -237,7 +247,7 @@ impl Comparator for CompositeType {
                 "a composite component is longer than 65535 bytes",
             ));
         }
-        Ok(Self::build(&refs, 0))
+        Ok(Self::build(&refs, last_eoc))
     }
 
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
@@ -274,6 +284,31 @@ mod tests {
         assert!(t.compare(&marker, &cell).is_lt());
         assert_eq!(t.parse_text("1:name").unwrap(), cell);
         t.validate(&cell).unwrap();
+    }
+
+    #[test]
+    fn slice_bounds_with_an_end_of_component_parse_back() {
+        let t = CompositeType::new(vec![
+            Arc::new(Utf8Type),
+            Arc::new(Utf8Type),
+            Arc::new(Utf8Type),
+        ]);
+        let end = t.parse_text("c1:c2:!").unwrap();
+        assert_eq!(end, CompositeType::build(&[b"c1", b"c2"], 1));
+        assert_eq!(t.to_text(&end), "c1:c2:!");
+        let row = CompositeType::build(&[b"c1", b"c2", b"v"], 0);
+        assert!(
+            t.compare(&row, &end).is_lt(),
+            "the whole clustering row sorts before its end bound"
+        );
+        assert_eq!(
+            t.parse_text("c1:_").unwrap(),
+            CompositeType::build(&[b"c1"], -1)
+        );
+        assert_eq!(
+            t.parse_text("c1:!!").unwrap(),
+            CompositeType::build(&[b"c1", b"!"], 0)
+        );
     }
 
     #[test]
