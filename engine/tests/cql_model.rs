@@ -522,6 +522,26 @@ fn check(cql: &mut Session<'_>, s: &Shape, model: &Model, rng: &mut Rng, after: 
             create(s)
         );
     }
+    // One CQL row named by its whole primary key (read by cell names, not as a slice).
+    if let Some((pk, rows)) = model.iter().next() {
+        let ck: Vec<usize> = s.ck.iter().map(|(c, _)| rng.pick(c.values.len())).collect();
+        let q = format!(
+            "SELECT * FROM ks.{} WHERE {}",
+            s.name,
+            where_clause(s, pk, Some(&ck))
+        );
+        let one: BTreeMap<Vec<usize>, Row> = rows
+            .get(&ck)
+            .map(|r| (ck.clone(), r.clone()))
+            .into_iter()
+            .collect();
+        assert_eq!(
+            rows_of(cql, &q).rows,
+            expected(s, pk, &one, false),
+            "{q} after {after}\n{}",
+            create(s)
+        );
+    }
     let Some(((c0, desc), (pk, rows))) = s.ck.first().zip(model.iter().next()) else {
         return;
     };
