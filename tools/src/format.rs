@@ -62,6 +62,7 @@ mod tests {
             value: b"John".to_vec(),
             timestamp: 1374546754299000,
             ttl: None,
+            expires_at: None,
         };
         assert_eq!(
             result_lines(

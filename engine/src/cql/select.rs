@@ -9,6 +9,7 @@ use super::table::{Kind, Table};
 use super::types::CqlType;
 use super::types::Literal;
 use super::{Rows, Session};
+use crate::clock::Clock;
 use crate::model::comparator::CompositeType;
 use crate::query::{
     Column, ColumnOrSuperColumn, ColumnParent, KeyRange, RangeBound, SlicePredicate, SliceRange,
@@ -36,8 +37,8 @@ impl Default for KeySpan {
     }
 }
 
-/// A CQL row being assembled: per column, its value and write time.
-type Row = Vec<Option<(Vec<u8>, i64)>>;
+/// A CQL row being assembled: per column, its value, write time and expiry (seconds).
+type Row = Vec<Option<(Vec<u8>, i64, Option<i64>)>>;
 
 impl Session<'_> {
     pub(super) fn select(&self, s: &Select) -> Result<Rows, CqlError> {
@@ -97,6 +98,8 @@ impl Session<'_> {
             ));
         }
         let reversed = self.reversed(&t, &s.order_by)?;
+        // TTL() counts down from the database's clock, as expiry does.
+        let now_seconds = self.db.options().clock.now_micros().div_euclid(1_000_000);
         let slices = clustering_slices(&t, &eq, &lower, &upper)?;
         let (columns, selectors) = output_columns(&t, s)?;
         let limit = s
@@ -186,7 +189,7 @@ impl Session<'_> {
                     *count += 1;
                     if !matches!(selectors.first(), Some(Selector::Count)) {
                         out.rows
-                            .push(project(&t, &selectors, &pk, &ck, &row, s.distinct));
+                            .push(project(&t, &selectors, &pk, &ck, &row, now_seconds));
                     }
                 }
                 *count < limit && *in_partition < per_partition && !s.distinct
@@ -217,7 +220,7 @@ impl Session<'_> {
                     .iter()
                     .position(|c| c.kind == Kind::Regular && c.name.as_bytes() == col)
                 {
-                    entry.1[i] = Some((cell.value, cell.timestamp));
+                    entry.1[i] = Some((cell.value, cell.timestamp, cell.expires_at));
                 }
             }
             if let Some((c, row, _)) = current.take() {
@@ -536,7 +539,15 @@ fn output_columns(t: &Table, s: &Select) -> Result<Output, CqlError> {
                 }
                 (format!("writetime({c})"), CqlType::Bigint)
             }
-            Selector::Ttl(_) => return Err(CqlError::invalid("TTL() is not supported yet")),
+            Selector::Ttl(c) => {
+                let (_, d) = t.column(c)?;
+                if d.kind != Kind::Regular {
+                    return Err(CqlError::invalid(format!(
+                        "cannot use TTL on PRIMARY KEY part {c}"
+                    )));
+                }
+                (format!("ttl({c})"), CqlType::Int)
+            }
             Selector::Count => ("count".to_string(), CqlType::Bigint),
         });
     }
@@ -550,7 +561,7 @@ fn project(
     pk: &[Vec<u8>],
     ck: &[Vec<u8>],
     row: &Row,
-    _distinct: bool,
+    now_seconds: i64,
 ) -> Vec<Option<Vec<u8>>> {
     selectors
         .iter()
@@ -567,7 +578,13 @@ fn project(
                 let i = t.columns.iter().position(|d| d.name == *c)?;
                 row[i].as_ref().map(|v| v.1.to_be_bytes().to_vec())
             }
-            Selector::Ttl(_) | Selector::Count => None,
+            Selector::Ttl(c) => {
+                let i = t.columns.iter().position(|d| d.name == *c)?;
+                let expires = row[i].as_ref()?.2?;
+                let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
+                Some((left as i32).to_be_bytes().to_vec())
+            }
+            Selector::Count => None,
         })
         .collect()
 }

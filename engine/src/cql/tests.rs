@@ -302,3 +302,35 @@ fn prepared_statements_bind_serialized_values_without_a_keyspace_in_use() {
         "exactly one of the two partitions comes after the other"
     );
 }
+
+#[test]
+fn ttl_and_writetime_answer_from_the_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    // On a whole second, so the TTL counts from now (a write between seconds counts from the
+    // next one: the column never expires early).
+    let clock = std::sync::Arc::new(crate::ManualClock::new(1_374_546_754_000_000));
+    let db = Database::open(dir.path(), Options::default().with_clock(clock.clone())).unwrap();
+    let mut cql = Session::new(&db);
+    setup(&mut cql);
+    cql.execute("CREATE TABLE t (k int PRIMARY KEY, a text, b text)")
+        .unwrap();
+    cql.execute("INSERT INTO t (k, a, b) VALUES (1, 'x', 'y') USING TTL 100 AND TIMESTAMP 42")
+        .unwrap();
+    cql.execute("UPDATE t SET b = 'z' WHERE k = 1").unwrap();
+    clock.advance_micros(30_000_000);
+    let r = cql
+        .query("SELECT TTL(a), TTL(b), WRITETIME(a) FROM t WHERE k = 1")
+        .unwrap();
+    assert_eq!(
+        r.to_table(),
+        " ttl(a) | ttl(b) | writetime(a)\n--------+--------+--------------\n     70 |   null |           42\n\n(1 rows)"
+    );
+    assert!(
+        cql.execute("SELECT TTL(k) FROM t").is_err(),
+        "a key has no TTL"
+    );
+    clock.advance_micros(70_000_000);
+    // The marker and a expired with the TTL; b, written later without one, keeps the row.
+    let r = cql.query("SELECT a, b FROM t WHERE k = 1").unwrap();
+    assert_eq!(r.rows, [vec![None, Some(b"z".to_vec())]]);
+}

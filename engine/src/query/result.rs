@@ -12,6 +12,8 @@ pub struct Column {
     pub timestamp: i64,
     /// The TTL it was written with, if any.
     pub ttl: Option<u32>,
+    /// When it expires, if it has a TTL: local time in seconds since the Unix epoch.
+    pub expires_at: Option<i64>,
 }
 
 /// A super column with its live sub-columns, in sub-comparator order.

@@ -115,6 +115,7 @@ fn live_column(
         value,
         timestamp: cell.timestamp,
         ttl: ttl.map(|t| t.ttl),
+        expires_at: ttl.map(|t| t.local_expiration_time),
     }))
 }
 

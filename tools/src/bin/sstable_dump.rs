@@ -146,6 +146,7 @@ fn cli_lines(row: &DumpRow, def: &ColumnFamilyDef) -> Vec<String> {
                     value: value.clone(),
                     timestamp: *timestamp,
                     ttl: ttl.map(|t| t.0),
+                    expires_at: ttl.map(|t| t.1),
                 };
                 let n: &dyn Comparator = if super_column.is_some() {
                     sub.as_ref()
