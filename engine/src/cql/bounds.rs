@@ -61,6 +61,16 @@ pub(super) fn clustering_slices(
         }
         Ok(CompositeType::build(parts, eoc))
     };
+    // IN values in clustering order, each once, whatever order the statement gave them.
+    let cmp = t.cf_def().comparator;
+    if prefixes.len() > 1 {
+        let key = |p: &Vec<Vec<u8>>| {
+            let parts: Vec<&[u8]> = p.iter().map(Vec::as_slice).collect();
+            CompositeType::build(&parts, 0)
+        };
+        prefixes.sort_by(|a, b| cmp.compare(&key(a), &key(b)));
+        prefixes.dedup();
+    }
     let mut out = Vec::new();
     for p in &prefixes {
         let mut parts: Vec<&[u8]> = p.iter().map(Vec::as_slice).collect();
@@ -87,6 +97,10 @@ pub(super) fn clustering_slices(
                 finish = build(&parts, if *inclusive { 1 } else { -1 })?;
                 parts.pop();
             }
+        }
+        // An empty range (`c > 2 AND c < 1`) selects nothing; the engine refuses it as a slice.
+        if !start.is_empty() && !finish.is_empty() && cmp.compare(&start, &finish).is_gt() {
+            continue;
         }
         out.push(Bounds { start, finish });
     }

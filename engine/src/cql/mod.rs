@@ -127,7 +127,8 @@ impl Rows {
 pub struct Prepared {
     statement: Statement,
     keyspace: Option<String>,
-    table: Option<Arc<Table>>,
+    /// The table and its stored definition when prepared.
+    table: Option<(Arc<Table>, String)>,
     markers: usize,
 }
 
@@ -146,7 +147,7 @@ pub struct Session<'db> {
     /// Serialized values of the executing statement's `?` markers (`None`: null).
     binds: Vec<Option<Vec<u8>>>,
     /// The table a prepared statement was resolved against, while it executes.
-    pinned: Option<Arc<Table>>,
+    pinned: Option<(Arc<Table>, String)>,
     uuids: OnceCell<TimeUuidGenerator>,
 }
 
@@ -171,7 +172,16 @@ impl<'db> Session<'db> {
         let statement = stmts.remove(0);
         let markers = ast::markers(&statement);
         let (keyspace, table) = match ast::table_of(&statement) {
-            Some(t) => (Some(self.keyspace_of(t)?), Some(self.table(t)?)),
+            Some(t) => {
+                let ks = self.keyspace_of(t)?;
+                let table = self.table(t)?;
+                let stored = self
+                    .db
+                    .describe_column_family(&ks, &t.table)?
+                    .cql_table
+                    .unwrap_or_default();
+                (Some(ks), Some((table, stored)))
+            }
             None => (None, None),
         };
         Ok(Prepared {

@@ -61,13 +61,19 @@ impl Session<'_> {
                             "IN on the regular column {c} is not supported"
                         )));
                     }
-                    let mut vals = Vec::new();
+                    let mut vals: Vec<Vec<u8>> = Vec::new();
                     for term in terms {
-                        vals.push(self.value(&def.ty, term, c)?.ok_or_else(|| {
+                        let v = self.value(&def.ty, term, c)?.ok_or_else(|| {
                             CqlError::invalid(format!("invalid null value for {c}"))
-                        })?);
+                        })?;
+                        // IN (1, 1) names one row once.
+                        if !vals.contains(&v) {
+                            vals.push(v);
+                        }
                     }
-                    eq[i] = Some(vals);
+                    if eq[i].replace(vals).is_some() {
+                        return Err(restricted_twice(c));
+                    }
                 }
                 Relation::Compare(c, op, term) => {
                     let (i, def) = t.column(c)?;
@@ -75,18 +81,34 @@ impl Session<'_> {
                         .value(&def.ty, term, c)?
                         .ok_or_else(|| CqlError::invalid(format!("invalid null value for {c}")))?;
                     match (def.kind, op) {
-                        (Kind::Regular, _) => filters.push((i, *op, v)),
-                        (_, Op::Eq) => eq[i] = Some(vec![v]),
+                        (Kind::Regular, _) => {
+                            if def.ty.comparator().is_none() {
+                                return Err(CqlError::invalid(format!(
+                                    "filtering on {c} of type {} is not supported yet",
+                                    def.ty
+                                )));
+                            }
+                            filters.push((i, *op, v))
+                        }
+                        (_, Op::Eq) => {
+                            if eq[i].replace(vec![v]).is_some() {
+                                return Err(restricted_twice(c));
+                            }
+                        }
                         (Kind::PartitionKey(_), _) => {
                             return Err(CqlError::invalid(format!(
                                 "only = and IN can restrict the partition key column {c}"
                             )))
                         }
                         (Kind::Clustering(_), Op::Gt | Op::Ge) => {
-                            lower[i] = Some((v, *op == Op::Ge))
+                            if lower[i].replace((v, *op == Op::Ge)).is_some() {
+                                return Err(restricted_twice(c));
+                            }
                         }
                         (Kind::Clustering(_), Op::Lt | Op::Le) => {
-                            upper[i] = Some((v, *op == Op::Le))
+                            if upper[i].replace((v, *op == Op::Le)).is_some() {
+                                return Err(restricted_twice(c));
+                            }
                         }
                     }
                 }
@@ -100,7 +122,11 @@ impl Session<'_> {
         let reversed = self.reversed(&t, &s.order_by)?;
         // TTL() counts down from the database's clock, as expiry does.
         let now_seconds = self.db.options().clock.now_micros().div_euclid(1_000_000);
-        let slices = clustering_slices(&t, &eq, &lower, &upper)?;
+        let mut slices = clustering_slices(&t, &eq, &lower, &upper)?;
+        if reversed {
+            // The slices are in clustering order; a reversed read takes them last first.
+            slices.reverse();
+        }
         let (columns, selectors) = output_columns(&t, s)?;
         let limit = s
             .limit
@@ -165,11 +191,15 @@ impl Session<'_> {
             rows: Vec::new(),
         };
         let mut count = 0usize;
+        // `in_partition` counts the partition's rows across all its slices (IN on clustering).
         let mut partition = |key: &[u8],
-                             cells: &mut dyn Iterator<Item = Result<Column, CqlError>>|
+                             cells: &mut dyn Iterator<Item = Result<Column, CqlError>>,
+                             in_partition: &mut usize|
          -> Result<bool, CqlError> {
             let pk = t.split_row_key(key);
-            let mut in_partition = 0usize;
+            if *in_partition >= per_partition || (s.distinct && *in_partition > 0) {
+                return Ok(count < limit);
+            }
             let mut current: Option<(Vec<Vec<u8>>, Row, bool)> = None;
             let emit = |ck: Vec<Vec<u8>>,
                         row: Row,
@@ -209,7 +239,7 @@ impl Session<'_> {
                 let col = parts[t.clustering.len()].bytes;
                 if current.as_ref().is_some_and(|(c, _, _)| *c != ck) {
                     if let Some((c, row, _)) = current.take() {
-                        if !emit(c, row, &mut out, &mut count, &mut in_partition) {
+                        if !emit(c, row, &mut out, &mut count, in_partition) {
                             return Ok(count < limit);
                         }
                     }
@@ -224,7 +254,7 @@ impl Session<'_> {
                 }
             }
             if let Some((c, row, _)) = current.take() {
-                emit(c, row, &mut out, &mut count, &mut in_partition);
+                emit(c, row, &mut out, &mut count, in_partition);
             }
             Ok(count < limit)
         };
@@ -246,9 +276,10 @@ impl Session<'_> {
         match keys {
             Some(keys) => {
                 'keys: for key in keys {
+                    let mut in_partition = 0;
                     for b in &slices {
                         let mut cells = self.cells(&t.keyspace, &cf, &key, b, reversed, want, None);
-                        if !partition(&key, &mut cells)? {
+                        if !partition(&key, &mut cells, &mut in_partition)? {
                             break 'keys;
                         }
                     }
@@ -299,6 +330,7 @@ impl Session<'_> {
                             continue;
                         }
                         let mut prefetched = prefetch.then_some(ks.columns);
+                        let mut in_partition = 0;
                         for b in &slices {
                             let mut cells = self.cells(
                                 &t.keyspace,
@@ -309,7 +341,7 @@ impl Session<'_> {
                                 want,
                                 prefetched.take(),
                             );
-                            if !partition(&ks.key, &mut cells)? {
+                            if !partition(&ks.key, &mut cells, &mut in_partition)? {
                                 break 'scan;
                             }
                         }
@@ -493,6 +525,12 @@ impl Session<'_> {
             buf = cols.into_iter();
         })
     }
+}
+
+fn restricted_twice(c: &str) -> CqlError {
+    CqlError::invalid(format!(
+        "{c} cannot be restricted by more than one relation of this kind"
+    ))
 }
 
 /// A result's typed columns, and the selector that fills each.

@@ -334,3 +334,118 @@ fn ttl_and_writetime_answer_from_the_cells() {
     let r = cql.query("SELECT a, b FROM t WHERE k = 1").unwrap();
     assert_eq!(r.rows, [vec![None, Some(b"z".to_vec())]]);
 }
+
+/// The `int` values of column `i` of a result.
+fn ints_at(rows: &Rows, i: usize) -> Vec<i32> {
+    rows.rows
+        .iter()
+        .map(|r| i32::from_be_bytes(r[i].clone().unwrap().try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn in_on_clustering_columns_reads_each_row_once_in_clustering_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    setup(&mut cql);
+    cql.execute("CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))")
+        .unwrap();
+    for c in 1..=3 {
+        cql.execute(&format!("INSERT INTO t (k, c, v) VALUES (0, {c}, {c})"))
+            .unwrap();
+    }
+    let q = |cql: &mut Session<'_>, w: &str| {
+        ints_at(
+            &cql.query(&format!("SELECT c FROM t WHERE k = 0 AND {w}"))
+                .unwrap(),
+            0,
+        )
+    };
+    assert_eq!(q(&mut cql, "c IN (3, 1, 2)"), [1, 2, 3]);
+    assert_eq!(q(&mut cql, "c IN (1, 1)"), [1]);
+    assert_eq!(q(&mut cql, "c IN (3, 1) LIMIT 1"), [1]);
+    assert_eq!(q(&mut cql, "c IN (1, 2, 3) ORDER BY c DESC"), [3, 2, 1]);
+    assert_eq!(q(&mut cql, "c IN (1, 2, 3) PER PARTITION LIMIT 1"), [1]);
+    assert_eq!(
+        cql.query("SELECT COUNT(*) FROM t WHERE k = 0 AND c IN (1, 1, 2)")
+            .unwrap()
+            .rows,
+        [vec![Some(2i64.to_be_bytes().to_vec())]]
+    );
+    assert_eq!(
+        cql.query("SELECT k FROM t WHERE k IN (0, 0)")
+            .unwrap()
+            .rows
+            .len(),
+        3
+    );
+    assert_eq!(
+        cql.query("SELECT DISTINCT k FROM t WHERE k IN (0, 0)")
+            .unwrap()
+            .rows
+            .len(),
+        1
+    );
+    // An empty range is no rows, not an error.
+    for w in ["c > 2 AND c < 1", "c > 2 AND c < 2", "c >= 2 AND c < 2"] {
+        assert!(q(&mut cql, w).is_empty(), "{w}");
+    }
+    assert_eq!(q(&mut cql, "c >= 2 AND c <= 2"), [2]);
+    for bad in ["c > 1 AND c > 2", "c = 1 AND c = 2"] {
+        assert!(
+            cql.query(&format!("SELECT c FROM t WHERE k = 0 AND {bad}"))
+                .is_err(),
+            "{bad}"
+        );
+    }
+    assert!(cql.query("SELECT c FROM t WHERE k = 0 AND k = 1").is_err());
+}
+
+#[test]
+fn a_prepared_statement_refuses_a_table_dropped_and_created_again_differently() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    setup(&mut cql);
+    cql.execute("CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))")
+        .unwrap();
+    let insert = cql
+        .prepare("INSERT INTO t (k, c, v) VALUES (?, ?, ?)")
+        .unwrap();
+    let one = 1i32.to_be_bytes();
+    cql.execute_prepared(&insert, &[Some(&one), Some(&one), Some(&one)])
+        .unwrap();
+    cql.execute("DROP TABLE t; CREATE TABLE t (k int, c text, v text, PRIMARY KEY (k, c))")
+        .unwrap();
+    let e = cql
+        .execute_prepared(&insert, &[Some(&one), Some(&one), Some(&one)])
+        .unwrap_err();
+    assert!(e.to_string().contains("prepare it again"), "{e}");
+    assert!(
+        cql.query("SELECT * FROM t").unwrap().rows.is_empty(),
+        "nothing was written"
+    );
+}
+
+#[test]
+fn names_that_are_keywords_survive_the_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    cql.execute("CREATE KEYSPACE \"if\" WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}").unwrap();
+    cql.execute("CREATE TABLE \"if\".t (k int PRIMARY KEY, \"select\" int, \"not\" int)")
+        .unwrap();
+    cql.execute("INSERT INTO \"if\".t (k, \"select\", \"not\") VALUES (1, 2, 3)")
+        .unwrap();
+    let r = cql
+        .query("SELECT \"select\", \"not\" FROM \"if\".t WHERE k = 1")
+        .unwrap();
+    assert_eq!((ints_at(&r, 0), ints_at(&r, 1)), (vec![2], vec![3]));
+    cql.execute("CREATE TABLE \"if\".d (k int PRIMARY KEY, x decimal)")
+        .unwrap();
+    let e = cql
+        .query("SELECT * FROM \"if\".d WHERE x > 2 ALLOW FILTERING")
+        .unwrap_err();
+    assert!(e.to_string().contains("not supported"), "{e}");
+}

@@ -197,7 +197,17 @@ macro_rules! float_type {
                 $name.into()
             }
             fn validate(&self, name: &[u8]) -> Result<(), MarshalError> {
-                exact::<{ std::mem::size_of::<$f>() }>(name, $what).map(|_| ())
+                let b = exact::<{ std::mem::size_of::<$f>() }>(name, $what)?;
+                // One NaN: Cassandra orders every NaN as one value, above every number.
+                let v = <$f>::from_be_bytes(b);
+                if v.is_nan() && v.to_bits() != <$f>::NAN.to_bits() {
+                    return Err(MarshalError::new(concat!(
+                        "a ",
+                        $what,
+                        " NaN must be the canonical quiet NaN"
+                    )));
+                }
+                Ok(())
             }
             fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
                 match <[u8; Self::N]>::try_from(name) {
@@ -226,6 +236,7 @@ macro_rules! float_type {
             fn parse_text(&self, text: &str) -> Result<Vec<u8>, MarshalError> {
                 text.trim()
                     .parse::<$f>()
+                    .map(|v| if v.is_nan() { <$f>::NAN } else { v })
                     .map(|v| v.to_be_bytes().to_vec())
                     .map_err(|_| bad(text, concat!("a ", $what)))
             }

@@ -120,3 +120,18 @@ fn text_forms_are_cassandras() {
     assert!(TimeType.validate(&NANOS_PER_DAY.to_be_bytes()).is_err());
     assert!(SimpleDateType.parse_text("2013-02-29").is_err());
 }
+
+#[test]
+fn every_nan_is_one_value() {
+    assert!(DoubleType.validate(&(-f64::NAN).to_be_bytes()).is_err());
+    assert!(FloatType.validate(&(-f32::NAN).to_be_bytes()).is_err());
+    assert_eq!(
+        DoubleType.parse_text("-NaN").unwrap(),
+        f64::NAN.to_be_bytes()
+    );
+    let (nan, inf) = (f64::NAN.to_be_bytes(), f64::INFINITY.to_be_bytes());
+    assert!(
+        sort_key(&DoubleType, &nan) > sort_key(&DoubleType, &inf),
+        "NaN sorts above every number"
+    );
+}
