@@ -62,8 +62,10 @@ pub(super) fn clustering_slices(
         Ok(CompositeType::build(parts, eoc))
     };
     // IN values in clustering order, each once, whatever order the statement gave them.
-    let cmp = t.cf_def().comparator;
+    let cmp = std::cell::OnceCell::new();
+    let cmp = || cmp.get_or_init(|| t.comparator());
     if prefixes.len() > 1 {
+        let cmp = cmp();
         let key = |p: &Vec<Vec<u8>>| {
             let parts: Vec<&[u8]> = p.iter().map(Vec::as_slice).collect();
             CompositeType::build(&parts, 0)
@@ -99,7 +101,12 @@ pub(super) fn clustering_slices(
             }
         }
         // An empty range (`c > 2 AND c < 1`) selects nothing; the engine refuses it as a slice.
-        if !start.is_empty() && !finish.is_empty() && cmp.compare(&start, &finish).is_gt() {
+        let ranged = range_col.is_some_and(|ci| lower[ci].is_some() || upper[ci].is_some());
+        if ranged
+            && !start.is_empty()
+            && !finish.is_empty()
+            && cmp().compare(&start, &finish).is_gt()
+        {
             continue;
         }
         out.push(Bounds { start, finish });

@@ -31,17 +31,17 @@ impl Session<'_> {
     /// The CQL table a statement names (a prepared statement's own, while it executes).
     pub(super) fn table(&self, t: &TableName) -> Result<Arc<Table>, CqlError> {
         let ks = self.keyspace_of(t)?;
-        if let Some((p, stored)) = self
+        if let Some((p, id)) = self
             .pinned
             .as_ref()
             .filter(|(p, _)| p.name == t.table && p.keyspace == ks)
         {
-            // The table may have been dropped, or dropped and created again differently.
+            // The table may have been dropped, or dropped and created again (with a new id).
             let live = self
                 .db
-                .describe_column_family(&ks, &t.table)
+                .column_family_id(&ks, &t.table)
                 .map_err(|_| CqlError::Unconfigured(format!("table {ks}.{}", t.table)))?;
-            if live.cql_table.as_deref() != Some(stored.as_str()) {
+            if live != *id {
                 return Err(CqlError::invalid(format!(
                     "table {ks}.{} changed since the statement was prepared: prepare it again",
                     t.table

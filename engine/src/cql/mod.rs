@@ -127,8 +127,8 @@ impl Rows {
 pub struct Prepared {
     statement: Statement,
     keyspace: Option<String>,
-    /// The table and its stored definition when prepared.
-    table: Option<(Arc<Table>, String)>,
+    /// The table, and its column family's id when prepared.
+    table: Option<(Arc<Table>, u32)>,
     markers: usize,
 }
 
@@ -147,7 +147,7 @@ pub struct Session<'db> {
     /// Serialized values of the executing statement's `?` markers (`None`: null).
     binds: Vec<Option<Vec<u8>>>,
     /// The table a prepared statement was resolved against, while it executes.
-    pinned: Option<(Arc<Table>, String)>,
+    pinned: Option<(Arc<Table>, u32)>,
     uuids: OnceCell<TimeUuidGenerator>,
 }
 
@@ -175,12 +175,8 @@ impl<'db> Session<'db> {
             Some(t) => {
                 let ks = self.keyspace_of(t)?;
                 let table = self.table(t)?;
-                let stored = self
-                    .db
-                    .describe_column_family(&ks, &t.table)?
-                    .cql_table
-                    .unwrap_or_default();
-                (Some(ks), Some((table, stored)))
+                let id = self.db.column_family_id(&ks, &t.table)?;
+                (Some(ks), Some((table, id)))
             }
             None => (None, None),
         };

@@ -185,6 +185,16 @@ impl Table {
 
     /// The column family definition that stores this table.
     pub fn cf_def(&self) -> ColumnFamilyDef {
+        let mut def = ColumnFamilyDef::standard(&self.name);
+        def.comparator = self.comparator();
+        def.key_validation_class = Some(self.key_comparator());
+        def.cql_table = Some(self.create_statement());
+        def
+    }
+
+    /// The cell names' comparator: the clustering types (DESC ones reversed), then UTF8Type for
+    /// the column name.
+    pub fn comparator(&self) -> Arc<dyn Comparator> {
         let mut parts: Vec<Arc<dyn Comparator>> = self
             .clustering
             .iter()
@@ -199,11 +209,7 @@ impl Table {
             })
             .collect();
         parts.push(Arc::new(Utf8Type));
-        let mut def = ColumnFamilyDef::standard(&self.name);
-        def.comparator = Arc::new(CompositeType::new(parts));
-        def.key_validation_class = Some(self.key_comparator());
-        def.cql_table = Some(self.create_statement());
-        def
+        Arc::new(CompositeType::new(parts))
     }
 
     fn type_comparator(&self, i: usize) -> Arc<dyn Comparator> {

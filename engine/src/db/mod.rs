@@ -206,6 +206,12 @@ impl Database {
             .ok_or_else(|| Error::UnknownKeyspace(name.to_string()))
     }
 
+    /// The id the catalog gave a column family. One dropped and created again under the same
+    /// name gets a new id (ids are never reused), so a caller holding an id can tell.
+    pub fn column_family_id(&self, keyspace: &str, cf: &str) -> Result<u32> {
+        Ok(self.cf(keyspace, cf)?.id())
+    }
+
     /// A column family's definition.
     pub fn describe_column_family(&self, keyspace: &str, cf: &str) -> Result<ColumnFamilyDef> {
         Ok(self.cf(keyspace, cf)?.def().clone())
