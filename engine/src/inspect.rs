@@ -14,7 +14,7 @@ use crate::error::{Error, FormatError, Result};
 use crate::merge::RowSource;
 use crate::model::cell::{CellValue, DeletionTime, Entry};
 use crate::model::cell_key;
-use crate::model::partitioner::Partitioner;
+use crate::model::partitioner::{Partitioner, RowKey};
 use crate::schema::catalog::Catalog;
 use crate::schema::{ColumnFamilyDef, ColumnType};
 use crate::sstable::block::Item;
@@ -326,11 +326,11 @@ impl SstableFile {
             keys: &keys,
             counters: &counters,
         };
-        let sort_key = self.partitioner.row_sort_key(key);
-        let Some(pos) = self.table.locate(&sort_key, key, &ctx)? else {
+        let row = RowKey::new(self.partitioner, key);
+        let Some(pos) = self.table.locate(&row, &ctx)? else {
             return Ok(None);
         };
-        let src = self.table.row(&sort_key, pos, ctx);
+        let src = self.table.row(row.sort_key(), pos, ctx);
         let mut entries = Vec::new();
         for item in src.scan(Bound::Unbounded, Bound::Unbounded, false) {
             let (k, e) = item?;

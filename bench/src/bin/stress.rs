@@ -26,7 +26,7 @@ use supercolumn_bench::timing::{stopping, timed, Timing, STOP};
 use supercolumn_bench::workload::{key, missing_key, value, wide_column, wide_key};
 use supercolumn_bench::KeyStream;
 
-const ALL: &str = "fillseq,fillrandom,overwrite,readrandom,readmissing,readhot,fillwide,slicehead,slicetail,rangescan,mixed,compact";
+const ALL: &str = "fillseq,fillrandom,overwrite,readrandom,readmissing,readhot,fillwide,slicehead,slicetail,rangescan,mixed,compact,settledmissing";
 
 /// Columns per `fillwide` operation (one batch).
 const WIDE_BATCH: u64 = 100;
@@ -39,7 +39,8 @@ const WIDE_BATCH: u64 = 100;
 struct Args {
     /// Phases to run, in order: fillseq, fillrandom, overwrite, readrandom, readmissing,
     /// readhot, fillwide, slicehead (first 10 columns of a wide row), slicetail (last 10,
-    /// reversed), rangescan (100 rows), mixed (half reads, half writes), compact (major).
+    /// reversed), rangescan (100 rows), mixed (half reads, half writes), compact (major),
+    /// settledmissing (readmissing again, meant after `compact`: every row in one file).
     #[arg(long, default_value = ALL)]
     workloads: String,
     /// Engines, comma-separated: supercolumn, rocksdb, fjall (the last two need --features peers).
@@ -186,7 +187,7 @@ impl Round<'_> {
                     Ok(())
                 })?,
             ),
-            "readmissing" => (
+            "readmissing" | "settledmissing" => (
                 n,
                 timed(name, n, a.threads, every, quiet, |i| {
                     if self.get_point(&missing_key(order[i as usize]))? {

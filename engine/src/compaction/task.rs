@@ -14,7 +14,7 @@ use std::sync::Arc;
 use crate::cache::KeyCache;
 use crate::error::{Error, Result};
 use crate::io::FileSystem;
-use crate::merge::{merged_deletion, merged_entries, row_key, KMerge, RowSource};
+use crate::merge::{merged_deletion, merged_entries, KMerge, RowSource};
 use crate::model::cell::{Cell, CellValue, DeletionTime, Entry};
 use crate::model::cell_key;
 use crate::sstable::iter::SstRow;
@@ -176,22 +176,17 @@ pub fn compact(
         .iter()
         .map(|t| t.rows_from(Bound::Unbounded, ctx))
         .collect();
+    // Each input is walked once, forward: a row met in a file is read where the walk stands.
     for (n, group) in KMerge::new(streams, row_key, false).enumerate() {
         // Stopping drops the writer, which removes its temporary file; the inputs stay live.
         if (n as u64).is_multiple_of(CHECK_CANCEL_EVERY) && (params.cancelled)() {
             return Err(Error::Closing);
         }
-        let sort_key = match group.into_iter().next() {
-            Some(r) => r?,
-            None => continue,
+        let rows: Vec<SstRow<'_>> = group.into_iter().collect::<Result<_>>()?;
+        let Some(sort_key) = rows.first().map(|r| r.sort_key().to_vec()) else {
+            continue;
         };
         let key = (params.key_of)(&sort_key);
-        let mut rows: Vec<SstRow<'_>> = Vec::new();
-        for t in inputs {
-            if let Some(pos) = t.locate(&sort_key, &key, &ctx)? {
-                rows.push(t.row(&sort_key, pos, ctx));
-            }
-        }
         let sources: Vec<&dyn RowSource> = rows.iter().map(|r| r as &dyn RowSource).collect();
         let deletion = merged_deletion(&sources)?;
         let entries: Vec<(Vec<u8>, Entry)> =
@@ -244,6 +239,11 @@ pub fn compact(
         )?));
     }
     Ok(out)
+}
+
+/// The merge key of a row stream item; `None` for an error, which the merge yields at once.
+fn row_key<'r>(item: &'r Result<SstRow<'_>>) -> Option<&'r [u8]> {
+    item.as_ref().ok().map(SstRow::sort_key)
 }
 
 #[cfg(test)]

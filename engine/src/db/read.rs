@@ -5,13 +5,13 @@ use std::ops::Bound;
 
 use super::Database;
 use crate::error::{Error, Result};
-use crate::model::partitioner::Partitioner;
+use crate::model::partitioner::{Partitioner, RowKey};
 use crate::mutation::validate_key;
 use crate::query::{
     ColumnOrSuperColumn, ColumnParent, ColumnPath, KeyRange, KeySlice, RangeBound, SlicePredicate,
 };
 use crate::schema::ColumnType;
-use crate::store::{ColumnFamilyStore, ReadRequest, RowRange, RowRef};
+use crate::store::{ColumnFamilyStore, ReadRequest, RowRange};
 
 impl Database {
     /// The request to `cf` for `parent`'s columns that `predicate` selects, checked.
@@ -61,19 +61,12 @@ impl Database {
         let predicate = SlicePredicate::Names(vec![name]);
         cf.validator().read(parent_sc, &predicate)?;
         let started = std::time::Instant::now();
-        let sort_key = self.inner.partitioner.row_sort_key(key);
         let req = ReadRequest {
             super_column: parent_sc,
             predicate: &predicate,
             now_seconds: self.now().seconds,
         };
-        let mut found = cf.slice(
-            RowRef {
-                sort_key: &sort_key,
-                key,
-            },
-            &req,
-        )?;
+        let mut found = cf.slice(&RowKey::new(self.inner.partitioner, key), &req)?;
         cf.record_read(started);
         Ok(found.pop())
     }
@@ -92,14 +85,7 @@ impl Database {
         let cf = self.cf(keyspace, &parent.column_family)?;
         let req = self.read_request(&cf, parent, predicate)?;
         let started = std::time::Instant::now();
-        let sort_key = self.inner.partitioner.row_sort_key(key);
-        let out = cf.slice(
-            RowRef {
-                sort_key: &sort_key,
-                key,
-            },
-            &req,
-        );
+        let out = cf.slice(&RowKey::new(self.inner.partitioner, key), &req);
         cf.record_read(started);
         out
     }
@@ -123,16 +109,9 @@ impl Database {
             .iter()
             .map(|k| {
                 let key = k.as_ref();
-                let sort_key = self.inner.partitioner.row_sort_key(key);
                 Ok(KeySlice {
                     key: key.to_vec(),
-                    columns: cf.slice(
-                        RowRef {
-                            sort_key: &sort_key,
-                            key,
-                        },
-                        &req,
-                    )?,
+                    columns: cf.slice(&RowKey::new(self.inner.partitioner, key), &req)?,
                 })
             })
             .collect();

@@ -19,7 +19,7 @@ pub mod standalone;
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ops::Bound;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 
@@ -55,6 +55,8 @@ pub struct Memtable {
     /// The last version each stripe published: readers see nodes up to it.
     published: Box<[AtomicU32]>,
     operations: AtomicU64,
+    /// Set before the first write goes in: a memtable without it holds nothing a reader may see.
+    written: AtomicBool,
     /// Rows held (each counted by the write that put its first node in).
     rows: AtomicU64,
 }
@@ -98,6 +100,7 @@ impl Memtable {
             locks: (0..STRIPES).map(|_| Mutex::new(())).collect(),
             published: (0..STRIPES).map(|_| AtomicU32::new(0)).collect(),
             operations: AtomicU64::new(0),
+            written: AtomicBool::new(false),
             rows: AtomicU64::new(0),
         }
     }
@@ -129,8 +132,11 @@ impl Memtable {
     /// Applies one row's mutation atomically. `is_super` says how keys are laid out.
     pub fn apply(&self, sort_key: &[u8], update: &RowUpdate<'_>, is_super: bool) {
         let hash = key_filter::hash(sort_key);
-        // In the filter before the row is in the list: a reader that finds the row can never
-        // have been told it is absent.
+        // Marked written and in the filter before the row is in the list: a reader that finds
+        // the row can never have been told it is absent.
+        if !self.written.load(Ordering::Relaxed) {
+            self.written.store(true, Ordering::Release);
+        }
         self.filter.insert_hashed(hash);
         let stripe = Self::stripe(hash);
         let _writer = self.locks[stripe].lock();
@@ -255,8 +261,9 @@ impl Memtable {
         })
     }
 
-    /// The sort keys of the rows from `lo` upwards, in order.
-    pub fn rows_from(&self, lo: Bound<&[u8]>) -> impl Iterator<Item = &[u8]> + '_ {
+    /// The rows from `lo` upwards, in order, each as a reader sees it now (a row none of whose
+    /// writes is published yet reads as empty).
+    pub fn rows_from(&self, lo: Bound<&[u8]>) -> impl Iterator<Item = MemRow<'_>> + '_ {
         let start = match lo {
             Bound::Unbounded => self.list.first(&self.arena),
             Bound::Included(k) => self
@@ -272,7 +279,12 @@ impl Memtable {
             let n = next?;
             let row = n.row();
             next = list.seek(arena, &SearchKey::new(row, EntryPos::Last));
-            Some(row)
+            let hash = key_filter::hash(row);
+            Some(MemRow {
+                mem: self,
+                row,
+                snapshot: self.published[Self::stripe(hash)].load(Ordering::Acquire),
+            })
         })
     }
 
@@ -306,6 +318,11 @@ impl Memtable {
     /// Bytes held (the arena's).
     pub fn live_bytes(&self) -> usize {
         self.arena.reserved()
+    }
+
+    /// Whether nothing was ever written here (a reader need not ask it for a row).
+    pub fn is_empty(&self) -> bool {
+        !self.written.load(Ordering::Acquire)
     }
 
     /// Column writes applied (inserts and deletions).
@@ -375,7 +392,12 @@ pub struct MemRow<'m> {
     snapshot: u32,
 }
 
-impl MemRow<'_> {
+impl<'m> MemRow<'m> {
+    /// The row's sort key.
+    pub fn sort_key(&self) -> &'m [u8] {
+        self.row
+    }
+
     fn seek(&self, entry: EntryPos<'_>) -> Option<Node<'_>> {
         self.mem
             .list

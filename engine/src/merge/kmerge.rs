@@ -4,8 +4,6 @@
 //! Sources are few (one per memtable and SSTable), so picking the next key by a linear scan over
 //! their heads beats a heap. It runs forward or backward.
 
-use crate::error::Result;
-
 /// Merges sorted streams, yielding for each distinct key every item that has it.
 ///
 /// Each stream's next item is held in `heads`, so choosing the smallest (or largest) key only
@@ -51,12 +49,26 @@ where
     type Item = Vec<I::Item>;
 
     fn next(&mut self) -> Option<Vec<I::Item>> {
+        let mut group = Vec::with_capacity(1);
+        self.next_into(&mut group).then_some(group)
+    }
+}
+
+impl<I, F> KMerge<I, F>
+where
+    I: Iterator,
+    F: Fn(&I::Item) -> Option<&[u8]>,
+{
+    /// Puts the next key's items into `group` (emptied first, its room kept, so a long walk
+    /// allocates no vector per key); false once every stream is done.
+    pub fn next_into(&mut self, group: &mut Vec<I::Item>) -> bool {
+        group.clear();
         let mut best: Option<usize> = None;
         for (i, head) in self.heads.iter().enumerate() {
             let Some(item) = head else { continue };
             let Some(k) = (self.key)(item) else {
-                let urgent = self.heads[i].take();
-                return urgent.map(|e| vec![e]);
+                group.extend(self.heads[i].take());
+                return true;
             };
             let better = match best
                 .and_then(|b| self.heads[b].as_ref())
@@ -69,30 +81,26 @@ where
                 best = Some(i);
             }
         }
-        let best = best?;
-        let mut group = Vec::with_capacity(1);
+        let Some(best) = best else {
+            return false;
+        };
+        if let Some(item) = std::mem::replace(&mut self.heads[best], self.streams[best].next()) {
+            group.push(item);
+        }
         for i in 0..self.heads.len() {
-            let same = i == best
-                || match (&self.heads[i], &self.heads[best]) {
+            let same = i != best
+                && match (&self.heads[i], group.first()) {
                     (Some(x), Some(b)) => (self.key)(x) == (self.key)(b),
                     _ => false,
                 };
-            if same && i != best {
+            if same {
                 if let Some(item) = std::mem::replace(&mut self.heads[i], self.streams[i].next()) {
                     group.push(item);
                 }
             }
         }
-        if let Some(item) = std::mem::replace(&mut self.heads[best], self.streams[best].next()) {
-            group.insert(0, item);
-        }
-        Some(group)
+        true
     }
-}
-
-/// The key of a row-key stream item; `None` for an error, which the merge then yields at once.
-pub fn row_key(item: &Result<Vec<u8>>) -> Option<&[u8]> {
-    item.as_ref().ok().map(Vec::as_slice)
 }
 
 #[cfg(test)]

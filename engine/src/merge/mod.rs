@@ -8,5 +8,5 @@ mod kmerge;
 mod source;
 
 pub use entries::merged_entries;
-pub use kmerge::{row_key, KMerge};
+pub use kmerge::KMerge;
 pub use source::{merged_deletion, EntryItem, RowSource};

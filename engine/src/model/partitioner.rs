@@ -5,6 +5,7 @@
 //! (OrderPreservingPartitioner, whose token is the key). Byte order of row sort keys is then
 //! token order, ties broken by key. This file owns tokens and that layout, nothing about storage.
 
+use std::cell::OnceCell;
 use std::fmt;
 
 use md5::{Digest, Md5};
@@ -110,14 +111,16 @@ impl Partitioner {
 
     /// The row sort key of `key`: token bytes then key (or the key alone).
     pub fn row_sort_key(&self, key: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.token_width().unwrap_or(0) + key.len());
         match self {
-            Partitioner::OrderPreserving => key.to_vec(),
-            _ => {
-                let mut out = Self::token_bytes(&self.token(key));
-                out.extend_from_slice(key);
-                out
+            Partitioner::OrderPreserving => {}
+            Partitioner::Random => out.extend_from_slice(&random_token(key).to_be_bytes()),
+            Partitioner::Murmur3 => {
+                out.extend_from_slice(&((murmur3_token(key) as u64) ^ (1 << 63)).to_be_bytes())
             }
         }
+        out.extend_from_slice(key);
+        out
     }
 
     /// The token part of a row sort key.
@@ -141,6 +144,47 @@ impl Partitioner {
             Partitioner::Murmur3 => Some(8),
             Partitioner::OrderPreserving => None,
         }
+    }
+}
+
+/// A row key whose sort key is computed the first time it is needed. Hashing a key for its
+/// token (RandomPartitioner's MD5) costs more than probing a bloom filter, so a point read of a
+/// row that no memtable holds and every file's filter rules out never hashes it.
+#[derive(Debug)]
+pub struct RowKey<'a> {
+    partitioner: Partitioner,
+    key: &'a [u8],
+    sort_key: OnceCell<Vec<u8>>,
+}
+
+impl<'a> RowKey<'a> {
+    /// The row `key` under `partitioner`.
+    pub fn new(partitioner: Partitioner, key: &'a [u8]) -> Self {
+        RowKey {
+            partitioner,
+            key,
+            sort_key: OnceCell::new(),
+        }
+    }
+
+    /// A row whose sort key is already known.
+    pub fn with_sort_key(key: &'a [u8], sort_key: Vec<u8>) -> Self {
+        RowKey {
+            partitioner: Partitioner::OrderPreserving,
+            key,
+            sort_key: OnceCell::from(sort_key),
+        }
+    }
+
+    /// The key as the client gave it.
+    pub fn key(&self) -> &'a [u8] {
+        self.key
+    }
+
+    /// The row sort key (computed now if it was not yet).
+    pub fn sort_key(&self) -> &[u8] {
+        self.sort_key
+            .get_or_init(|| self.partitioner.row_sort_key(self.key))
     }
 }
 

@@ -219,12 +219,24 @@ impl DataBlock {
                 .iter()
                 .position(|&h| self.key_of(&self.items[h as usize]) == key)?,
         };
+        Some(self.span(r))
+    }
+
+    /// The entries of the row whose header is item `header` (as a scan found it), or `None`
+    /// if that item is no row header.
+    pub fn row_at(&self, header: usize) -> Option<std::ops::Range<usize>> {
+        let r = self.rows.binary_search(&u32::try_from(header).ok()?).ok()?;
+        Some(self.span(r).1)
+    }
+
+    /// Row `r`'s header item and its entries.
+    fn span(&self, r: usize) -> (usize, std::ops::Range<usize>) {
         let header = self.rows[r] as usize;
         let end = self
             .rows
             .get(r + 1)
             .map_or(self.items.len(), |&h| h as usize);
-        Some((header, header + 1..end))
+        (header, header + 1..end)
     }
 
     /// The key of entry item `i` (empty for a row header).

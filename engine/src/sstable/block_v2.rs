@@ -140,8 +140,10 @@ struct KeyAt {
 /// a row, and every field must decode. (Row order needs tokens the block does not store; the
 /// iterators that walk rows in order check it as they derive them.)
 pub fn parse(raw: Vec<u8>) -> Result<DataBlock, FormatError> {
-    let mut items: Vec<ItemAt> = Vec::new();
-    let mut rows: Vec<u32> = Vec::new();
+    // Sized for small point rows (a header and a cell in about 64 bytes), so a block of them is
+    // indexed without growing its vectors item by item.
+    let mut items: Vec<ItemAt> = Vec::with_capacity(raw.len() / 48 + 2);
+    let mut rows: Vec<u32> = Vec::with_capacity(raw.len() / 96 + 1);
     let mut keys: Vec<u8> = Vec::new();
     let base;
     {

@@ -1,6 +1,7 @@
-//! Reading an SSTable's rows as streams: the row sort keys from a start bound (for range
-//! scans), and one located row's entries within bounds, forward or backward, block by block
-//! through the block cache. Opening the file and locating a row is `reader.rs`.
+//! Reading an SSTable's rows as streams: its rows in order from a start bound, each ready to
+//! read without a lookup (range scans and compaction walk files this way), and one row's entries
+//! within bounds, forward or backward, block by block through the block cache. Opening the file
+//! and locating one row by its key is `reader.rs`.
 
 use std::borrow::Cow;
 use std::ops::Bound;
@@ -26,18 +27,20 @@ impl Sstable {
             sort_key: sort_key.to_vec(),
             pos,
             ctx,
+            first: None,
         }
     }
 
-    /// The sort keys of the rows from `start` on, in order (for range scans).
-    pub fn rows_from<'a>(&'a self, start: Bound<&[u8]>, ctx: ReadContext<'a>) -> RowKeys<'a> {
+    /// The rows from `start` on, in order, each with where it lies, so reading one needs no
+    /// bloom filter, key cache or index search (range scans and compaction).
+    pub fn rows_from<'a>(&'a self, start: Bound<&[u8]>, ctx: ReadContext<'a>) -> Rows<'a> {
         let first = match start {
             Bound::Unbounded => 0,
             Bound::Included(k) | Bound::Excluded(k) => {
                 self.index.seek(k, RowPoint::Start).unwrap_or(0)
             }
         };
-        RowKeys {
+        Rows {
             table: self,
             ctx,
             start: start.map(<[u8]>::to_vec),
@@ -48,10 +51,24 @@ impl Sstable {
             failed: false,
         }
     }
+
+    /// The last block holding the row that starts in block `start`: a row runs on into the
+    /// next block exactly when that block's first row is this one.
+    fn last_block_of(&self, sort_key: &[u8], start: usize) -> usize {
+        let mut end = start;
+        while self
+            .index
+            .get(end + 1)
+            .is_some_and(|e| e.first_row == sort_key)
+        {
+            end += 1;
+        }
+        end
+    }
 }
 
-/// Row sort keys of an SSTable in order, from a start bound.
-pub struct RowKeys<'a> {
+/// The rows of an SSTable in order, from a start bound.
+pub struct Rows<'a> {
     table: &'a Sstable,
     ctx: ReadContext<'a>,
     start: Bound<Vec<u8>>,
@@ -63,10 +80,10 @@ pub struct RowKeys<'a> {
     failed: bool,
 }
 
-impl Iterator for RowKeys<'_> {
-    type Item = Result<Vec<u8>>;
+impl<'a> Iterator for Rows<'a> {
+    type Item = Result<SstRow<'a>>;
 
-    fn next(&mut self) -> Option<Result<Vec<u8>>> {
+    fn next(&mut self) -> Option<Result<SstRow<'a>>> {
         loop {
             if self.failed || self.block >= self.table.block_count() {
                 return None;
@@ -86,17 +103,17 @@ impl Iterator for RowKeys<'_> {
                 },
             };
             while self.at < items.block.len() {
-                let item = items.block.item(self.at);
+                let header = self.at;
+                let item = items.block.item(header);
                 self.at += 1;
-                if !matches!(
-                    item,
-                    ItemRef::Row {
-                        continued: false,
-                        ..
-                    }
-                ) {
+                let ItemRef::Row {
+                    continued: false,
+                    deletion,
+                    ..
+                } = item
+                else {
                     continue;
-                }
+                };
                 let Some(sort_key) = self.table.sort_key_of(&item) else {
                     continue;
                 };
@@ -114,8 +131,21 @@ impl Iterator for RowKeys<'_> {
                 };
                 if after_start {
                     let sort_key = sort_key.into_owned();
-                    self.last = Some(sort_key.clone());
-                    return Some(Ok(sort_key));
+                    let last = self.last.get_or_insert_with(Vec::new);
+                    last.clear();
+                    last.extend_from_slice(&sort_key);
+                    let pos = RowPosition {
+                        start_block: self.block as u32,
+                        end_block: self.table.last_block_of(&sort_key, self.block) as u32,
+                        deletion,
+                    };
+                    return Some(Ok(SstRow {
+                        table: self.table,
+                        sort_key,
+                        pos,
+                        ctx: self.ctx,
+                        first: Some((items, header)),
+                    }));
                 }
             }
             self.items = None;
@@ -130,6 +160,16 @@ pub struct SstRow<'a> {
     sort_key: Vec<u8>,
     pos: RowPosition,
     ctx: ReadContext<'a>,
+    /// The row's first block and its header's item there, when a scan of the file met the row:
+    /// reading it then starts without a cache lookup or a search of the block.
+    first: Option<(Arc<CachedBlock>, usize)>,
+}
+
+impl SstRow<'_> {
+    /// The row's sort key.
+    pub fn sort_key(&self) -> &[u8] {
+        &self.sort_key
+    }
 }
 
 impl RowSource for SstRow<'_> {
@@ -217,18 +257,30 @@ fn partition_point(mut from: usize, mut to: usize, pred: impl Fn(usize) -> bool)
     from
 }
 
-impl RowEntries<'_> {
+impl<'a> RowEntries<'a> {
     /// Finds the row's entries within the bounds in the current block; returns whether the walk
     /// must stop after them (the bounds end inside this block).
     fn load(&mut self) -> Result<bool> {
-        let b = self.row.table.block(self.block, &self.row.ctx)?;
+        let held = self
+            .row
+            .first
+            .as_ref()
+            .filter(|_| self.block == self.row.pos.start_block as usize);
+        let b = match held {
+            Some((b, _)) => b.clone(),
+            None => self.row.table.block(self.block, &self.row.ctx)?,
+        };
         let block = &b.block;
-        let (first, last) = block
-            .row(
-                &self.row.sort_key,
-                self.row.table.partitioner.key_part(&self.row.sort_key),
-            )
-            .map_or((0, 0), |(_, entries)| (entries.start, entries.end));
+        let entries = match held {
+            Some(&(_, header)) => block.row_at(header),
+            None => block
+                .row(
+                    &self.row.sort_key,
+                    self.row.table.partitioner.key_part(&self.row.sort_key),
+                )
+                .map(|(_, entries)| entries),
+        };
+        let (first, last) = entries.map_or((0, 0), |e| (e.start, e.end));
         let from = partition_point(first, last, |i| !above_lo(block.entry_key(i), &self.lo));
         let to = partition_point(from, last, |i| below_hi(block.entry_key(i), &self.hi));
         let stop = if self.reversed {
@@ -242,10 +294,11 @@ impl RowEntries<'_> {
     }
 
     /// The next item to yield from the current block, decoded.
-    fn take(&mut self) -> Option<Result<EntryItem<'static>>> {
+    fn take(&mut self) -> Option<Result<EntryItem<'a>>> {
         if self.from >= self.to {
             return None;
         }
+        let row: &'a SstRow<'a> = self.row;
         let (number, b) = self.current.as_ref()?;
         let i = if self.reversed {
             self.to -= 1;
@@ -257,9 +310,16 @@ impl RowEntries<'_> {
         let ItemRef::Entry { key, .. } = b.block.item(i) else {
             return None;
         };
+        // In the block the row holds for its whole life, the key is lent, not copied.
+        let key = match &row.first {
+            Some((held, _)) if *number == row.pos.start_block as usize => {
+                Cow::Borrowed(held.block.entry_key(i))
+            }
+            _ => Cow::Owned(key.to_vec()),
+        };
         let decoded = b.block.item(i).entry()?;
         Some(match decoded {
-            Ok(entry) => Ok((Cow::Owned(key.to_vec()), Cow::Owned(entry))),
+            Ok(entry) => Ok((key, Cow::Owned(entry))),
             Err(e) => Err(self.row.table.fault(e.at(Place::Block(*number as u64)))),
         })
     }

@@ -26,7 +26,7 @@ use super::index::{BlockIndex, RowPoint};
 use crate::cache::{Charge, KeyCache, RowPosition};
 use crate::error::{CorruptKind, Error, FormatError, Place, Result};
 use crate::io::FileSystem;
-use crate::model::partitioner::Partitioner;
+use crate::model::partitioner::{Partitioner, RowKey};
 use crate::stats::{bump, Counters};
 
 /// Gives every opened SSTable a process-unique id for cache keys.
@@ -489,12 +489,8 @@ impl Sstable {
 
     /// Where row `sort_key` (client key `key`) lies, or `None` if it is not here. Consults the
     /// bloom filter, then the key cache, then the index, counting each.
-    pub fn locate(
-        &self,
-        sort_key: &[u8],
-        key: &[u8],
-        ctx: &ReadContext<'_>,
-    ) -> Result<Option<RowPosition>> {
+    pub fn locate(&self, row: &RowKey<'_>, ctx: &ReadContext<'_>) -> Result<Option<RowPosition>> {
+        let key = row.key();
         bump(&ctx.counters.bloom_checks);
         if !self.filter.may_contain(key) {
             bump(&ctx.counters.bloom_negatives);
@@ -505,7 +501,7 @@ impl Sstable {
             return Ok(Some(pos));
         }
         bump(&ctx.counters.key_cache_misses);
-        let pos = self.search(sort_key, ctx)?;
+        let pos = self.search(row.sort_key(), ctx)?;
         match pos {
             Some(p) => {
                 if ctx.keys.insert(self.id, key, p) {

@@ -9,7 +9,7 @@ use crate::cache::KeyCache;
 use crate::io::RealFs;
 use crate::merge::RowSource;
 use crate::model::cell::{Cell, DeletionTime, Entry};
-use crate::model::partitioner::Partitioner;
+use crate::model::partitioner::{Partitioner, RowKey};
 use crate::sstable::BlockCache;
 use crate::stats::Counters;
 
@@ -110,7 +110,7 @@ fn rows_read_back_forward_and_reversed_within_bounds() {
     assert_eq!(t.footer().rows, 3);
     let env = Env::new(1 << 20);
     let ctx = env.ctx();
-    let pos = t.locate(b"m", b"m", &ctx).unwrap().unwrap();
+    let pos = t.locate(&RowKey::new(OPP, b"m"), &ctx).unwrap().unwrap();
     assert_eq!(pos.deletion.unwrap().marked_for_delete_at, 1);
     let m = t.row(b"m", pos, ctx);
     let all = names(&m, Bound::Unbounded, Bound::Unbounded, false);
@@ -123,16 +123,16 @@ fn rows_read_back_forward_and_reversed_within_bounds() {
     let midr = names(&m, Bound::Excluded(&lo), Bound::Included(&hi), true);
     assert_eq!(midr, (101..=250).rev().collect::<Vec<_>>());
     for (row, want) in [(&b"a"[..], vec![0, 1, 2]), (b"z", vec![7])] {
-        let p = t.locate(row, row, &ctx).unwrap().unwrap();
+        let p = t.locate(&RowKey::new(OPP, row), &ctx).unwrap().unwrap();
         let r = t.row(row, p, ctx);
         assert_eq!(names(&r, Bound::Unbounded, Bound::Unbounded, false), want);
         let rev: Vec<u32> = want.iter().rev().copied().collect();
         assert_eq!(names(&r, Bound::Unbounded, Bound::Unbounded, true), rev);
     }
-    assert!(t.locate(b"b", b"b", &ctx).unwrap().is_none());
+    assert!(t.locate(&RowKey::new(OPP, b"b"), &ctx).unwrap().is_none());
     let rows: Vec<Vec<u8>> = t
         .rows_from(Bound::Included(b"b"), ctx)
-        .map(|r| r.unwrap())
+        .map(|r| r.unwrap().sort_key().to_vec())
         .collect();
     assert_eq!(rows, [b"m".to_vec(), b"z".to_vec()]);
 }
@@ -145,7 +145,7 @@ fn the_last_ten_of_a_wide_row_read_at_most_two_blocks() {
     let t = Sstable::open(&path, 1, OPP).unwrap();
     let env = Env::new(0);
     let ctx = env.ctx();
-    let pos = t.locate(b"m", b"m", &ctx).unwrap().unwrap();
+    let pos = t.locate(&RowKey::new(OPP, b"m"), &ctx).unwrap().unwrap();
     let before = env.counters.snapshot().blocks_read;
     let m = t.row(b"m", pos, ctx);
     let last: Vec<u32> = names(&m, Bound::Unbounded, Bound::Unbounded, true)
@@ -180,7 +180,7 @@ fn every_damaged_byte_or_truncation_is_an_error_not_a_panic_or_wrong_data() {
         let ctx = env.ctx();
         let mut out = Vec::new();
         for row in [&b"a"[..], b"m", b"z"] {
-            if let Some(p) = t.locate(row, row, &ctx)? {
+            if let Some(p) = t.locate(&RowKey::new(OPP, row), &ctx)? {
                 let src = t.row(row, p, ctx);
                 let mut cols = Vec::new();
                 for item in src.scan(Bound::Unbounded, Bound::Unbounded, false) {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 pub use column_family::{ColumnFamilyStore, CompactionSettings, FlushLimits, SLOW_OPERATION};
-pub use read::{ReadRequest, RowRange, RowRef};
+pub use read::{ReadRequest, RowRange};
 
 use crate::clock::Clock;
 use crate::error::Result;

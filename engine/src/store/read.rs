@@ -1,13 +1,19 @@
 //! Reading a column family: a slice of one row, or a range of rows with a slice each, evaluated
-//! by [`crate::query::slice`] over every source holding the row: memtables, then SSTables
-//! (bloom filter → key cache → index → blocks). Requests arrive validated.
+//! by [`crate::query::slice`] over every source holding the row: memtables, then SSTables. A
+//! point read finds the row in each file (bloom filter → key cache → index → blocks); a range
+//! scan walks every source forward in one k-way merge of rows, so a row it meets is read where
+//! the walk stands, without a lookup. Requests arrive validated.
 
 use std::ops::Bound;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::column_family::{ColumnFamilyStore, View};
 use crate::error::Result;
-use crate::merge::{row_key, KMerge, RowSource};
+use crate::memtable::MemRow;
+use crate::merge::{EntryItem, KMerge, RowSource};
+use crate::model::cell::DeletionTime;
+use crate::model::partitioner::RowKey;
 use crate::query::slice::{self, SliceContext};
 use crate::query::{ColumnOrSuperColumn, KeySlice, SlicePredicate};
 use crate::sstable::iter::SstRow;
@@ -25,15 +31,6 @@ pub struct ReadRequest<'a> {
     pub now_seconds: i64,
 }
 
-/// One row: its sort key and the key the client gave.
-#[derive(Clone, Copy, Debug)]
-pub struct RowRef<'a> {
-    /// The row sort key (the partitioner's).
-    pub sort_key: &'a [u8],
-    /// The row key.
-    pub key: &'a [u8],
-}
-
 /// A range of rows in token order.
 #[derive(Clone, Copy, Debug)]
 pub struct RowRange<'a> {
@@ -43,15 +40,6 @@ pub struct RowRange<'a> {
     pub end_token: Option<&'a [u8]>,
     /// At most this many live rows.
     pub count: usize,
-}
-
-/// Why a row is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Purpose {
-    /// A point read: the slice, empty when the row has nothing.
-    Point,
-    /// A row met by a range scan: skipped unless it holds something live.
-    RangeRow,
 }
 
 impl ColumnFamilyStore {
@@ -69,26 +57,38 @@ impl ColumnFamilyStore {
         }
     }
 
-    /// Evaluates a slice of one row over the memtables and SSTables of a view: `None` for a row
-    /// of a range scan that holds nothing live.
+    /// Evaluates a slice of one row over the memtables and SSTables of a view.
     fn eval_row(
         &self,
         view: &View,
-        row: RowRef<'_>,
+        row: &RowKey<'_>,
         req: &ReadRequest<'_>,
-        purpose: Purpose,
-    ) -> Result<Option<Vec<ColumnOrSuperColumn>>> {
-        let RowRef { sort_key, key } = row;
+    ) -> Result<Vec<ColumnOrSuperColumn>> {
         let (super_column, predicate) = (req.super_column, req.predicate);
-        let scan = purpose == Purpose::RangeRow;
         view.check_broken()?;
-        let mem_rows: Vec<_> = view.memtables().filter_map(|m| m.row(sort_key)).collect();
+        // An empty memtable (the active one right after a flush) is not asked: asking hashes
+        // the key for its sort key, which the files' filters do not need.
+        let mem_rows: Vec<_> = view
+            .memtables()
+            .filter(|m| !m.is_empty())
+            .filter_map(|m| m.row(row.sort_key()))
+            .collect();
         let rctx = self.read_context();
+        // A row no memtable holds and every file's filter rules out is answered before anything
+        // is allocated or the key hashed for its token (each file counted as one filter check).
+        if mem_rows.is_empty() && view.sstables.iter().all(|t| !t.may_contain(row.key())) {
+            let n = view.sstables.len() as u64;
+            self.counters.bloom_checks.fetch_add(n, Ordering::Relaxed);
+            self.counters
+                .bloom_negatives
+                .fetch_add(n, Ordering::Relaxed);
+            return Ok(Vec::new());
+        }
         let ctx = self.context(req.now_seconds);
         let mut sst_rows: Vec<SstRow<'_>> = Vec::new();
-        // Named columns of a live read: newest SSTables first, stopping once what was found is
-        // newer than anything the rest hold. A range scan's liveness check needs every source.
-        match slice::requested_keys(&ctx, super_column, predicate).filter(|_| !scan) {
+        // Named columns: newest SSTables first, stopping once what was found is newer than
+        // anything the rest hold.
+        match slice::requested_keys(&ctx, super_column, predicate) {
             Some(keys) => {
                 let mut newest = vec![None; keys.len()];
                 for r in &mem_rows {
@@ -102,45 +102,37 @@ impl ColumnFamilyStore {
                         bump(&self.counters.sstables_skipped);
                         continue;
                     }
-                    if let Some(pos) = t.locate(sort_key, key, &rctx)? {
-                        let row = t.row(sort_key, pos, rctx);
-                        slice::note_newest(&row, &keys, &mut newest)?;
-                        sst_rows.push(row);
+                    if let Some(pos) = t.locate(row, &rctx)? {
+                        let found = t.row(row.sort_key(), pos, rctx);
+                        slice::note_newest(&found, &keys, &mut newest)?;
+                        sst_rows.push(found);
                     }
                 }
             }
             None => {
                 for t in &view.sstables {
-                    if let Some(pos) = t.locate(sort_key, key, &rctx)? {
-                        sst_rows.push(t.row(sort_key, pos, rctx));
+                    if let Some(pos) = t.locate(row, &rctx)? {
+                        sst_rows.push(t.row(row.sort_key(), pos, rctx));
                     }
                 }
             }
         }
         if mem_rows.is_empty() && sst_rows.is_empty() {
-            return Ok(if scan { None } else { Some(Vec::new()) });
+            return Ok(Vec::new());
         }
         let mut sources: Vec<&dyn RowSource> =
             mem_rows.iter().map(|r| r as &dyn RowSource).collect();
         sources.extend(sst_rows.iter().map(|r| r as &dyn RowSource));
-        let results = slice::slice(&sources, &ctx, super_column, predicate)?;
-        // A row the slice found anything in is live; only an empty answer needs the check.
-        if scan && results.is_empty() && !slice::row_is_live(&sources, &ctx)? {
-            return Ok(None);
-        }
-        Ok(Some(results))
+        slice::slice(&sources, &ctx, super_column, predicate)
     }
 
     /// Reads a validated slice of one row.
     pub fn slice(
         &self,
-        row: RowRef<'_>,
+        row: &RowKey<'_>,
         req: &ReadRequest<'_>,
     ) -> Result<Vec<ColumnOrSuperColumn>> {
-        let view = self.view();
-        Ok(self
-            .eval_row(&view, row, req, Purpose::Point)?
-            .unwrap_or_default())
+        self.eval_row(&self.view(), row, req)
     }
 
     /// Reads up to `range.count` live rows from `range.start`, in token order, while their
@@ -154,38 +146,86 @@ impl ColumnFamilyStore {
         let view = self.view();
         view.check_broken()?;
         let rctx = self.read_context();
-        let mut streams: Vec<Box<dyn Iterator<Item = Result<Vec<u8>>> + '_>> = Vec::new();
+        let ctx = self.context(req.now_seconds);
+        let mut streams: Vec<Box<dyn Iterator<Item = Result<ScanRow<'_>>> + '_>> = Vec::new();
         for m in view.memtables() {
-            streams.push(Box::new(m.rows_from(range.start).map(|k| Ok(k.to_vec()))));
+            streams.push(Box::new(
+                m.rows_from(range.start).map(|r| Ok(ScanRow::Mem(r))),
+            ));
         }
         for t in &view.sstables {
-            streams.push(Box::new(t.rows_from(range.start, rctx)));
+            streams.push(Box::new(
+                t.rows_from(range.start, rctx).map(|r| r.map(ScanRow::Sst)),
+            ));
         }
         let mut out = Vec::new();
-        for group in KMerge::new(streams, row_key, false) {
-            if out.len() >= range.count {
-                break;
+        let mut merge = KMerge::new(streams, ScanRow::key_of, false);
+        let mut group = Vec::new();
+        while out.len() < range.count && merge.next_into(&mut group) {
+            // An error comes alone.
+            if let Some(at) = group.iter().position(Result::is_err) {
+                group.swap_remove(at)?;
             }
-            let sort_key = match group.into_iter().next() {
-                Some(Ok(k)) => k,
-                Some(Err(e)) => return Err(e),
-                None => continue,
+            let rows = group.iter().filter_map(|r| r.as_ref().ok());
+            let sources: Vec<&dyn RowSource> = rows.map(|r| r as &dyn RowSource).collect();
+            let Some(sort_key) = group.first().and_then(ScanRow::key_of) else {
+                continue;
             };
             if range
                 .end_token
-                .is_some_and(|end| partitioner.token_part(&sort_key) > end)
+                .is_some_and(|end| partitioner.token_part(sort_key) > end)
             {
                 break;
             }
-            let key = partitioner.key_part(&sort_key).to_vec();
-            let row = RowRef {
-                sort_key: &sort_key,
-                key: &key,
-            };
-            if let Some(columns) = self.eval_row(&view, row, req, Purpose::RangeRow)? {
-                out.push(KeySlice { key, columns });
+            let columns = slice::slice(&sources, &ctx, req.super_column, req.predicate)?;
+            // A row the slice found anything in is live; only an empty answer needs the check.
+            if columns.is_empty() && !slice::row_is_live(&sources, &ctx)? {
+                continue;
             }
+            let key = partitioner.key_part(sort_key).to_vec();
+            out.push(KeySlice { key, columns });
         }
         Ok(out)
+    }
+}
+
+/// A row a range scan meets in one source.
+enum ScanRow<'a> {
+    Mem(MemRow<'a>),
+    Sst(SstRow<'a>),
+}
+
+impl ScanRow<'_> {
+    fn sort_key(&self) -> &[u8] {
+        match self {
+            ScanRow::Mem(r) => r.sort_key(),
+            ScanRow::Sst(r) => r.sort_key(),
+        }
+    }
+
+    /// The merge key of a stream item; `None` for an error, which the merge yields at once.
+    fn key_of<'r>(item: &'r Result<ScanRow<'_>>) -> Option<&'r [u8]> {
+        item.as_ref().ok().map(ScanRow::sort_key)
+    }
+}
+
+impl RowSource for ScanRow<'_> {
+    fn deletion(&self) -> Result<Option<DeletionTime>> {
+        match self {
+            ScanRow::Mem(r) => r.deletion(),
+            ScanRow::Sst(r) => r.deletion(),
+        }
+    }
+
+    fn scan<'s>(
+        &'s self,
+        lo: Bound<&[u8]>,
+        hi: Bound<&[u8]>,
+        reversed: bool,
+    ) -> Box<dyn Iterator<Item = Result<EntryItem<'s>>> + 's> {
+        match self {
+            ScanRow::Mem(r) => r.scan(lo, hi, reversed),
+            ScanRow::Sst(r) => r.scan(lo, hi, reversed),
+        }
     }
 }
