@@ -12,6 +12,7 @@ use crate::merge::{merged_deletion, merged_entries, RowSource};
 use crate::model::cell::{Cell, CellValue, DeletionTime, Entry};
 use crate::model::cell_key;
 use crate::model::comparator::{Comparator, MarshalError};
+use crate::model::reconcile::reconcile_entries;
 use crate::schema::ColumnType;
 
 /// What a slice needs to know about its column family.
@@ -203,49 +204,90 @@ fn column_slice(
     Ok(out)
 }
 
-/// The entry keys a read of named columns of a Standard column family asks for, sorted (`None`
-/// for any other read). Such a read can stop early: see [`note_newest`].
-pub fn requested_keys(
-    ctx: &SliceContext<'_>,
-    super_column: Option<&[u8]>,
-    predicate: &SlicePredicate,
-) -> Option<Vec<Vec<u8>>> {
-    match (ctx.column_type, super_column, predicate) {
-        (ColumnType::Standard, None, SlicePredicate::Names(names)) => {
-            Some(sorted_keys(names, |n| with_prefix(&[], ctx.comparator, n)))
-        }
-        _ => None,
-    }
+/// A read of named columns of a Standard column family, one source at a time: each source is
+/// asked once for each name and its answer reconciled at once, so no source is read twice and
+/// no merge is built. Sources come newest first; once every name has a version newer than
+/// everything an SSTable holds (its footer's maximum), that SSTable cannot change the answer and
+/// is skipped (Cassandra's time-ordered read of named columns).
+pub struct NamedRead {
+    keys: Vec<Vec<u8>>,
+    /// Per key: the reconciled entry so far.
+    found: Vec<Option<Entry>>,
+    /// Per key: the newest timestamp seen, the entry's or a row deletion's (which shadows
+    /// everything no newer).
+    newest: Vec<Option<i64>>,
+    row_deletion: Option<DeletionTime>,
 }
 
-/// Raises `newest[i]` to the newest timestamp `source` has for `keys[i]`: the entry's own, or
-/// the row deletion's, which shadows everything no newer. Once every requested key has a
-/// timestamp newer than everything an SSTable holds (its footer's maximum), that SSTable cannot
-/// change the answer, and a read may skip it (Cassandra's time-ordered read of named columns).
-pub fn note_newest(
-    source: &dyn RowSource,
-    keys: &[Vec<u8>],
-    newest: &mut [Option<i64>],
-) -> Result<(), Error> {
-    let row_deleted = source.deletion()?.map(|d| d.marked_for_delete_at);
-    for (k, n) in keys.iter().zip(newest.iter_mut()) {
-        let mut ts = row_deleted;
-        if let Some(item) = source
-            .scan(Bound::Included(k), Bound::Included(k), false)
-            .next()
-        {
-            let (_, e) = item?;
-            let t = match &*e {
-                Entry::Cell(c) => c.timestamp,
-                Entry::SuperColumnDeletion(d) => d.marked_for_delete_at,
-            };
-            ts = Some(ts.map_or(t, |r| r.max(t)));
-        }
-        if let Some(t) = ts {
-            *n = Some(n.map_or(t, |x| x.max(t)));
-        }
+impl NamedRead {
+    /// The read, if `predicate` names columns of a Standard column family (`None` for any
+    /// other read).
+    pub fn new(
+        ctx: &SliceContext<'_>,
+        super_column: Option<&[u8]>,
+        predicate: &SlicePredicate,
+    ) -> Option<NamedRead> {
+        let (ColumnType::Standard, None, SlicePredicate::Names(names)) =
+            (ctx.column_type, super_column, predicate)
+        else {
+            return None;
+        };
+        let keys = sorted_keys(names, |n| with_prefix(&[], ctx.comparator, n));
+        Some(NamedRead {
+            found: vec![None; keys.len()],
+            newest: vec![None; keys.len()],
+            keys,
+            row_deletion: None,
+        })
     }
-    Ok(())
+
+    /// Whether a source whose newest timestamp is `max` can be skipped.
+    pub fn can_skip(&self, max: i64) -> bool {
+        self.newest.iter().all(|n| n.is_some_and(|ts| ts > max))
+    }
+
+    /// Reads the names from one more source.
+    pub fn add(&mut self, source: &dyn RowSource) -> Result<(), Error> {
+        let deletion = source.deletion()?;
+        self.row_deletion = DeletionTime::merge_opt(self.row_deletion, deletion);
+        let row_deleted = deletion.map(|d| d.marked_for_delete_at);
+        for (i, k) in self.keys.iter().enumerate() {
+            let mut ts = row_deleted;
+            if let Some(item) = source
+                .scan(Bound::Included(k), Bound::Included(k), false)
+                .next()
+            {
+                let (_, e) = item?;
+                let e = e.into_owned();
+                let t = match &e {
+                    Entry::Cell(c) => c.timestamp,
+                    Entry::SuperColumnDeletion(d) => d.marked_for_delete_at,
+                };
+                ts = Some(ts.map_or(t, |r| r.max(t)));
+                self.found[i] = Some(match self.found[i].take() {
+                    Some(prev) => reconcile_entries(prev, e),
+                    None => e,
+                });
+            }
+            if let Some(t) = ts {
+                self.newest[i] = Some(self.newest[i].map_or(t, |x| x.max(t)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The live columns found, in name order.
+    pub fn finish(self, ctx: &SliceContext<'_>) -> Result<Vec<ColumnOrSuperColumn>, Error> {
+        let mut out = Vec::new();
+        for (k, found) in self.keys.iter().zip(self.found) {
+            if let Some(Entry::Cell(cell)) = found {
+                if let Some(c) = live_column(k, cell, self.row_deletion, ctx.comparator, ctx)? {
+                    out.push(ColumnOrSuperColumn::Column(c));
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 fn sorted_keys(names: &[Vec<u8>], key: impl Fn(&[u8]) -> Vec<u8>) -> Vec<Vec<u8>> {

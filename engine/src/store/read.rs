@@ -14,7 +14,7 @@ use crate::memtable::MemRow;
 use crate::merge::{EntryItem, KMerge, RowSource};
 use crate::model::cell::DeletionTime;
 use crate::model::partitioner::RowKey;
-use crate::query::slice::{self, SliceContext};
+use crate::query::slice::{self, NamedRead, SliceContext};
 use crate::query::{ColumnOrSuperColumn, KeySlice, SlicePredicate};
 use crate::sstable::iter::SstRow;
 use crate::sstable::Sstable;
@@ -85,36 +85,29 @@ impl ColumnFamilyStore {
             return Ok(Vec::new());
         }
         let ctx = self.context(req.now_seconds);
-        let mut sst_rows: Vec<SstRow<'_>> = Vec::new();
-        // Named columns: newest SSTables first, stopping once what was found is newer than
-        // anything the rest hold.
-        match slice::requested_keys(&ctx, super_column, predicate) {
-            Some(keys) => {
-                let mut newest = vec![None; keys.len()];
-                for r in &mem_rows {
-                    slice::note_newest(r, &keys, &mut newest)?;
+        // Named columns: each source asked once, newest SSTables first, stopping once what was
+        // found is newer than anything the rest hold.
+        if let Some(mut named) = NamedRead::new(&ctx, super_column, predicate) {
+            for r in &mem_rows {
+                named.add(r)?;
+            }
+            let mut tables: Vec<&Arc<Sstable>> = view.sstables.iter().collect();
+            tables.sort_by_key(|t| std::cmp::Reverse(t.footer().max_timestamp));
+            for t in tables {
+                if named.can_skip(t.footer().max_timestamp) {
+                    bump(&self.counters.sstables_skipped);
+                    continue;
                 }
-                let mut tables: Vec<&Arc<Sstable>> = view.sstables.iter().collect();
-                tables.sort_by_key(|t| std::cmp::Reverse(t.footer().max_timestamp));
-                for t in tables {
-                    let max = t.footer().max_timestamp;
-                    if newest.iter().all(|n| n.is_some_and(|ts| ts > max)) {
-                        bump(&self.counters.sstables_skipped);
-                        continue;
-                    }
-                    if let Some(pos) = t.locate(row, &rctx)? {
-                        let found = t.row(row.sort_key(), pos, rctx);
-                        slice::note_newest(&found, &keys, &mut newest)?;
-                        sst_rows.push(found);
-                    }
+                if let Some(pos) = t.locate(row, &rctx)? {
+                    named.add(&t.row(row.sort_key(), pos, rctx))?;
                 }
             }
-            None => {
-                for t in &view.sstables {
-                    if let Some(pos) = t.locate(row, &rctx)? {
-                        sst_rows.push(t.row(row.sort_key(), pos, rctx));
-                    }
-                }
+            return named.finish(&ctx);
+        }
+        let mut sst_rows: Vec<SstRow<'_>> = Vec::new();
+        for t in &view.sstables {
+            if let Some(pos) = t.locate(row, &rctx)? {
+                sst_rows.push(t.row(row.sort_key(), pos, rctx));
             }
         }
         if mem_rows.is_empty() && sst_rows.is_empty() {
