@@ -5,7 +5,7 @@
 //!
 //! Layout in `engine/FORMAT.md`. This file reads and frames bytes; it knows nothing of rows.
 
-use crate::codec::{be32, be64, check_magic_version};
+use crate::codec::{be32, be64, check_magic_version, checksum_ok};
 use crate::error::{CorruptKind, FormatError, Place};
 
 /// Segment file magic.
@@ -155,7 +155,10 @@ fn read_header(bytes: &[u8]) -> Result<Option<Header>, FormatError> {
     if bytes.len() < len {
         return Ok(None);
     }
-    if crc32fast::hash(&bytes[..len - 4]) != be32(&bytes[len - 4..len]) {
+    if !checksum_ok(
+        crc32fast::hash(&bytes[..len - 4]),
+        be32(&bytes[len - 4..len]),
+    ) {
         return Err(
             FormatError::new(CorruptKind::Checksum, "header checksum mismatch")
                 .at(Place::Offset(0)),
@@ -208,7 +211,7 @@ pub fn read(bytes: &[u8]) -> SegmentContents {
             break Ending::Torn(pos);
         }
         let len = u64::from(be32(&tail[0..4]));
-        if crc32fast::hash(&tail[0..4]) != be32(&tail[4..8]) {
+        if !checksum_ok(crc32fast::hash(&tail[0..4]), be32(&tail[4..8])) {
             if tail.iter().all(|b| *b == 0) {
                 // Zeros where a frame would start: space the file system extended but a crash
                 // left unwritten.
@@ -242,7 +245,7 @@ pub fn read(bytes: &[u8]) -> SegmentContents {
             break Ending::Torn(pos);
         }
         let payload = &tail[FRAME_LEN as usize..(FRAME_LEN + len) as usize];
-        if crc32fast::hash(payload) != be32(&tail[8..12]) {
+        if !checksum_ok(crc32fast::hash(payload), be32(&tail[8..12])) {
             if pos + FRAME_LEN + len == total {
                 // The last record, length written but contents not all durable.
                 break Ending::Torn(pos);

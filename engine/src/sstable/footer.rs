@@ -1,7 +1,7 @@
 //! The SSTable file header and footer: magic numbers, the format version, where the index and
 //! the bloom filter are, and summary counts. Layout in `engine/FORMAT.md`.
 
-use crate::codec::{be32, be64, check_magic_version};
+use crate::codec::{be32, be64, check_magic_version, checksum_ok};
 use crate::error::{CorruptKind, FormatError, Place};
 use crate::model::partitioner::Partitioner;
 
@@ -114,7 +114,7 @@ impl Footer {
                 "footer magic missing (truncated file?)",
             ));
         }
-        if crc32fast::hash(&f[..n - 4]) != be32(&f[n - 4..]) {
+        if !checksum_ok(crc32fast::hash(&f[..n - 4]), be32(&f[n - 4..])) {
             return Err(fault(CorruptKind::Checksum, "footer checksum mismatch"));
         }
         let footer_version = be32(&f[n - 16..]);

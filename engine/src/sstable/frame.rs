@@ -4,7 +4,7 @@
 //! the file, and the raw length against what the stored bytes can decompress to) before
 //! allocating. What a data block holds is `block.rs`.
 
-use crate::codec::be32;
+use crate::codec::{be32, checksum_ok};
 use crate::error::{CorruptKind, FormatError};
 
 /// Bytes of a block's framing before its stored bytes.
@@ -63,7 +63,7 @@ pub fn unframe(bytes: &[u8]) -> Result<Vec<u8>, FormatError> {
     let mut h = crc32fast::Hasher::new();
     h.update(&[kind]);
     h.update(stored);
-    if h.finalize() != crc {
+    if !checksum_ok(h.finalize(), crc) {
         return Err(FormatError::new(
             CorruptKind::Checksum,
             "block checksum mismatch",
