@@ -53,14 +53,22 @@ pub fn slice(
     let row_del = merged_deletion(sources)?;
     match (ctx.column_type, super_column) {
         (ColumnType::Standard, _) => {
-            let cols = column_slice(sources, ctx, ctx.comparator, &[], row_del, predicate)?;
-            Ok(cols.into_iter().map(ColumnOrSuperColumn::Column).collect())
+            let wrap = ColumnOrSuperColumn::Column;
+            column_slice(sources, ctx, ctx.comparator, &[], row_del, predicate, wrap)
         }
         (ColumnType::Super, Some(sc)) => {
             let prefix = cell_key::super_column(ctx.comparator, sc);
             let del = DeletionTime::merge_opt(row_del, super_column_deletion(sources, &prefix)?);
-            let cols = column_slice(sources, ctx, ctx.subcomparator, &prefix, del, predicate)?;
-            Ok(cols.into_iter().map(ColumnOrSuperColumn::Column).collect())
+            let wrap = ColumnOrSuperColumn::Column;
+            column_slice(
+                sources,
+                ctx,
+                ctx.subcomparator,
+                &prefix,
+                del,
+                predicate,
+                wrap,
+            )
         }
         (ColumnType::Super, None) => {
             let scs = super_slice(sources, ctx, row_del, predicate)?;
@@ -158,19 +166,25 @@ fn as_ref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
     }
 }
 
-fn column_slice(
+/// The columns of a slice, each as `wrap` makes it (built in place: no second vector).
+fn column_slice<T>(
     sources: &[&dyn RowSource],
     ctx: &SliceContext<'_>,
     cmp: &dyn Comparator,
     prefix: &[u8],
     del: Option<DeletionTime>,
     predicate: &SlicePredicate,
-) -> Result<Vec<Column>, Error> {
+    wrap: impl Fn(Column) -> T,
+) -> Result<Vec<T>, Error> {
     let mut out = Vec::new();
     match predicate {
         SlicePredicate::Range(range) => {
             if range.count == 0 {
                 return Ok(out);
+            }
+            // A short slice asks for room once; "everything" grows as it finds.
+            if range.count <= 64 {
+                out.reserve(range.count);
             }
             let (lo, hi) = column_bounds(prefix, cmp, range);
             for item in merged_entries(sources, as_ref(&lo), as_ref(&hi), range.reversed) {
@@ -180,7 +194,7 @@ fn column_slice(
                     continue;
                 };
                 if let Some(c) = live_column(name_key, cell, del, cmp, ctx)? {
-                    out.push(c);
+                    out.push(wrap(c));
                     if out.len() >= range.count {
                         break;
                     }
@@ -195,7 +209,7 @@ fn column_slice(
                         .transpose()?;
                 if let Some((_, Entry::Cell(cell))) = found {
                     if let Some(c) = live_column(&k[prefix.len()..], cell, del, cmp, ctx)? {
-                        out.push(c);
+                        out.push(wrap(c));
                     }
                 }
             }

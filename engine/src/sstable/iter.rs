@@ -4,6 +4,7 @@
 //! and locating one row by its key is `reader.rs`.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -27,7 +28,9 @@ impl Sstable {
             sort_key: sort_key.to_vec(),
             pos,
             ctx,
-            first: None,
+            header: None,
+            first: OnceCell::new(),
+            last: OnceCell::new(),
         }
     }
 
@@ -144,7 +147,9 @@ impl<'a> Iterator for Rows<'a> {
                         sort_key,
                         pos,
                         ctx: self.ctx,
-                        first: Some((items, header)),
+                        header: Some(header),
+                        first: OnceCell::from(items),
+                        last: OnceCell::new(),
                     }));
                 }
             }
@@ -160,9 +165,24 @@ pub struct SstRow<'a> {
     sort_key: Vec<u8>,
     pos: RowPosition,
     ctx: ReadContext<'a>,
-    /// The row's first block and its header's item there, when a scan of the file met the row:
-    /// reading it then starts without a cache lookup or a search of the block.
-    first: Option<(Arc<CachedBlock>, usize)>,
+    /// The row header's item in the first block, when a scan of the file met the row there.
+    header: Option<usize>,
+    /// The row's first and last blocks once read (a scan hands over the first): entries in
+    /// them are lent to the reader instead of copied, and they are not looked up twice.
+    first: OnceCell<Arc<CachedBlock>>,
+    last: OnceCell<Arc<CachedBlock>>,
+}
+
+/// The block a cell holds, read into it first if it is empty.
+fn held(
+    cell: &OnceCell<Arc<CachedBlock>>,
+    read: impl FnOnce() -> Result<Arc<CachedBlock>>,
+) -> Result<&Arc<CachedBlock>> {
+    if let Some(b) = cell.get() {
+        return Ok(b);
+    }
+    let b = read()?;
+    Ok(cell.get_or_init(|| b))
 }
 
 impl SstRow<'_> {
@@ -261,18 +281,19 @@ impl<'a> RowEntries<'a> {
     /// Finds the row's entries within the bounds in the current block; returns whether the walk
     /// must stop after them (the bounds end inside this block).
     fn load(&mut self) -> Result<bool> {
-        let held = self
-            .row
-            .first
-            .as_ref()
-            .filter(|_| self.block == self.row.pos.start_block as usize);
-        let b = match held {
-            Some((b, _)) => b.clone(),
-            None => self.row.table.block(self.block, &self.row.ctx)?,
+        let row: &'a SstRow<'a> = self.row;
+        let read = || row.table.block(self.block, &row.ctx);
+        let (start, end) = (row.pos.start_block as usize, row.pos.end_block as usize);
+        let b = if self.block == start {
+            held(&row.first, read)?.clone()
+        } else if self.block == end {
+            held(&row.last, read)?.clone()
+        } else {
+            read()?
         };
         let block = &b.block;
-        let entries = match held {
-            Some(&(_, header)) => block.row_at(header),
+        let entries = match row.header.filter(|_| self.block == start) {
+            Some(header) => block.row_at(header),
             None => block
                 .row(
                     &self.row.sort_key,
@@ -310,12 +331,17 @@ impl<'a> RowEntries<'a> {
         let ItemRef::Entry { key, .. } = b.block.item(i) else {
             return None;
         };
-        // In the block the row holds for its whole life, the key is lent, not copied.
-        let key = match &row.first {
-            Some((held, _)) if *number == row.pos.start_block as usize => {
-                Cow::Borrowed(held.block.entry_key(i))
-            }
-            _ => Cow::Owned(key.to_vec()),
+        // In the blocks the row holds for its whole life, the key is lent, not copied.
+        let kept = if *number == row.pos.start_block as usize {
+            row.first.get()
+        } else if *number == row.pos.end_block as usize {
+            row.last.get()
+        } else {
+            None
+        };
+        let key = match kept {
+            Some(b) => Cow::Borrowed(b.block.entry_key(i)),
+            None => Cow::Owned(key.to_vec()),
         };
         let decoded = b.block.item(i).entry()?;
         Some(match decoded {
