@@ -273,12 +273,11 @@ impl Memtable {
                 .list
                 .seek(&self.arena, &SearchKey::new(k, EntryPos::Last)),
         };
-        let (list, arena) = (&self.list, &self.arena);
         let mut next = start;
         std::iter::from_fn(move || {
             let n = next?;
             let row = n.row();
-            next = list.seek(arena, &SearchKey::new(row, EntryPos::Last));
+            next = self.next_row(n);
             let hash = key_filter::hash(row);
             Some(MemRow {
                 mem: self,
@@ -291,12 +290,11 @@ impl Memtable {
     /// Every row with its winning versions, in order, for a flush: the memtable must be frozen
     /// (no writer left), so every version is published.
     pub fn flush_rows(&self, is_super: bool) -> impl Iterator<Item = FlushRow<'_>> + '_ {
-        let (list, arena) = (&self.list, &self.arena);
-        let mut next = list.first(arena);
+        let mut next = self.list.first(&self.arena);
         std::iter::from_fn(move || {
             let n = next?;
             let row = n.row();
-            next = list.seek(arena, &SearchKey::new(row, EntryPos::Last));
+            next = self.next_row(n);
             let (deletion, first_cell) = if n.entry().is_empty() {
                 let mut c = n.successor();
                 while let Some(x) = c.filter(|x| x.is_row(row) && x.entry().is_empty()) {
@@ -313,6 +311,21 @@ impl Memtable {
                 is_super,
             })
         })
+    }
+
+    /// The first node of the row after `n`'s: a few steps along the bottom level (a point row
+    /// has a node or two), or a search past the row when it is wide.
+    fn next_row<'m>(&'m self, n: Node<'m>) -> Option<Node<'m>> {
+        let row = n.row();
+        let mut at = n.successor();
+        for _ in 0..8 {
+            match at {
+                Some(x) if x.is_row(row) => at = x.successor(),
+                other => return other,
+            }
+        }
+        self.list
+            .seek(&self.arena, &SearchKey::new(row, EntryPos::Last))
     }
 
     /// Bytes held (the arena's).

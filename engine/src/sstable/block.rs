@@ -222,6 +222,11 @@ impl DataBlock {
         Some(self.span(r))
     }
 
+    /// The item numbers of the block's row headers, ascending.
+    pub fn row_headers(&self) -> &[u32] {
+        &self.rows
+    }
+
     /// The entries of the row whose header is item `header` (as a scan found it), or `None`
     /// if that item is no row header.
     pub fn row_at(&self, header: usize) -> Option<std::ops::Range<usize>> {

@@ -8,7 +8,7 @@ use std::cell::OnceCell;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use super::block::ItemRef;
+use super::block::{DataBlock, ItemRef};
 use super::index::RowPoint;
 use super::reader::{CachedBlock, ReadContext, Sstable};
 use crate::cache::RowPosition;
@@ -83,6 +83,34 @@ pub struct Rows<'a> {
     failed: bool,
 }
 
+impl Rows<'_> {
+    fn after_start(&self, sort_key: &[u8]) -> bool {
+        match &self.start {
+            Bound::Unbounded => true,
+            Bound::Included(s) => sort_key >= s.as_slice(),
+            Bound::Excluded(s) => sort_key > s.as_slice(),
+        }
+    }
+
+    /// The item to start from in a block the walk enters before reaching its start bound: the
+    /// first row header at or after it, found by a binary search of the block's rows (deriving
+    /// a sort key hashes the row key, so a linear walk hashed every row before the start).
+    fn first_from_start(&self, block: &DataBlock) -> usize {
+        if matches!(self.start, Bound::Unbounded) {
+            return 0;
+        }
+        let headers = block.row_headers();
+        let before = |h: u32| {
+            let item = block.item(h as usize);
+            self.table
+                .sort_key_of(&item)
+                .is_some_and(|k| !self.after_start(&k))
+        };
+        let i = partition_point(0, headers.len(), |i| before(headers[i]));
+        headers.get(i).map_or(block.len(), |&h| h as usize)
+    }
+}
+
 impl<'a> Iterator for Rows<'a> {
     type Item = Result<SstRow<'a>>;
 
@@ -96,7 +124,11 @@ impl<'a> Iterator for Rows<'a> {
                 None => match self.table.block(self.block, &self.ctx) {
                     Ok(b) => {
                         self.items = Some(b.clone());
-                        self.at = 0;
+                        self.at = if self.last.is_none() {
+                            self.first_from_start(&b.block)
+                        } else {
+                            0
+                        };
                         b
                     }
                     Err(e) => {
@@ -127,12 +159,7 @@ impl<'a> Iterator for Rows<'a> {
                             .at(Place::Block(self.block as u64)),
                     )));
                 }
-                let after_start = match &self.start {
-                    Bound::Unbounded => true,
-                    Bound::Included(s) => *sort_key >= **s,
-                    Bound::Excluded(s) => *sort_key > **s,
-                };
-                if after_start {
+                if self.after_start(&sort_key) {
                     let sort_key = sort_key.into_owned();
                     let last = self.last.get_or_insert_with(Vec::new);
                     last.clear();
