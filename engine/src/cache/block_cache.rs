@@ -1,6 +1,10 @@
 //! A cache of blocks shared by every SSTable of a database, bounded in bytes, least recently
 //! used first out: hot reads then neither decompress nor decode again. What a block is, and what
 //! it costs, is its owner's business ([`Charge`]); this file only keeps and evicts.
+//!
+//! A large cache is cut into shards by block (LevelDB's `ShardedLRUCache`), each with its own
+//! lock and its share of the bytes, so readers on different blocks do not wait for each other;
+//! each shard evicts its own least recently used. A small cache is one shard, exactly LRU.
 
 use std::sync::Arc;
 
@@ -25,20 +29,38 @@ struct Inner<V> {
 /// The block cache.
 #[derive(Debug)]
 pub struct BlockCache<V> {
+    /// Bytes each shard may hold.
     capacity: usize,
-    inner: Mutex<Inner<V>>,
+    shards: Box<[Mutex<Inner<V>>]>,
 }
+
+/// The most shards, and the least bytes a shard is given (below that, fewer shards: a shard
+/// must hold many blocks for its own LRU order to stand for the whole cache's).
+const MAX_SHARDS: usize = 16;
+const MIN_SHARD_BYTES: usize = 4 << 20;
 
 impl<V: Charge> BlockCache<V> {
     /// A cache of at most `capacity` bytes (0 disables it).
     pub fn new(capacity: usize) -> Self {
+        let n = (capacity / MIN_SHARD_BYTES).clamp(1, MAX_SHARDS);
         BlockCache {
-            capacity,
-            inner: Mutex::new(Inner {
-                lru: LruCache::unbounded(),
-                used: 0,
-            }),
+            capacity: capacity / n,
+            shards: (0..n)
+                .map(|_| {
+                    Mutex::new(Inner {
+                        lru: LruCache::unbounded(),
+                        used: 0,
+                    })
+                })
+                .collect(),
         }
+    }
+
+    fn shard(&self, (table, block): BlockKey) -> &Mutex<Inner<V>> {
+        // A multiplicative mix: blocks of one file, numbered in a row, spread over the shards.
+        let h = (table ^ u64::from(block).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        &self.shards[(h >> 32) as usize % self.shards.len()]
     }
 
     /// The cached block, marking it recently used.
@@ -46,7 +68,7 @@ impl<V: Charge> BlockCache<V> {
         if self.capacity == 0 {
             return None;
         }
-        self.inner.lock().lru.get(&key).cloned()
+        self.shard(key).lock().lru.get(&key).cloned()
     }
 
     /// Caches a block; returns how many blocks were evicted to make room.
@@ -54,7 +76,7 @@ impl<V: Charge> BlockCache<V> {
         if self.capacity == 0 || block.charge() > self.capacity {
             return 0;
         }
-        let mut g = self.inner.lock();
+        let mut g = self.shard(key).lock();
         g.used += block.charge();
         if let Some(old) = g.lru.put(key, block) {
             g.used -= old.charge();
@@ -75,21 +97,23 @@ impl<V: Charge> BlockCache<V> {
     /// Bytes held.
     #[cfg(test)]
     pub fn used(&self) -> usize {
-        self.inner.lock().used
+        self.shards.iter().map(|s| s.lock().used).sum()
     }
 
     /// Drops every block of one SSTable (when it is deleted).
     pub fn forget_table(&self, table: u64) {
-        let mut g = self.inner.lock();
-        let keys: Vec<BlockKey> = g
-            .lru
-            .iter()
-            .filter(|((t, _), _)| *t == table)
-            .map(|(k, _)| *k)
-            .collect();
-        for k in keys {
-            if let Some(b) = g.lru.pop(&k) {
-                g.used -= b.charge();
+        for shard in self.shards.iter() {
+            let mut g = shard.lock();
+            let keys: Vec<BlockKey> = g
+                .lru
+                .iter()
+                .filter(|((t, _), _)| *t == table)
+                .map(|(k, _)| *k)
+                .collect();
+            for k in keys {
+                if let Some(b) = g.lru.pop(&k) {
+                    g.used -= b.charge();
+                }
             }
         }
     }
@@ -120,5 +144,22 @@ mod tests {
         let off = BlockCache::new(0);
         off.insert((1, 0), Arc::new(1usize));
         assert!(off.get((1, 0)).is_none());
+    }
+
+    #[test]
+    fn a_large_cache_is_sharded_and_holds_its_bytes_across_the_shards() {
+        let c = BlockCache::new(64 << 20);
+        assert_eq!(c.shards.len(), MAX_SHARDS);
+        // Blocks of 1 MiB: far more than fit.
+        for b in 0..1000u32 {
+            c.insert((7, b), Arc::new(1usize << 20));
+        }
+        let used = c.used();
+        assert!(used <= 64 << 20, "over budget: {used}");
+        assert!(used >= 48 << 20, "shards left mostly empty: {used}");
+        // Every shard got blocks: a file's consecutive blocks spread out.
+        assert!(c.shards.iter().all(|s| s.lock().used > 0));
+        c.forget_table(7);
+        assert_eq!(c.used(), 0);
     }
 }
