@@ -7,6 +7,7 @@ use std::num::NonZeroUsize;
 
 use lru::LruCache;
 use parking_lot::Mutex;
+use smallvec::SmallVec;
 
 use crate::model::cell::DeletionTime;
 
@@ -21,8 +22,26 @@ pub struct RowPosition {
     pub deletion: Option<DeletionTime>,
 }
 
-/// (SSTable id, row key) → position; `None` while the cache is disabled.
-type Lru = Option<LruCache<(u64, Vec<u8>), RowPosition>>;
+/// (SSTable id, row key), as the id's 8 bytes then the key: one buffer, so a lookup can borrow
+/// a key built on the stack instead of allocating one.
+type CacheKey = Box<[u8]>;
+
+/// Cache key → position; `None` while the cache is disabled.
+type Lru = Option<LruCache<CacheKey, RowPosition>>;
+
+/// A lookup key on the stack (row keys up to 56 bytes need no allocation).
+type LookupKey = SmallVec<[u8; 64]>;
+
+fn lookup_key(table: u64, key: &[u8]) -> LookupKey {
+    let mut k = LookupKey::with_capacity(8 + key.len());
+    k.extend_from_slice(&table.to_be_bytes());
+    k.extend_from_slice(key);
+    k
+}
+
+fn table_of(k: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(k.get(..8)?.try_into().ok()?))
+}
 
 /// A column family's key cache.
 #[derive(Debug)]
@@ -63,10 +82,9 @@ impl KeyCache {
 
     /// The cached position of `key` in SSTable `table`.
     pub fn get(&self, table: u64, key: &[u8]) -> Option<RowPosition> {
+        let k = lookup_key(table, key);
         let mut g = self.inner.lock();
-        let lru = g.as_mut()?;
-        // The lookup needs an owned key; rows are small, and a hit saves far more.
-        lru.get(&(table, key.to_vec())).copied()
+        g.as_mut()?.get(&k[..]).copied()
     }
 
     /// Remembers where `key` lies in SSTable `table`; returns whether another entry was
@@ -76,9 +94,10 @@ impl KeyCache {
         let Some(lru) = g.as_mut() else {
             return false;
         };
+        let k = lookup_key(table, key);
         // `push` hands back what it displaced: the same key (replaced) or the least recent.
-        match lru.push((table, key.to_vec()), pos) {
-            Some(((t, k), _)) => t != table || k != key,
+        match lru.push(Box::from(&k[..]), pos) {
+            Some((old, _)) => *old != *k,
             None => false,
         }
     }
@@ -86,9 +105,9 @@ impl KeyCache {
     /// Forgets every row of one SSTable (when it leaves the live set).
     pub fn forget_table(&self, table: u64) {
         if let Some(lru) = self.inner.lock().as_mut() {
-            let keys: Vec<(u64, Vec<u8>)> = lru
+            let keys: Vec<CacheKey> = lru
                 .iter()
-                .filter(|((t, _), _)| *t == table)
+                .filter(|(k, _)| table_of(k) == Some(table))
                 .map(|(k, _)| k.clone())
                 .collect();
             for k in keys {

@@ -41,6 +41,17 @@ impl Database {
         let key = key.as_ref();
         validate_key(key)?;
         let cf = self.cf(keyspace, &path.column_family)?;
+        // A column of a Standard CF: read by its name, without building a predicate.
+        if let (ColumnType::Standard, None, Some(name)) =
+            (cf.def().column_type, &path.super_column, &path.column)
+        {
+            cf.validator().path(path.into(), false)?;
+            let started = std::time::Instant::now();
+            let row = RowKey::new(self.inner.partitioner, key);
+            let found = cf.column(&row, name, self.now().seconds)?;
+            cf.record_read(started);
+            return Ok(found.map(ColumnOrSuperColumn::Column));
+        }
         let (parent_sc, name) = match (cf.def().column_type, &path.super_column, &path.column) {
             (_, sc, Some(c)) => (sc.as_deref(), c.clone()),
             (ColumnType::Super, Some(sc), None) => (None, sc.clone()),

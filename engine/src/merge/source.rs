@@ -23,6 +23,14 @@ pub trait RowSource {
         hi: Bound<&[u8]>,
         reversed: bool,
     ) -> Box<dyn Iterator<Item = Result<EntryItem<'s>>> + 's>;
+
+    /// The entry with key `key`, if this source holds one. Sources that can find one entry
+    /// without building an iterator say so by providing this.
+    fn get<'s>(&'s self, key: &[u8]) -> Result<Option<EntryItem<'s>>> {
+        self.scan(Bound::Included(key), Bound::Included(key), false)
+            .next()
+            .transpose()
+    }
 }
 
 /// The row deletion across sources.

@@ -9,6 +9,7 @@ use std::cell::OnceCell;
 use std::fmt;
 
 use md5::{Digest, Md5};
+use smallvec::SmallVec;
 
 use super::murmur3::hash3_x64_128;
 use crate::error::{Error, Result};
@@ -111,16 +112,24 @@ impl Partitioner {
 
     /// The row sort key of `key`: token bytes then key (or the key alone).
     pub fn row_sort_key(&self, key: &[u8]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.token_width().unwrap_or(0) + key.len());
-        match self {
-            Partitioner::OrderPreserving => {}
-            Partitioner::Random => out.extend_from_slice(&random_token(key).to_be_bytes()),
-            Partitioner::Murmur3 => {
-                out.extend_from_slice(&((murmur3_token(key) as u64) ^ (1 << 63)).to_be_bytes())
-            }
-        }
+        let (token, width) = self.token_prefix(key);
+        let mut out = Vec::with_capacity(width + key.len());
+        out.extend_from_slice(&token[..width]);
         out.extend_from_slice(key);
         out
+    }
+
+    /// The bytes a row sort key starts with (the token's, in memcmp order), and how many.
+    fn token_prefix(&self, key: &[u8]) -> ([u8; 16], usize) {
+        let mut t = [0u8; 16];
+        match self {
+            Partitioner::OrderPreserving => (t, 0),
+            Partitioner::Random => (random_token(key).to_be_bytes(), 16),
+            Partitioner::Murmur3 => {
+                t[..8].copy_from_slice(&((murmur3_token(key) as u64) ^ (1 << 63)).to_be_bytes());
+                (t, 8)
+            }
+        }
     }
 
     /// The token part of a row sort key.
@@ -154,8 +163,11 @@ impl Partitioner {
 pub struct RowKey<'a> {
     partitioner: Partitioner,
     key: &'a [u8],
-    sort_key: OnceCell<Vec<u8>>,
+    sort_key: OnceCell<SortKey>,
 }
+
+/// A row sort key held inline (a token and a key of up to 48 bytes need no allocation).
+pub type SortKey = SmallVec<[u8; 64]>;
 
 impl<'a> RowKey<'a> {
     /// The row `key` under `partitioner`.
@@ -172,7 +184,7 @@ impl<'a> RowKey<'a> {
         RowKey {
             partitioner: Partitioner::OrderPreserving,
             key,
-            sort_key: OnceCell::from(sort_key),
+            sort_key: OnceCell::from(SortKey::from_vec(sort_key)),
         }
     }
 
@@ -183,8 +195,13 @@ impl<'a> RowKey<'a> {
 
     /// The row sort key (computed now if it was not yet).
     pub fn sort_key(&self) -> &[u8] {
-        self.sort_key
-            .get_or_init(|| self.partitioner.row_sort_key(self.key))
+        self.sort_key.get_or_init(|| {
+            let (token, width) = self.partitioner.token_prefix(self.key);
+            let mut k = SortKey::with_capacity(width + self.key.len());
+            k.extend_from_slice(&token[..width]);
+            k.extend_from_slice(self.key);
+            k
+        })
     }
 }
 

@@ -14,6 +14,7 @@ use crate::model::cell_key;
 use crate::model::comparator::{Comparator, MarshalError};
 use crate::model::reconcile::reconcile_entries;
 use crate::schema::ColumnType;
+use smallvec::SmallVec;
 
 /// What a slice needs to know about its column family.
 pub struct SliceContext<'a> {
@@ -224,13 +225,19 @@ fn column_slice<T>(
 /// everything an SSTable holds (its footer's maximum), that SSTable cannot change the answer and
 /// is skipped (Cassandra's time-ordered read of named columns).
 pub struct NamedRead {
-    keys: Vec<Vec<u8>>,
-    /// Per key: the reconciled entry so far.
-    found: Vec<Option<Entry>>,
-    /// Per key: the newest timestamp seen, the entry's or a row deletion's (which shadows
-    /// everything no newer).
-    newest: Vec<Option<i64>>,
+    /// The encoded keys, one after another (one buffer for every name).
+    keys: Vec<u8>,
+    /// Per key, in key order: where it lies in `keys`, the reconciled entry so far, and the
+    /// newest timestamp seen (the entry's or a row deletion's, which shadows everything no
+    /// newer). Inline for a read of one or two names.
+    wanted: SmallVec<[Wanted; 2]>,
     row_deletion: Option<DeletionTime>,
+}
+
+struct Wanted {
+    key: std::ops::Range<usize>,
+    found: Option<Entry>,
+    newest: Option<i64>,
 }
 
 impl NamedRead {
@@ -246,18 +253,36 @@ impl NamedRead {
         else {
             return None;
         };
-        let keys = sorted_keys(names, |n| with_prefix(&[], ctx.comparator, n));
-        Some(NamedRead {
-            found: vec![None; keys.len()],
-            newest: vec![None; keys.len()],
+        Some(Self::of(ctx, names))
+    }
+
+    /// A read of these names of a Standard column family's row.
+    pub fn of<N: AsRef<[u8]>>(ctx: &SliceContext<'_>, names: &[N]) -> NamedRead {
+        let mut keys = Vec::new();
+        let mut wanted: SmallVec<[Wanted; 2]> = SmallVec::new();
+        for n in names {
+            let at = keys.len();
+            ctx.comparator.encode_sort_key(n.as_ref(), &mut keys);
+            wanted.push(Wanted {
+                key: at..keys.len(),
+                found: None,
+                newest: None,
+            });
+        }
+        wanted.sort_by(|a, b| keys[a.key.clone()].cmp(&keys[b.key.clone()]));
+        wanted.dedup_by(|a, b| keys[a.key.clone()] == keys[b.key.clone()]);
+        NamedRead {
             keys,
+            wanted,
             row_deletion: None,
-        })
+        }
     }
 
     /// Whether a source whose newest timestamp is `max` can be skipped.
     pub fn can_skip(&self, max: i64) -> bool {
-        self.newest.iter().all(|n| n.is_some_and(|ts| ts > max))
+        self.wanted
+            .iter()
+            .all(|w| w.newest.is_some_and(|ts| ts > max))
     }
 
     /// Reads the names from one more source.
@@ -265,38 +290,51 @@ impl NamedRead {
         let deletion = source.deletion()?;
         self.row_deletion = DeletionTime::merge_opt(self.row_deletion, deletion);
         let row_deleted = deletion.map(|d| d.marked_for_delete_at);
-        for (i, k) in self.keys.iter().enumerate() {
+        for w in self.wanted.iter_mut() {
             let mut ts = row_deleted;
-            if let Some(item) = source
-                .scan(Bound::Included(k), Bound::Included(k), false)
-                .next()
-            {
-                let (_, e) = item?;
+            if let Some((_, e)) = source.get(&self.keys[w.key.clone()])? {
                 let e = e.into_owned();
                 let t = match &e {
                     Entry::Cell(c) => c.timestamp,
                     Entry::SuperColumnDeletion(d) => d.marked_for_delete_at,
                 };
                 ts = Some(ts.map_or(t, |r| r.max(t)));
-                self.found[i] = Some(match self.found[i].take() {
+                w.found = Some(match w.found.take() {
                     Some(prev) => reconcile_entries(prev, e),
                     None => e,
                 });
             }
             if let Some(t) = ts {
-                self.newest[i] = Some(self.newest[i].map_or(t, |x| x.max(t)));
+                w.newest = Some(w.newest.map_or(t, |x| x.max(t)));
             }
         }
         Ok(())
     }
 
-    /// The live columns found, in name order.
-    pub fn finish(self, ctx: &SliceContext<'_>) -> Result<Vec<ColumnOrSuperColumn>, Error> {
+    /// The live column of a read of one name, if there is one.
+    pub fn finish_one(self, ctx: &SliceContext<'_>) -> Result<Option<Column>, Error> {
+        let mut live = None;
+        for w in self.wanted {
+            if let Some(Entry::Cell(cell)) = w.found {
+                let key = &self.keys[w.key];
+                live = live_column(key, cell, self.row_deletion, ctx.comparator, ctx)?;
+            }
+        }
+        Ok(live)
+    }
+
+    /// The live columns found, in name order, each as `wrap` makes it.
+    pub fn finish<T>(
+        self,
+        ctx: &SliceContext<'_>,
+        wrap: impl Fn(Column) -> T,
+    ) -> Result<Vec<T>, Error> {
         let mut out = Vec::new();
-        for (k, found) in self.keys.iter().zip(self.found) {
-            if let Some(Entry::Cell(cell)) = found {
-                if let Some(c) = live_column(k, cell, self.row_deletion, ctx.comparator, ctx)? {
-                    out.push(ColumnOrSuperColumn::Column(c));
+        for w in self.wanted {
+            if let Some(Entry::Cell(cell)) = w.found {
+                let key = &self.keys[w.key];
+                if let Some(c) = live_column(key, cell, self.row_deletion, ctx.comparator, ctx)? {
+                    out.push(wrap(c));
                 }
             }
         }

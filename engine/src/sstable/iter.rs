@@ -14,6 +14,7 @@ use super::reader::{CachedBlock, ReadContext, Sstable};
 use crate::cache::RowPosition;
 use crate::error::{FormatError, Place, Result};
 use crate::merge::{EntryItem, RowSource};
+use crate::model::partitioner::SortKey;
 
 impl Sstable {
     /// A located row as a [`RowSource`].
@@ -25,7 +26,7 @@ impl Sstable {
     ) -> SstRow<'a> {
         SstRow {
             table: self,
-            sort_key: sort_key.to_vec(),
+            sort_key: SortKey::from_slice(sort_key),
             pos,
             ctx,
             header: None,
@@ -160,7 +161,10 @@ impl<'a> Iterator for Rows<'a> {
                     )));
                 }
                 if self.after_start(&sort_key) {
-                    let sort_key = sort_key.into_owned();
+                    let sort_key = match sort_key {
+                        Cow::Borrowed(k) => SortKey::from_slice(k),
+                        Cow::Owned(k) => SortKey::from_vec(k),
+                    };
                     let last = self.last.get_or_insert_with(Vec::new);
                     last.clear();
                     last.extend_from_slice(&sort_key);
@@ -189,7 +193,7 @@ impl<'a> Iterator for Rows<'a> {
 /// One row of an SSTable, readable as a [`RowSource`].
 pub struct SstRow<'a> {
     table: &'a Sstable,
-    sort_key: Vec<u8>,
+    sort_key: SortKey,
     pos: RowPosition,
     ctx: ReadContext<'a>,
     /// The row header's item in the first block, when a scan of the file met the row there.
@@ -219,9 +223,93 @@ impl SstRow<'_> {
     }
 }
 
+/// A block of a row: one it keeps for its life (its first or last), or one read for a moment.
+enum RowBlock<'a> {
+    Kept(&'a Arc<CachedBlock>),
+    Read(Arc<CachedBlock>),
+}
+
+impl RowBlock<'_> {
+    fn arc(self) -> Arc<CachedBlock> {
+        match self {
+            RowBlock::Kept(b) => b.clone(),
+            RowBlock::Read(b) => b,
+        }
+    }
+}
+
+impl<'a> SstRow<'a> {
+    /// Block `n` of the row (the first and last are read once and kept).
+    fn block_at(&'a self, n: usize) -> Result<RowBlock<'a>> {
+        let read = || self.table.block(n, &self.ctx);
+        Ok(if n == self.pos.start_block as usize {
+            RowBlock::Kept(held(&self.first, read)?)
+        } else if n == self.pos.end_block as usize {
+            RowBlock::Kept(held(&self.last, read)?)
+        } else {
+            RowBlock::Read(read()?)
+        })
+    }
+
+    /// The item numbers `first..last` of the row's entries in block `n`.
+    fn entries_in(&self, n: usize, block: &DataBlock) -> (usize, usize) {
+        let entries = match self.header.filter(|_| n == self.pos.start_block as usize) {
+            Some(header) => block.row_at(header),
+            None => block
+                .row(
+                    &self.sort_key,
+                    self.table.partitioner.key_part(&self.sort_key),
+                )
+                .map(|(_, entries)| entries),
+        };
+        entries.map_or((0, 0), |e| (e.start, e.end))
+    }
+}
+
 impl RowSource for SstRow<'_> {
     fn deletion(&self) -> Result<Option<crate::model::cell::DeletionTime>> {
         Ok(self.pos.deletion)
+    }
+
+    /// One entry by its key: the block the index names, a binary search of the row's entries
+    /// there, and the key lent from a kept block (no iterator, no copies of the bounds).
+    fn get<'s>(&'s self, key: &[u8]) -> Result<Option<EntryItem<'s>>> {
+        let (start, end) = (self.pos.start_block as usize, self.pos.end_block as usize);
+        let mut n = if start == end {
+            start
+        } else {
+            self.table
+                .index
+                .seek(&self.sort_key, RowPoint::Key(key))
+                .unwrap_or(start)
+                .clamp(start, end)
+        };
+        loop {
+            let b = self.block_at(n)?;
+            let block = match &b {
+                RowBlock::Kept(k) => &k.block,
+                RowBlock::Read(r) => &r.block,
+            };
+            let (first, last) = self.entries_in(n, block);
+            let i = partition_point(first, last, |i| block.entry_key(i) < key);
+            if i < last && block.entry_key(i) == key {
+                let fault = |e: FormatError| self.table.fault(e.at(Place::Block(n as u64)));
+                let Some(decoded) = block.item(i).entry() else {
+                    return Ok(None);
+                };
+                let entry = decoded.map_err(fault)?;
+                let key = match b {
+                    RowBlock::Kept(k) => Cow::Borrowed(k.block.entry_key(i)),
+                    RowBlock::Read(_) => Cow::Owned(key.to_vec()),
+                };
+                return Ok(Some((key, Cow::Owned(entry))));
+            }
+            // Every entry of the row here is below the key: it can only be further on.
+            if i < last || n >= end {
+                return Ok(None);
+            }
+            n += 1;
+        }
     }
 
     fn scan<'s>(
@@ -309,26 +397,9 @@ impl<'a> RowEntries<'a> {
     /// must stop after them (the bounds end inside this block).
     fn load(&mut self) -> Result<bool> {
         let row: &'a SstRow<'a> = self.row;
-        let read = || row.table.block(self.block, &row.ctx);
-        let (start, end) = (row.pos.start_block as usize, row.pos.end_block as usize);
-        let b = if self.block == start {
-            held(&row.first, read)?.clone()
-        } else if self.block == end {
-            held(&row.last, read)?.clone()
-        } else {
-            read()?
-        };
+        let b = row.block_at(self.block)?.arc();
         let block = &b.block;
-        let entries = match row.header.filter(|_| self.block == start) {
-            Some(header) => block.row_at(header),
-            None => block
-                .row(
-                    &self.row.sort_key,
-                    self.row.table.partitioner.key_part(&self.row.sort_key),
-                )
-                .map(|(_, entries)| entries),
-        };
-        let (first, last) = entries.map_or((0, 0), |e| (e.start, e.end));
+        let (first, last) = row.entries_in(self.block, block);
         let from = partition_point(first, last, |i| !above_lo(block.entry_key(i), &self.lo));
         let to = partition_point(from, last, |i| below_hi(block.entry_key(i), &self.hi));
         let stop = if self.reversed {

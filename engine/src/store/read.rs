@@ -8,6 +8,8 @@ use std::ops::Bound;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use super::column_family::{ColumnFamilyStore, View};
 use crate::error::Result;
 use crate::memtable::MemRow;
@@ -15,7 +17,7 @@ use crate::merge::{EntryItem, KMerge, RowSource};
 use crate::model::cell::DeletionTime;
 use crate::model::partitioner::RowKey;
 use crate::query::slice::{self, NamedRead, SliceContext};
-use crate::query::{ColumnOrSuperColumn, KeySlice, SlicePredicate};
+use crate::query::{Column, ColumnOrSuperColumn, KeySlice, SlicePredicate};
 use crate::sstable::iter::SstRow;
 use crate::sstable::Sstable;
 use crate::stats::bump;
@@ -65,44 +67,14 @@ impl ColumnFamilyStore {
         req: &ReadRequest<'_>,
     ) -> Result<Vec<ColumnOrSuperColumn>> {
         let (super_column, predicate) = (req.super_column, req.predicate);
-        view.check_broken()?;
-        // An empty memtable (the active one right after a flush) is not asked: asking hashes
-        // the key for its sort key, which the files' filters do not need.
-        let mem_rows: Vec<_> = view
-            .memtables()
-            .filter(|m| !m.is_empty())
-            .filter_map(|m| m.row(row.sort_key()))
-            .collect();
-        let rctx = self.read_context();
-        // A row no memtable holds and every file's filter rules out is answered before anything
-        // is allocated or the key hashed for its token (each file counted as one filter check).
-        if mem_rows.is_empty() && view.sstables.iter().all(|t| !t.may_contain(row.key())) {
-            let n = view.sstables.len() as u64;
-            self.counters.bloom_checks.fetch_add(n, Ordering::Relaxed);
-            self.counters
-                .bloom_negatives
-                .fetch_add(n, Ordering::Relaxed);
+        let Some(mem_rows) = self.memtable_rows(view, row)? else {
             return Ok(Vec::new());
-        }
+        };
+        let rctx = self.read_context();
         let ctx = self.context(req.now_seconds);
-        // Named columns: each source asked once, newest SSTables first, stopping once what was
-        // found is newer than anything the rest hold.
-        if let Some(mut named) = NamedRead::new(&ctx, super_column, predicate) {
-            for r in &mem_rows {
-                named.add(r)?;
-            }
-            let mut tables: Vec<&Arc<Sstable>> = view.sstables.iter().collect();
-            tables.sort_by_key(|t| std::cmp::Reverse(t.footer().max_timestamp));
-            for t in tables {
-                if named.can_skip(t.footer().max_timestamp) {
-                    bump(&self.counters.sstables_skipped);
-                    continue;
-                }
-                if let Some(pos) = t.locate(row, &rctx)? {
-                    named.add(&t.row(row.sort_key(), pos, rctx))?;
-                }
-            }
-            return named.finish(&ctx);
+        if let Some(named) = NamedRead::new(&ctx, super_column, predicate) {
+            let named = self.read_named(view, row, &mem_rows, named)?;
+            return named.finish(&ctx, ColumnOrSuperColumn::Column);
         }
         let mut sst_rows: Vec<SstRow<'_>> = Vec::new();
         for t in &view.sstables {
@@ -117,6 +89,78 @@ impl ColumnFamilyStore {
             mem_rows.iter().map(|r| r as &dyn RowSource).collect();
         sources.extend(sst_rows.iter().map(|r| r as &dyn RowSource));
         slice::slice(&sources, &ctx, super_column, predicate)
+    }
+
+    /// The row's versions in the memtables, or `None` when no memtable holds the row and every
+    /// file's filter rules it out: such a read is answered before anything is allocated or the
+    /// key hashed for its token (each file counted as one filter check).
+    fn memtable_rows<'v>(
+        &self,
+        view: &'v View,
+        row: &RowKey<'_>,
+    ) -> Result<Option<Vec<MemRow<'v>>>> {
+        view.check_broken()?;
+        // An empty memtable (the active one right after a flush) is not asked: asking hashes
+        // the key for its sort key, which the files' filters do not need.
+        let mem_rows: Vec<_> = view
+            .memtables()
+            .filter(|m| !m.is_empty())
+            .filter_map(|m| m.row(row.sort_key()))
+            .collect();
+        if mem_rows.is_empty() && view.sstables.iter().all(|t| !t.may_contain(row.key())) {
+            let n = view.sstables.len() as u64;
+            self.counters.bloom_checks.fetch_add(n, Ordering::Relaxed);
+            self.counters
+                .bloom_negatives
+                .fetch_add(n, Ordering::Relaxed);
+            return Ok(None);
+        }
+        Ok(Some(mem_rows))
+    }
+
+    /// Named columns: each source asked once, newest SSTables first, stopping once what was
+    /// found is newer than anything the rest hold.
+    fn read_named(
+        &self,
+        view: &View,
+        row: &RowKey<'_>,
+        mem_rows: &[MemRow<'_>],
+        mut named: NamedRead,
+    ) -> Result<NamedRead> {
+        let rctx = self.read_context();
+        for r in mem_rows {
+            named.add(r)?;
+        }
+        let mut tables: SmallVec<[&Arc<Sstable>; 8]> = view.sstables.iter().collect();
+        tables.sort_by_key(|t| std::cmp::Reverse(t.footer().max_timestamp));
+        for t in tables {
+            if named.can_skip(t.footer().max_timestamp) {
+                bump(&self.counters.sstables_skipped);
+                continue;
+            }
+            if let Some(pos) = t.locate(row, &rctx)? {
+                named.add(&t.row(row.sort_key(), pos, rctx))?;
+            }
+        }
+        Ok(named)
+    }
+
+    /// Reads one column of a Standard column family's row by its validated name: the read a
+    /// `get` makes, without building a predicate.
+    pub fn column(
+        &self,
+        row: &RowKey<'_>,
+        name: &[u8],
+        now_seconds: i64,
+    ) -> Result<Option<Column>> {
+        let view = self.view();
+        let Some(mem_rows) = self.memtable_rows(&view, row)? else {
+            return Ok(None);
+        };
+        let ctx = self.context(now_seconds);
+        let named = NamedRead::of(&ctx, &[name]);
+        let named = self.read_named(&view, row, &mem_rows, named)?;
+        named.finish_one(&ctx)
     }
 
     /// Reads a validated slice of one row.
