@@ -258,6 +258,7 @@ impl Memtable {
             mem: self,
             row: first.row(),
             snapshot,
+            first,
         })
     }
 
@@ -279,10 +280,20 @@ impl Memtable {
             let row = n.row();
             next = self.next_row(n);
             let hash = key_filter::hash(row);
+            let snapshot = self.published[Self::stripe(hash)].load(Ordering::Acquire);
+            // The row's first node found again after the snapshot: a version published before
+            // it may have been linked ahead of `n` since, and a reader must see all of a
+            // mutation it can see any of.
+            let first = self
+                .list
+                .seek(&self.arena, &SearchKey::new(row, EntryPos::First))
+                .filter(|f| f.is_row(row))
+                .unwrap_or(n);
             Some(MemRow {
                 mem: self,
                 row,
-                snapshot: self.published[Self::stripe(hash)].load(Ordering::Acquire),
+                snapshot,
+                first,
             })
         })
     }
@@ -403,6 +414,9 @@ pub struct MemRow<'m> {
     mem: &'m Memtable,
     row: &'m [u8],
     snapshot: u32,
+    /// The row's first node, found after `snapshot` was taken (so no node a reader may see
+    /// lies before it): the row's deletion and a forward walk start here without a search.
+    first: Node<'m>,
 }
 
 impl<'m> MemRow<'m> {
@@ -420,7 +434,7 @@ impl<'m> MemRow<'m> {
 
 impl RowSource for MemRow<'_> {
     fn deletion(&self) -> Result<Option<DeletionTime>> {
-        let first = self.seek(EntryPos::At(&[], u32::MAX));
+        let first = Some(self.first);
         Ok(Memtable::newest(first, self.row, &[], self.snapshot).and_then(node_deletion))
     }
 
@@ -443,7 +457,14 @@ impl RowSource for MemRow<'_> {
         };
         if !reversed {
             let start = match &lo {
-                Bound::Unbounded => self.seek(EntryPos::At(&[], 0)),
+                // The first cell: past the row's deletion versions, if any.
+                Bound::Unbounded => {
+                    let mut n = Some(self.first);
+                    while let Some(x) = n.filter(|x| x.is_row(self.row) && x.entry().is_empty()) {
+                        n = x.successor();
+                    }
+                    n
+                }
                 Bound::Included(k) => self.seek(EntryPos::At(k, u32::MAX)),
                 Bound::Excluded(k) => self.seek(EntryPos::At(k, 0)),
             };

@@ -4,6 +4,8 @@
 use std::borrow::Cow;
 use std::ops::Bound;
 
+use smallvec::SmallVec;
+
 use super::source::{EntryItem, RowSource};
 use crate::error::{Error, Result};
 use crate::model::cell::Entry;
@@ -16,7 +18,7 @@ pub fn merged_entries<'s>(
     hi: Bound<&[u8]>,
     reversed: bool,
 ) -> impl Iterator<Item = Result<(Cow<'s, [u8]>, Entry)>> + 's {
-    let mut streams: Vec<_> = sources.iter().map(|s| s.scan(lo, hi, reversed)).collect();
+    let mut streams: SmallVec<[_; 4]> = sources.iter().map(|s| s.scan(lo, hi, reversed)).collect();
     let heads = streams.iter_mut().map(Iterator::next).collect();
     EntryMerge {
         streams,
@@ -28,9 +30,10 @@ pub fn merged_entries<'s>(
 /// Merges sorted entry streams, reconciling the versions of each key as it goes: the
 /// [`KMerge`] of entries without its per-key group, which a slice of a few columns would
 /// otherwise allocate for every column it returns.
+/// (Inline for up to four sources: a row read from a few sources allocates no vectors.)
 struct EntryMerge<I: Iterator> {
-    streams: Vec<I>,
-    heads: Vec<Option<I::Item>>,
+    streams: SmallVec<[I; 4]>,
+    heads: SmallVec<[Option<I::Item>; 4]>,
     reversed: bool,
 }
 

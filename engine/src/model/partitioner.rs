@@ -119,6 +119,15 @@ impl Partitioner {
         out
     }
 
+    /// The row sort key of `key`, held inline (no allocation for a key of up to 48 bytes).
+    pub fn sort_key(&self, key: &[u8]) -> SortKey {
+        let (token, width) = self.token_prefix(key);
+        let mut k = SortKey::with_capacity(width + key.len());
+        k.extend_from_slice(&token[..width]);
+        k.extend_from_slice(key);
+        k
+    }
+
     /// The bytes a row sort key starts with (the token's, in memcmp order), and how many.
     fn token_prefix(&self, key: &[u8]) -> ([u8; 16], usize) {
         let mut t = [0u8; 16];
@@ -195,13 +204,8 @@ impl<'a> RowKey<'a> {
 
     /// The row sort key (computed now if it was not yet).
     pub fn sort_key(&self) -> &[u8] {
-        self.sort_key.get_or_init(|| {
-            let (token, width) = self.partitioner.token_prefix(self.key);
-            let mut k = SortKey::with_capacity(width + self.key.len());
-            k.extend_from_slice(&token[..width]);
-            k.extend_from_slice(self.key);
-            k
-        })
+        self.sort_key
+            .get_or_init(|| self.partitioner.sort_key(self.key))
     }
 }
 

@@ -161,10 +161,6 @@ impl<'a> Iterator for Rows<'a> {
                     )));
                 }
                 if self.after_start(&sort_key) {
-                    let sort_key = match sort_key {
-                        Cow::Borrowed(k) => SortKey::from_slice(k),
-                        Cow::Owned(k) => SortKey::from_vec(k),
-                    };
                     let last = self.last.get_or_insert_with(Vec::new);
                     last.clear();
                     last.extend_from_slice(&sort_key);

@@ -26,7 +26,7 @@ use super::index::{BlockIndex, RowPoint};
 use crate::cache::{Charge, KeyCache, RowPosition};
 use crate::error::{CorruptKind, Error, FormatError, Place, Result};
 use crate::io::FileSystem;
-use crate::model::partitioner::{Partitioner, RowKey};
+use crate::model::partitioner::{Partitioner, RowKey, SortKey};
 use crate::stats::{bump, Counters};
 
 /// Gives every opened SSTable a process-unique id for cache keys.
@@ -304,15 +304,13 @@ impl Sstable {
     }
 
     /// The sort key of a row header item of this file.
-    pub fn sort_key_of<'b>(&self, item: &ItemRef<'b>) -> Option<std::borrow::Cow<'b, [u8]>> {
+    pub fn sort_key_of(&self, item: &ItemRef<'_>) -> Option<SortKey> {
         match *item {
             ItemRef::Row {
                 stored_sort_key: Some(s),
                 ..
-            } => Some(std::borrow::Cow::Borrowed(s)),
-            ItemRef::Row { key, .. } => {
-                Some(std::borrow::Cow::Owned(self.partitioner.row_sort_key(key)))
-            }
+            } => Some(SortKey::from_slice(s)),
+            ItemRef::Row { key, .. } => Some(self.partitioner.sort_key(key)),
             ItemRef::Entry { .. } => None,
         }
     }
@@ -357,7 +355,7 @@ impl Sstable {
                             continued,
                             ..
                         } => Item::Row {
-                            sort_key: self.sort_key_of(&it).unwrap_or_default().into_owned(),
+                            sort_key: self.sort_key_of(&it).unwrap_or_default().to_vec(),
                             key: key.to_vec(),
                             deletion,
                             continued,

@@ -204,7 +204,8 @@ impl ColumnFamilyStore {
                 group.swap_remove(at)?;
             }
             let rows = group.iter().filter_map(|r| r.as_ref().ok());
-            let sources: Vec<&dyn RowSource> = rows.map(|r| r as &dyn RowSource).collect();
+            let sources: SmallVec<[&dyn RowSource; 4]> =
+                rows.map(|r| r as &dyn RowSource).collect();
             let Some(sort_key) = group.first().and_then(ScanRow::key_of) else {
                 continue;
             };
