@@ -1,7 +1,7 @@
 //! Heap allocations of a point read, counted by a global allocator that counts the calling
 //! thread's allocations: a read of a row whose block and position are cached allocates only
-//! what it returns (the column's name and value) and the sort key of the name it asks for, and
-//! a read of a row no source holds allocates nothing at all.
+//! what it returns (the column's name and value), and a read of a row no source holds
+//! allocates nothing at all.
 
 // A test stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -109,8 +109,8 @@ fn a_point_read_of_a_cached_row_allocates_only_what_it_returns() {
         .collect();
     let typical = per_read(&db, &keys, &path);
     println!("a cached read allocates {typical} times");
-    // The column's name and value, and the name's sort key.
-    assert!(typical <= 3, "a cached read allocated {typical} times");
+    // The column's name and value.
+    assert!(typical <= 2, "a cached read allocated {typical} times");
 }
 
 #[test]

@@ -225,8 +225,8 @@ fn column_slice<T>(
 /// everything an SSTable holds (its footer's maximum), that SSTable cannot change the answer and
 /// is skipped (Cassandra's time-ordered read of named columns).
 pub struct NamedRead {
-    /// The encoded keys, one after another (one buffer for every name).
-    keys: Vec<u8>,
+    /// The encoded keys, one after another (one buffer for every name, inline for short ones).
+    keys: SmallVec<[u8; 64]>,
     /// Per key, in key order: where it lies in `keys`, the reconciled entry so far, and the
     /// newest timestamp seen (the entry's or a row deletion's, which shadows everything no
     /// newer). Inline for a read of one or two names.
@@ -258,11 +258,18 @@ impl NamedRead {
 
     /// A read of these names of a Standard column family's row.
     pub fn of<N: AsRef<[u8]>>(ctx: &SliceContext<'_>, names: &[N]) -> NamedRead {
-        let mut keys = Vec::new();
+        let mut keys = SmallVec::new();
         let mut wanted: SmallVec<[Wanted; 2]> = SmallVec::new();
+        let mut encoded = Vec::new();
         for n in names {
             let at = keys.len();
-            ctx.comparator.encode_sort_key(n.as_ref(), &mut keys);
+            if ctx.comparator.sort_key_is_name() {
+                keys.extend_from_slice(n.as_ref());
+            } else {
+                encoded.clear();
+                ctx.comparator.encode_sort_key(n.as_ref(), &mut encoded);
+                keys.extend_from_slice(&encoded);
+            }
             wanted.push(Wanted {
                 key: at..keys.len(),
                 found: None,
