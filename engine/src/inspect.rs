@@ -48,6 +48,15 @@ pub enum DumpEntry {
         /// Local deletion time, seconds.
         local_deletion_time: i64,
     },
+    /// Every column under a composite prefix deleted (a CQL row or collection).
+    PrefixDeletion {
+        /// The prefix, a composite name of fewer components than the comparator's.
+        prefix: Vec<u8>,
+        /// The deletion's timestamp.
+        marked_for_delete_at: i64,
+        /// Local deletion time, seconds.
+        local_deletion_time: i64,
+    },
     /// A whole super column deleted.
     SuperColumnDeletion {
         /// The super column's name.
@@ -213,6 +222,20 @@ impl SstableFile {
                 self.table.path().display()
             ))
         };
+        if let (ColumnType::Standard, Entry::GroupDeletion(d)) = (self.def.column_type, entry) {
+            let p = cell_key::prefix_of_deletion(key)
+                .ok_or_else(|| self.corrupt("malformed prefix deletion key".into()))?;
+            let mut prefix = Vec::new();
+            self.def
+                .comparator
+                .decode_sort_key(p, &mut prefix)
+                .map_err(bad)?;
+            return Ok(DumpEntry::PrefixDeletion {
+                prefix,
+                marked_for_delete_at: d.marked_for_delete_at,
+                local_deletion_time: d.local_deletion_time,
+            });
+        }
         let (sc, name_key) = match self.def.column_type {
             ColumnType::Standard => (None, key),
             ColumnType::Super => {
@@ -254,7 +277,7 @@ impl SstableFile {
                     local_deletion_time: *local_deletion_time,
                 },
             },
-            Entry::SuperColumnDeletion(d) => DumpEntry::SuperColumnDeletion {
+            Entry::GroupDeletion(d) => DumpEntry::SuperColumnDeletion {
                 name: sc.unwrap_or_default(),
                 marked_for_delete_at: d.marked_for_delete_at,
                 local_deletion_time: d.local_deletion_time,

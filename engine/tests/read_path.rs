@@ -304,7 +304,7 @@ fn read_one(db: &Database, cf: &str, key: &str, col: &str) -> Result<Option<Stri
 fn damage_in_any_part_of_an_sstable_is_an_error_naming_it_and_other_data_reads() {
     let len_and_footer = |p: &Path| {
         let b = std::fs::read(p).unwrap();
-        let f = &b[b.len() - 81..];
+        let f = &b[b.len() - 82..]; // the format 3 footer
         let v = |i: usize| u64::from_be_bytes(f[i * 8..i * 8 + 8].try_into().unwrap()) as usize;
         (b.len(), v(0), v(2))
     };

@@ -120,7 +120,7 @@ fn verify_catches_a_flipped_byte_in_each_part() {
         "{}",
         text(&ok.stderr)
     );
-    let f = &good[good.len() - 81..];
+    let f = &good[good.len() - 82..]; // the format 3 footer
     let at = |i: usize| u64::from_be_bytes(f[i * 8..i * 8 + 8].try_into().unwrap()) as usize;
     let (index, bloom) = (at(0), at(2));
     for (part, offset) in [

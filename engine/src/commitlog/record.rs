@@ -119,7 +119,7 @@ fn size_hint<'u, 'a: 'u>(key: &[u8], updates: impl Iterator<Item = &'u RowUpdate
                     CellValueRef::Live { value, .. } => value.len(),
                     CellValueRef::Tombstone { .. } => 8,
                 },
-                EntryRef::SuperColumnDeletion(_) => 16,
+                EntryRef::GroupDeletion(_) => 16,
             };
             ENTRY_FIXED + k.len() + value
         })
@@ -222,10 +222,7 @@ mod tests {
                     4,
                     RowUpdate {
                         deletion: None,
-                        entries: vec![(
-                            Cow::Borrowed(b"sc\x00\x01"),
-                            EntryRef::SuperColumnDeletion(d),
-                        )],
+                        entries: vec![(Cow::Borrowed(b"sc\x00\x01"), EntryRef::GroupDeletion(d))],
                     },
                 ),
             ],

@@ -75,23 +75,43 @@ pub fn clean_row(
 ) -> (Option<DeletionTime>, Vec<(Vec<u8>, Entry)>) {
     let mut out = Vec::with_capacity(entries.len());
     let mut group: Option<(Vec<u8>, Option<DeletionTime>)> = None;
+    // Standard CFs: the prefix deletions enclosing the current key, outermost first (each
+    // sorts just before the names it covers, so a forward walk meets it first).
+    let mut prefixes: Vec<(Vec<u8>, DeletionTime)> = Vec::new();
     for (key, entry) in entries {
+        if !is_super {
+            while prefixes
+                .last()
+                .is_some_and(|(p, _)| !(key.starts_with(p) && key.len() > p.len()))
+            {
+                prefixes.pop();
+            }
+        }
+        let enclosing = prefixes.iter().fold(deletion, |acc, (_, d)| {
+            DeletionTime::merge_opt(acc, Some(*d))
+        });
         match entry {
-            Entry::SuperColumnDeletion(d) => {
-                let d = if deletion.is_some_and(|rd| rd.shadows(d.marked_for_delete_at)) {
+            Entry::GroupDeletion(d) => {
+                let d = if enclosing.is_some_and(|rd| rd.shadows(d.marked_for_delete_at)) {
                     None
                 } else {
                     Some(d)
                 };
+                if !is_super {
+                    // Dropped or purged, it still hides what it covers in this merge.
+                    if let (Some(d), Some(p)) = (d, cell_key::prefix_of_deletion(&key)) {
+                        prefixes.push((p.to_vec(), d));
+                    }
+                }
                 group = Some((key.clone(), d));
                 match d {
                     Some(d) if purge && d.local_deletion_time <= gc_before => *purged += 1,
-                    Some(d) => out.push((key, Entry::SuperColumnDeletion(d))),
+                    Some(d) => out.push((key, Entry::GroupDeletion(d))),
                     None => {}
                 }
             }
             Entry::Cell(cell) => {
-                let mut shadow = deletion;
+                let mut shadow = enclosing;
                 if is_super {
                     if let Some(plen) = cell_key::group_prefix_len(&key) {
                         match &group {
@@ -195,7 +215,7 @@ pub fn compact(
                 .collect::<Result<_>>()?;
         let has_purgeable = deletion.is_some_and(|d| d.local_deletion_time <= gc_before)
             || entries.iter().any(|(_, e)| match e {
-                Entry::SuperColumnDeletion(d) => d.local_deletion_time <= gc_before,
+                Entry::GroupDeletion(d) => d.local_deletion_time <= gc_before,
                 Entry::Cell(c) => match &c.value {
                     CellValue::Tombstone {
                         local_deletion_time,
@@ -326,7 +346,7 @@ mod tests {
         let p2 = cell_key::super_column(&BytesType, b"work");
         let sub = |p: &[u8], n: &[u8]| cell_key::sub_column(p, &BytesType, n);
         let entries = vec![
-            (p1.clone(), Entry::SuperColumnDeletion(del(10, 900))),
+            (p1.clone(), Entry::GroupDeletion(del(10, 900))),
             (
                 sub(&p1, b"city"),
                 Entry::Cell(Cell::live(5, b"x".to_vec(), None)),
@@ -344,5 +364,73 @@ mod tests {
         let (_, e) = clean_row(None, entries, true, 1000, 200, true, &mut purged);
         let keys: Vec<Vec<u8>> = e.into_iter().map(|(k, _)| k).collect();
         assert_eq!(keys, [p1.clone(), sub(&p1, b"zip"), sub(&p2, b"city")]);
+    }
+
+    #[test]
+    fn prefix_deletions_drop_what_they_cover_even_when_purged_themselves() {
+        use crate::model::comparator::{sort_key, CompositeType, Utf8Type};
+        use std::sync::Arc;
+        let cmp = CompositeType::new(vec![
+            Arc::new(Utf8Type),
+            Arc::new(Utf8Type),
+            Arc::new(Utf8Type),
+        ]);
+        let key = |parts: &[&[u8]]| sort_key(&cmp, &CompositeType::build(parts, 0));
+        let cell = |ts| Entry::Cell(Cell::live(ts, b"v".to_vec(), None));
+        let entries = |outer: DeletionTime| {
+            vec![
+                (key(&[b"a"]), cell(1)),
+                (
+                    cell_key::prefix_deletion(&key(&[b"a"])),
+                    Entry::GroupDeletion(outer),
+                ),
+                (key(&[b"a", b"x", b"1"]), cell(5)),
+                (
+                    cell_key::prefix_deletion(&key(&[b"a", b"y"])),
+                    Entry::GroupDeletion(del(20, 900)),
+                ),
+                (key(&[b"a", b"y", b"1"]), cell(15)),
+                (key(&[b"a", b"y", b"2"]), cell(25)),
+                (key(&[b"a", b"z", b"1"]), cell(15)),
+                (key(&[b"b", b"x", b"1"]), cell(5)),
+            ]
+        };
+        // Within grace: the outer deletion (ts 10) hides a:x:1; the inner (ts 20) a:y:1; the
+        // name `a` itself and b:… are not under either.
+        let mut purged = 0;
+        let (_, e) = clean_row(
+            None,
+            entries(del(10, 900)),
+            false,
+            1000,
+            200,
+            true,
+            &mut purged,
+        );
+        let keys: Vec<Vec<u8>> = e.into_iter().map(|(k, _)| k).collect();
+        let want = [
+            key(&[b"a"]),
+            cell_key::prefix_deletion(&key(&[b"a"])),
+            cell_key::prefix_deletion(&key(&[b"a", b"y"])),
+            key(&[b"a", b"y", b"2"]),
+            key(&[b"a", b"z", b"1"]),
+            key(&[b"b", b"x", b"1"]),
+        ];
+        assert_eq!(keys, want);
+        assert_eq!(purged, 0);
+        // Past grace the outer deletion goes, and a:x:1 with it (nothing else may hold it when
+        // purging is allowed).
+        let (_, e) = clean_row(
+            None,
+            entries(del(10, 100)),
+            false,
+            1000,
+            200,
+            true,
+            &mut purged,
+        );
+        let keys: Vec<Vec<u8>> = e.into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, [&want[..1], &want[2..]].concat());
+        assert_eq!(purged, 1);
     }
 }

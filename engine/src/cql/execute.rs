@@ -305,13 +305,13 @@ impl Session<'_> {
                     let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
                     let mut names = Vec::new();
                     if columns.is_empty() {
-                        // A whole CQL row: its marker and every regular column's cell.
-                        names.push(String::new());
-                        names.extend(
-                            t.columns
-                                .iter()
-                                .filter(|c| c.kind == Kind::Regular)
-                                .map(|c| c.name.clone()),
+                        // A whole CQL row: every cell under its clustering values, as
+                        // Cassandra's range tombstone over the row (a partition without
+                        // clustering columns is deleted whole, above).
+                        batch.remove_prefix(
+                            &key,
+                            ColumnPath::new(&t.name).column(t.clustering_prefix(&ck)?),
+                            ts,
                         );
                     } else {
                         for c in columns {

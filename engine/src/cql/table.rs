@@ -268,6 +268,16 @@ impl Table {
         Ok(CompositeType::build(&parts, 0))
     }
 
+    /// The composite prefix of every cell of the CQL row with these (all) clustering values.
+    pub fn clustering_prefix(&self, clustering: &[&[u8]]) -> Result<Vec<u8>, CqlError> {
+        if !CompositeType::fits(clustering) {
+            return Err(CqlError::invalid(
+                "a clustering value is longer than 65535 bytes",
+            ));
+        }
+        Ok(CompositeType::build(clustering, 0))
+    }
+
     /// The regular columns in the order `SELECT *` shows them (by name, as Cassandra does).
     pub fn regular_sorted(&self) -> Vec<usize> {
         let mut v: Vec<usize> = (0..self.columns.len())

@@ -57,6 +57,9 @@ pub struct Memtable {
     operations: AtomicU64,
     /// Set before the first write goes in: a memtable without it holds nothing a reader may see.
     written: AtomicBool,
+    /// Set before a prefix deletion of a Standard CF goes in: reads probe for the deletions
+    /// covering what they find only in sources that may hold one.
+    prefix_deletions: AtomicBool,
     /// Rows held (each counted by the write that put its first node in).
     rows: AtomicU64,
 }
@@ -101,6 +104,7 @@ impl Memtable {
             published: (0..STRIPES).map(|_| AtomicU32::new(0)).collect(),
             operations: AtomicU64::new(0),
             written: AtomicBool::new(false),
+            prefix_deletions: AtomicBool::new(false),
             rows: AtomicU64::new(0),
         }
     }
@@ -138,6 +142,15 @@ impl Memtable {
             self.written.store(true, Ordering::Release);
         }
         self.filter.insert_hashed(hash);
+        if !is_super
+            && !self.prefix_deletions.load(Ordering::Relaxed)
+            && update
+                .entries
+                .iter()
+                .any(|(_, e)| matches!(e, EntryRef::GroupDeletion(_)))
+        {
+            self.prefix_deletions.store(true, Ordering::Release);
+        }
         let stripe = Self::stripe(hash);
         let _writer = self.locks[stripe].lock();
         // Everything before this version is published (the lock orders this stripe's writers).
@@ -188,7 +201,7 @@ impl Memtable {
                         let group = SearchKey::new(row, EntryPos::At(&key[..p], u32::MAX));
                         let d = Self::newest(list.seek(arena, &group), row, &key[..p], u32::MAX)
                             .and_then(node_entry);
-                        if matches!(d, Some(EntryRef::SuperColumnDeletion(d)) if d.shadows(timestamp)) {
+                        if matches!(d, Some(EntryRef::GroupDeletion(d)) if d.shadows(timestamp)) {
                             continue;
                         }
                     }
@@ -209,15 +222,12 @@ impl Memtable {
                         }
                         entry
                     }
-                    (
-                        Some(EntryRef::SuperColumnDeletion(old)),
-                        EntryRef::SuperColumnDeletion(new),
-                    ) => {
+                    (Some(EntryRef::GroupDeletion(old)), EntryRef::GroupDeletion(new)) => {
                         let merged = old.merge(new);
                         if merged == old {
                             continue;
                         }
-                        EntryRef::SuperColumnDeletion(merged)
+                        EntryRef::GroupDeletion(merged)
                     }
                     // Kinds differ under one key only in damaged data; the newer write stands.
                     _ => entry,
@@ -394,7 +404,7 @@ impl<'a> FlushRow<'a> {
             if row_deletion.is_some_and(|d| d.shadows(ts)) {
                 continue;
             }
-            if let EntryRef::SuperColumnDeletion(d) = entry {
+            if let EntryRef::GroupDeletion(d) = entry {
                 group = Some((key, d));
             } else if is_super {
                 let shadowed = group.is_some_and(|(p, d)| key.starts_with(p) && d.shadows(ts));
@@ -433,6 +443,10 @@ impl<'m> MemRow<'m> {
 }
 
 impl RowSource for MemRow<'_> {
+    fn may_hold_prefix_deletions(&self) -> bool {
+        self.mem.prefix_deletions.load(Ordering::Acquire)
+    }
+
     fn deletion(&self) -> Result<Option<DeletionTime>> {
         let first = Some(self.first);
         Ok(Memtable::newest(first, self.row, &[], self.snapshot).and_then(node_deletion))

@@ -146,11 +146,7 @@ fn a_super_column_deletion_hides_its_older_sub_columns() {
         marked_for_delete_at: 2,
         local_deletion_time: 9,
     };
-    m.apply(
-        b"r",
-        &update(&[(&prefix, Entry::SuperColumnDeletion(d))]),
-        true,
-    );
+    m.apply(b"r", &update(&[(&prefix, Entry::GroupDeletion(d))]), true);
     m.apply(b"r", &update(&[(&sub(b"b"), live(1, b"too old"))]), true);
     m.apply(b"r", &update(&[(&sub(b"c"), live(3, b"newer"))]), true);
     let f: Vec<_> = m.flush_rows(true).collect();
@@ -227,7 +223,7 @@ fn readers_never_see_part_of_a_row_mutation() {
                         .iter()
                         .map(|(_, e)| match e {
                             Entry::Cell(c) => c.timestamp,
-                            Entry::SuperColumnDeletion(_) => -1,
+                            Entry::GroupDeletion(_) => -1,
                         })
                         .collect();
                     assert!(

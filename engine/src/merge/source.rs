@@ -16,6 +16,12 @@ pub trait RowSource {
     /// The row's deletion in this source, if any.
     fn deletion(&self) -> Result<Option<DeletionTime>>;
 
+    /// Whether this source may hold prefix deletions (Standard CFs with a composite comparator),
+    /// so a read must look for those covering the names it finds. `true` is always correct.
+    fn may_hold_prefix_deletions(&self) -> bool {
+        true
+    }
+
     /// The entries with keys in `lo..hi`, ascending, or descending when `reversed`.
     fn scan<'s>(
         &'s self,

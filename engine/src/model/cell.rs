@@ -176,8 +176,9 @@ impl CellRef<'_> {
 pub enum EntryRef<'a> {
     /// A column, or a sub-column of a super column.
     Cell(CellRef<'a>),
-    /// The deletion of a whole super column.
-    SuperColumnDeletion(DeletionTime),
+    /// The deletion of a group of entries: a whole super column, or in a Standard CF with a
+    /// composite comparator every name under a composite prefix (see [`crate::model::cell_key`]).
+    GroupDeletion(DeletionTime),
 }
 
 impl EntryRef<'_> {
@@ -185,7 +186,7 @@ impl EntryRef<'_> {
     pub fn to_entry(self) -> Entry {
         match self {
             EntryRef::Cell(c) => Entry::Cell(c.to_cell()),
-            EntryRef::SuperColumnDeletion(d) => Entry::SuperColumnDeletion(d),
+            EntryRef::GroupDeletion(d) => Entry::GroupDeletion(d),
         }
     }
 
@@ -193,7 +194,7 @@ impl EntryRef<'_> {
     pub fn timestamp(self) -> i64 {
         match self {
             EntryRef::Cell(c) => c.timestamp,
-            EntryRef::SuperColumnDeletion(d) => d.marked_for_delete_at,
+            EntryRef::GroupDeletion(d) => d.marked_for_delete_at,
         }
     }
 }
@@ -203,7 +204,7 @@ impl Entry {
     pub fn as_ref(&self) -> EntryRef<'_> {
         match self {
             Entry::Cell(c) => EntryRef::Cell(c.as_ref()),
-            Entry::SuperColumnDeletion(d) => EntryRef::SuperColumnDeletion(*d),
+            Entry::GroupDeletion(d) => EntryRef::GroupDeletion(*d),
         }
     }
 }
@@ -213,6 +214,7 @@ impl Entry {
 pub enum Entry {
     /// A column, or a sub-column of a super column.
     Cell(Cell),
-    /// The deletion of a whole super column (stored under the super column's group key).
-    SuperColumnDeletion(DeletionTime),
+    /// The deletion of a group of entries, stored under the group's key: a whole super column,
+    /// or every name under a composite prefix (see [`crate::model::cell_key`]).
+    GroupDeletion(DeletionTime),
 }

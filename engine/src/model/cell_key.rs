@@ -6,6 +6,13 @@
 //!   `prefix ++ sort key of the sub-column name`. The prefix sorts before everything in its group,
 //!   and `escape(..) ++ 00 02` bounds the group from above (see [`crate::model::sort_key`]).
 //!
+//! - Standard CF with a composite comparator: the deletion of every name under a composite
+//!   prefix (a CQL row, a collection) is stored under `prefix sort key ++ 00 00`. No valid
+//!   composite sort key holds `00 00` where a component may begin (a component's `00` bytes are
+//!   escaped and terminators are `00 01..03`), so the key never collides with a column, sorts just
+//!   before the first name under the prefix, and covers every name that starts with the prefix
+//!   and has more components than it.
+//!
 //! Every part of the engine that builds or parses entry keys goes through here.
 
 use super::comparator::Comparator;
@@ -30,6 +37,40 @@ pub fn super_column(cmp: &dyn Comparator, name: &[u8]) -> Vec<u8> {
 pub fn group_prefix_of_sort_key(sc_key: &[u8], out: &mut Vec<u8>) {
     escape_into(sc_key, out);
     out.extend_from_slice(&[0, GROUP]);
+}
+
+/// The bytes that close a prefix deletion's key.
+const PREFIX_DELETION: [u8; 2] = [0, 0];
+
+/// The key of the deletion of every name under the composite prefix whose sort key is `prefix`
+/// (whole components, each closed by its terminator).
+pub fn prefix_deletion(prefix: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(prefix.len() + 2);
+    k.extend_from_slice(prefix);
+    k.extend_from_slice(&PREFIX_DELETION);
+    k
+}
+
+/// The composite prefix a prefix deletion's key covers, if `key` is one: whole components
+/// followed by `00 00`.
+pub fn prefix_of_deletion(key: &[u8]) -> Option<&[u8]> {
+    let prefix = key.strip_suffix(&PREFIX_DELETION)?;
+    let mut rest = prefix;
+    while !rest.is_empty() {
+        rest = &rest[escaped_len(rest)?..];
+    }
+    (!prefix.is_empty()).then_some(prefix)
+}
+
+/// The lengths of the proper composite prefixes of a Standard CF column key (each whole
+/// components; shortest first), the prefixes a prefix deletion covering the key can name.
+pub fn proper_prefix_lens(key: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let n = escaped_len(&key[at..])?;
+        at += n;
+        (at < key.len()).then_some(at)
+    })
 }
 
 /// The key of a sub-column.
@@ -80,5 +121,35 @@ mod tests {
         );
         assert_eq!(group_prefix_len(&city), Some(p.len()));
         assert_eq!(super_column_sort_key(&p).unwrap(), b"home");
+    }
+
+    #[test]
+    fn a_prefix_deletion_sorts_before_its_names_and_after_everything_before_them() {
+        use crate::model::comparator::{Comparator, CompositeType};
+        use std::sync::Arc;
+        let cmp = CompositeType::new(vec![Arc::new(Utf8Type), Arc::new(Utf8Type)]);
+        let key = |parts: &[&[u8]], eoc: i8| column(&cmp, &CompositeType::build(parts, eoc));
+        let prefix = key(&[b"row"], 0);
+        let del = prefix_deletion(&prefix);
+        assert_eq!(prefix_of_deletion(&del), Some(prefix.as_slice()));
+        let covered = [
+            key(&[b"row", b""], 0),
+            key(&[b"row", b"\0"], 0),
+            key(&[b"row", b"z"], 0),
+        ];
+        for k in &covered {
+            assert!(del < *k && k.starts_with(&prefix), "{k:?}");
+            let mut name = Vec::new();
+            cmp.decode_sort_key(k, &mut name).unwrap();
+            assert!(cmp.validate(&name).is_ok());
+            assert_eq!(
+                proper_prefix_lens(k).collect::<Vec<_>>(),
+                vec![prefix.len()]
+            );
+        }
+        assert!(key(&[b"row"], -1) < del && prefix < del && del < key(&[b"row"], 1));
+        assert!(key(&[b"rov", b"zz"], 0) < del && del < key(&[b"rowa"], 0));
+        assert_eq!(prefix_of_deletion(&prefix), None, "a column is no deletion");
+        assert_eq!(prefix_of_deletion(&[0, 0]), None);
     }
 }

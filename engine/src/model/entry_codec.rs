@@ -62,7 +62,7 @@ pub fn encode_entry_ref(entry: EntryRef<'_>, w: &mut Writer) {
             w.u64(timestamp as u64);
             w.u64(local_deletion_time as u64);
         }
-        EntryRef::SuperColumnDeletion(d) => {
+        EntryRef::GroupDeletion(d) => {
             w.u8(SUPER_DELETION);
             encode_deletion(w, d);
         }
@@ -105,7 +105,7 @@ pub fn decode_entry_ref<'a>(r: &mut Reader<'a>) -> Result<EntryRef<'a>, FormatEr
                 },
             })
         }
-        SUPER_DELETION => EntryRef::SuperColumnDeletion(decode_deletion(r)?),
+        SUPER_DELETION => EntryRef::GroupDeletion(decode_deletion(r)?),
         t => return Err(r.error(format!("unknown entry tag {t}"))),
     })
 }

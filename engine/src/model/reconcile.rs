@@ -71,8 +71,8 @@ pub fn reconcile_entries(a: Entry, b: Entry) -> Entry {
                 Entry::Cell(x)
             }
         }
-        (Entry::SuperColumnDeletion(x), Entry::SuperColumnDeletion(y)) => {
-            Entry::SuperColumnDeletion(DeletionTime::merge(x, y))
+        (Entry::GroupDeletion(x), Entry::GroupDeletion(y)) => {
+            Entry::GroupDeletion(DeletionTime::merge(x, y))
         }
         (c @ Entry::Cell(_), _) | (_, c @ Entry::Cell(_)) => c,
     }

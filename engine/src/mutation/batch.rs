@@ -30,6 +30,15 @@ pub enum Mutation {
         /// The deletion's timestamp; `None`: now.
         timestamp: Option<i64>,
     },
+    /// Deletes every column of a Standard CF with a `CompositeType` comparator whose name begins
+    /// with the components of the path's column and has more components than it (a CQL row, a
+    /// collection): a range tombstone over a composite prefix.
+    RemovePrefix {
+        /// The CF and the composite prefix (its components' end-of-component bytes are ignored).
+        path: ColumnPath,
+        /// The deletion's timestamp; `None`: now.
+        timestamp: Option<i64>,
+    },
 }
 
 impl Mutation {
@@ -62,13 +71,22 @@ pub enum MutationRef<'a> {
         /// The deletion's timestamp; `None`: now.
         timestamp: Option<i64>,
     },
+    /// Deletes every column under the composite prefix the path's column names.
+    RemovePrefix {
+        /// The CF and the prefix.
+        path: ColumnPathRef<'a>,
+        /// The deletion's timestamp; `None`: now.
+        timestamp: Option<i64>,
+    },
 }
 
 impl<'a> MutationRef<'a> {
     /// The path the mutation names.
     pub fn path(&self) -> ColumnPathRef<'a> {
         match *self {
-            MutationRef::Insert { path, .. } | MutationRef::Remove { path, .. } => path,
+            MutationRef::Insert { path, .. }
+            | MutationRef::Remove { path, .. }
+            | MutationRef::RemovePrefix { path, .. } => path,
         }
     }
 
@@ -81,6 +99,10 @@ impl<'a> MutationRef<'a> {
                 write,
             },
             MutationRef::Remove { path, timestamp } => Mutation::Remove {
+                path: path.to_owned_path(),
+                timestamp,
+            },
+            MutationRef::RemovePrefix { path, timestamp } => Mutation::RemovePrefix {
                 path: path.to_owned_path(),
                 timestamp,
             },
@@ -99,6 +121,7 @@ struct Span {
 enum Op {
     Insert { value: Span, write: WriteOptions },
     Remove { timestamp: Option<i64> },
+    RemovePrefix { timestamp: Option<i64> },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,11 +194,28 @@ impl BatchMutation {
         self
     }
 
+    /// Adds a deletion of every column under a composite prefix (see
+    /// [`Mutation::RemovePrefix`]).
+    pub fn remove_prefix(
+        &mut self,
+        key: impl AsRef<[u8]>,
+        path: impl AsColumnPath,
+        timestamp: Option<i64>,
+    ) -> &mut Self {
+        self.add(
+            key.as_ref(),
+            path.as_column_path(),
+            Op::RemovePrefix { timestamp },
+        );
+        self
+    }
+
     /// Adds any mutation.
     pub fn push(&mut self, key: impl AsRef<[u8]>, mutation: Mutation) -> &mut Self {
         match mutation {
             Mutation::Insert { path, value, write } => self.insert(key, &path, value, write),
             Mutation::Remove { path, timestamp } => self.remove(key, &path, timestamp),
+            Mutation::RemovePrefix { path, timestamp } => self.remove_prefix(key, &path, timestamp),
         }
     }
 
@@ -204,6 +244,7 @@ impl BatchMutation {
                     write,
                 },
                 Op::Remove { timestamp } => MutationRef::Remove { path, timestamp },
+                Op::RemovePrefix { timestamp } => MutationRef::RemovePrefix { path, timestamp },
             };
             (self.get(item.key), m)
         })

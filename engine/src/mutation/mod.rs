@@ -9,6 +9,7 @@ use std::borrow::Cow;
 
 use crate::model::cell::{CellRef, CellValueRef, DeletionTime, EntryRef, Ttl};
 use crate::model::cell_key;
+use crate::model::comparator::CompositeType;
 use crate::query::{ColumnPathRef, SlicePredicate};
 use crate::schema::{ColumnFamilyDef, ColumnType};
 
@@ -84,10 +85,12 @@ impl RowUpdate<'_> {
             }
             let group = cell_key::group_prefix_len(key);
             match (entry, is_super) {
-                (EntryRef::SuperColumnDeletion(_), false) => {
-                    return Err("a super column deletion in a Standard column family".into())
+                (EntryRef::GroupDeletion(_), false)
+                    if cell_key::prefix_of_deletion(key).is_none() =>
+                {
+                    return Err("a prefix deletion under a malformed key".into())
                 }
-                (EntryRef::SuperColumnDeletion(_), true) if group != Some(key.len()) => {
+                (EntryRef::GroupDeletion(_), true) if group != Some(key.len()) => {
                     return Err("a super column deletion under a malformed key".into())
                 }
                 (EntryRef::Cell(_), true) if group.is_none_or(|g| g >= key.len()) => {
@@ -280,7 +283,7 @@ impl Validator<'_> {
                     }
                     (Some(sc), None) => update.entries.push((
                         Cow::Owned(cell_key::super_column(self.cf.comparator.as_ref(), sc)),
-                        EntryRef::SuperColumnDeletion(del),
+                        EntryRef::GroupDeletion(del),
                     )),
                     (_, Some(_)) => update.entries.push((
                         self.entry_key(path),
@@ -293,8 +296,49 @@ impl Validator<'_> {
                     )),
                 }
             }
+            MutationRef::RemovePrefix { path, timestamp } => {
+                let key = self.prefix_deletion_key(path)?;
+                update.entries.push((
+                    Cow::Owned(key),
+                    EntryRef::GroupDeletion(DeletionTime {
+                        marked_for_delete_at: timestamp.unwrap_or(now.micros),
+                        local_deletion_time: now.seconds,
+                    }),
+                ));
+            }
         }
         Ok(())
+    }
+
+    /// Checks a prefix deletion's path and gives its entry key: a Standard CF whose comparator
+    /// is a `CompositeType`, and a prefix of at least one and fewer than all its components.
+    fn prefix_deletion_key(&self, path: ColumnPathRef<'_>) -> Result<Vec<u8>> {
+        self.path(path, false)?;
+        let cmp = self.cf.comparator.as_ref();
+        let (ColumnType::Standard, Some(n), Some(prefix)) =
+            (self.cf.column_type, cmp.composite_len(), path.column)
+        else {
+            return Err(Error::invalid(format!(
+                "a prefix deletion needs a composite column prefix in a Standard column family with a CompositeType comparator ({}.{})",
+                self.keyspace, self.cf.name
+            )));
+        };
+        let parts = CompositeType::split(prefix)
+            .map_err(|e| self.name_error(NameKind::Column, cmp.name(), e.0))?;
+        if parts.len() >= n {
+            return Err(self.name_error(
+                NameKind::Column,
+                cmp.name(),
+                format!(
+                    "a prefix deletion names {} of {n} components: it must name fewer",
+                    parts.len()
+                ),
+            ));
+        }
+        let bytes: Vec<&[u8]> = parts.iter().map(|p| p.bytes).collect();
+        let mut sort_key = Vec::with_capacity(prefix.len() + 2);
+        cmp.encode_sort_key(&CompositeType::build(&bytes, 0), &mut sort_key);
+        Ok(cell_key::prefix_deletion(&sort_key))
     }
 
     /// Checks a read of `super_column` (if any) with `predicate` against this CF.
@@ -356,9 +400,22 @@ impl Validator<'_> {
             let mut name = Vec::new();
             match self.cf.column_type {
                 ColumnType::Standard => {
+                    let deleted_prefix = match entry {
+                        EntryRef::GroupDeletion(_) => Some(
+                            cell_key::prefix_of_deletion(key)
+                                .filter(|_| self.cf.comparator.composite_len().is_some())
+                                .ok_or_else(|| {
+                                    Error::invalid(format!(
+                                        "a malformed prefix deletion in {}.{}",
+                                        self.keyspace, self.cf.name
+                                    ))
+                                })?,
+                        ),
+                        EntryRef::Cell(_) => None,
+                    };
                     self.cf
                         .comparator
-                        .decode_sort_key(key, &mut name)
+                        .decode_sort_key(deleted_prefix.unwrap_or(key), &mut name)
                         .map_err(|e| undecodable(NameKind::Column, e))?;
                     self.name(&name, NameKind::Column)?;
                 }

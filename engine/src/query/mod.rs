@@ -3,6 +3,7 @@
 
 pub mod path;
 pub mod predicate;
+pub(crate) mod prefix_deletion;
 pub mod result;
 pub(crate) mod slice;
 

@@ -6,6 +6,7 @@
 use std::ops::Bound;
 
 use super::predicate::{SlicePredicate, SliceRange};
+use super::prefix_deletion::{self, Covering};
 use super::result::{Column, ColumnOrSuperColumn, SuperColumn};
 use crate::error::Error;
 use crate::merge::{merged_deletion, merged_entries, RowSource};
@@ -97,7 +98,7 @@ fn super_column_deletion(
         Bound::Included(prefix),
         false,
     ) {
-        if let (_, Entry::SuperColumnDeletion(d)) = item? {
+        if let (_, Entry::GroupDeletion(d)) = item? {
             return Ok(Some(d));
         }
     }
@@ -178,6 +179,13 @@ fn column_slice<T>(
     wrap: impl Fn(Column) -> T,
 ) -> Result<Vec<T>, Error> {
     let mut out = Vec::new();
+    // Sub-columns of a super column are never deleted by prefix.
+    let column_type = if prefix.is_empty() {
+        ctx.column_type
+    } else {
+        ColumnType::Super
+    };
+    let mut covering = Covering::new(sources, column_type);
     match predicate {
         SlicePredicate::Range(range) => {
             if range.count == 0 {
@@ -194,6 +202,7 @@ fn column_slice<T>(
                 let Some(name_key) = key.get(prefix.len()..) else {
                     continue;
                 };
+                let del = DeletionTime::merge_opt(del, covering.of(sources, &key)?);
                 if let Some(c) = live_column(name_key, cell, del, cmp, ctx)? {
                     out.push(wrap(c));
                     if out.len() >= range.count {
@@ -209,6 +218,7 @@ fn column_slice<T>(
                         .next()
                         .transpose()?;
                 if let Some((_, Entry::Cell(cell))) = found {
+                    let del = DeletionTime::merge_opt(del, covering.of(sources, &k)?);
                     if let Some(c) = live_column(&k[prefix.len()..], cell, del, cmp, ctx)? {
                         out.push(wrap(c));
                     }
@@ -238,6 +248,8 @@ struct Wanted {
     key: std::ops::Range<usize>,
     found: Option<Entry>,
     newest: Option<i64>,
+    /// The newest deletion of a prefix of the name (a CQL row or collection).
+    prefix_deletion: Option<DeletionTime>,
 }
 
 impl NamedRead {
@@ -274,6 +286,7 @@ impl NamedRead {
                 key: at..keys.len(),
                 found: None,
                 newest: None,
+                prefix_deletion: None,
             });
         }
         wanted.sort_by(|a, b| keys[a.key.clone()].cmp(&keys[b.key.clone()]));
@@ -297,13 +310,24 @@ impl NamedRead {
         let deletion = source.deletion()?;
         self.row_deletion = DeletionTime::merge_opt(self.row_deletion, deletion);
         let row_deleted = deletion.map(|d| d.marked_for_delete_at);
+        let probe = source.may_hold_prefix_deletions();
         for w in self.wanted.iter_mut() {
             let mut ts = row_deleted;
+            if probe {
+                let key = &self.keys[w.key.clone()];
+                for n in cell_key::proper_prefix_lens(key) {
+                    if let Some(d) = prefix_deletion::in_source(source, &key[..n])? {
+                        w.prefix_deletion = DeletionTime::merge_opt(w.prefix_deletion, Some(d));
+                        let t = d.marked_for_delete_at;
+                        ts = Some(ts.map_or(t, |r| r.max(t)));
+                    }
+                }
+            }
             if let Some((_, e)) = source.get(&self.keys[w.key.clone()])? {
                 let e = e.into_owned();
                 let t = match &e {
                     Entry::Cell(c) => c.timestamp,
-                    Entry::SuperColumnDeletion(d) => d.marked_for_delete_at,
+                    Entry::GroupDeletion(d) => d.marked_for_delete_at,
                 };
                 ts = Some(ts.map_or(t, |r| r.max(t)));
                 w.found = Some(match w.found.take() {
@@ -324,7 +348,8 @@ impl NamedRead {
         for w in self.wanted {
             if let Some(Entry::Cell(cell)) = w.found {
                 let key = &self.keys[w.key];
-                live = live_column(key, cell, self.row_deletion, ctx.comparator, ctx)?;
+                let del = DeletionTime::merge_opt(self.row_deletion, w.prefix_deletion);
+                live = live_column(key, cell, del, ctx.comparator, ctx)?;
             }
         }
         Ok(live)
@@ -340,7 +365,8 @@ impl NamedRead {
         for w in self.wanted {
             if let Some(Entry::Cell(cell)) = w.found {
                 let key = &self.keys[w.key];
-                if let Some(c) = live_column(key, cell, self.row_deletion, ctx.comparator, ctx)? {
+                let del = DeletionTime::merge_opt(self.row_deletion, w.prefix_deletion);
+                if let Some(c) = live_column(key, cell, del, ctx.comparator, ctx)? {
                     out.push(wrap(c));
                 }
             }
@@ -364,7 +390,7 @@ fn finish_group(
     ctx: &SliceContext<'_>,
 ) -> Result<Option<SuperColumn>, Error> {
     let sc_del = entries.iter().fold(None, |acc, (_, e)| match e {
-        Entry::SuperColumnDeletion(d) => DeletionTime::merge_opt(acc, Some(*d)),
+        Entry::GroupDeletion(d) => DeletionTime::merge_opt(acc, Some(*d)),
         Entry::Cell(_) => acc,
     });
     let del = DeletionTime::merge_opt(row_del, sc_del);

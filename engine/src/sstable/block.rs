@@ -157,7 +157,7 @@ impl<'a> EntryBytes<'a> {
                     local_deletion_time: r.zigzag()?,
                 },
             }),
-            kind::SUPER_DELETION => EntryRef::SuperColumnDeletion(DeletionTime {
+            kind::SUPER_DELETION => EntryRef::GroupDeletion(DeletionTime {
                 marked_for_delete_at: ts,
                 local_deletion_time: r.zigzag()?,
             }),

@@ -79,7 +79,7 @@ impl BlockBuilder {
                 value: CellValueRef::Tombstone { .. },
                 ..
             }) => kind::TOMBSTONE,
-            EntryRef::SuperColumnDeletion(_) => kind::SUPER_DELETION,
+            EntryRef::GroupDeletion(_) => kind::SUPER_DELETION,
         });
         let shared = if self.has_entry {
             shared_prefix(&self.last_key, key)
@@ -107,7 +107,7 @@ impl BlockBuilder {
                     },
                 ..
             }) => w.zigzag(local_deletion_time),
-            EntryRef::SuperColumnDeletion(d) => w.zigzag(d.local_deletion_time),
+            EntryRef::GroupDeletion(d) => w.zigzag(d.local_deletion_time),
         }
         self.last_key.clear();
         self.last_key.extend_from_slice(key);
@@ -313,7 +313,7 @@ mod tests {
                 )),
             ),
             (b"col-b".to_vec(), Entry::Cell(Cell::tombstone(i64::MIN, 5))),
-            (b"z".to_vec(), Entry::SuperColumnDeletion(d(i64::MAX, -3))),
+            (b"z".to_vec(), Entry::GroupDeletion(d(i64::MAX, -3))),
         ];
         let mut b = BlockBuilder::default();
         b.row(b"row1", None, true);

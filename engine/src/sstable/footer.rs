@@ -10,13 +10,15 @@ pub const HEADER_MAGIC: &[u8; 8] = b"SCSSTABL";
 /// Magic at the end of every SSTable.
 pub const FOOTER_MAGIC: &[u8; 8] = b"SCSSTEND";
 /// The SSTable format version this build writes.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// The oldest version this build reads.
 pub const OLDEST_READABLE: u32 = 1;
 /// Bytes of the file header.
 pub const HEADER_LEN: u64 = 12;
-/// Bytes of a format 2 footer.
-pub const FOOTER_LEN: u64 = 81;
+/// Bytes of a format 3 footer (the longest).
+pub const FOOTER_LEN: u64 = 82;
+/// Bytes of a format 2 footer (no flags byte).
+const FOOTER_LEN_V2: u64 = 81;
 /// Bytes of a format 1 footer (no partitioner byte).
 const FOOTER_LEN_V1: u64 = 80;
 /// Bytes of the shortest footer of any readable version.
@@ -61,7 +63,12 @@ pub struct Footer {
     pub version: u32,
     /// The partitioner the rows are ordered by (format 2 records it; format 1 did not).
     pub partitioner: Option<Partitioner>,
+    /// Whether the file holds a prefix deletion (format 3; earlier formats could not).
+    pub prefix_deletions: bool,
 }
+
+/// Flag bits of the format 3 footer.
+const FLAG_PREFIX_DELETIONS: u8 = 0x01;
 
 impl Footer {
     /// The footer's bytes.
@@ -80,6 +87,11 @@ impl Footer {
             f.extend_from_slice(&v.to_be_bytes());
         }
         f.push(self.partitioner.map_or(0, partitioner_code));
+        f.push(if self.prefix_deletions {
+            FLAG_PREFIX_DELETIONS
+        } else {
+            0
+        });
         f.extend_from_slice(&VERSION.to_be_bytes());
         f.extend_from_slice(FOOTER_MAGIC);
         let crc = crc32fast::hash(&f);
@@ -92,10 +104,10 @@ impl Footer {
     pub fn decode(head: &[u8], tail: &[u8], len: u64) -> Result<Footer, FormatError> {
         let version =
             check_magic_version(head, HEADER_MAGIC, OLDEST_READABLE..=VERSION, "SSTable")?;
-        let footer_len = if version == 1 {
-            FOOTER_LEN_V1
-        } else {
-            FOOTER_LEN
+        let footer_len = match version {
+            1 => FOOTER_LEN_V1,
+            2 => FOOTER_LEN_V2,
+            _ => FOOTER_LEN,
         };
         if len < HEADER_LEN + footer_len || (tail.len() as u64) < footer_len {
             return Err(FormatError::new(
@@ -107,7 +119,7 @@ impl Footer {
         let f = &tail[tail.len() - footer_len as usize..];
         let n = f.len();
         let fault = |kind, reason: &str| FormatError::new(kind, reason).at(Place::Offset(at));
-        // 8 × u64 | [partitioner u8] | version u32 | magic (8) | CRC32 of the bytes before it.
+        // 8 × u64 | [partitioner u8] | [flags u8] | version u32 | magic (8) | CRC32 of the bytes before it.
         if &f[n - 12..n - 4] != FOOTER_MAGIC {
             return Err(fault(
                 CorruptKind::BadMagic,
@@ -139,6 +151,13 @@ impl Footer {
                 }
             })
         };
+        let flags = if version >= 3 { f[65] } else { 0 };
+        if flags & !FLAG_PREFIX_DELETIONS != 0 {
+            return Err(fault(
+                CorruptKind::Malformed,
+                &format!("unknown footer flags {flags:#04x}"),
+            ));
+        }
         let v = |i: usize| be64(&f[i * 8..]);
         let footer = Footer {
             index_offset: v(0),
@@ -151,6 +170,7 @@ impl Footer {
             max_timestamp: v(7) as i64,
             version,
             partitioner,
+            prefix_deletions: flags & FLAG_PREFIX_DELETIONS != 0,
         };
         let data_end = len - footer_len;
         let index_end = footer.index_offset.checked_add(footer.index_len);
@@ -165,5 +185,65 @@ impl Footer {
             ));
         }
         Ok(footer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn footer(prefix_deletions: bool) -> Footer {
+        Footer {
+            index_offset: HEADER_LEN,
+            index_len: 10,
+            bloom_offset: HEADER_LEN + 10,
+            bloom_len: 5,
+            rows: 1,
+            entries: 2,
+            min_timestamp: -3,
+            max_timestamp: 9,
+            version: VERSION,
+            partitioner: Some(Partitioner::Murmur3),
+            prefix_deletions,
+        }
+    }
+
+    fn file(head_version: u32, tail: &[u8]) -> (Vec<u8>, Vec<u8>, u64) {
+        let mut head = HEADER_MAGIC.to_vec();
+        head.extend_from_slice(&head_version.to_be_bytes());
+        (head, tail.to_vec(), HEADER_LEN + 15 + tail.len() as u64)
+    }
+
+    #[test]
+    fn the_flags_byte_round_trips_and_unknown_flags_are_refused() {
+        for flag in [false, true] {
+            let f = footer(flag);
+            let (head, tail, len) = file(VERSION, &f.encode());
+            assert_eq!(Footer::decode(&head, &tail, len).unwrap(), f);
+        }
+        let mut bytes = footer(false).encode();
+        bytes[65] = 0x02;
+        let n = bytes.len();
+        let crc = crc32fast::hash(&bytes[..n - 4]);
+        bytes[n - 4..].copy_from_slice(&crc.to_be_bytes());
+        let (head, tail, len) = file(VERSION, &bytes);
+        let e = Footer::decode(&head, &tail, len).unwrap_err();
+        assert!(e.to_string().contains("unknown footer flags"), "{e}");
+    }
+
+    #[test]
+    fn a_version_2_footer_still_reads_and_holds_no_prefix_deletion() {
+        // Version 2's layout: the version 3 footer without its flags byte.
+        let mut bytes = footer(false).encode();
+        bytes.remove(65);
+        let n = bytes.len();
+        bytes[n - 16..n - 12].copy_from_slice(&2u32.to_be_bytes());
+        let crc = crc32fast::hash(&bytes[..n - 4]);
+        bytes[n - 4..].copy_from_slice(&crc.to_be_bytes());
+        let (head, tail, len) = file(2, &bytes);
+        let got = Footer::decode(&head, &tail, len).unwrap();
+        assert_eq!(got.version, 2);
+        assert!(!got.prefix_deletions);
+        assert_eq!(got.rows, 1);
     }
 }

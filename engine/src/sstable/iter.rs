@@ -263,6 +263,10 @@ impl<'a> SstRow<'a> {
 }
 
 impl RowSource for SstRow<'_> {
+    fn may_hold_prefix_deletions(&self) -> bool {
+        self.table.footer().prefix_deletions
+    }
+
     fn deletion(&self) -> Result<Option<crate::model::cell::DeletionTime>> {
         Ok(self.pos.deletion)
     }

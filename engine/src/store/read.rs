@@ -248,6 +248,13 @@ impl ScanRow<'_> {
 }
 
 impl RowSource for ScanRow<'_> {
+    fn may_hold_prefix_deletions(&self) -> bool {
+        match self {
+            ScanRow::Mem(r) => r.may_hold_prefix_deletions(),
+            ScanRow::Sst(r) => r.may_hold_prefix_deletions(),
+        }
+    }
+
     fn deletion(&self) -> Result<Option<DeletionTime>> {
         match self {
             ScanRow::Mem(r) => r.deletion(),

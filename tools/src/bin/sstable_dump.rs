@@ -171,6 +171,17 @@ fn cli_lines(row: &DumpRow, def: &ColumnFamilyDef) -> Vec<String> {
                     format!("(column={}, deleted at {timestamp})", n.to_text(name)),
                 )
             }
+            DumpEntry::PrefixDeletion {
+                prefix,
+                marked_for_delete_at,
+                ..
+            } => (
+                None,
+                format!(
+                    "(columns under {}, deleted at {marked_for_delete_at})",
+                    names.to_text(prefix)
+                ),
+            ),
             DumpEntry::SuperColumnDeletion {
                 name,
                 marked_for_delete_at,
@@ -216,6 +227,10 @@ fn json_line(row: &DumpRow) -> String {
                 "{{{}\"name\":\"{}\",\"deleted_at\":{timestamp},\"local_deletion_time\":{local_deletion_time}}}",
                 super_column.as_ref().map_or(String::new(), |s| format!("\"super_column\":\"{}\",", to_hex(s))),
                 to_hex(name)
+            ),
+            DumpEntry::PrefixDeletion { prefix, marked_for_delete_at, local_deletion_time } => format!(
+                "{{\"prefix\":\"{}\",\"deleted_at\":{marked_for_delete_at},\"local_deletion_time\":{local_deletion_time}}}",
+                to_hex(prefix)
             ),
             DumpEntry::SuperColumnDeletion { name, marked_for_delete_at, local_deletion_time } => format!(
                 "{{\"super_column\":\"{}\",\"deleted_at\":{marked_for_delete_at},\"local_deletion_time\":{local_deletion_time}}}",

@@ -109,6 +109,10 @@ fn escape_text(s: &str) -> String {
 }
 
 impl Comparator for CompositeType {
+    fn composite_len(&self) -> Option<usize> {
+        Some(self.components.len())
+    }
+
     fn name(&self) -> String {
         let names: Vec<String> = self.components.iter().map(|c| c.name()).collect();
         format!("CompositeType({})", names.join(","))

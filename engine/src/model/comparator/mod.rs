@@ -113,6 +113,12 @@ pub trait Comparator: Send + Sync + fmt::Debug {
         false
     }
 
+    /// The number of components, for a `CompositeType` (whose names may be deleted by prefix);
+    /// `None` for every other type.
+    fn composite_len(&self) -> Option<usize> {
+        None
+    }
+
     /// Orders two names. The default compares sort keys; built-in types override it with a
     /// direct comparison, and tests check the two agree.
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
