@@ -16,6 +16,8 @@ use crate::model::sort_key::{escape_into, split_escaped};
 #[derive(Debug, Clone)]
 pub struct CompositeType {
     components: Vec<Arc<dyn Comparator>>,
+    /// Whether a component's type depends on the one before it (`ColumnToCollectionType`).
+    dependent: bool,
 }
 
 /// One component of a composite name.
@@ -30,7 +32,25 @@ pub struct Component<'a> {
 impl CompositeType {
     /// A composite of the given component types (in order).
     pub fn new(components: Vec<Arc<dyn Comparator>>) -> Self {
-        CompositeType { components }
+        let dependent = components.iter().any(|c| c.depends_on_previous());
+        CompositeType {
+            components,
+            dependent,
+        }
+    }
+
+    /// The type of a component declared as `t`, after a component holding `previous`.
+    fn component<'a>(
+        &self,
+        t: &'a Arc<dyn Comparator>,
+        previous: Option<&[u8]>,
+    ) -> std::borrow::Cow<'a, Arc<dyn Comparator>> {
+        if self.dependent {
+            if let Some(c) = previous.and_then(|p| t.after(p)) {
+                return std::borrow::Cow::Owned(c);
+            }
+        }
+        std::borrow::Cow::Borrowed(t)
     }
 
     /// The component types.
@@ -128,6 +148,7 @@ impl Comparator for CompositeType {
             )));
         }
         for (i, (p, t)) in parts.iter().zip(&self.components).enumerate() {
+            let t = self.component(t, i.checked_sub(1).map(|j| parts[j].bytes));
             if p.eoc != 0 && i + 1 != parts.len() {
                 return Err(MarshalError::new(format!(
                     "component {i} has a non-zero end-of-component but is not the last"
@@ -148,7 +169,8 @@ impl Comparator for CompositeType {
             return;
         };
         let mut scratch = Vec::new();
-        for (p, t) in parts.iter().zip(&self.components) {
+        for (i, (p, t)) in parts.iter().zip(&self.components).enumerate() {
+            let t = self.component(t, i.checked_sub(1).map(|j| parts[j].bytes));
             scratch.clear();
             t.encode_sort_key(p.bytes, &mut scratch);
             escape_into(&scratch, out);
@@ -160,10 +182,12 @@ impl Comparator for CompositeType {
         let mut rest = key;
         let mut i = 0;
         let mut part = Vec::new();
+        let mut previous = Vec::new();
         while !rest.is_empty() {
             let t = self.components.get(i).ok_or_else(|| {
                 MarshalError::new("composite sort key has more components than its type")
             })?;
+            let t = self.component(t, (i > 0).then_some(previous.as_slice()));
             let (escaped, term, tail) = split_escaped(rest)
                 .ok_or_else(|| MarshalError::new("composite sort key component unterminated"))?;
             if !(1..=3).contains(&term) {
@@ -180,6 +204,9 @@ impl Comparator for CompositeType {
             out.push((term as i8 - 2) as u8);
             rest = tail;
             i += 1;
+            if self.dependent {
+                std::mem::swap(&mut previous, &mut part);
+            }
         }
         Ok(())
     }
@@ -190,6 +217,7 @@ impl Comparator for CompositeType {
         };
         let mut s = String::new();
         for (i, (p, t)) in parts.iter().zip(&self.components).enumerate() {
+            let t = self.component(t, i.checked_sub(1).map(|j| parts[j].bytes));
             if i > 0 {
                 s.push(':');
             }
@@ -238,6 +266,7 @@ impl Comparator for CompositeType {
         }
         let mut parts = Vec::with_capacity(fields.len());
         for (f, t) in fields.iter().zip(&self.components) {
+            let t = self.component(t, parts.last().map(Vec::as_slice));
             let f = f.strip_suffix('!').unwrap_or(f);
             parts.push(if f.is_empty() {
                 Vec::new()
@@ -258,7 +287,9 @@ impl Comparator for CompositeType {
         let (Ok(pa), Ok(pb)) = (Self::split(a), Self::split(b)) else {
             return a.cmp(b);
         };
-        for ((x, y), t) in pa.iter().zip(pb.iter()).zip(&self.components) {
+        for (i, ((x, y), t)) in pa.iter().zip(pb.iter()).zip(&self.components).enumerate() {
+            // Reached only while every component before was equal.
+            let t = self.component(t, i.checked_sub(1).map(|j| pa[j].bytes));
             let c = t.compare(x.bytes, y.bytes).then(x.eoc.cmp(&y.eoc));
             if c != Ordering::Equal {
                 return c;

@@ -8,6 +8,7 @@
 //! This module owns the contract; the types themselves live in [`builtin`] and [`composite`].
 
 pub mod builtin;
+pub mod collection;
 pub mod composite;
 pub mod cql_types;
 mod reversed;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 pub use builtin::{
     built_in, AsciiType, BytesType, LexicalUuidType, LongType, TimeUuidType, Utf8Type,
 };
+pub use collection::{Collection, ColumnToCollectionType};
 pub use composite::CompositeType;
 pub use cql_types::{
     BooleanType, ByteType, DoubleType, FloatType, InetAddressType, Int32Type, IntegerType,
@@ -113,6 +115,19 @@ pub trait Comparator: Send + Sync + fmt::Debug {
         false
     }
 
+    /// For a composite component whose type depends on the component before it (Cassandra's
+    /// `ColumnToCollectionType`): the type of the component that follows one holding
+    /// `previous`, or `None` to use this type itself.
+    fn after(&self, _previous: &[u8]) -> Option<Arc<dyn Comparator>> {
+        None
+    }
+
+    /// Whether [`Comparator::after`] may answer (so composites without such a component skip
+    /// asking).
+    fn depends_on_previous(&self) -> bool {
+        false
+    }
+
     /// The number of components, for a `CompositeType` (whose names may be deleted by prefix);
     /// `None` for every other type.
     fn composite_len(&self) -> Option<usize> {
@@ -177,7 +192,8 @@ impl ComparatorRegistry {
             .into_iter()
             .chain(cql_types::cql_types())
             .any(|c| c.name() == name);
-        if reserved || name.starts_with("CompositeType(") || name.starts_with("ReversedType(") {
+        let built = ["CompositeType(", "ReversedType(", "ColumnToCollectionType("];
+        if reserved || built.iter().any(|p| name.starts_with(p)) {
             return Err(MarshalError::new(format!(
                 "'{name}' is a built-in comparator and cannot be replaced"
             )));
@@ -234,6 +250,21 @@ impl ComparatorRegistry {
                 ));
             }
             return Ok(Arc::new(CompositeType::new(parts)));
+        }
+        if let Some(inner) = short
+            .strip_prefix("ColumnToCollectionType(")
+            .and_then(|s| s.strip_suffix(')'))
+        {
+            let fields = split_top_level(inner);
+            if fields.len() > MAX_COMPONENTS {
+                return Err(MarshalError::new(format!(
+                    "ColumnToCollectionType of {} columns; at most {MAX_COMPONENTS}",
+                    fields.len()
+                )));
+            }
+            return Ok(Arc::new(collection::parse_fields(&fields, |t| {
+                self.resolve_at(t, depth + 1)
+            })?));
         }
         if let Some(inner) = short
             .strip_prefix("ReversedType(")

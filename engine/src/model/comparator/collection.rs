@@ -1,0 +1,210 @@
+//! `ColumnToCollectionType(…)`: the last component of a CQL table's cell names when the table
+//! has collections, as Cassandra names it. A collection's elements are cells named
+//! `clustering…:column:element`; how `element` orders depends on the column before it (a map's
+//! key type, a list's TimeUUIDType, a set's element type), so [`CompositeType`] asks this type
+//! for the component's real type given the previous component ([`Comparator::after`]). Alone, or
+//! after a column that is not a collection (a regular column's cell has no element), it is
+//! BytesType.
+//!
+//! [`CompositeType`]: super::CompositeType
+
+use std::sync::Arc;
+
+use super::builtin::{from_hex, to_hex};
+use super::{BytesType, Comparator, MarshalError, TimeUuidType};
+
+/// The kind of a collection column and the types of its parts.
+#[derive(Debug, Clone)]
+pub enum Collection {
+    /// `MapType(K,V)`: elements named by key.
+    Map(Arc<dyn Comparator>, Arc<dyn Comparator>),
+    /// `ListType(E)`: elements named by a TimeUUID in list order.
+    List(Arc<dyn Comparator>),
+    /// `SetType(E)`: elements named by the element, with empty values.
+    Set(Arc<dyn Comparator>),
+}
+
+impl Collection {
+    /// Cassandra's class name (`MapType(UTF8Type,Int32Type)`).
+    pub fn name(&self) -> String {
+        match self {
+            Collection::Map(k, v) => format!("MapType({},{})", k.name(), v.name()),
+            Collection::List(e) => format!("ListType({})", e.name()),
+            Collection::Set(e) => format!("SetType({})", e.name()),
+        }
+    }
+
+    /// The type of the element component of the collection's cell names.
+    pub fn element_names(&self) -> Arc<dyn Comparator> {
+        match self {
+            Collection::Map(k, _) => k.clone(),
+            Collection::List(_) => Arc::new(TimeUuidType),
+            Collection::Set(e) => e.clone(),
+        }
+    }
+}
+
+/// The collection columns of a table, by column name.
+#[derive(Debug, Clone)]
+pub struct ColumnToCollectionType {
+    columns: Vec<(Vec<u8>, Collection)>,
+}
+
+impl ColumnToCollectionType {
+    /// The type for these collection columns (names as stored: UTF-8 column names).
+    pub fn new(mut columns: Vec<(Vec<u8>, Collection)>) -> Self {
+        columns.sort_by(|a, b| a.0.cmp(&b.0));
+        ColumnToCollectionType { columns }
+    }
+
+    /// The collection column named `column`, if it is one.
+    pub fn collection(&self, column: &[u8]) -> Option<&Collection> {
+        self.columns
+            .binary_search_by(|(n, _)| n.as_slice().cmp(column))
+            .ok()
+            .map(|i| &self.columns[i].1)
+    }
+}
+
+impl Comparator for ColumnToCollectionType {
+    fn name(&self) -> String {
+        let cols: Vec<String> = self
+            .columns
+            .iter()
+            .map(|(n, c)| format!("{}:{}", to_hex(n), c.name()))
+            .collect();
+        format!("ColumnToCollectionType({})", cols.join(","))
+    }
+
+    fn validate(&self, name: &[u8]) -> Result<(), MarshalError> {
+        BytesType.validate(name)
+    }
+
+    fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
+        BytesType.encode_sort_key(name, out)
+    }
+
+    fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
+        BytesType.decode_sort_key(key, out)
+    }
+
+    fn to_text(&self, name: &[u8]) -> String {
+        to_hex(name)
+    }
+
+    fn parse_text(&self, text: &str) -> Result<Vec<u8>, MarshalError> {
+        from_hex(text)
+    }
+
+    fn after(&self, previous: &[u8]) -> Option<Arc<dyn Comparator>> {
+        self.collection(previous).map(Collection::element_names)
+    }
+
+    fn depends_on_previous(&self) -> bool {
+        true
+    }
+}
+
+/// Parses the inside of `ColumnToCollectionType(…)`: `hexname:Type` fields, each type resolved
+/// by `resolve` (`MapType(K,V)`, `ListType(E)`, `SetType(E)` of resolvable types).
+pub fn parse_fields(
+    fields: &[&str],
+    mut resolve: impl FnMut(&str) -> Result<Arc<dyn Comparator>, MarshalError>,
+) -> Result<ColumnToCollectionType, MarshalError> {
+    let mut columns = Vec::with_capacity(fields.len());
+    for f in fields {
+        let (hex, ty) = f
+            .split_once(':')
+            .ok_or_else(|| MarshalError::new(format!("'{f}' is not hexname:CollectionType")))?;
+        let name = from_hex(hex.trim())?;
+        let ty = ty.trim();
+        let inner = |prefix: &str| {
+            ty.strip_prefix(prefix)
+                .and_then(|s| s.strip_suffix(')'))
+                .map(super::split_top_level)
+        };
+        let c = if let Some(kv) = inner("MapType(") {
+            match kv.as_slice() {
+                [k, v] => Collection::Map(resolve(k)?, resolve(v)?),
+                _ => return Err(MarshalError::new(format!("'{ty}' needs two types"))),
+            }
+        } else if let Some(e) = inner("ListType(") {
+            match e.as_slice() {
+                [e] => Collection::List(resolve(e)?),
+                _ => return Err(MarshalError::new(format!("'{ty}' needs one type"))),
+            }
+        } else if let Some(e) = inner("SetType(") {
+            match e.as_slice() {
+                [e] => Collection::Set(resolve(e)?),
+                _ => return Err(MarshalError::new(format!("'{ty}' needs one type"))),
+            }
+        } else {
+            return Err(MarshalError::new(format!(
+                "'{ty}' is not a MapType, ListType or SetType"
+            )));
+        };
+        columns.push((name, c));
+    }
+    Ok(ColumnToCollectionType::new(columns))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{sort_key, ComparatorRegistry, CompositeType, Int32Type, Utf8Type};
+    use super::*;
+
+    fn table_comparator() -> CompositeType {
+        let collections = ColumnToCollectionType::new(vec![
+            (
+                b"m".to_vec(),
+                Collection::Map(Arc::new(Int32Type), Arc::new(Utf8Type)),
+            ),
+            (b"s".to_vec(), Collection::Set(Arc::new(Utf8Type))),
+            (b"l".to_vec(), Collection::List(Arc::new(Utf8Type))),
+        ]);
+        CompositeType::new(vec![Arc::new(Utf8Type), Arc::new(collections)])
+    }
+
+    #[test]
+    fn elements_order_by_their_collections_type_and_names_round_trip() {
+        let t = table_comparator();
+        let name = |col: &[u8], e: &[u8]| CompositeType::build(&[col, e], 0);
+        let minus = name(b"m", &(-5i32).to_be_bytes());
+        let plus = name(b"m", &7i32.to_be_bytes());
+        assert!(
+            t.compare(&minus, &plus).is_lt(),
+            "a map<int,…> orders by int"
+        );
+        assert!(sort_key(&t, &minus) < sort_key(&t, &plus));
+        assert_eq!(t.to_text(&minus), "m:-5");
+        assert_eq!(t.parse_text("m:-5").unwrap(), minus);
+        assert!(
+            t.validate(&name(b"m", b"abc")).is_err(),
+            "3 bytes is no int"
+        );
+        // A list orders by TimeUUID time, not bytes: time_low first would put these backwards.
+        let early = uuid::Uuid::parse_str("ffffffff-0000-1000-8000-000000000000").unwrap();
+        let late = uuid::Uuid::parse_str("00000000-0001-1000-8000-000000000000").unwrap();
+        let (e, l) = (name(b"l", early.as_bytes()), name(b"l", late.as_bytes()));
+        assert!(t.compare(&e, &l).is_lt() && sort_key(&t, &e) < sort_key(&t, &l));
+        for n in [minus, e, name(b"s", b"x"), name(b"v", b"")] {
+            let mut back = Vec::new();
+            t.decode_sort_key(&sort_key(&t, &n), &mut back).unwrap();
+            assert_eq!(back, n);
+        }
+    }
+
+    #[test]
+    fn the_registry_resolves_cassandras_name() {
+        let t = table_comparator();
+        let name = t.name();
+        assert!(
+            name.ends_with("ColumnToCollectionType(6c:ListType(UTF8Type),6d:MapType(Int32Type,UTF8Type),73:SetType(UTF8Type)))"),
+            "{name}"
+        );
+        let back = ComparatorRegistry::default().resolve(&name).unwrap();
+        assert_eq!(back.name(), name);
+        let n = CompositeType::build(&[b"m", &3i32.to_be_bytes()], 0);
+        assert_eq!(back.to_text(&n), "m:3");
+    }
+}
