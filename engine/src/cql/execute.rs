@@ -207,12 +207,25 @@ impl Session<'_> {
                 let key = key_from(&t, &given)?;
                 let clustering = clustering_from(&t, &given)?;
                 let write = self.write_options(using, batch_using)?;
+                let write = self.stamped(write, &t);
                 let cf = t.name.as_str();
                 let ck: Vec<&[u8]> = clustering.iter().map(Vec::as_slice).collect();
                 let marker = t.cell_name(&ck, "")?;
                 batch.insert(&key, ColumnPathRef::new(cf).column(&marker), b"", write);
                 for (i, def) in t.columns.iter().enumerate() {
                     if def.kind != Kind::Regular || !named[i] {
+                        continue;
+                    }
+                    if def.ty.is_collection() {
+                        self.write_collection(
+                            batch,
+                            &t,
+                            &key,
+                            &ck,
+                            def,
+                            given[i].as_deref(),
+                            write,
+                        )?;
                         continue;
                     }
                     let name = t.cell_name(&ck, &def.name)?;
@@ -239,6 +252,7 @@ impl Session<'_> {
                 refuse_conditional(*conditional)?;
                 let t = self.table(table)?;
                 let write = self.write_options(using, batch_using)?;
+                let write = self.stamped(write, &t);
                 let mut sets = Vec::new();
                 for a in assignments {
                     match a {
@@ -261,6 +275,11 @@ impl Session<'_> {
                 for (key, ck) in self.rows_named(&t, relations, true)? {
                     let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
                     for (col, v) in &sets {
+                        let (_, def) = t.column(col)?;
+                        if def.ty.is_collection() {
+                            self.write_collection(batch, &t, &key, &ck, def, v.as_deref(), write)?;
+                            continue;
+                        }
                         let name = t.cell_name(&ck, col)?;
                         let path = ColumnPathRef::new(&t.name).column(&name);
                         match v {
@@ -323,6 +342,18 @@ impl Session<'_> {
                         }
                     }
                     for n in names {
+                        let (_, def) = t.column(&n)?;
+                        if def.ty.is_collection() {
+                            // Every element: a range tombstone over the collection.
+                            let mut prefix = ck.clone();
+                            prefix.push(n.as_bytes());
+                            batch.remove_prefix(
+                                &key,
+                                ColumnPath::new(&t.name).column(t.clustering_prefix(&prefix)?),
+                                ts,
+                            );
+                            continue;
+                        }
                         batch.remove(
                             &key,
                             ColumnPath::new(&t.name).column(t.cell_name(&ck, &n)?),
@@ -336,6 +367,60 @@ impl Session<'_> {
                 "only INSERT, UPDATE and DELETE can be in a BATCH",
             )),
         }
+    }
+
+    /// `write` with its timestamp fixed now when the table has collections: replacing a
+    /// collection deletes its old elements at the write's timestamp − 1, so the timestamp must
+    /// be known before the batch is applied.
+    fn stamped(&self, write: WriteOptions, t: &Table) -> WriteOptions {
+        if write.timestamp.is_some() || !t.columns.iter().any(|c| c.ty.is_collection()) {
+            return write;
+        }
+        WriteOptions {
+            timestamp: Some(self.db.options().clock.now_micros()),
+            ..write
+        }
+    }
+
+    /// Replaces collection `def` of one CQL row with `value` (serialized; `None`: empty), as
+    /// Cassandra does: a range tombstone over its elements just before the write, then one cell
+    /// per element (a list's elements named by fresh TimeUUIDs, in order).
+    #[allow(clippy::too_many_arguments)]
+    fn write_collection(
+        &self,
+        batch: &mut BatchMutation,
+        t: &Table,
+        key: &[u8],
+        ck: &[&[u8]],
+        def: &super::table::ColumnDef,
+        value: Option<&[u8]>,
+        write: WriteOptions,
+    ) -> Result<(), CqlError> {
+        let ts = write.timestamp.unwrap_or(i64::MIN);
+        let mut prefix = ck.to_vec();
+        prefix.push(def.name.as_bytes());
+        batch.remove_prefix(
+            key,
+            ColumnPath::new(&t.name).column(t.clustering_prefix(&prefix)?),
+            Some(ts.saturating_sub(1)),
+        );
+        let Some(value) = value else {
+            return Ok(());
+        };
+        let elements = def
+            .ty
+            .elements(value)
+            .map_err(|e| CqlError::invalid(format!("invalid value for {}: {e}", def.name)))?;
+        for (a, b) in elements {
+            let (name, v) = match (&def.ty, b) {
+                (CqlType::List(_), _) => (self.fresh_timeuuid().to_vec(), a),
+                (CqlType::Map(..), Some(b)) => (a, b),
+                _ => (a, Vec::new()),
+            };
+            let name = t.element_name(ck, &def.name, &name)?;
+            batch.insert(key, ColumnPathRef::new(&t.name).column(&name), v, write);
+        }
+        Ok(())
     }
 
     /// Applies a batch of writes to the keyspace they share.

@@ -6,8 +6,8 @@ use super::ast::{Op, Relation, Select, Selector, Term};
 use super::bounds::{clustering_slices, Bounds};
 use super::error::CqlError;
 use super::table::{Kind, Table};
-use super::types::CqlType;
 use super::types::Literal;
+use super::types::{add_element, matches_filter, CqlType};
 use super::{Rows, Session};
 use crate::clock::Clock;
 use crate::model::comparator::CompositeType;
@@ -229,9 +229,12 @@ impl Session<'_> {
                 let Ok(parts) = CompositeType::split(&cell.name) else {
                     continue;
                 };
-                if parts.len() != t.clustering.len() + 1 {
-                    continue;
-                }
+                // A column's cell, or (one component more) a collection's element.
+                let element = match parts.len() - t.clustering.len() {
+                    1 => None,
+                    2 => Some(parts[t.clustering.len() + 1].bytes),
+                    _ => continue,
+                };
                 let ck: Vec<Vec<u8>> = parts[..t.clustering.len()]
                     .iter()
                     .map(|p| p.bytes.to_vec())
@@ -250,7 +253,19 @@ impl Session<'_> {
                     .iter()
                     .position(|c| c.kind == Kind::Regular && c.name.as_bytes() == col)
                 {
-                    entry.1[i] = Some((cell.value, cell.timestamp, cell.expires_at));
+                    match (&t.columns[i].ty, element) {
+                        (CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..), Some(e)) => {
+                            let ty = &t.columns[i].ty;
+                            let value = entry.1[i].get_or_insert_with(|| {
+                                (vec![0; 4], cell.timestamp, cell.expires_at)
+                            });
+                            add_element(&mut value.0, ty, e, &cell.value);
+                        }
+                        (ty, None) if !ty.is_collection() => {
+                            entry.1[i] = Some((cell.value, cell.timestamp, cell.expires_at));
+                        }
+                        _ => {}
+                    }
                 }
             }
             if let Some((c, row, _)) = current.take() {
@@ -625,20 +640,4 @@ fn project(
             Selector::Count => None,
         })
         .collect()
-}
-
-/// Whether a regular column's value passes a filter (`null` passes none).
-fn matches_filter(ty: &CqlType, value: Option<&[u8]>, op: Op, v: &[u8]) -> bool {
-    let Some(value) = value else { return false };
-    let ord = match ty.comparator() {
-        Some(c) => c.compare(value, v),
-        None => value.cmp(v),
-    };
-    match op {
-        Op::Eq => ord.is_eq(),
-        Op::Lt => ord.is_lt(),
-        Op::Le => ord.is_le(),
-        Op::Gt => ord.is_gt(),
-        Op::Ge => ord.is_ge(),
-    }
 }

@@ -1,7 +1,8 @@
 //! A CQL table's schema and its storage mapping (SPEC §9): the column family that holds it (a
 //! composite comparator of the clustering types, then UTF8Type for the column name), how a
 //! partition key becomes a row key, and how a CQL row becomes cells named `ck1:ck2:column` with
-//! a row marker `ck1:ck2:`. The schema is kept in the catalog as its `CREATE TABLE` statement,
+//! a row marker `ck1:ck2:` (and a collection's elements `ck1:ck2:column:element`, the comparator
+//! then ending in `ColumnToCollectionType`). The schema is kept in the catalog as its `CREATE TABLE` statement,
 //! so a table survives reopen without its statements.
 
 use std::sync::Arc;
@@ -10,7 +11,9 @@ use super::ast::Statement;
 use super::error::CqlError;
 use super::parser::parse;
 use super::types::CqlType;
-use crate::model::comparator::{Comparator, CompositeType, ReversedType, Utf8Type};
+use crate::model::comparator::{
+    Collection, ColumnToCollectionType, Comparator, CompositeType, ReversedType, Utf8Type,
+};
 use crate::schema::definition::validate_identifier;
 use crate::schema::ColumnFamilyDef;
 
@@ -123,12 +126,12 @@ impl Table {
             .enumerate()
             .map(|(i, n)| find(n, Kind::Clustering(i)))
             .collect::<Result<Vec<_>, _>>()?;
-        if let Some(c) = defs
-            .iter()
-            .find(|c| c.ty.is_collection() || matches!(c.ty, CqlType::Frozen(_)))
-        {
+        if let Some(c) = defs.iter().find(|c| {
+            matches!(c.ty, CqlType::Frozen(_))
+                || c.ty.is_collection() && !collection_of_scalars(&c.ty)
+        }) {
             return Err(CqlError::invalid(format!(
-                "column {} is a collection ({}): collections are not supported yet",
+                "column {} is {}: frozen and nested collections are not supported yet",
                 c.name, c.ty
             )));
         }
@@ -209,7 +212,35 @@ impl Table {
             })
             .collect();
         parts.push(Arc::new(Utf8Type));
+        let collections: Vec<(Vec<u8>, Collection)> = self
+            .columns
+            .iter()
+            .filter_map(|c| Some((c.name.as_bytes().to_vec(), c.ty.collection()?)))
+            .collect();
+        if !collections.is_empty() {
+            // Cassandra's layout: a table with collections names elements in a last component.
+            parts.push(Arc::new(ColumnToCollectionType::new(collections)));
+        }
         Arc::new(CompositeType::new(parts))
+    }
+
+    /// The cell name of one element of collection `column` in the CQL row with these
+    /// clustering values (`element`: a map's key, a set's element, a list's TimeUUID).
+    pub fn element_name(
+        &self,
+        clustering: &[&[u8]],
+        column: &str,
+        element: &[u8],
+    ) -> Result<Vec<u8>, CqlError> {
+        let mut parts: Vec<&[u8]> = clustering.to_vec();
+        parts.push(column.as_bytes());
+        parts.push(element);
+        if !CompositeType::fits(&parts) {
+            return Err(CqlError::invalid(
+                "a clustering value or collection element is longer than 65535 bytes",
+            ));
+        }
+        Ok(CompositeType::build(&parts, 0))
     }
 
     fn type_comparator(&self, i: usize) -> Arc<dyn Comparator> {
@@ -329,6 +360,15 @@ impl Table {
         }
         s.push(';');
         s
+    }
+}
+
+/// A collection whose elements (and a map's keys and values) are scalars.
+fn collection_of_scalars(ty: &CqlType) -> bool {
+    match ty {
+        CqlType::List(e) | CqlType::Set(e) => e.comparator().is_some(),
+        CqlType::Map(k, v) => k.comparator().is_some() && !v.is_collection(),
+        _ => false,
     }
 }
 

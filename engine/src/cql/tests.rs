@@ -216,7 +216,8 @@ fn writes_that_cannot_be_honoured_are_refused_whole() {
         "INSERT INTO t (k, nope) VALUES (1, 'x')",
         "UPDATE t SET k = 2 WHERE k = 1",
         "BEGIN BATCH INSERT INTO t (k, v) VALUES (1, 'a'); INSERT INTO t (k, v) VALUES (2, 3) APPLY BATCH",
-        "CREATE TABLE m (k int PRIMARY KEY, m map<text, text>)",
+        "CREATE TABLE m (k int PRIMARY KEY, m frozen<map<text, text>>)",
+        "CREATE TABLE m (k int PRIMARY KEY, m map<text, list<int>>)",
         "SELECT * FROM nosuch",
     ] {
         assert!(cql.execute(bad).is_err(), "{bad}");
@@ -448,4 +449,131 @@ fn names_that_are_keywords_survive_the_catalog() {
         .query("SELECT * FROM \"if\".d WHERE x > 2 ALLOW FILTERING")
         .unwrap_err();
     assert!(e.to_string().contains("not supported"), "{e}");
+}
+
+/// The rows of a SELECT, each value as cqlsh shows it (`null` for none).
+fn shown(cql: &mut Session<'_>, select: &str) -> Vec<Vec<String>> {
+    let Some(CqlResult::Rows(r)) = cql.execute(select).unwrap().pop() else {
+        panic!("{select} returned no rows");
+    };
+    r.rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .zip(&r.columns)
+                .map(|(v, (_, ty))| v.as_ref().map_or("null".into(), |v| ty.display(v)))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn seed_002_collections_are_stored_as_the_seed_shows_and_replace_what_they_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    setup(&mut cql);
+    cql.execute(
+        "CREATE TABLE example (
+            key1 text primary key,
+            map1 map<text,text>,
+            list1 list<text>,
+            set1 set<text>
+            );
+        INSERT INTO example (
+            key1,
+            map1,
+            list1,
+            set1
+            ) VALUES (
+            'john',
+            {'patricia':'555-4326','doug':'555-1579'},
+            ['doug','scott'],
+            {'patricia','scott'}
+            )",
+    )
+    .unwrap();
+    let got = cells(&db, "example", b"john");
+    let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names[0], "");
+    assert_eq!(
+        &names[3..],
+        ["map1:doug", "map1:patricia", "set1:patricia", "set1:scott"]
+    );
+    assert!(names[1].starts_with("list1:") && names[2].starts_with("list1:"));
+    let values: Vec<&str> = got.iter().map(|(_, v)| v.as_str()).collect();
+    // 'doug', 'scott', '555-1579', '555-4326', then the sets' empty values.
+    assert_eq!(
+        values,
+        [
+            "",
+            "646f7567",
+            "73636f7474",
+            "3535352d31353739",
+            "3535352d34333236",
+            "",
+            ""
+        ]
+    );
+    let all = "SELECT key1, map1, list1, set1 FROM example";
+    assert_eq!(
+        shown(&mut cql, all),
+        [[
+            "john",
+            "{'doug': '555-1579', 'patricia': '555-4326'}",
+            "['doug', 'scott']",
+            "{'patricia', 'scott'}"
+        ]]
+    );
+    // A new value replaces the whole collection (a range tombstone just before the write), and
+    // a deleted collection reads as null, through a flush and a compaction.
+    cql.execute("UPDATE example SET list1 = ['x'], map1 = {'a': 'b'} WHERE key1 = 'john'")
+        .unwrap();
+    db.flush("ks", None).unwrap();
+    cql.execute("DELETE set1 FROM example WHERE key1 = 'john'")
+        .unwrap();
+    db.compact("ks", None).unwrap();
+    assert_eq!(
+        shown(&mut cql, all),
+        [["john", "{'a': 'b'}", "['x']", "null"]]
+    );
+    // Elements come back in the collection's order: a set<int> by value, a list by insertion.
+    cql.execute(
+        "CREATE TABLE nums (k int PRIMARY KEY, s set<int>, l list<int>);
+         INSERT INTO nums (k, s, l) VALUES (1, {5, -3, 5, 0}, [5, -3, 5, 0])",
+    )
+    .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT s, l FROM nums WHERE k = 1"),
+        [["{-3, 0, 5}", "[5, -3, 5, 0]"]]
+    );
+}
+
+#[test]
+fn a_bound_collection_value_is_checked_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    setup(&mut cql);
+    cql.execute("CREATE TABLE t (k int PRIMARY KEY, m map<text, int>)")
+        .unwrap();
+    let insert = cql.prepare("INSERT INTO t (k, m) VALUES (1, ?)").unwrap();
+    let good = types::serialize([(&b"a"[..], Some(&[0u8, 0, 0, 7][..]))].into_iter());
+    cql.execute_prepared(&insert, &[Some(&good)]).unwrap();
+    assert_eq!(shown(&mut cql, "SELECT m FROM t"), [["{'a': 7}"]]);
+    for (bad, why) in [
+        (vec![0, 0, 0, 9], "a count the bytes cannot hold"),
+        (
+            types::serialize([(&b"a"[..], Some(&[7u8][..]))].into_iter()),
+            "a 1-byte int",
+        ),
+        (
+            [good.clone(), vec![1]].concat(),
+            "bytes after the last element",
+        ),
+    ] {
+        let e = cql.execute_prepared(&insert, &[Some(&bad)]).unwrap_err();
+        assert!(e.to_string().contains("invalid"), "{why}: {e}");
+    }
+    assert_eq!(shown(&mut cql, "SELECT m FROM t"), [["{'a': 7}"]]);
 }

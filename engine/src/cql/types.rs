@@ -1,16 +1,18 @@
 //! CQL's data types: their names, how a literal becomes the bytes Cassandra stores for it (an
 //! `int` 2 is `00000002`), how stored bytes print in cqlsh's form, and which comparator orders
-//! them when they are part of a key. Collections are named here so that statements naming them
-//! get a clear refusal until their storage (range tombstones) exists.
+//! them when they are part of a key or filtered on, and a collection's serialized form (the
+//! protocol's: a count, then each element's length and bytes), which binds carry, reads build
+//! from element cells and writes split into them.
 
 use std::sync::Arc;
 
 use num_bigint::BigInt;
 
+use super::ast::Op;
 use super::error::CqlError;
 use crate::model::comparator::builtin::{from_hex, to_hex};
 use crate::model::comparator::{
-    AsciiType, BooleanType, ByteType, BytesType, Comparator, DoubleType, FloatType,
+    AsciiType, BooleanType, ByteType, BytesType, Collection, Comparator, DoubleType, FloatType,
     InetAddressType, Int32Type, IntegerType, LongType, ShortType, SimpleDateType, TimeType,
     TimeUuidType, TimestampType, Utf8Type, UuidType,
 };
@@ -81,8 +83,12 @@ pub enum Literal {
     Null,
     /// `now()`: a fresh timeuuid (the executor replaces it with one before encoding).
     Now,
-    /// `[…]`, `{…}` (set) or `{k: v, …}` (map).
-    Collection(String),
+    /// `[…]`
+    List(Vec<Literal>),
+    /// `{…}` (also `{}`, which a map takes as empty too)
+    Set(Vec<Literal>),
+    /// `{k: v, …}`
+    Map(Vec<(Literal, Literal)>),
 }
 
 impl CqlType {
@@ -107,6 +113,19 @@ impl CqlType {
             "time" => CqlType::Time,
             "blob" => CqlType::Blob,
             "inet" => CqlType::Inet,
+            _ => return None,
+        })
+    }
+
+    /// The engine's collection type for a (non-frozen) collection of scalars.
+    pub fn collection(&self) -> Option<Collection> {
+        let bytes = || Arc::new(BytesType) as Arc<dyn Comparator>;
+        Some(match self {
+            CqlType::List(e) => Collection::List(e.comparator().unwrap_or_else(bytes)),
+            CqlType::Set(e) => Collection::Set(e.comparator()?),
+            CqlType::Map(k, v) => {
+                Collection::Map(k.comparator()?, v.comparator().unwrap_or_else(bytes))
+            }
             _ => return None,
         })
     }
@@ -195,14 +214,103 @@ impl CqlType {
                 b
             }
             (CqlType::Blob, Literal::Hex(h)) => from_hex(h).map_err(|_| mismatch())?,
+            (CqlType::List(e), Literal::List(items)) | (CqlType::Set(e), Literal::Set(items)) => {
+                let mut parts = Vec::with_capacity(items.len());
+                for it in items {
+                    parts.push(e.encode(it, column)?.ok_or_else(|| {
+                        CqlError::invalid(format!("null is not allowed inside {column}"))
+                    })?);
+                }
+                if matches!(self, CqlType::Set(_)) {
+                    let cmp = e.comparator().ok_or_else(mismatch)?;
+                    parts.sort_by(|a, b| cmp.compare(a, b));
+                    parts.dedup();
+                }
+                serialize(parts.iter().map(|p| (p.as_slice(), None)))
+            }
+            (CqlType::Map(..), Literal::Set(items)) if items.is_empty() => {
+                serialize(std::iter::empty())
+            }
+            (CqlType::Map(k, v), Literal::Map(pairs)) => {
+                let null = || CqlError::invalid(format!("null is not allowed inside {column}"));
+                let mut parts = Vec::with_capacity(pairs.len());
+                for (a, b) in pairs {
+                    parts.push((
+                        k.encode(a, column)?.ok_or_else(null)?,
+                        v.encode(b, column)?.ok_or_else(null)?,
+                    ));
+                }
+                let cmp = k.comparator().ok_or_else(mismatch)?;
+                // The last value given for a key stands, as in Cassandra.
+                parts.reverse();
+                parts.sort_by(|a, b| cmp.compare(&a.0, &b.0));
+                parts.dedup_by(|a, b| a.0 == b.0);
+                serialize(
+                    parts
+                        .iter()
+                        .map(|(a, b)| (a.as_slice(), Some(b.as_slice()))),
+                )
+            }
             _ => return Err(mismatch()),
         };
         Ok(Some(bytes))
     }
 
+    /// The elements of a collection value in its serialized form (protocol v3: an `int` count,
+    /// then each element, a map's key then value, as an `int` length and bytes), each checked
+    /// against its type: (element or key, value of a map).
+    pub fn elements(&self, bytes: &[u8]) -> Result<Vec<Element>, String> {
+        let (first, second) = match self {
+            CqlType::List(e) | CqlType::Set(e) => (e.as_ref(), None),
+            CqlType::Map(k, v) => (k.as_ref(), Some(v.as_ref())),
+            other => return Err(format!("{other} is not a collection")),
+        };
+        let mut r = bytes;
+        let int = |r: &mut &[u8]| -> Result<i32, String> {
+            let (head, rest) = r
+                .split_first_chunk::<4>()
+                .ok_or("a collection value cut short")?;
+            *r = rest;
+            Ok(i32::from_be_bytes(*head))
+        };
+        let n = int(&mut r)?;
+        // Every element takes at least 4 bytes: a count beyond that is a lie, refused before
+        // anything is allocated for it.
+        let n = usize::try_from(n)
+            .ok()
+            .filter(|n| n.saturating_mul(4) <= r.len())
+            .ok_or("a collection count that does not fit its bytes")?;
+        let mut out = Vec::with_capacity(n);
+        let take = |r: &mut &[u8], ty: &CqlType| -> Result<Vec<u8>, String> {
+            let len = usize::try_from(int(r)?).map_err(|_| "a null inside a collection")?;
+            if len > r.len() {
+                return Err("a collection element cut short".into());
+            }
+            let (b, rest) = r.split_at(len);
+            *r = rest;
+            ty.check(b)?;
+            Ok(b.to_vec())
+        };
+        for _ in 0..n {
+            let a = take(&mut r, first)?;
+            let b = match second {
+                Some(t) => Some(take(&mut r, t)?),
+                None => None,
+            };
+            out.push((a, b));
+        }
+        if !r.is_empty() {
+            return Err("bytes after the collection's last element".into());
+        }
+        Ok(out)
+    }
+
     /// Checks serialized bytes bound to a marker: they must be a valid value of this type.
     pub fn check(&self, bytes: &[u8]) -> Result<(), String> {
         match self {
+            CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..) => {
+                self.elements(bytes).map(|_| ())
+            }
             CqlType::Text => std::str::from_utf8(bytes)
                 .map(|_| ())
                 .map_err(|_| "not UTF-8".into()),
@@ -229,12 +337,55 @@ impl CqlType {
                 _ => format!("0x{}", to_hex(bytes)),
             },
             CqlType::Decimal => decode_decimal(bytes).unwrap_or_else(|| to_hex(bytes)),
+            CqlType::List(e) | CqlType::Set(e) | CqlType::Map(e, _) => {
+                let Ok(items) = self.elements(bytes) else {
+                    return format!("0x{}", to_hex(bytes));
+                };
+                let show = |t: &CqlType, b: &[u8]| match t {
+                    CqlType::Ascii | CqlType::Text => {
+                        format!("'{}'", t.display(b).replace('\'', "''"))
+                    }
+                    _ => t.display(b),
+                };
+                let body: Vec<String> = items
+                    .iter()
+                    .map(|(a, b)| match (self, b) {
+                        (CqlType::Map(_, v), Some(b)) => format!("{}: {}", show(e, a), show(v, b)),
+                        _ => show(e, a),
+                    })
+                    .collect();
+                let (open, close) = if matches!(self, CqlType::List(_)) {
+                    ("[", "]")
+                } else {
+                    ("{", "}")
+                };
+                format!("{open}{}{close}", body.join(", "))
+            }
             other => match other.comparator() {
                 Some(c) if c.validate(bytes).is_ok() => c.to_text(bytes),
                 _ => format!("0x{}", to_hex(bytes)),
             },
         }
     }
+}
+
+/// One element of a collection value: the element (a map's key) and a map's value.
+pub type Element = (Vec<u8>, Option<Vec<u8>>);
+
+/// A collection value in its serialized form: the count, then each element (and a map's
+/// value) as an `int` length and bytes.
+pub fn serialize<'a>(items: impl Iterator<Item = (&'a [u8], Option<&'a [u8]>)>) -> Vec<u8> {
+    let mut out = vec![0; 4];
+    let mut n = 0i32;
+    for (a, b) in items {
+        n = n.saturating_add(1);
+        for part in std::iter::once(a).chain(b) {
+            out.extend_from_slice(&(part.len() as i32).to_be_bytes());
+            out.extend_from_slice(part);
+        }
+    }
+    out[..4].copy_from_slice(&n.to_be_bytes());
+    out
 }
 
 fn describe(lit: &Literal) -> &'static str {
@@ -246,7 +397,9 @@ fn describe(lit: &Literal) -> &'static str {
         Literal::Bool(_) => "BOOLEAN",
         Literal::Null => "NULL",
         Literal::Now => "now()",
-        Literal::Collection(_) => "COLLECTION",
+        Literal::List(_) => "LIST",
+        Literal::Set(_) => "SET",
+        Literal::Map(_) => "MAP",
     }
 }
 
@@ -327,6 +480,38 @@ impl std::fmt::Display for CqlType {
             CqlType::Frozen(t) => return write!(f, "frozen<{t}>"),
         };
         f.write_str(s)
+    }
+}
+
+/// Whether a regular column's value passes a filter (`null` passes none).
+pub(super) fn matches_filter(ty: &CqlType, value: Option<&[u8]>, op: Op, v: &[u8]) -> bool {
+    let Some(value) = value else { return false };
+    let ord = match ty.comparator() {
+        Some(c) => c.compare(value, v),
+        None => value.cmp(v),
+    };
+    match op {
+        Op::Eq => ord.is_eq(),
+        Op::Lt => ord.is_lt(),
+        Op::Le => ord.is_le(),
+        Op::Gt => ord.is_gt(),
+        Op::Ge => ord.is_ge(),
+    }
+}
+
+/// Appends one element to a collection value being built in its serialized form (count first).
+pub(super) fn add_element(out: &mut Vec<u8>, ty: &CqlType, element: &[u8], value: &[u8]) {
+    let parts: &[&[u8]] = match ty {
+        CqlType::List(_) => &[value],
+        CqlType::Set(_) => &[element],
+        _ => &[element, value],
+    };
+    for p in parts {
+        out.extend_from_slice(&(p.len() as i32).to_be_bytes());
+        out.extend_from_slice(p);
+    }
+    if let Some(count) = out.first_chunk_mut::<4>() {
+        *count = i32::from_be_bytes(*count).saturating_add(1).to_be_bytes();
     }
 }
 

@@ -423,7 +423,7 @@ impl Parser {
                 self.pos += 1;
                 return Ok(Term::Bind(Bind::Named(n)));
             }
-            Some(Tok::Sym("[" | "{")) => return Ok(Term::Literal(self.collection_literal()?)),
+            Some(Tok::Sym("[" | "{")) => return Ok(Term::Literal(self.collection_literal(0)?)),
             Some(Tok::Word(w)) => match w.to_ascii_lowercase().as_str() {
                 "true" => Literal::Bool(true),
                 "false" => Literal::Bool(false),
@@ -443,28 +443,52 @@ impl Parser {
         Ok(Term::Literal(lit))
     }
 
-    /// Skips a balanced `[…]` or `{…}`, keeping its tokens' text for the error that refuses it.
-    fn collection_literal(&mut self) -> Result<Literal, CqlError> {
-        let mut depth = 0usize;
-        let mut text = String::new();
-        loop {
-            let Some(t) = self.peek().cloned() else {
-                return Err(self.unexpected("the end of the collection"));
-            };
-            self.pos += 1;
-            match t {
-                Tok::Sym("[" | "{") => depth += 1,
-                Tok::Sym("]" | "}") => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-            if depth > MAX_NESTING {
-                return Err(self.unexpected("a less deeply nested collection"));
-            }
-            text.push_str(&t.describe());
-            if depth == 0 {
-                return Ok(Literal::Collection(text));
-            }
+    /// A `[…]` list, `{…}` set or `{k: v, …}` map literal of literals.
+    fn collection_literal(&mut self, depth: usize) -> Result<Literal, CqlError> {
+        if depth > MAX_NESTING {
+            return Err(self.unexpected("a less deeply nested collection"));
         }
+        let element = |p: &mut Parser| -> Result<Literal, CqlError> {
+            if matches!(p.peek(), Some(Tok::Sym("[" | "{"))) {
+                p.collection_literal(depth + 1)
+            } else {
+                p.literal()
+            }
+        };
+        if self.eat_sym("[") {
+            let mut items = Vec::new();
+            if !self.eat_sym("]") {
+                loop {
+                    items.push(element(self)?);
+                    if self.eat_sym("]") {
+                        break;
+                    }
+                    self.sym(",")?;
+                }
+            }
+            return Ok(Literal::List(items));
+        }
+        self.sym("{")?;
+        if self.eat_sym("}") {
+            return Ok(Literal::Set(Vec::new()));
+        }
+        let first = element(self)?;
+        if self.eat_sym(":") {
+            let mut pairs = vec![(first, element(self)?)];
+            while !self.eat_sym("}") {
+                self.sym(",")?;
+                let k = element(self)?;
+                self.sym(":")?;
+                pairs.push((k, element(self)?));
+            }
+            return Ok(Literal::Map(pairs));
+        }
+        let mut items = vec![first];
+        while !self.eat_sym("}") {
+            self.sym(",")?;
+            items.push(element(self)?);
+        }
+        Ok(Literal::Set(items))
     }
 }
 
