@@ -1,6 +1,7 @@
 //! CQL against a model of its semantics: random tables (partition keys of one or two columns,
-//! zero to two clustering columns in either order, regular columns of every scalar type) and
-//! random statements (inserts with nulls, updates, row, partition and column deletes), with
+//! zero to two clustering columns in either order, regular columns of every scalar type, up to
+//! two `map`, `set` or `list` columns) and random statements (inserts with nulls, updates, row,
+//! partition and column deletes, every collection operation), with
 //! flushes, compactions and reopens in between. After every step the model's rows and the
 //! engine's answers must agree: whole partitions in clustering order, clustering ranges forward
 //! and backward with limits, and the whole table.
@@ -13,6 +14,8 @@
 // A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "cql_model/collections.rs"]
+mod collections;
 mod common;
 
 use std::collections::BTreeMap;
@@ -190,6 +193,7 @@ struct Shape {
     pk: Vec<Column>,
     ck: Vec<(Column, bool)>,
     regular: Vec<Column>,
+    colls: Vec<collections::Coll>,
 }
 
 /// A row as `SELECT *` returns it: each column's bytes, `None` for null.
@@ -202,6 +206,7 @@ type Cell = (Option<Vec<u8>>, i64);
 struct Row {
     marker: Option<Cell>,
     cells: BTreeMap<String, Cell>,
+    colls: BTreeMap<String, collections::State>,
 }
 
 /// Partition key (value indexes) → clustering value ranks → row.
@@ -236,11 +241,15 @@ fn shape(rng: &mut Rng, n: usize) -> Shape {
     let regular = (0..nreg)
         .map(|i| column(rng, if i % 2 == 0 { "v" } else { "Z" }, i, false))
         .collect();
+    let colls = (0..rng.pick(3))
+        .map(|i| collections::coll(rng, i))
+        .collect();
     Shape {
         name: format!("t{n}"),
         pk,
         ck,
         regular,
+        colls,
     }
 }
 
@@ -250,6 +259,7 @@ fn create(s: &Shape) -> String {
             .chain(s.ck.iter().map(|c| &c.0))
             .chain(&s.regular)
             .map(|c| format!("{} {}", quoted(&c.name), c.ty))
+            .chain(s.colls.iter().map(|c| format!("{} {}", c.name, c.ty)))
             .collect();
     let pk: Vec<&str> = s.pk.iter().map(|c| c.name.as_str()).collect();
     let ck: Vec<String> = s.ck.iter().map(|c| quoted(&c.0.name)).collect();
@@ -306,11 +316,18 @@ fn expected(
     reversed: bool,
 ) -> Vec<Vec<Option<Vec<u8>>>> {
     let mut live: Vec<(Vec<usize>, OutRow)> = Vec::new();
-    let mut regular: Vec<&Column> = s.regular.iter().collect();
-    regular.sort_by(|a, b| a.name.cmp(&b.name));
+    // `SELECT *` shows regular and collection columns by name.
+    let mut regular: Vec<&str> = s
+        .regular
+        .iter()
+        .map(|c| c.name.as_str())
+        .chain(s.colls.iter().map(|c| c.name.as_str()))
+        .collect();
+    regular.sort();
     for (ck, row) in rows {
         let exists = row.marker.as_ref().is_some_and(|c| c.0.is_some())
-            || row.cells.values().any(|c| c.0.is_some());
+            || row.cells.values().any(|c| c.0.is_some())
+            || row.colls.values().any(collections::State::is_live);
         if !exists {
             continue;
         }
@@ -327,7 +344,10 @@ fn expected(
         out.extend(
             regular
                 .iter()
-                .map(|c| row.cells.get(&c.name).and_then(|x| x.0.clone())),
+                .map(|&n| match s.colls.iter().find(|c| c.name == n) {
+                    Some(c) => row.colls.get(n).and_then(|st| st.selected(c)),
+                    None => row.cells.get(n).and_then(|x| x.0.clone()),
+                }),
         );
         // Sort key: each clustering rank, negated for DESC columns.
         let key: Vec<usize> =
@@ -372,19 +392,21 @@ fn run_sequence(
         .execute(&create(&s))
         .unwrap_or_else(|e| panic!("{}: {e}", create(&s)));
     let mut model: Model = BTreeMap::new();
+    let mut positions = collections::Positions::default();
     for step in 0..20 {
         let db = holder.as_ref().unwrap();
         let mut cql = Session::new(db);
         *ts += 1;
         let pk: Vec<usize> = s.pk.iter().map(|c| values(c.values, rng)).collect();
         let ck: Vec<usize> = s.ck.iter().map(|c| values(c.0.values, rng)).collect();
-        let op = rng.pick(12);
+        let op = rng.pick(14);
         let stmt = match op {
             0..=4 => {
                 let mut cols: Vec<String> = s.pk.iter().map(|c| c.name.clone()).collect();
                 cols.extend(s.ck.iter().map(|c| quoted(&c.0.name)));
                 let mut vals: Vec<&str> =
                     s.pk.iter().zip(&pk).map(|(c, &v)| c.values[v].0).collect();
+                let mut lits: Vec<String> = Vec::new();
                 vals.extend(s.ck.iter().zip(&ck).map(|(c, &v)| c.0.values[v].0));
                 let row = model
                     .entry(pk.clone())
@@ -408,6 +430,15 @@ fn run_sequence(
                         }
                     }
                 }
+                for c in &s.colls {
+                    if rng.pick(3) == 0 {
+                        continue;
+                    }
+                    let state = row.colls.entry(c.name.clone()).or_default();
+                    cols.push(c.name.clone());
+                    lits.push(collections::replace(rng, c, state, &mut positions));
+                }
+                vals.extend(lits.iter().map(String::as_str));
                 format!(
                     "INSERT INTO ks.{} ({}) VALUES ({}) USING TIMESTAMP {ts}",
                     s.name,
@@ -447,6 +478,7 @@ fn run_sequence(
                 for c in &s.regular {
                     row.cells.insert(c.name.clone(), (None, *ts));
                 }
+                row.colls.clear();
                 format!(
                     "DELETE FROM ks.{} USING TIMESTAMP {ts} WHERE {}",
                     s.name,
@@ -477,7 +509,35 @@ fn run_sequence(
                     where_clause(&s, &pk, Some(&ck))
                 )
             }
-            10 => {
+            12 | 13 if !s.colls.is_empty() => {
+                let c = &s.colls[rng.pick(s.colls.len())];
+                let state = model
+                    .entry(pk.clone())
+                    .or_default()
+                    .entry(ck.clone())
+                    .or_default()
+                    .colls
+                    .entry(c.name.clone())
+                    .or_default();
+                let Some((text, delete)) = collections::change(rng, c, state, &mut positions)
+                else {
+                    continue;
+                };
+                if delete {
+                    format!(
+                        "DELETE {text} FROM ks.{} USING TIMESTAMP {ts} WHERE {}",
+                        s.name,
+                        where_clause(&s, &pk, Some(&ck))
+                    )
+                } else {
+                    format!(
+                        "UPDATE ks.{} USING TIMESTAMP {ts} SET {text} WHERE {}",
+                        s.name,
+                        where_clause(&s, &pk, Some(&ck))
+                    )
+                }
+            }
+            10 | 12 | 13 => {
                 db.flush_all().unwrap();
                 continue;
             }

@@ -83,8 +83,38 @@ pub enum Selector {
 pub enum Assignment {
     /// `c = value`
     Set(String, Term),
-    /// Anything on a collection (`m['k'] = v`, `l = l + […]`, …): kept as its column.
-    Collection(String),
+    /// `c = c + value`: a list appends, a set or a map adds.
+    Add(String, Term),
+    /// `c = value + c`: a list prepends.
+    Prepend(String, Term),
+    /// `c = c - value`: a set's elements, a map's keys or a list's occurrences go.
+    Discard(String, Term),
+    /// `c[k] = value`: a map's entry, a list's element at an index.
+    SetElement(String, Term, Term),
+}
+
+impl Assignment {
+    /// The column assigned.
+    pub fn column(&self) -> &str {
+        match self {
+            Assignment::Set(c, _)
+            | Assignment::Add(c, _)
+            | Assignment::Prepend(c, _)
+            | Assignment::Discard(c, _)
+            | Assignment::SetElement(c, _, _) => c,
+        }
+    }
+
+    /// Its terms, in statement order.
+    pub fn terms(&self) -> Vec<&Term> {
+        match self {
+            Assignment::Set(_, t)
+            | Assignment::Add(_, t)
+            | Assignment::Prepend(_, t)
+            | Assignment::Discard(_, t) => vec![t],
+            Assignment::SetElement(_, k, v) => vec![k, v],
+        }
+    }
 }
 
 /// A CQL statement.
@@ -160,10 +190,9 @@ pub enum Statement {
     },
     /// `DELETE`
     Delete {
-        /// Columns named (empty: the whole row).
-        columns: Vec<String>,
-        /// Whether a column was named with a subscript (`m['k']`, `l[0]`).
-        element: bool,
+        /// Columns named (empty: the whole row), each with its subscript if it names one
+        /// element of a collection (`m['k']`, `l[0]`).
+        columns: Vec<(String, Option<Term>)>,
         /// Target.
         table: TableName,
         /// `USING TIMESTAMP`
@@ -250,17 +279,20 @@ pub fn markers(s: &Statement) -> usize {
         } => {
             using(u, &mut n);
             for a in assignments {
-                if let Assignment::Set(_, t) = a {
-                    term(t, &mut n);
-                }
+                a.terms().into_iter().for_each(|t| term(t, &mut n));
             }
             relations(r, &mut n);
         }
         Statement::Delete {
+            columns,
             using: u,
             relations: r,
             ..
         } => {
+            columns
+                .iter()
+                .filter_map(|(_, e)| e.as_ref())
+                .for_each(|t| term(t, &mut n));
             using(u, &mut n);
             relations(r, &mut n);
         }

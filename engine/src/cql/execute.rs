@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::ast::{Assignment, Bind, Op, Relation, Statement, TableName, Term, Using};
+use super::collection::{CollectionOp, Target};
 use super::error::CqlError;
 use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
@@ -217,15 +218,14 @@ impl Session<'_> {
                         continue;
                     }
                     if def.ty.is_collection() {
-                        self.write_collection(
-                            batch,
-                            &t,
-                            &key,
-                            &ck,
-                            def,
-                            given[i].as_deref(),
-                            write,
-                        )?;
+                        let at = Target {
+                            table: &t,
+                            key: &key,
+                            clustering: &ck,
+                            column: def,
+                        };
+                        let op = CollectionOp::Replace(given[i].clone());
+                        self.write_collection(batch, &at, &op, write)?;
                         continue;
                     }
                     let name = t.cell_name(&ck, &def.name)?;
@@ -254,32 +254,48 @@ impl Session<'_> {
                 let write = self.write_options(using, batch_using)?;
                 let write = self.stamped(write, &t);
                 let mut sets = Vec::new();
+                let mut ops = Vec::new();
                 for a in assignments {
-                    match a {
-                        Assignment::Set(c, v) => {
-                            let (_, def) = t.column(c)?;
-                            if def.kind != Kind::Regular {
-                                return Err(CqlError::invalid(format!(
-                                    "PRIMARY KEY part {c} found in SET part"
-                                )));
-                            }
-                            sets.push((def.name.clone(), self.value(&def.ty, v, c)?));
+                    let c = a.column();
+                    let (_, def) = t.column(c)?;
+                    if def.kind != Kind::Regular {
+                        return Err(CqlError::invalid(format!(
+                            "PRIMARY KEY part {c} found in SET part"
+                        )));
+                    }
+                    let kind = match a {
+                        Assignment::Set(..) => None,
+                        Assignment::Add(..) => Some('+'),
+                        Assignment::Prepend(..) => Some('<'),
+                        Assignment::Discard(..) => Some('-'),
+                        Assignment::SetElement(_, k, v) => {
+                            ops.push((def, self.element_op(def, k, Some(v))?));
+                            continue;
                         }
-                        Assignment::Collection(c) => {
-                            return Err(CqlError::invalid(format!(
-                                "collection operations on {c} are not supported yet"
-                            )))
-                        }
+                    };
+                    let term = a.terms()[0];
+                    if def.ty.is_collection() {
+                        ops.push((def, self.collection_op(def, kind, term)?));
+                    } else if kind.is_some() {
+                        return Err(CqlError::invalid(format!(
+                            "invalid operation for non-collection column {c}"
+                        )));
+                    } else {
+                        sets.push((def.name.clone(), self.value(&def.ty, term, c)?));
                     }
                 }
                 for (key, ck) in self.rows_named(&t, relations, true)? {
                     let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
+                    for (def, op) in &ops {
+                        let at = Target {
+                            table: &t,
+                            key: &key,
+                            clustering: &ck,
+                            column: def,
+                        };
+                        self.write_collection(batch, &at, op, write)?;
+                    }
                     for (col, v) in &sets {
-                        let (_, def) = t.column(col)?;
-                        if def.ty.is_collection() {
-                            self.write_collection(batch, &t, &key, &ck, def, v.as_deref(), write)?;
-                            continue;
-                        }
                         let name = t.cell_name(&ck, col)?;
                         let path = ColumnPathRef::new(&t.name).column(&name);
                         match v {
@@ -292,23 +308,26 @@ impl Session<'_> {
             }
             Statement::Delete {
                 columns,
-                element,
                 table,
                 using,
                 relations,
                 conditional,
             } => {
                 refuse_conditional(*conditional)?;
-                if *element {
-                    return Err(CqlError::invalid(
-                        "deleting collection elements is not supported yet",
-                    ));
-                }
                 if using.ttl.is_some() {
                     return Err(CqlError::invalid("a DELETE cannot have a TTL"));
                 }
                 let t = self.table(table)?;
-                let ts = self.write_options(using, batch_using)?.timestamp;
+                let write = self.write_options(using, batch_using)?;
+                let write = self.stamped(write, &t);
+                let ts = write.timestamp;
+                let mut elements = Vec::new();
+                for (c, e) in columns {
+                    let (_, def) = t.column(c)?;
+                    if let Some(e) = e {
+                        elements.push((def, self.element_op(def, e, None)?));
+                    }
+                }
                 let whole_partition = columns.is_empty()
                     && !relations.iter().any(|r| match r {
                         Relation::Compare(c, ..) | Relation::In(c, _) => t
@@ -333,7 +352,16 @@ impl Session<'_> {
                             ts,
                         );
                     } else {
-                        for c in columns {
+                        for (def, op) in &elements {
+                            let at = Target {
+                                table: &t,
+                                key: &key,
+                                clustering: &ck,
+                                column: def,
+                            };
+                            self.write_collection(batch, &at, op, write)?;
+                        }
+                        for (c, _) in columns.iter().filter(|(_, e)| e.is_none()) {
                             let (_, def) = t.column(c)?;
                             if def.kind != Kind::Regular {
                                 return Err(CqlError::invalid(format!("invalid identifier {c} for deletion (it is part of the PRIMARY KEY)")));
@@ -380,47 +408,6 @@ impl Session<'_> {
             timestamp: Some(self.db.options().clock.now_micros()),
             ..write
         }
-    }
-
-    /// Replaces collection `def` of one CQL row with `value` (serialized; `None`: empty), as
-    /// Cassandra does: a range tombstone over its elements just before the write, then one cell
-    /// per element (a list's elements named by fresh TimeUUIDs, in order).
-    #[allow(clippy::too_many_arguments)]
-    fn write_collection(
-        &self,
-        batch: &mut BatchMutation,
-        t: &Table,
-        key: &[u8],
-        ck: &[&[u8]],
-        def: &super::table::ColumnDef,
-        value: Option<&[u8]>,
-        write: WriteOptions,
-    ) -> Result<(), CqlError> {
-        let ts = write.timestamp.unwrap_or(i64::MIN);
-        let mut prefix = ck.to_vec();
-        prefix.push(def.name.as_bytes());
-        batch.remove_prefix(
-            key,
-            ColumnPath::new(&t.name).column(t.clustering_prefix(&prefix)?),
-            Some(ts.saturating_sub(1)),
-        );
-        let Some(value) = value else {
-            return Ok(());
-        };
-        let elements = def
-            .ty
-            .elements(value)
-            .map_err(|e| CqlError::invalid(format!("invalid value for {}: {e}", def.name)))?;
-        for (a, b) in elements {
-            let (name, v) = match (&def.ty, b) {
-                (CqlType::List(_), _) => (self.fresh_timeuuid().to_vec(), a),
-                (CqlType::Map(..), Some(b)) => (a, b),
-                _ => (a, Vec::new()),
-            };
-            let name = t.element_name(ck, &def.name, &name)?;
-            batch.insert(key, ColumnPathRef::new(&t.name).column(&name), v, write);
-        }
-        Ok(())
     }
 
     /// Applies a batch of writes to the keyspace they share.

@@ -18,6 +18,7 @@
 
 mod ast;
 mod bounds;
+mod collection;
 mod error;
 mod execute;
 mod lexer;
@@ -322,16 +323,31 @@ impl<'db> Session<'db> {
     }
 
     /// A fresh version-1 UUID for `now()`.
+    /// A TimeUUID for the moment `unix_micros` (not unique: a list's prepends name elements by
+    /// distinct moments).
+    fn timeuuid_at(&self, unix_micros: i64) -> [u8; 16] {
+        *self
+            .uuids
+            .get_or_init(TimeUuidGenerator::for_process)
+            .at(unix_micros)
+            .as_bytes()
+    }
+
     fn fresh_timeuuid(&self) -> [u8; 16] {
-        let micros = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        let micros = wall_clock_micros();
         *self
             .uuids
             .get_or_init(TimeUuidGenerator::for_process)
             .next(micros)
             .as_bytes()
     }
+}
+
+/// Microseconds since the Unix epoch by the system clock: what a list's TimeUUIDs order by.
+fn wall_clock_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
 }
 
 #[cfg(test)]

@@ -259,7 +259,9 @@ impl Session<'_> {
                             let value = entry.1[i].get_or_insert_with(|| {
                                 (vec![0; 4], cell.timestamp, cell.expires_at)
                             });
-                            add_element(&mut value.0, ty, e, &cell.value);
+                            // A reversed read meets the elements last first; the value keeps
+                            // the collection's own order.
+                            add_element(&mut value.0, ty, e, &cell.value, reversed);
                         }
                         (ty, None) if !ty.is_collection() => {
                             entry.1[i] = Some((cell.value, cell.timestamp, cell.expires_at));

@@ -577,3 +577,47 @@ fn a_bound_collection_value_is_checked_before_anything_is_written() {
     }
     assert_eq!(shown(&mut cql, "SELECT m FROM t"), [["{'a': 7}"]]);
 }
+
+#[test]
+fn collection_operations_that_cannot_apply_are_refused_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    setup(&mut cql);
+    cql.execute(
+        "CREATE TABLE t (k int PRIMARY KEY, v int, l list<int>, s set<int>, m map<int, int>);
+         INSERT INTO t (k, v, l, s, m) VALUES (1, 0, [7], {1}, {1: 1})",
+    )
+    .unwrap();
+    for (bad, why) in [
+        (
+            "UPDATE t SET l[1] = 5 WHERE k = 1",
+            "list index 1 out of bound, list has size 1",
+        ),
+        (
+            "UPDATE t SET s = {2} + s WHERE k = 1",
+            "only a list prepends",
+        ),
+        ("UPDATE t SET s[1] = 2 WHERE k = 1", "only a map or a list"),
+        ("DELETE s[1] FROM t WHERE k = 1", "only a map or a list"),
+        (
+            "UPDATE t SET v = v + 1 WHERE k = 1",
+            "non-collection column v",
+        ),
+        (
+            "UPDATE t SET m = m + null WHERE k = 1",
+            "null is not a value",
+        ),
+        (
+            "UPDATE t SET l = [1] + m WHERE k = 1",
+            "a list prepends to itself",
+        ),
+    ] {
+        let e = cql.execute(bad).unwrap_err().to_string();
+        assert!(e.contains(why), "{bad}: {e}");
+    }
+    assert_eq!(
+        shown(&mut cql, "SELECT v, l, s, m FROM t"),
+        [["0", "[7]", "{1}", "{1: 1}"]]
+    );
+}

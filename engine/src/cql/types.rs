@@ -500,15 +500,28 @@ pub(super) fn matches_filter(ty: &CqlType, value: Option<&[u8]>, op: Op, v: &[u8
 }
 
 /// Appends one element to a collection value being built in its serialized form (count first).
-pub(super) fn add_element(out: &mut Vec<u8>, ty: &CqlType, element: &[u8], value: &[u8]) {
+/// With `first`, the element goes before those already there.
+pub(super) fn add_element(
+    out: &mut Vec<u8>,
+    ty: &CqlType,
+    element: &[u8],
+    value: &[u8],
+    first: bool,
+) {
     let parts: &[&[u8]] = match ty {
         CqlType::List(_) => &[value],
         CqlType::Set(_) => &[element],
         _ => &[element, value],
     };
+    let mut bytes = Vec::new();
     for p in parts {
-        out.extend_from_slice(&(p.len() as i32).to_be_bytes());
-        out.extend_from_slice(p);
+        bytes.extend_from_slice(&(p.len() as i32).to_be_bytes());
+        bytes.extend_from_slice(p);
+    }
+    if first {
+        out.splice(4..4, bytes);
+    } else {
+        out.extend_from_slice(&bytes);
     }
     if let Some(count) = out.first_chunk_mut::<4>() {
         *count = i32::from_be_bytes(*count).saturating_add(1).to_be_bytes();

@@ -53,11 +53,10 @@ impl Parser {
     fn assignment(&mut self) -> Result<Assignment, CqlError> {
         let col = self.ident()?;
         if self.eat_sym("[") {
-            self.term()?;
+            let k = self.term()?;
             self.sym("]")?;
             self.sym("=")?;
-            self.term()?;
-            return Ok(Assignment::Collection(col));
+            return Ok(Assignment::SetElement(col, k, self.term()?));
         }
         self.sym("=")?;
         let same_col = |p: &Parser, n: usize| match p.peek_at(n) {
@@ -66,14 +65,22 @@ impl Parser {
             _ => false,
         };
         if same_col(self, 0) && matches!(self.peek_at(1), Some(Tok::Sym("+" | "-"))) {
+            let add = matches!(self.peek_at(1), Some(Tok::Sym("+")));
             self.pos += 2;
-            self.term()?;
-            return Ok(Assignment::Collection(col));
+            let t = self.term()?;
+            return Ok(if add {
+                Assignment::Add(col, t)
+            } else {
+                Assignment::Discard(col, t)
+            });
         }
         let value = self.term()?;
         if self.eat_sym("+") {
-            self.ident()?;
-            return Ok(Assignment::Collection(col));
+            let other = self.ident()?;
+            if other != col {
+                return Err(self.unexpected(&format!("{col} (a list prepends to itself)")));
+            }
+            return Ok(Assignment::Prepend(col, value));
         }
         Ok(Assignment::Set(col, value))
     }
@@ -162,15 +169,16 @@ impl Parser {
     }
 
     pub(super) fn delete(&mut self) -> Result<Statement, CqlError> {
-        let (mut columns, mut element) = (Vec::new(), false);
+        let mut columns = Vec::new();
         if !self.is_word("from") {
             loop {
-                columns.push(self.ident()?);
+                let c = self.ident()?;
+                let mut element = None;
                 if self.eat_sym("[") {
-                    self.term()?;
+                    element = Some(self.term()?);
                     self.sym("]")?;
-                    element = true;
                 }
+                columns.push((c, element));
                 if !self.eat_sym(",") {
                     break;
                 }
@@ -184,7 +192,6 @@ impl Parser {
         let conditional = self.if_clause()?;
         Ok(Statement::Delete {
             columns,
-            element,
             table,
             using,
             relations,

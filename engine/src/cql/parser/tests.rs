@@ -84,8 +84,54 @@ fn updates_deletes_and_batches() {
         assignments[0],
         Assignment::Set("a".into(), Term::Literal(Literal::Number("1".into())))
     );
-    assert_eq!(assignments[1], Assignment::Collection("m".into()));
-    assert_eq!(assignments[2], Assignment::Collection("l".into()));
+    let (s, n) = (
+        |v: &str| Term::Literal(Literal::Str(v.into())),
+        |v: &str| Term::Literal(Literal::Number(v.into())),
+    );
+    assert_eq!(
+        assignments[1],
+        Assignment::SetElement("m".into(), s("k"), s("v"))
+    );
+    assert_eq!(
+        assignments[2],
+        Assignment::Add(
+            "l".into(),
+            Term::Literal(Literal::List(vec![Literal::Number("1".into())]))
+        )
+    );
+    let Statement::Delete { columns, .. } = &statements[1] else {
+        panic!()
+    };
+    assert_eq!(
+        columns[..],
+        [("a".into(), None), ("m".into(), Some(s("x")))]
+    );
+    let p = parse("UPDATE t SET l = [2] + l, s = s - {'a'}, m = {1: 'x'} WHERE k = 1").unwrap();
+    let Statement::Update { assignments, .. } = &p[0] else {
+        panic!()
+    };
+    assert_eq!(
+        assignments[..],
+        [
+            Assignment::Prepend(
+                "l".into(),
+                Term::Literal(Literal::List(vec![Literal::Number("2".into())]))
+            ),
+            Assignment::Discard(
+                "s".into(),
+                Term::Literal(Literal::Set(vec![Literal::Str("a".into())]))
+            ),
+            Assignment::Set(
+                "m".into(),
+                Term::Literal(Literal::Map(vec![(
+                    Literal::Number("1".into()),
+                    Literal::Str("x".into())
+                )]))
+            ),
+        ]
+    );
+    let _ = n;
+    assert!(parse("UPDATE t SET l = [2] + other WHERE k = 1").is_err());
 }
 
 #[test]
