@@ -22,6 +22,7 @@ mod collection;
 mod error;
 mod execute;
 mod lexer;
+mod pages;
 mod parser;
 mod select;
 mod table;

@@ -3,7 +3,7 @@
 //! and groups them back into CQL rows (a row exists when its marker or any cell is live).
 
 use super::ast::{Op, Relation, Select, Selector, Term};
-use super::bounds::{clustering_slices, Bounds};
+use super::bounds::clustering_slices;
 use super::error::CqlError;
 use super::table::{Kind, Table};
 use super::types::Literal;
@@ -15,8 +15,7 @@ use crate::query::{
     Column, ColumnOrSuperColumn, ColumnParent, KeyRange, RangeBound, SlicePredicate, SliceRange,
 };
 
-/// Cells read per engine call.
-const PAGE: usize = 1000;
+use super::pages::PAGE;
 
 /// The rows a scan covers: token-ordered bounds, with keys excluded by a strict `>` or `<`.
 struct KeySpan {
@@ -290,10 +289,47 @@ impl Session<'_> {
             .saturating_add(1)
             .clamp(2, PAGE);
         let rows_per_page = limit.saturating_add(1).clamp(2, PAGE);
+        // One CQL row of a table without collections has a known set of cells: its marker and
+        // one per regular column. Read by name, as `get` reads, a source stops being asked once
+        // what was found is newer than all it holds (a slice asks every SSTable).
+        let by_name = (one_row && !t.columns.iter().any(|c| c.ty.is_collection()))
+            .then(|| {
+                let ck: Vec<&[u8]> = t
+                    .clustering
+                    .iter()
+                    .filter_map(|&i| eq[i].as_ref().and_then(|v| v.first()))
+                    .map(Vec::as_slice)
+                    .collect();
+                std::iter::once("")
+                    .chain(
+                        t.regular_sorted()
+                            .into_iter()
+                            .map(|i| t.columns[i].name.as_str()),
+                    )
+                    .map(|n| t.cell_name(&ck, n))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .transpose()?;
         match keys {
             Some(keys) => {
                 'keys: for key in keys {
                     let mut in_partition = 0;
+                    if let Some(names) = &by_name {
+                        let found = self.db.get_slice(
+                            &t.keyspace,
+                            &key,
+                            &cf,
+                            &SlicePredicate::Names(names.clone()),
+                        )?;
+                        let mut cells = found.into_iter().filter_map(|c| match c {
+                            ColumnOrSuperColumn::Column(c) => Some(Ok(c)),
+                            ColumnOrSuperColumn::SuperColumn(_) => None,
+                        });
+                        if !partition(&key, &mut cells, &mut in_partition)? {
+                            break 'keys;
+                        }
+                        continue;
+                    }
                     for b in &slices {
                         let mut cells = self.cells(&t.keyspace, &cf, &key, b, reversed, want, None);
                         if !partition(&key, &mut cells, &mut in_partition)? {
@@ -461,86 +497,6 @@ impl Session<'_> {
             reversed = Some(this);
         }
         Ok(reversed.unwrap_or(false))
-    }
-
-    /// The live cells of one slice of a partition, page by page, in read order.
-    ///
-    /// The first page asks for `first_page` cells (enough for the query's limit, so a `LIMIT 10`
-    /// does not read a thousand), or is `prefetched` (read by a range query with these bounds).
-    #[allow(clippy::too_many_arguments)]
-    fn cells<'s>(
-        &'s self,
-        ks: &'s str,
-        cf: &'s ColumnParent,
-        key: &'s [u8],
-        b: &Bounds,
-        reversed: bool,
-        first_page: usize,
-        prefetched: Option<Vec<ColumnOrSuperColumn>>,
-    ) -> impl Iterator<Item = Result<Column, CqlError>> + 's {
-        // A reversed slice starts at its high end.
-        let (mut from, to) = if reversed {
-            (b.finish.clone(), b.start.clone())
-        } else {
-            (b.start.clone(), b.finish.clone())
-        };
-        let mut buf = Vec::new().into_iter();
-        let mut seen_last: Option<Vec<u8>> = None;
-        let mut done = false;
-        let mut size = first_page;
-        let mut prefetched = prefetched;
-        std::iter::from_fn(move || loop {
-            if let Some(c) = buf.next() {
-                return Some(Ok(c));
-            }
-            if done {
-                return None;
-            }
-            let page = match prefetched.take() {
-                Some(p) => p,
-                None => {
-                    let range = SliceRange {
-                        start: from.clone(),
-                        finish: to.clone(),
-                        reversed,
-                        count: size,
-                    };
-                    match self
-                        .db
-                        .get_slice(ks, key, cf, &SlicePredicate::Range(range))
-                    {
-                        Ok(p) => p,
-                        Err(e) => {
-                            done = true;
-                            return Some(Err(e.into()));
-                        }
-                    }
-                }
-            };
-            done = page.len() < size;
-            size = PAGE;
-            let mut cols: Vec<Column> = page
-                .into_iter()
-                .filter_map(|c| match c {
-                    ColumnOrSuperColumn::Column(c) => Some(c),
-                    ColumnOrSuperColumn::SuperColumn(_) => None,
-                })
-                .collect();
-            // A page starts at the previous page's last cell (bounds are inclusive).
-            if let Some(prev) = seen_last.take() {
-                if cols.first().is_some_and(|c| c.name == prev) {
-                    cols.remove(0);
-                }
-            }
-            match cols.last() {
-                Some(l) => {
-                    from = l.name.clone();
-                    seen_last = Some(l.name.clone());
-                }
-                None => done = true,
-            }
-            buf = cols.into_iter();
-        })
     }
 }
 

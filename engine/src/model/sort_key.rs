@@ -41,6 +41,20 @@ pub fn split_escaped(key: &[u8]) -> Option<(Vec<u8>, u8, &[u8])> {
     None
 }
 
+/// An escaped part split off a key: its bytes, its terminator, and the rest of the key.
+pub type Split<'a> = (std::borrow::Cow<'a, [u8]>, u8, &'a [u8]);
+
+/// [`split_escaped`] without a copy when the part holds no escaped `00` (the usual case).
+pub fn split_escaped_cow(key: &[u8]) -> Option<Split<'_>> {
+    let n = escaped_len(key)?;
+    let (part, term, rest) = (&key[..n - 2], key[n - 1], &key[n..]);
+    if part.contains(&0) {
+        let (owned, t, r) = split_escaped(key)?;
+        return Some((std::borrow::Cow::Owned(owned), t, r));
+    }
+    Some((std::borrow::Cow::Borrowed(part), term, rest))
+}
+
 /// The length of the escaped part at the front of `key` including its two-byte terminator,
 /// without copying; `None` as for [`split_escaped`].
 pub fn escaped_len(key: &[u8]) -> Option<usize> {
@@ -85,10 +99,12 @@ mod tests {
                 prop_assert_eq!(ka.cmp(&kb), a.cmp(&b));
             }
             let (back, term, rest) = split_escaped(&ka).unwrap();
-            prop_assert_eq!(back, a);
+            prop_assert_eq!(&back, &a);
             prop_assert_eq!(term, 1);
             prop_assert_eq!(rest, &ta[..]);
             prop_assert_eq!(escaped_len(&ka), Some(ka.len() - ta.len()));
+            let (cow, cterm, crest) = split_escaped_cow(&ka).unwrap();
+            prop_assert_eq!((&cow[..], cterm, crest), (&a[..], 1, &ta[..]));
         }
     }
 

@@ -118,7 +118,8 @@ fn live_column(
     let CellValue::Live { value, ttl } = cell.value else {
         return Ok(None);
     };
-    let mut name = Vec::with_capacity(name_key.len());
+    // A composite name is a byte per component longer than its sort key: room for it at once.
+    let mut name = Vec::with_capacity(name_key.len() + 8);
     cmp.decode_sort_key(name_key, &mut name)
         .map_err(|e| ctx.undecodable(e))?;
     Ok(Some(Column {

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use super::{Comparator, MarshalError};
-use crate::model::sort_key::{escape_into, split_escaped};
+use crate::model::sort_key::{escape_into, split_escaped_cow};
 
 /// A composite comparator over component types.
 #[derive(Debug, Clone)]
@@ -179,34 +179,35 @@ impl Comparator for CompositeType {
     }
 
     fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
+        // Each component decodes straight into `out` behind a length placeholder: a name read
+        // back per returned column allocates nothing else (a part holding no escaped `00` is
+        // borrowed, not copied).
         let mut rest = key;
         let mut i = 0;
-        let mut part = Vec::new();
-        let mut previous = Vec::new();
+        let mut previous = 0..0;
         while !rest.is_empty() {
             let t = self.components.get(i).ok_or_else(|| {
                 MarshalError::new("composite sort key has more components than its type")
             })?;
-            let t = self.component(t, (i > 0).then_some(previous.as_slice()));
-            let (escaped, term, tail) = split_escaped(rest)
+            let prev = (i > 0 && self.dependent).then(|| out[previous.clone()].to_vec());
+            let t = self.component(t, prev.as_deref());
+            let (escaped, term, tail) = split_escaped_cow(rest)
                 .ok_or_else(|| MarshalError::new("composite sort key component unterminated"))?;
             if !(1..=3).contains(&term) {
                 return Err(MarshalError::new(format!(
                     "composite sort key has terminator {term}"
                 )));
             }
-            part.clear();
-            t.decode_sort_key(&escaped, &mut part)?;
-            let len = u16::try_from(part.len())
+            let at = out.len();
+            out.extend_from_slice(&[0, 0]);
+            t.decode_sort_key(&escaped, out)?;
+            let len = u16::try_from(out.len() - at - 2)
                 .map_err(|_| MarshalError::new("composite component longer than 65535 bytes"))?;
-            out.extend_from_slice(&len.to_be_bytes());
-            out.extend_from_slice(&part);
+            out[at..at + 2].copy_from_slice(&len.to_be_bytes());
+            previous = at + 2..out.len();
             out.push((term as i8 - 2) as u8);
             rest = tail;
             i += 1;
-            if self.dependent {
-                std::mem::swap(&mut previous, &mut part);
-            }
         }
         Ok(())
     }
