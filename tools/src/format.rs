@@ -23,7 +23,9 @@ pub fn column(c: &Column, names: &dyn Comparator, values: &dyn Comparator) -> St
     format!(
         "(column={}, value={}, timestamp={}{ttl})",
         names.to_text(&c.name),
-        values.to_text(&c.value),
+        names
+            .value_text(&c.name, &c.value)
+            .unwrap_or_else(|| values.to_text(&c.value)),
         c.timestamp
     )
 }

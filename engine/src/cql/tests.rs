@@ -498,7 +498,12 @@ fn seed_002_collections_are_stored_as_the_seed_shows_and_replace_what_they_held(
     assert_eq!(names[0], "");
     assert_eq!(
         &names[3..],
-        ["map1:doug", "map1:patricia", "set1:patricia", "set1:scott"]
+        [
+            "map1:doug",
+            "map1:patricia",
+            "set1:'patricia'",
+            "set1:'scott'"
+        ]
     );
     assert!(names[1].starts_with("list1:") && names[2].starts_with("list1:"));
     let values: Vec<&str> = got.iter().map(|(_, v)| v.as_str()).collect();

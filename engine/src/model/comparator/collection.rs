@@ -97,11 +97,70 @@ impl Comparator for ColumnToCollectionType {
     }
 
     fn after(&self, previous: &[u8]) -> Option<Arc<dyn Comparator>> {
-        self.collection(previous).map(Collection::element_names)
+        self.collection(previous).map(|c| match c {
+            // A set's elements print as CQL literals in names (`set1:'patricia'`, as seed 002
+            // shows them); a map's keys and a list's TimeUUIDs print bare.
+            Collection::Set(e) => Arc::new(CqlLiteral(e.clone())) as Arc<dyn Comparator>,
+            other => other.element_names(),
+        })
+    }
+
+    fn value_type_after(&self, previous: &[u8]) -> Option<Arc<dyn Comparator>> {
+        match self.collection(previous)? {
+            Collection::Map(_, v) | Collection::List(v) => Some(v.clone()),
+            Collection::Set(_) => None,
+        }
     }
 
     fn depends_on_previous(&self) -> bool {
         true
+    }
+}
+
+/// A type whose text form is a CQL literal: text quoted (`'it''s'`), anything else as its type
+/// prints it. Orders, validates and encodes as the type it wraps.
+#[derive(Debug, Clone)]
+pub struct CqlLiteral(pub Arc<dyn Comparator>);
+
+impl CqlLiteral {
+    fn quotes(&self) -> bool {
+        matches!(self.0.name().as_str(), "UTF8Type" | "AsciiType")
+    }
+
+    /// `value` as a CQL literal of type `t`.
+    pub fn text(t: &dyn Comparator, value: &[u8]) -> String {
+        if matches!(t.name().as_str(), "UTF8Type" | "AsciiType") && t.validate(value).is_ok() {
+            format!("'{}'", String::from_utf8_lossy(value).replace('\'', "''"))
+        } else {
+            t.to_text(value)
+        }
+    }
+}
+
+impl Comparator for CqlLiteral {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    fn validate(&self, name: &[u8]) -> Result<(), MarshalError> {
+        self.0.validate(name)
+    }
+    fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
+        self.0.encode_sort_key(name, out)
+    }
+    fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
+        self.0.decode_sort_key(key, out)
+    }
+    fn to_text(&self, name: &[u8]) -> String {
+        Self::text(self.0.as_ref(), name)
+    }
+    fn parse_text(&self, text: &str) -> Result<Vec<u8>, MarshalError> {
+        match text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
+            Some(inner) if self.quotes() => self.0.parse_text(&inner.replace("''", "'")),
+            _ => self.0.parse_text(text),
+        }
+    }
+    fn compare(&self, a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+        self.0.compare(a, b)
     }
 }
 
@@ -206,5 +265,25 @@ mod tests {
         assert_eq!(back.name(), name);
         let n = CompositeType::build(&[b"m", &3i32.to_be_bytes()], 0);
         assert_eq!(back.to_text(&n), "m:3");
+    }
+
+    #[test]
+    fn set_elements_and_collection_values_print_as_seed_002_shows_them() {
+        let t = table_comparator();
+        let set = CompositeType::build(&[b"s", b"it's"], 0);
+        assert_eq!(t.to_text(&set), "s:'it''s'");
+        assert_eq!(t.parse_text("s:'it''s'").unwrap(), set);
+        let entry = CompositeType::build(&[b"m", &3i32.to_be_bytes()], 0);
+        assert_eq!(
+            t.value_text(&entry, b"555-1579").as_deref(),
+            Some("'555-1579'")
+        );
+        assert_eq!(
+            t.value_text(&set, b""),
+            None,
+            "a set's value is empty: the validator prints it"
+        );
+        let plain = CompositeType::build(&[b"v", b""], 0);
+        assert_eq!(t.value_text(&plain, b"x"), None);
     }
 }

@@ -133,6 +133,17 @@ impl Comparator for CompositeType {
         Some(self.components.len())
     }
 
+    fn value_text(&self, name: &[u8], value: &[u8]) -> Option<String> {
+        if !self.dependent {
+            return None;
+        }
+        let parts = Self::split(name).ok()?;
+        let last = parts.len().checked_sub(1).filter(|&i| i > 0)?;
+        let t = self.components.get(last)?;
+        let vt = t.value_type_after(parts[last - 1].bytes)?;
+        Some(super::collection::CqlLiteral::text(vt.as_ref(), value))
+    }
+
     fn name(&self) -> String {
         let names: Vec<String> = self.components.iter().map(|c| c.name()).collect();
         format!("CompositeType({})", names.join(","))

@@ -122,6 +122,19 @@ pub trait Comparator: Send + Sync + fmt::Debug {
         None
     }
 
+    /// For a component like [`Comparator::after`]'s: the type of the values stored under names
+    /// whose previous component is `previous` (a map's or a list's values), if it knows one.
+    fn value_type_after(&self, _previous: &[u8]) -> Option<Arc<dyn Comparator>> {
+        None
+    }
+
+    /// The text of a value stored under `name`, when the name's type says what the value is (a
+    /// CQL collection's element, printed as a CQL literal: `'555-1579'`); `None` to print it by
+    /// the column family's validator.
+    fn value_text(&self, _name: &[u8], _value: &[u8]) -> Option<String> {
+        None
+    }
+
     /// Whether [`Comparator::after`] may answer (so composites without such a component skip
     /// asking).
     fn depends_on_previous(&self) -> bool {
