@@ -174,6 +174,12 @@ impl FaultFs {
         self.shared.budget.store(n, Ordering::SeqCst);
     }
 
+    /// How many bytes of the file at `path` a power cut would keep (its last synced length);
+    /// `None` for a file this file system did not create or whose creation is not durable.
+    pub fn synced_len(&self, path: &Path) -> Option<u64> {
+        self.shared.state.lock().synced.get(path).copied()
+    }
+
     /// Ends injected failures.
     pub fn heal(&self) {
         self.shared.budget.store(u64::MAX, Ordering::SeqCst);
