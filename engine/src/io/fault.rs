@@ -4,7 +4,9 @@
 //! file's last fsync, and creates, renames and removes in a directory not fsynced since. On
 //! [`FaultFs::lose_power`] it forgets exactly those, leaving the real files as a machine would
 //! find them after a power cut (LevelDB's fault-injection environment works this way, with
-//! renames and removes added). It can also fail writes and syncs on demand, like a full disk.
+//! renames and removes added). It can also fail writes and syncs on demand, like a full disk, or
+//! fail one chosen call (the Nth create, append, fsync, rename, remove or directory fsync,
+//! optionally only under a path) with EIO or ENOSPC and go on working, like a transient fault.
 //! Removed and replaced files are parked in a hidden directory until their removal is durable.
 
 use std::collections::HashMap;
@@ -48,6 +50,65 @@ impl DirOp {
     }
 }
 
+/// A kind of file-system call, for [`Fault`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FsCall {
+    /// `create_dir_all`.
+    CreateDir,
+    /// Creating (or truncating) a file.
+    Create,
+    /// Appending to a file.
+    Append,
+    /// Fsyncing a file.
+    Sync,
+    /// A rename.
+    Rename,
+    /// A remove.
+    Remove,
+    /// Fsyncing a directory.
+    SyncDir,
+}
+
+/// One call to fail, once: the `nth` (counting from 0) call of kind `call` (any kind when
+/// `None`) on a path under `under` (any when `None`), with `kind` (`StorageFull` for ENOSPC,
+/// `Other` for EIO). Later calls succeed again.
+#[derive(Clone, Debug)]
+pub struct Fault {
+    /// Which matching call fails.
+    pub nth: u64,
+    /// The kind of call, or any.
+    pub call: Option<FsCall>,
+    /// Only calls on paths under this one.
+    pub under: Option<PathBuf>,
+    /// The error returned.
+    pub kind: io::ErrorKind,
+}
+
+impl Fault {
+    /// The `nth` call of any kind anywhere, failing with EIO.
+    pub fn eio(nth: u64) -> Fault {
+        Fault {
+            nth,
+            call: None,
+            under: None,
+            kind: io::ErrorKind::Other,
+        }
+    }
+
+    /// The `nth` call of any kind anywhere, failing with ENOSPC.
+    pub fn enospc(nth: u64) -> Fault {
+        Fault {
+            kind: io::ErrorKind::StorageFull,
+            ..Fault::eio(nth)
+        }
+    }
+
+    fn matches(&self, call: FsCall, path: &Path) -> bool {
+        self.call.is_none_or(|c| c == call)
+            && self.under.as_ref().is_none_or(|u| path.starts_with(u))
+    }
+}
+
 #[derive(Debug, Default)]
 struct State {
     /// Durable length of each live file, by path.
@@ -71,6 +132,12 @@ struct Shared {
     off: AtomicBool,
     /// Held shared by each operation and exclusively by `lose_power`.
     power: RwLock<()>,
+    /// The one call to fail, with how many matching calls are still to pass before it.
+    one: Mutex<Option<(Fault, u64)>>,
+    /// Calls made, of every kind.
+    calls: AtomicU64,
+    /// What the injected one-call fault hit, once it has.
+    hit: Mutex<Option<(FsCall, PathBuf)>>,
 }
 
 impl Shared {
@@ -78,9 +145,29 @@ impl Shared {
     /// cannot go out until the returned guard is dropped. An operation so lies wholly before a
     /// cut or fails: an fsync that returned is never undone by a cut that began before it
     /// recorded what it covered, and no write lands in a file after the cut truncated it.
-    fn begin(&self) -> io::Result<RwLockReadGuard<'_, ()>> {
+    fn begin(&self, call: FsCall, path: &Path) -> io::Result<RwLockReadGuard<'_, ()>> {
         let guard = self.power.read();
         self.check()?;
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        let mut one = self.one.lock();
+        if let Some((fault, left)) = one.as_mut().filter(|(f, _)| f.matches(call, path)) {
+            if *left > 0 {
+                *left -= 1;
+            } else {
+                let kind = fault.kind;
+                *one = None;
+                *self.hit.lock() = Some((call, path.to_path_buf()));
+                let what = if kind == io::ErrorKind::StorageFull {
+                    "ENOSPC"
+                } else {
+                    "EIO"
+                };
+                return Err(io::Error::new(
+                    kind,
+                    format!("injected {what} on {call:?} of {}", path.display()),
+                ));
+            }
+        }
         Ok(guard)
     }
 
@@ -122,14 +209,14 @@ struct FaultFile {
 
 impl WritableFile for FaultFile {
     fn append(&self, buf: &[u8]) -> io::Result<()> {
-        let _power = self.shared.begin()?;
+        let _power = self.shared.begin(FsCall::Append, &self.path)?;
         (&self.file).write_all(buf)?;
         self.len.fetch_add(buf.len() as u64, Ordering::SeqCst);
         Ok(())
     }
 
     fn sync(&self) -> io::Result<()> {
-        let _power = self.shared.begin()?;
+        let _power = self.shared.begin(FsCall::Sync, &self.path)?;
         // What is appended before the sync begins is what it covers.
         let len = self.len.load(Ordering::SeqCst);
         self.file.sync_data()?;
@@ -160,6 +247,9 @@ impl FaultFs {
                 budget: AtomicU64::new(u64::MAX),
                 off: AtomicBool::new(false),
                 power: RwLock::new(()),
+                one: Mutex::new(None),
+                calls: AtomicU64::new(0),
+                hit: Mutex::new(None),
             }),
         })
     }
@@ -180,8 +270,26 @@ impl FaultFs {
         self.shared.state.lock().synced.get(path).copied()
     }
 
+    /// Fails one call, as `fault` says; the calls after it succeed.
+    pub fn fail_one(&self, fault: Fault) {
+        let left = fault.nth;
+        *self.shared.one.lock() = Some((fault, left));
+        *self.shared.hit.lock() = None;
+    }
+
+    /// The call the fault of [`FaultFs::fail_one`] hit, once it has.
+    pub fn hit(&self) -> Option<(FsCall, PathBuf)> {
+        self.shared.hit.lock().clone()
+    }
+
+    /// Calls made so far, of every kind (the size of a fault matrix over a workload).
+    pub fn calls(&self) -> u64 {
+        self.shared.calls.load(Ordering::SeqCst)
+    }
+
     /// Ends injected failures.
     pub fn heal(&self) {
+        *self.shared.one.lock() = None;
         self.shared.budget.store(u64::MAX, Ordering::SeqCst);
         self.shared.fail_writes.store(false, Ordering::SeqCst);
     }
@@ -257,7 +365,7 @@ impl FaultFs {
 
 impl FileSystem for FaultFs {
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
-        let _power = self.shared.begin()?;
+        let _power = self.shared.begin(FsCall::CreateDir, path)?;
         // Each directory made here is forgotten in a power cut unless its parent is synced.
         let mut missing = Vec::new();
         let mut p = path;
@@ -277,7 +385,7 @@ impl FileSystem for FaultFs {
     }
 
     fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>> {
-        let _power = self.shared.begin()?;
+        let _power = self.shared.begin(FsCall::Create, path)?;
         let mut st = self.shared.state.lock();
         if path.exists() && st.synced.contains_key(path) {
             // Truncating an existing file: its old bytes are gone for good.
@@ -302,7 +410,7 @@ impl FileSystem for FaultFs {
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        let _power = self.shared.begin()?;
+        let _power = self.shared.begin(FsCall::Rename, to)?;
         let mut st = self.shared.state.lock();
         let displaced = if to.exists() {
             let p = self.park(to)?;
@@ -326,7 +434,7 @@ impl FileSystem for FaultFs {
     }
 
     fn remove_file(&self, path: &Path) -> io::Result<()> {
-        let _power = self.shared.begin()?;
+        let _power = self.shared.begin(FsCall::Remove, path)?;
         let mut st = self.shared.state.lock();
         let parked = self.park(path)?;
         if let Some(len) = st.synced.remove(path) {
@@ -340,7 +448,7 @@ impl FileSystem for FaultFs {
     }
 
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
-        let _power = self.shared.begin()?;
+        let _power = self.shared.begin(FsCall::SyncDir, dir)?;
         File::open(dir)?.sync_all()?;
         let mut st = self.shared.state.lock();
         let (done, keep): (Vec<DirOp>, Vec<DirOp>) = std::mem::take(&mut st.pending)
@@ -368,6 +476,39 @@ mod tests {
 
     fn read(p: &Path) -> Option<Vec<u8>> {
         fs::read(p).ok()
+    }
+
+    #[test]
+    fn one_chosen_call_fails_once_and_the_rest_go_on() {
+        let root = tempfile::tempdir().unwrap();
+        let (a, b) = (root.path().join("a"), root.path().join("sub"));
+        fs::create_dir_all(&b).unwrap();
+        let ffs = FaultFs::new(root.path().join("park")).unwrap();
+        // The second sync under `sub`, with ENOSPC: syncs elsewhere do not count.
+        ffs.fail_one(Fault {
+            nth: 1,
+            call: Some(FsCall::Sync),
+            under: Some(b.clone()),
+            kind: io::ErrorKind::StorageFull,
+        });
+        let (f, g) = (ffs.create(&a).unwrap(), ffs.create(&b.join("x")).unwrap());
+        for _ in 0..3 {
+            f.sync().unwrap();
+        }
+        g.append(b"1").unwrap();
+        g.sync().unwrap();
+        assert_eq!(ffs.hit(), None);
+        let e = g.sync().unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::StorageFull);
+        assert!(e.to_string().contains("ENOSPC"), "{e}");
+        assert_eq!(ffs.hit(), Some((FsCall::Sync, b.join("x"))));
+        g.append(b"2").unwrap();
+        g.sync().unwrap();
+        assert_eq!(
+            ffs.calls(),
+            10,
+            "2 creates, 2 appends, 6 syncs (the failed one too)"
+        );
     }
 
     #[test]

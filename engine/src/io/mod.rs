@@ -6,5 +6,5 @@ pub mod dir_lock;
 pub mod fault;
 pub mod fs;
 
-pub use fault::FaultFs;
+pub use fault::{Fault, FaultFs, FsCall};
 pub use fs::{FileSystem, RealFs, WritableFile};
