@@ -638,3 +638,30 @@ fn writes_racing_memtable_switches_survive_a_power_cut() {
         }
     }
 }
+
+/// A column family written once and never flushed pins every commit log segment after its write;
+/// a close does not flush, and each open starts a segment. Without a bound, every crash would add
+/// a segment that every later open replays again.
+#[test]
+fn replay_stays_bounded_across_repeated_crashes() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("db");
+    let ffs = FaultFs::new(root.path().join("park")).unwrap();
+    for round in 0..20 {
+        let db = Database::open(&dir, options(BATCH, Some(&ffs))).unwrap();
+        if round == 0 {
+            let p = ColumnPath::new("Standard2").column("once");
+            db.insert(KS, "pin", &p, "v", WriteOptions::now()).unwrap();
+        }
+        let p = ColumnPath::new("Standard1").column(format!("c{round}"));
+        db.insert(KS, "r", &p, "v", WriteOptions::now()).unwrap();
+        ffs.lose_power().unwrap();
+        drop(db);
+        ffs.power_on();
+        let n = segments(&dir).len();
+        assert!(n <= 3, "after crash {round}: {n} segments to replay");
+    }
+    let db = Database::open(&dir, options(BATCH, Some(&ffs))).unwrap();
+    assert_eq!(row(&db, "pin")["once"], "v");
+    assert_eq!(whole_row(&db, KS, "r", "Standard1").len(), 20);
+}

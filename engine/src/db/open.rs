@@ -21,6 +21,10 @@ use crate::sstable::{BlockCache, TableOptions, DEFAULT_BLOCK_SIZE};
 use crate::store::manifest::Manifest;
 use crate::store::{CompactionSettings, FlushLimits, StoreContext};
 
+/// Segments replay may leave in place at open; past this, the replayed data is flushed so the
+/// next open's replay stays bounded.
+const MAX_SEGMENTS_LEFT_TO_REPLAY: usize = 2;
+
 impl Database {
     /// Opens (or creates) the database in `dir`.
     ///
@@ -114,6 +118,7 @@ impl Database {
             .filter(|(seq, _)| seq + 1 == first_seq)
             .map_or(0, |(_, end)| end);
         let oldest = replayed.log.segments.first().map_or(first_seq, |s| s.0);
+        let replayed_segments = replayed.log.segments.len();
         let commitlog = Arc::new(CommitLog::open(
             &log_dir,
             fs.clone(),
@@ -151,9 +156,12 @@ impl Database {
             }),
         };
         // Replayed data stays in the memtables, as if just written, and its segments stay until
-        // it is flushed. Only when replay dropped something on request does it go to SSTables at
-        // once, so the damaged segments are retired and the next open does not meet them again.
-        if !db.inner.replay_report.is_empty() {
+        // it is flushed: opening after a crash costs no flush. It goes to SSTables at once when
+        // replay dropped something on request (so the damaged segments are retired and the next
+        // open does not meet them again), and when replay met more than a few segments: a column
+        // family written once and never flushed pins every segment after its write, so without
+        // this each crash would add a segment that every later open replays again.
+        if !db.inner.replay_report.is_empty() || replayed_segments > MAX_SEGMENTS_LEFT_TO_REPLAY {
             db.flush_all()?;
         } else {
             for cf in db.schema().all_cfs() {
