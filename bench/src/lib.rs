@@ -6,6 +6,7 @@ pub mod engine;
 pub mod graph;
 pub mod process;
 pub mod report;
+pub mod soak;
 pub mod timing;
 pub mod workload;
 

@@ -363,7 +363,11 @@ fn damage_before_the_tail_is_an_error_naming_file_and_offset() {
     let mut bytes = std::fs::read(&seg).unwrap();
     // The close did not flush: the segment holds the ten records, and the byte flipped lies in
     // one of the middle ones, well before the tail (a damaged tail would read as torn).
-    assert!(bytes.len() > 10 * 30, "{} bytes: the records are not in the log", bytes.len());
+    assert!(
+        bytes.len() > 10 * 30,
+        "{} bytes: the records are not in the log",
+        bytes.len()
+    );
     let mid = bytes.len() / 2;
     bytes[mid] ^= 0x55;
     std::fs::write(&seg, &bytes).unwrap();

@@ -102,6 +102,12 @@ struct Args {
     /// -vv for debug. `RUST_LOG` does the same.
     #[arg(short, long, action = clap::ArgAction::Count)]
     verbose: u8,
+    /// Instead of the workloads: a self-checking soak of supercolumn for this long (`30m`, `2h`,
+    /// `90s`): mixed reads, writes, overwrites, deletions and TTLs with flushes and compactions
+    /// running, every acknowledged write recorded and a sample read back continuously; a
+    /// mismatch stops the run with the key, the expected and the found value.
+    #[arg(long, value_name = "DURATION")]
+    soak: Option<String>,
     /// Internal: run round N of a single engine and report JSON lines (the parent's children).
     #[arg(long, hide = true)]
     child_round: Option<usize>,
@@ -456,6 +462,15 @@ fn run() -> anyhow::Result<()> {
         bail!("--threads, --rows and --rounds must be at least 1");
     }
     Durability::parse(&args.sync)?;
+    if let Some(d) = &args.soak {
+        let duration = supercolumn_bench::soak::parse_duration(d)?;
+        let temp = tempfile::tempdir()?;
+        let dir = args
+            .data
+            .clone()
+            .unwrap_or_else(|| temp.path().to_path_buf());
+        return supercolumn_bench::soak::soak(&dir, duration, args.seed);
+    }
     let engines: Vec<String> = args
         .engine
         .split(',')
