@@ -1,6 +1,6 @@
-//! Writes the seed corpora of the file fuzz targets: small real SSTables (format 2: bytes,
-//! UTF-8, long and super column families; live, expiring and deleted cells; row, super column
-//! and column deletions; rows that span blocks) for `sstable_read`, and commit-log segments
+//! Writes the seed corpora of the file fuzz targets: small real SSTables (format 3: bytes,
+//! UTF-8, long, composite and super column families; live, expiring and deleted cells; row,
+//! super column, column and prefix deletions; rows that span blocks) for `sstable_read`, and commit-log segments
 //! holding every kind of record for `commitlog_replay`. Mutations of real files reach the
 //! decoders behind the magic, the lengths and (built for fuzzing) the checksums.
 //!
@@ -11,7 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
-use supercolumn::comparator::LongType;
+use std::sync::Arc;
+
+use supercolumn::comparator::{CompositeType, LongType, Utf8Type};
 use supercolumn::{
     BatchMutation, ColumnFamilyDef, ColumnPath, CommitLogSync, Database, KeyspaceDef, Options,
     WriteOptions,
@@ -102,7 +104,10 @@ fn main() {
     let db = Database::open(dir.path(), o).unwrap();
     db.create_keyspace(
         KeyspaceDef::new("Wide")
-            .with_column_family(ColumnFamilyDef::standard("Timeline").with_comparator(LongType)),
+            .with_column_family(ColumnFamilyDef::standard("Timeline").with_comparator(LongType))
+            .with_column_family(ColumnFamilyDef::standard("Rows").with_comparator(
+                CompositeType::new(vec![Arc::new(Utf8Type), Arc::new(Utf8Type)]),
+            )),
     )
     .unwrap();
     write_all_kinds(&db, 1);
@@ -113,6 +118,24 @@ fn main() {
             ColumnPath::new("Timeline").column(c.to_be_bytes()),
             "tick",
             WriteOptions::at(c),
+        );
+    }
+    // CQL-like rows: cells under composite names, and a prefix deletion over one of them.
+    let name = |a: &str, b: &str| CompositeType::build(&[a.as_bytes(), b.as_bytes()], 0);
+    for r in 0..3 {
+        let key = format!("p{r}");
+        for (a, c) in [("a", "x"), ("a", "y"), ("b", "x")] {
+            b.insert(
+                &key,
+                ColumnPath::new("Rows").column(name(a, c)),
+                "v",
+                WriteOptions::at(r),
+            );
+        }
+        b.remove_prefix(
+            &key,
+            ColumnPath::new("Rows").column(CompositeType::build(&[b"a"], 0)),
+            Some(10),
         );
     }
     db.batch_mutate("Wide", &b).unwrap();
