@@ -17,7 +17,7 @@ use common::T0;
 use proptest::prelude::*;
 use supercolumn::{
     BatchMutation, ColumnParent, ColumnPath, CommitLogSync, Database, KeyRange, ManualClock,
-    Options, SlicePredicate, WriteOptions,
+    Options, SlicePredicate, SliceRange, WriteOptions,
 };
 
 const KS: &str = "Keyspace1";
@@ -160,7 +160,7 @@ impl Model {
     }
 
     /// What reads must return: row → column → (value, timestamp).
-    fn visible(&self, now: i64) -> BTreeMap<(u8, Col), (u8, i64)> {
+    fn visible(&self, now: i64) -> Seen {
         let mut out = BTreeMap::new();
         for (row, r) in &self.rows {
             for (at, ver) in &r.cols {
@@ -169,7 +169,7 @@ impl Model {
                 }
                 if let V::Live { val, expires } = ver.v {
                     if expires.is_none_or(|e| now < e) {
-                        out.insert((*row, *at), (val, ver.ts));
+                        out.insert((*row, *at), (val, ver.ts, expires));
                     }
                 }
             }
@@ -232,8 +232,43 @@ fn open(dir: &Path, clock: &Arc<ManualClock>, minors: bool) -> Database {
     Database::open(dir, o).expect("open")
 }
 
+/// Per column: value, timestamp, and when it expires (a TTL cell's local expiration time).
+type Seen = BTreeMap<(u8, Col), (u8, i64, Option<i64>)>;
+
+/// Every Standard1 row read as a reversed slice, its order turned back: a reversed walk must
+/// find exactly what a forward one does.
+fn read_reversed(db: &Database) -> Seen {
+    let mut out = BTreeMap::new();
+    for row in 0u8..5 {
+        let cols = db
+            .get_slice(
+                KS,
+                format!("r{row}"),
+                &ColumnParent::new("Standard1"),
+                &SlicePredicate::Range(SliceRange::all().reversed()),
+            )
+            .expect("reversed read");
+        let names: Vec<Vec<u8>> = cols.iter().map(|c| c.name().to_vec()).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.reverse();
+        assert_eq!(names, sorted, "a reversed slice of r{row} is out of order");
+        for c in cols {
+            let col = c.as_column().expect("a Standard1 column");
+            let n: u8 = String::from_utf8(col.name.clone()).unwrap()[1..]
+                .parse()
+                .unwrap();
+            out.insert(
+                (row, Col { sc: None, col: n }),
+                (col.value[0], col.timestamp, col.expires_at),
+            );
+        }
+    }
+    out
+}
+
 /// Everything the engine returns for both CFs, in the model's shape.
-fn read_all(db: &Database) -> BTreeMap<(u8, Col), (u8, i64)> {
+fn read_all(db: &Database) -> Seen {
     let mut out = BTreeMap::new();
     let all = SlicePredicate::everything();
     for cf in ["Standard1", "Super1"] {
@@ -252,7 +287,10 @@ fn read_all(db: &Database) -> BTreeMap<(u8, Col), (u8, i64)> {
                     let n: u8 = String::from_utf8(col.name.clone()).unwrap()[1..]
                         .parse()
                         .unwrap();
-                    out.insert((row, Col { sc, col: n }), (col.value[0], col.timestamp));
+                    out.insert(
+                        (row, Col { sc, col: n }),
+                        (col.value[0], col.timestamp, col.expires_at),
+                    );
                 };
                 match &c {
                     supercolumn::ColumnOrSuperColumn::Column(col) => push(None, col),
@@ -273,7 +311,7 @@ fn read_all(db: &Database) -> BTreeMap<(u8, Col), (u8, i64)> {
 
 /// Every Standard1 column read by name (`multiget_slice` of every row and name the operations
 /// can touch): the read that skips SSTables older than what it has found.
-fn read_named(db: &Database) -> BTreeMap<(u8, Col), (u8, i64)> {
+fn read_named(db: &Database) -> Seen {
     let keys: Vec<String> = (0u8..5).map(|r| format!("r{r}")).collect();
     let names = SlicePredicate::Names((0u8..4).map(|c| format!("c{c}").into_bytes()).collect());
     let rows = db
@@ -289,7 +327,7 @@ fn read_named(db: &Database) -> BTreeMap<(u8, Col), (u8, i64)> {
                 .unwrap();
             out.insert(
                 (row, Col { sc: None, col: n }),
-                (col.value[0], col.timestamp),
+                (col.value[0], col.timestamp, col.expires_at),
             );
         }
     }
@@ -393,6 +431,13 @@ fn run(ops: &[Op], purge_with_majors: bool) -> Result<(), TestCaseError> {
             .filter(|((_, c), _)| c.sc.is_none())
             .map(|(k, v)| (*k, *v))
             .collect();
+        prop_assert_eq!(
+            &read_reversed(&db),
+            &standard,
+            "reversed read after step {} ({:?})",
+            step,
+            op
+        );
         prop_assert_eq!(
             read_named(&db),
             standard,
