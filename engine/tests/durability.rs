@@ -384,19 +384,38 @@ fn damage_before_the_tail_is_an_error_naming_file_and_offset() {
 
 #[test]
 fn a_failed_flush_keeps_the_memtable_and_log_and_succeeds_when_retried() {
+    let failed_flush = |root: &Path| {
+        let dir = root.join("db");
+        let ffs = FaultFs::new(root.join("park")).unwrap();
+        // 1 MiB segments and 2 MB of writes: older segments exist that a flush would retire.
+        let mut o = options(BATCH, Some(&ffs));
+        o.commit_log_segment_size_mb = 1;
+        let db = Database::open(&dir, o).unwrap();
+        let value = "v".repeat(40 << 10);
+        for i in 0..50 {
+            let p = ColumnPath::new("Standard2").column(format!("c{i:02}"));
+            db.insert(KS, "k", &p, &value, WriteOptions::now()).unwrap();
+        }
+        assert!(segments(&dir).len() >= 2);
+        // The disk fills up during the flush.
+        ffs.fail_after(2);
+        let e = db.flush(KS, Some("Standard2")).unwrap_err();
+        assert!(matches!(e, Error::Io { .. }), "{e}");
+        ffs.heal();
+        (dir, ffs, db)
+    };
+    // The power goes right after the failure: the log must still hold every write.
     let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("db");
-    let ffs = FaultFs::new(root.path().join("park")).unwrap();
+    let (dir, ffs, db) = failed_flush(root.path());
+    ffs.lose_power().unwrap();
+    drop(db);
+    ffs.power_on();
     let db = Database::open(&dir, options(BATCH, Some(&ffs))).unwrap();
-    for i in 0..50 {
-        let p = ColumnPath::new("Standard2").column(format!("c{i:02}"));
-        db.insert(KS, "k", &p, "v", WriteOptions::now()).unwrap();
-    }
-    // The disk fills up during the flush.
-    ffs.fail_after(2);
-    let e = db.flush(KS, Some("Standard2")).unwrap_err();
-    assert!(matches!(e, Error::Io { .. }), "{e}");
-    ffs.heal();
+    assert_eq!(row(&db, "k").len(), 50, "the failed flush let the log go");
+    drop(db);
+    // Or the flush is retried.
+    let root = tempfile::tempdir().unwrap();
+    let (dir, ffs, db) = failed_flush(root.path());
     // Nothing was lost or hidden: the frozen memtable still answers reads.
     assert_eq!(row(&db, "k").len(), 50);
     assert_eq!(db.column_family_stats(KS, "Standard2").unwrap().sstables, 0);
@@ -427,6 +446,8 @@ fn an_idle_memtable_is_flushed_once_older_than_memtable_flush_after_minutes() {
     .unwrap();
     let tables = || db.column_family_stats(KS, "Standard2").unwrap().sstables;
     clock.advance_seconds(59 * 60);
+    // Give the flusher (it looks every half second) a few looks before saying it did nothing.
+    std::thread::sleep(std::time::Duration::from_millis(1_600));
     assert_eq!(tables(), 0, "not yet an hour old");
     clock.advance_seconds(2 * 60);
     // The flusher looks every half second; wait for its flush, with a deadline.
