@@ -45,7 +45,22 @@ pub(super) struct Target<'a> {
     pub column: &'a ColumnDef,
 }
 
-impl Target<'_> {
+impl<'a> Target<'a> {
+    /// The collection `column` of the CQL row at `clustering` in partition `key` of `table`.
+    pub fn new(
+        table: &'a Table,
+        key: &'a [u8],
+        clustering: &'a [&'a [u8]],
+        column: &'a ColumnDef,
+    ) -> Self {
+        Target {
+            table,
+            key,
+            clustering,
+            column,
+        }
+    }
+
     fn prefix(&self) -> Vec<&[u8]> {
         let mut p = self.clustering.to_vec();
         p.push(self.column.name.as_bytes());

@@ -218,12 +218,7 @@ impl Session<'_> {
                         continue;
                     }
                     if def.ty.is_collection() {
-                        let at = Target {
-                            table: &t,
-                            key: &key,
-                            clustering: &ck,
-                            column: def,
-                        };
+                        let at = Target::new(&t, &key, &ck, def);
                         let op = CollectionOp::Replace(given[i].clone());
                         self.write_collection(batch, &at, &op, write)?;
                         continue;
@@ -287,12 +282,7 @@ impl Session<'_> {
                 for (key, ck) in self.rows_named(&t, relations, true)? {
                     let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
                     for (def, op) in &ops {
-                        let at = Target {
-                            table: &t,
-                            key: &key,
-                            clustering: &ck,
-                            column: def,
-                        };
+                        let at = Target::new(&t, &key, &ck, def);
                         self.write_collection(batch, &at, op, write)?;
                     }
                     for (col, v) in &sets {
@@ -353,12 +343,7 @@ impl Session<'_> {
                         );
                     } else {
                         for (def, op) in &elements {
-                            let at = Target {
-                                table: &t,
-                                key: &key,
-                                clustering: &ck,
-                                column: def,
-                            };
+                            let at = Target::new(&t, &key, &ck, def);
                             self.write_collection(batch, &at, op, write)?;
                         }
                         for (c, _) in columns.iter().filter(|(_, e)| e.is_none()) {
