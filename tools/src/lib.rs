@@ -5,4 +5,5 @@ pub mod cql_shell;
 pub mod errors;
 pub mod format;
 pub mod logging;
+pub mod serve;
 pub mod shell;

@@ -86,6 +86,16 @@ enum Command {
     },
     /// Lists keyspaces and their column families with their comparators.
     Schema,
+    /// Serves the CQL native protocol (v3/v4), for cqlsh and the standard drivers, until
+    /// SIGINT or SIGTERM.
+    Serve {
+        /// The address to listen on (loopback unless told otherwise).
+        #[arg(long, default_value = "127.0.0.1:9042")]
+        listen: std::net::SocketAddr,
+        /// Connections served at once; more are closed as they arrive.
+        #[arg(long, default_value_t = 2048)]
+        max_connections: usize,
+    },
 }
 
 fn open(cli: &Cli) -> anyhow::Result<Database> {
@@ -391,6 +401,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 }
             }
         }
+        Command::Serve {
+            listen,
+            max_connections,
+        } => return supercolumn_tools::serve::serve(db, *listen, *max_connections),
         Command::Schema => {
             for ks in db.keyspaces() {
                 let def = db.describe_keyspace(&ks)?;

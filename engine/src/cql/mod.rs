@@ -17,6 +17,7 @@
 //! ```
 
 mod ast;
+mod binds;
 mod bounds;
 mod collection;
 mod error;
@@ -28,11 +29,11 @@ mod select;
 mod table;
 mod types;
 
-pub use ast::Statement;
+pub use ast::{table_of, Bind, Op, Relation, Select, Selector, Statement, TableName, Term};
 pub use error::CqlError;
 pub use lexer::split_statements;
 pub use parser::parse;
-pub use table::{quote_ident, Table};
+pub use table::{quote_ident, ColumnDef, Kind, Table};
 pub use types::{CqlType, Literal};
 
 use std::cell::OnceCell;
@@ -139,6 +140,21 @@ impl Prepared {
     pub fn markers(&self) -> usize {
         self.markers
     }
+
+    /// The column each `?` marker is bound to and its type, in marker order.
+    pub fn bind_columns(&self) -> Vec<(String, CqlType)> {
+        binds::bind_columns(&self.statement, self.table.as_ref().map(|(t, _)| &**t))
+    }
+
+    /// The table the statement reads or writes, if it names one.
+    pub fn table(&self) -> Option<&Table> {
+        self.table.as_ref().map(|(t, _)| &**t)
+    }
+
+    /// The statement.
+    pub fn statement(&self) -> &Statement {
+        &self.statement
+    }
 }
 
 /// A CQL session on a database: the keyspace in use, and the values bound to the statement
@@ -226,22 +242,43 @@ impl<'db> Session<'db> {
         p: &Prepared,
         rows: &[&[Option<&[u8]>]],
     ) -> Result<(), CqlError> {
-        let Some(ks) = p.keyspace.clone() else {
-            return Err(CqlError::invalid(
-                "only INSERT, UPDATE and DELETE can be in a BATCH",
-            ));
+        let items: Vec<(&Prepared, &[Option<&[u8]>])> = rows.iter().map(|r| (p, *r)).collect();
+        self.execute_batch_of(&items)
+    }
+
+    /// Executes prepared writes, each with its values, as one batch of one keyspace (the
+    /// native protocol's BATCH): all of it is validated before any of it is applied.
+    pub fn execute_batch_of(
+        &mut self,
+        items: &[(&Prepared, &[Option<&[u8]>])],
+    ) -> Result<(), CqlError> {
+        let only_writes = || CqlError::invalid("only INSERT, UPDATE and DELETE can be in a BATCH");
+        let Some(ks) = items.first().and_then(|(p, _)| p.keyspace.clone()) else {
+            return if items.is_empty() {
+                Ok(())
+            } else {
+                Err(only_writes())
+            };
         };
-        self.pinned = p.table.clone();
         let saved = self.keyspace.replace(ks.clone());
         let mut batch = BatchMutation::new();
         let mut result = Ok(());
-        for values in rows {
+        for (p, values) in items {
+            if p.keyspace.as_deref() != Some(ks.as_str()) {
+                result = Err(if p.keyspace.is_none() {
+                    only_writes()
+                } else {
+                    CqlError::invalid("a BATCH here writes to one keyspace")
+                });
+                break;
+            }
             if values.len() != p.markers {
                 result = Err(CqlError::invalid(
                     "a batch row has the wrong number of values",
                 ));
                 break;
             }
+            self.pinned = p.table.clone();
             self.binds = values.iter().map(|v| v.map(<[u8]>::to_vec)).collect();
             if let Err(e) = self.add_write(&p.statement, &ast::Using::default(), &mut batch) {
                 result = Err(e);
@@ -253,6 +290,12 @@ impl<'db> Session<'db> {
         self.keyspace = saved;
         result?;
         Self::apply(self.db, &ks, &batch)
+    }
+
+    /// Switches the keyspace in use without a `USE` statement (a server keeps it per
+    /// connection and hands it to each request's session).
+    pub fn set_keyspace(&mut self, keyspace: Option<String>) {
+        self.keyspace = keyspace;
     }
 
     /// The keyspace in use.

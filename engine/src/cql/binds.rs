@@ -1,0 +1,180 @@
+//! What each `?` marker of a prepared statement stands for: the column it is bound to and that
+//! column's type (or the pseudo-columns `[ttl]`, `[timestamp]`, `[limit]`, `partition key
+//! token`), in marker order. A client (the native protocol's PREPARED result) needs this to
+//! serialize the values it binds. This file only reads a parsed statement and its table.
+
+use super::ast::{Assignment, Bind, Relation, Statement, Term, Using};
+use super::table::Table;
+use super::types::CqlType;
+
+/// The name and type of each marker, by position; a marker whose column is not known (a table
+/// that does not exist, a marker inside a collection literal) is a `blob`.
+pub fn bind_columns(statement: &Statement, table: Option<&Table>) -> Vec<(String, CqlType)> {
+    let mut out: Vec<Option<(String, CqlType)>> = Vec::new();
+    walk(statement, table, &mut out);
+    out.into_iter()
+        .enumerate()
+        .map(|(i, b)| b.unwrap_or_else(|| (format!("[{i}]"), CqlType::Blob)))
+        .collect()
+}
+
+fn put(out: &mut Vec<Option<(String, CqlType)>>, t: &Term, name: &str, ty: CqlType) {
+    if let Term::Bind(Bind::Positional(i)) = t {
+        if out.len() <= *i {
+            out.resize(i + 1, None);
+        }
+        out[*i] = Some((name.to_string(), ty));
+    }
+}
+
+fn column_type(table: Option<&Table>, name: &str) -> CqlType {
+    table
+        .and_then(|t| t.column(name).ok())
+        .map_or(CqlType::Blob, |(_, c)| c.ty.clone())
+}
+
+/// The type of one element's key (a map's key, a list's index) and of its value.
+fn element_types(ty: &CqlType) -> (CqlType, CqlType) {
+    match ty {
+        CqlType::Map(k, v) => ((**k).clone(), (**v).clone()),
+        CqlType::List(e) => (CqlType::Int, (**e).clone()),
+        CqlType::Set(e) => ((**e).clone(), CqlType::Boolean),
+        CqlType::Frozen(inner) => element_types(inner),
+        other => (CqlType::Blob, other.clone()),
+    }
+}
+
+fn using(u: &Using, out: &mut Vec<Option<(String, CqlType)>>) {
+    if let Some(t) = &u.ttl {
+        put(out, t, "[ttl]", CqlType::Int);
+    }
+    if let Some(t) = &u.timestamp {
+        put(out, t, "[timestamp]", CqlType::Bigint);
+    }
+}
+
+fn relations(rs: &[Relation], table: Option<&Table>, out: &mut Vec<Option<(String, CqlType)>>) {
+    for r in rs {
+        match r {
+            Relation::Compare(c, _, t) => put(out, t, c, column_type(table, c)),
+            Relation::In(c, ts) => {
+                let ty = column_type(table, c);
+                ts.iter().for_each(|t| put(out, t, c, ty.clone()));
+            }
+            Relation::Token(_, _, t, _) => put(out, t, "partition key token", CqlType::Bigint),
+        }
+    }
+}
+
+fn walk(s: &Statement, table: Option<&Table>, out: &mut Vec<Option<(String, CqlType)>>) {
+    match s {
+        Statement::Insert {
+            columns,
+            values,
+            using: u,
+            ..
+        } => {
+            for (c, t) in columns.iter().zip(values) {
+                put(out, t, c, column_type(table, c));
+            }
+            using(u, out);
+        }
+        Statement::Update {
+            using: u,
+            assignments,
+            relations: r,
+            ..
+        } => {
+            using(u, out);
+            for a in assignments {
+                let ty = column_type(table, a.column());
+                match a {
+                    Assignment::Set(c, t) | Assignment::Add(c, t) | Assignment::Prepend(c, t) => {
+                        put(out, t, c, ty)
+                    }
+                    Assignment::Discard(c, t) => {
+                        let ty = match ty {
+                            CqlType::Map(k, _) => CqlType::Set(k),
+                            other => other,
+                        };
+                        put(out, t, c, ty)
+                    }
+                    Assignment::SetElement(c, k, v) => {
+                        let (kt, vt) = element_types(&ty);
+                        put(out, k, &format!("key({c})"), kt);
+                        put(out, v, &format!("value({c})"), vt);
+                    }
+                }
+            }
+            relations(r, table, out);
+        }
+        Statement::Delete {
+            columns,
+            using: u,
+            relations: r,
+            ..
+        } => {
+            for (c, e) in columns {
+                if let Some(t) = e {
+                    let (kt, _) = element_types(&column_type(table, c));
+                    put(out, t, &format!("key({c})"), kt);
+                }
+            }
+            using(u, out);
+            relations(r, table, out);
+        }
+        Statement::Select(sel) => {
+            relations(&sel.relations, table, out);
+            for t in sel.per_partition_limit.iter().chain(&sel.limit) {
+                put(out, t, "[limit]", CqlType::Int);
+            }
+        }
+        Statement::Batch {
+            statements,
+            using: u,
+        } => {
+            using(u, out);
+            for s in statements {
+                walk(s, table, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cql::parser::parse;
+
+    fn table() -> Table {
+        let s = parse("CREATE TABLE ks.t (k int, c text, v map<text, bigint>, PRIMARY KEY (k, c))")
+            .unwrap()
+            .remove(0);
+        Table::from_statement("ks", &s).unwrap()
+    }
+
+    #[test]
+    fn markers_take_their_columns_types_in_order() {
+        let t = table();
+        let s = parse("UPDATE t USING TTL ? SET v[?] = ? WHERE k = ? AND c IN (?, ?)")
+            .unwrap()
+            .remove(0);
+        let b = bind_columns(&s, Some(&t));
+        let names: Vec<&str> = b.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["[ttl]", "key(v)", "value(v)", "k", "c", "c"]);
+        assert_eq!(b[1].1, CqlType::Text);
+        assert_eq!(b[2].1, CqlType::Bigint);
+        assert_eq!(b[3].1, CqlType::Int);
+    }
+
+    #[test]
+    fn an_unknown_table_binds_blobs() {
+        let s = parse("INSERT INTO t (k, c) VALUES (?, ?)")
+            .unwrap()
+            .remove(0);
+        let b = bind_columns(&s, None);
+        assert_eq!(b.len(), 2);
+        assert!(b.iter().all(|(_, ty)| *ty == CqlType::Blob));
+    }
+}

@@ -1,0 +1,238 @@
+//! One client connection: frames read with their limits and timeouts, the handshake (OPTIONS,
+//! STARTUP, REGISTER) answered in order, every other request run on a blocking thread while
+//! the next is read (many streams in flight, bounded per connection and for the server: when
+//! the bound is reached the connection is not read until a request finishes), and answers
+//! written by one writer task as they complete. A bad frame closes this connection only.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cassandra_protocol::frame::message_error::ErrorType;
+use cassandra_protocol::frame::message_request::RequestBody;
+use cassandra_protocol::frame::message_supported::BodyResSupported;
+use cassandra_protocol::frame::{Opcode, Serialize, Version};
+use parking_lot::Mutex;
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
+use tokio::net::tcp::OwnedWriteHalf;
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, watch, Semaphore};
+
+use crate::dispatch::{Answer, Shared};
+use crate::frame::{self, FrameError, Header, HEADER_LEN};
+use crate::{results, Config};
+
+/// What the handshake settled.
+struct State {
+    ready: bool,
+    lz4: bool,
+}
+
+/// An answer frame ready to write.
+type Out = Vec<u8>;
+
+fn protocol_error(version: Version, stream: i16, message: &str) -> Out {
+    let body = results::error(ErrorType::Protocol, message, version);
+    frame::response(version, stream, Opcode::Error, &body, false)
+}
+
+/// Serves one connection until the client closes it, it breaks the protocol beyond repair, it
+/// idles past the timeout, or the server shuts down (then the requests in flight finish).
+pub async fn serve(
+    stream: TcpStream,
+    shared: Arc<Shared>,
+    config: Arc<Config>,
+    engine: Arc<Semaphore>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let _ = stream.set_nodelay(true);
+    let (mut rd, wr) = stream.into_split();
+    let (tx, rx) = mpsc::channel::<Out>(1024);
+    let writer = tokio::spawn(write_loop(wr, rx));
+    let in_flight = Arc::new(Semaphore::new(config.max_in_flight_per_connection));
+    let keyspace = Arc::new(Mutex::new(None::<String>));
+    let mut state = State {
+        ready: false,
+        lz4: false,
+    };
+    loop {
+        let mut h = [0u8; HEADER_LEN];
+        let read = tokio::select! {
+            r = tokio::time::timeout(config.idle_timeout, rd.read_exact(&mut h)) => r,
+            _ = shutdown.changed() => break,
+        };
+        match read {
+            Ok(Ok(_)) => {}
+            Ok(Err(_)) | Err(_) => break, // closed, or idle past the timeout
+        }
+        let header = match frame::parse_header(&h, config.max_frame) {
+            Ok(header) => header,
+            Err(e) => {
+                let stream = i16::from_be_bytes([h[2], h[3]]);
+                let _ = tx
+                    .send(protocol_error(Version::V4, stream, &e.to_string()))
+                    .await;
+                break;
+            }
+        };
+        let mut body = vec![0u8; header.length];
+        match tokio::time::timeout(config.frame_timeout, rd.read_exact(&mut body)).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(_)) | Err(_) => break, // a half-sent frame
+        }
+        let request = match decode(&header, body, &state, config.max_frame) {
+            Ok(r) => r,
+            Err(e) => {
+                let out = protocol_error(header.version, header.stream, &e.to_string());
+                if tx.send(out).await.is_err() || !e.recoverable() {
+                    break;
+                }
+                continue;
+            }
+        };
+        let version = header.version;
+        let stream = header.stream;
+        let answer =
+            move |(op, body): Answer, lz4: bool| frame::response(version, stream, op, &body, lz4);
+        match request {
+            RequestBody::Options(_) => {
+                let _ = tx.send(answer(supported(version), false)).await;
+            }
+            RequestBody::Startup(s) => {
+                let out = match s.map.get("COMPRESSION").map(String::as_str) {
+                    None => Ok(false),
+                    Some(c) if c.eq_ignore_ascii_case("lz4") => Ok(true),
+                    Some(c) => Err(format!(
+                        "unsupported compression '{c}' (this server has lz4)"
+                    )),
+                };
+                let out = match out {
+                    Ok(lz4) => {
+                        state.ready = true;
+                        state.lz4 = lz4;
+                        answer((Opcode::Ready, Vec::new()), false)
+                    }
+                    Err(m) => protocol_error(version, header.stream, &m),
+                };
+                let _ = tx.send(out).await;
+            }
+            RequestBody::Register(_) => {
+                let _ = tx
+                    .send(answer((Opcode::Ready, Vec::new()), state.lz4))
+                    .await;
+            }
+            _ if !state.ready => {
+                let out = protocol_error(version, header.stream, "send STARTUP first");
+                let _ = tx.send(out).await;
+            }
+            RequestBody::AuthResponse(_) => {
+                let body = results::error(
+                    ErrorType::Protocol,
+                    "this server does not ask for authentication",
+                    version,
+                );
+                let _ = tx.send(answer((Opcode::Error, body), state.lz4)).await;
+            }
+            request => {
+                let (Ok(conn), Ok(all)) = (
+                    in_flight.clone().acquire_owned().await,
+                    engine.clone().acquire_owned().await,
+                ) else {
+                    break;
+                };
+                let (shared, keyspace, tx) = (shared.clone(), keyspace.clone(), tx.clone());
+                let lz4 = state.lz4;
+                tokio::spawn(async move {
+                    let run = tokio::task::spawn_blocking(move || {
+                        run(&shared, &keyspace, request, version)
+                    });
+                    let out = match run.await {
+                        Ok(a) => answer(a, lz4),
+                        Err(_) => {
+                            let body = results::error(
+                                ErrorType::Server,
+                                "the request failed on the server",
+                                version,
+                            );
+                            answer((Opcode::Error, body), lz4)
+                        }
+                    };
+                    let _ = tx.send(out).await;
+                    drop((conn, all));
+                });
+            }
+        }
+    }
+    // Let the requests in flight finish and their answers go out.
+    let _ = in_flight
+        .acquire_many(config.max_in_flight_per_connection as u32)
+        .await;
+    drop(tx);
+    let _ = writer.await;
+}
+
+fn decode(
+    header: &Header,
+    body: Vec<u8>,
+    state: &State,
+    limit: usize,
+) -> Result<RequestBody, FrameError> {
+    let opcode = frame::request_opcode(header.opcode)?;
+    let message = frame::request_message(header, body, state.lz4, limit)?;
+    RequestBody::try_from(&message, opcode, header.version)
+        .map_err(|e| FrameError::Body(e.to_string()))
+}
+
+fn supported(version: Version) -> Answer {
+    let data: HashMap<String, Vec<String>> = [
+        ("CQL_VERSION", vec![crate::CQL_VERSION.to_string()]),
+        ("COMPRESSION", vec!["lz4".to_string()]),
+        ("PROTOCOL_VERSIONS", vec!["3/v3".into(), "4/v4".into()]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    (
+        Opcode::Supported,
+        BodyResSupported { data }.serialize_to_vec(version),
+    )
+}
+
+fn run(
+    shared: &Shared,
+    keyspace: &Mutex<Option<String>>,
+    request: RequestBody,
+    version: Version,
+) -> Answer {
+    match request {
+        RequestBody::Query(q) => shared.query(keyspace, &q.query, &q.query_params, version),
+        RequestBody::Prepare(p) => shared.prepare(keyspace, &p.query, version),
+        RequestBody::Execute(e) => match e.id.into_bytes() {
+            Some(id) => shared.execute(keyspace, &id, &e.query_parameters, version),
+            None => (Opcode::Error, results::unprepared(&[], version)),
+        },
+        RequestBody::Batch(b) => shared.batch(keyspace, &b, version),
+        _ => (
+            Opcode::Error,
+            results::error(ErrorType::Protocol, "unexpected request", version),
+        ),
+    }
+}
+
+async fn write_loop(wr: OwnedWriteHalf, mut rx: mpsc::Receiver<Out>) {
+    let mut w = BufWriter::with_capacity(64 * 1024, wr);
+    while let Some(out) = rx.recv().await {
+        if w.write_all(&out).await.is_err() {
+            return;
+        }
+        // Answers that are already waiting go out in the same write.
+        while let Ok(more) = rx.try_recv() {
+            if w.write_all(&more).await.is_err() {
+                return;
+            }
+        }
+        if w.flush().await.is_err() {
+            return;
+        }
+    }
+    let _ = w.shutdown().await;
+}

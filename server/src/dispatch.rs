@@ -1,0 +1,365 @@
+//! What each request means once a connection is ready: QUERY, PREPARE, EXECUTE and BATCH run
+//! on the engine through a CQL session holding the connection's keyspace; reads of the system
+//! keyspaces and DESCRIBE are answered from the catalog (`system/`); a SELECT's rows are paged.
+//! It runs on a blocking thread and knows nothing of sockets or frames.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cassandra_protocol::frame::message_batch::{BatchQuerySubj, BodyReqBatch};
+use cassandra_protocol::frame::message_error::ErrorType;
+use cassandra_protocol::frame::{Opcode, Version};
+use cassandra_protocol::query::{QueryParams, QueryValues};
+use cassandra_protocol::types::value::Value;
+use md5::{Digest, Md5};
+use parking_lot::Mutex;
+use supercolumn::cql::{parse, table_of, CqlError, CqlResult, Prepared, Rows, Session, Statement};
+use supercolumn::Database;
+
+use crate::paging;
+use crate::results;
+use crate::system::{self, describe, Node};
+
+/// A statement prepared on this server, shared by every connection.
+#[derive(Clone)]
+pub enum Entry {
+    /// Resolved by the CQL layer.
+    Cql(Arc<Prepared>),
+    /// Answered here (a system table, DESCRIBE): kept as text, and run as a query.
+    Text(String),
+}
+
+/// What every connection shares: the database, the prepared statements, this node.
+pub struct Shared {
+    /// The database.
+    pub db: Arc<Database>,
+    /// Prepared statements by id (an MD5 of the keyspace and the text, as Cassandra's).
+    pub prepared: Mutex<HashMap<[u8; 16], Entry>>,
+    /// The node's address and port, as `system.local` shows them.
+    pub node: Node,
+}
+
+/// An answer: the response opcode and its message body.
+pub type Answer = (Opcode, Vec<u8>);
+
+fn err(e: &CqlError, version: Version) -> Answer {
+    (Opcode::Error, results::cql_error(e, version))
+}
+
+fn invalid(message: &str, version: Version) -> Answer {
+    (
+        Opcode::Error,
+        results::error(ErrorType::Invalid, message, version),
+    )
+}
+
+/// Bound values as the CQL layer takes them; an unset value is refused (writing a null in its
+/// place would delete data the client meant to leave alone).
+fn values(v: &Option<QueryValues>) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
+    match v {
+        None => Ok(Vec::new()),
+        Some(QueryValues::SimpleValues(vs)) => vs
+            .iter()
+            .map(|v| match v {
+                Value::Some(b) => Ok(Some(b.clone())),
+                Value::Null => Ok(None),
+                Value::NotSet => Err(CqlError::invalid(
+                    "unset bound values are not supported by this server",
+                )),
+            })
+            .collect(),
+        Some(QueryValues::NamedValues(_)) => Err(CqlError::invalid(
+            "named bound values are not supported: bind by position",
+        )),
+    }
+}
+
+impl Shared {
+    /// The id a statement prepared in `keyspace` gets.
+    fn id_of(keyspace: Option<&str>, text: &str) -> [u8; 16] {
+        let mut h = Md5::new();
+        h.update(keyspace.unwrap_or("").as_bytes());
+        h.update([0]);
+        h.update(text.as_bytes());
+        h.finalize().into()
+    }
+
+    /// QUERY.
+    pub fn query(
+        &self,
+        keyspace: &Mutex<Option<String>>,
+        text: &str,
+        params: &QueryParams,
+        version: Version,
+    ) -> Answer {
+        let current = keyspace.lock().clone();
+        if describe::is_describe(text) {
+            return match describe::describe(&self.db, current.as_deref(), text) {
+                Ok(rows) => self.rows_page("system", "describe", rows, params, text, version),
+                Err(e) => err(&e, version),
+            };
+        }
+        let binds = match values(&params.values) {
+            Ok(v) => v,
+            Err(e) => return err(&e, version),
+        };
+        let statements = match parse(text) {
+            Ok(s) => s,
+            Err(e) => return err(&e, version),
+        };
+        let [statement] = statements.as_slice() else {
+            return invalid("a QUERY carries exactly one statement", version);
+        };
+        if let Some(answer) = self.system(current.as_deref(), statement, params, text, version) {
+            return answer;
+        }
+        let mut session = Session::new(&self.db);
+        session.set_keyspace(current);
+        let result = if binds.is_empty() {
+            session.run(statement)
+        } else {
+            session.prepare(text).and_then(|p| {
+                let refs: Vec<Option<&[u8]>> = binds.iter().map(Option::as_deref).collect();
+                session.execute_prepared(&p, &refs)
+            })
+        };
+        self.answer(keyspace, statement, result, params, text, version)
+    }
+
+    /// A read of a system table, or a write to one (refused).
+    fn system(
+        &self,
+        current: Option<&str>,
+        statement: &Statement,
+        params: &QueryParams,
+        text: &str,
+        version: Version,
+    ) -> Option<Answer> {
+        let table = table_of(statement)?;
+        let ks = table.keyspace.as_deref().or(current)?;
+        if !system::is_system_keyspace(ks) {
+            return None;
+        }
+        Some(match statement {
+            Statement::Select(sel) => match system::select(&self.db, &self.node, ks, sel) {
+                Ok(rows) => self.rows_page(ks, &sel.table.table, rows, params, text, version),
+                Err(e) => err(&e, version),
+            },
+            _ => (
+                Opcode::Error,
+                results::error(
+                    ErrorType::Unauthorized,
+                    format!("{ks} keyspace is not user-modifiable"),
+                    version,
+                ),
+            ),
+        })
+    }
+
+    fn answer(
+        &self,
+        keyspace: &Mutex<Option<String>>,
+        statement: &Statement,
+        result: Result<CqlResult, CqlError>,
+        params: &QueryParams,
+        text: &str,
+        version: Version,
+    ) -> Answer {
+        match result {
+            Ok(CqlResult::Void) => (Opcode::Result, results::void(version)),
+            Ok(CqlResult::SetKeyspace(ks)) => {
+                let body = results::set_keyspace(&ks, version);
+                *keyspace.lock() = Some(ks);
+                (Opcode::Result, body)
+            }
+            Ok(CqlResult::SchemaChange(d)) => {
+                if d.starts_with("DROPPED KEYSPACE") {
+                    let name = d.rsplit(' ').next().unwrap_or_default();
+                    let mut k = keyspace.lock();
+                    if k.as_deref() == Some(name) {
+                        *k = None;
+                    }
+                }
+                (Opcode::Result, results::schema_change(&d, version))
+            }
+            Ok(CqlResult::Rows(rows)) => {
+                let (ks, table) = match statement {
+                    Statement::Select(sel) => (
+                        sel.table
+                            .keyspace
+                            .clone()
+                            .or_else(|| keyspace.lock().clone())
+                            .unwrap_or_default(),
+                        sel.table.table.clone(),
+                    ),
+                    _ => Default::default(),
+                };
+                self.rows_page(&ks, &table, rows, params, text, version)
+            }
+            Err(e) => err(&e, version),
+        }
+    }
+
+    fn rows_page(
+        &self,
+        ks: &str,
+        table: &str,
+        rows: Rows,
+        params: &QueryParams,
+        text: &str,
+        version: Version,
+    ) -> Answer {
+        match paging::page(rows, params, text) {
+            Ok((rows, state)) => (
+                Opcode::Result,
+                results::rows(ks, table, rows, state, version),
+            ),
+            Err(e) => (
+                Opcode::Error,
+                results::error(ErrorType::Protocol, e, version),
+            ),
+        }
+    }
+
+    /// PREPARE.
+    pub fn prepare(
+        &self,
+        keyspace: &Mutex<Option<String>>,
+        text: &str,
+        version: Version,
+    ) -> Answer {
+        let current = keyspace.lock().clone();
+        let id = Self::id_of(current.as_deref(), text);
+        let system_or_describe = describe::is_describe(text)
+            || parse(text).ok().is_some_and(|s| {
+                s.len() == 1
+                    && table_of(&s[0])
+                        .and_then(|t| t.keyspace.as_deref().or(current.as_deref()))
+                        .is_some_and(system::is_system_keyspace)
+            });
+        if system_or_describe {
+            self.prepared
+                .lock()
+                .insert(id, Entry::Text(text.to_string()));
+            return (
+                Opcode::Result,
+                results::prepared(&id, "system", "", &[], Vec::new(), version),
+            );
+        }
+        let mut session = Session::new(&self.db);
+        session.set_keyspace(current.clone());
+        let p = match session.prepare(text) {
+            Ok(p) => p,
+            Err(e) => return err(&e, version),
+        };
+        let binds = p.bind_columns();
+        let (ks, table, pk) = match p.table() {
+            Some(t) => {
+                // Each partition key column bound once by a marker: drivers route by them.
+                let pk: Option<Vec<i16>> = t
+                    .partition_key
+                    .iter()
+                    .map(|&c| {
+                        let name = &t.columns[c].name;
+                        let mut at = binds.iter().enumerate().filter(|(_, (n, _))| n == name);
+                        match (at.next(), at.next()) {
+                            (Some((i, _)), None) => i16::try_from(i).ok(),
+                            _ => None,
+                        }
+                    })
+                    .collect();
+                (t.keyspace.clone(), t.name.clone(), pk.unwrap_or_default())
+            }
+            None => (current.unwrap_or_default(), String::new(), Vec::new()),
+        };
+        self.prepared.lock().insert(id, Entry::Cql(Arc::new(p)));
+        (
+            Opcode::Result,
+            results::prepared(&id, &ks, &table, &binds, pk, version),
+        )
+    }
+
+    fn lookup(&self, id: &[u8]) -> Option<Entry> {
+        let key: [u8; 16] = id.try_into().ok()?;
+        self.prepared.lock().get(&key).cloned()
+    }
+
+    /// EXECUTE.
+    pub fn execute(
+        &self,
+        keyspace: &Mutex<Option<String>>,
+        id: &[u8],
+        params: &QueryParams,
+        version: Version,
+    ) -> Answer {
+        let Some(entry) = self.lookup(id) else {
+            return (Opcode::Error, results::unprepared(id, version));
+        };
+        let p = match entry {
+            Entry::Text(text) => return self.query(keyspace, &text, params, version),
+            Entry::Cql(p) => p,
+        };
+        let binds = match values(&params.values) {
+            Ok(v) => v,
+            Err(e) => return err(&e, version),
+        };
+        let refs: Vec<Option<&[u8]>> = binds.iter().map(Option::as_deref).collect();
+        let mut session = Session::new(&self.db);
+        session.set_keyspace(keyspace.lock().clone());
+        let result = session.execute_prepared(&p, &refs);
+        let text = format!("{:x?}", id);
+        self.answer(keyspace, p.statement(), result, params, &text, version)
+    }
+
+    /// BATCH: every statement prepared (or parsed) first, then all applied as one.
+    pub fn batch(
+        &self,
+        keyspace: &Mutex<Option<String>>,
+        batch: &BodyReqBatch,
+        version: Version,
+    ) -> Answer {
+        let mut session = Session::new(&self.db);
+        session.set_keyspace(batch.keyspace.clone().or_else(|| keyspace.lock().clone()));
+        let mut prepared: Vec<Arc<Prepared>> = Vec::with_capacity(batch.queries.len());
+        let mut bound: Vec<Vec<Option<Vec<u8>>>> = Vec::with_capacity(batch.queries.len());
+        for q in &batch.queries {
+            let p = match &q.subject {
+                BatchQuerySubj::PreparedId(id) => {
+                    let id = id.clone().into_bytes().unwrap_or_default();
+                    match self.lookup(&id) {
+                        Some(Entry::Cql(p)) => p,
+                        Some(Entry::Text(_)) => {
+                            return invalid(
+                                "only INSERT, UPDATE and DELETE can be in a BATCH",
+                                version,
+                            )
+                        }
+                        None => return (Opcode::Error, results::unprepared(&id, version)),
+                    }
+                }
+                BatchQuerySubj::QueryString(text) => match session.prepare(text) {
+                    Ok(p) => Arc::new(p),
+                    Err(e) => return err(&e, version),
+                },
+            };
+            prepared.push(p);
+            match values(&Some(q.values.clone())) {
+                Ok(v) => bound.push(v),
+                Err(e) => return err(&e, version),
+            }
+        }
+        let refs: Vec<Vec<Option<&[u8]>>> = bound
+            .iter()
+            .map(|v| v.iter().map(Option::as_deref).collect())
+            .collect();
+        let items: Vec<(&Prepared, &[Option<&[u8]>])> = prepared
+            .iter()
+            .zip(&refs)
+            .map(|(p, r)| (&**p, r.as_slice()))
+            .collect();
+        match session.execute_batch_of(&items) {
+            Ok(()) => (Opcode::Result, results::void(version)),
+            Err(e) => err(&e, version),
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! The CQL native protocol (v3 and v4) over a supercolumn [`Database`]: what `supercolumn
+//! serve` runs, so that cqlsh and the standard drivers connect. Frames are checked and bounded
+//! (`frame.rs`), each connection is served by its own task (`connection.rs`), requests run on
+//! the engine through the CQL layer (`dispatch.rs`), the system tables drivers read are built
+//! from the catalog (`system/`). The engine knows nothing of this crate.
+
+mod connection;
+mod dispatch;
+mod frame;
+mod paging;
+mod results;
+pub mod system;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use supercolumn::Database;
+use tokio::net::TcpListener;
+use tokio::sync::{watch, Semaphore};
+use tokio::task::JoinSet;
+
+pub use frame::FrameError;
+
+/// The CQL version the server speaks.
+pub const CQL_VERSION: &str = "3.4.5";
+/// The Cassandra release whose behaviour the server offers (server-side DESCRIBE, the
+/// `system_schema` tables): drivers pick their schema queries by it.
+pub const RELEASE_VERSION: &str = "4.0.11";
+
+/// The server's limits.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where to listen (loopback unless told otherwise).
+    pub listen: SocketAddr,
+    /// The largest frame body accepted; a longer one is refused before it is read.
+    pub max_frame: usize,
+    /// Connections served at once; one over is closed as soon as it is accepted.
+    pub max_connections: usize,
+    /// Requests in flight on one connection before it is no longer read.
+    pub max_in_flight_per_connection: usize,
+    /// Requests running on the engine at once, over all connections.
+    pub max_in_flight: usize,
+    /// A connection that sends nothing for this long is closed (drivers send a heartbeat
+    /// every 30 seconds).
+    pub idle_timeout: Duration,
+    /// A frame whose body does not arrive within this is dropped with its connection.
+    pub frame_timeout: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 9042)),
+            max_frame: 16 << 20,
+            max_connections: 2048,
+            max_in_flight_per_connection: 1024,
+            max_in_flight: 4096,
+            idle_timeout: Duration::from_secs(120),
+            frame_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A bound server, not yet serving.
+pub struct Server {
+    listener: TcpListener,
+    config: Arc<Config>,
+    shared: Arc<dispatch::Shared>,
+}
+
+impl Server {
+    /// Binds `config.listen` for `db`.
+    pub async fn bind(db: Arc<Database>, config: Config) -> std::io::Result<Server> {
+        let listener = TcpListener::bind(config.listen).await?;
+        let local = listener.local_addr()?;
+        let shared = Arc::new(dispatch::Shared {
+            db,
+            prepared: parking_lot::Mutex::new(HashMap::new()),
+            node: system::Node {
+                address: local.ip().to_string(),
+                port: local.port(),
+            },
+        });
+        Ok(Server {
+            listener,
+            config: Arc::new(config),
+            shared,
+        })
+    }
+
+    /// The address it listens on (the port chosen when `listen` asked for port 0).
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Serves until `shutdown` turns true: then it stops accepting, lets the requests in
+    /// flight finish and their answers go out, and returns.
+    pub async fn run(self, mut shutdown: watch::Receiver<bool>) {
+        let engine = Arc::new(Semaphore::new(self.config.max_in_flight));
+        let connections = Arc::new(Semaphore::new(self.config.max_connections));
+        let mut tasks = JoinSet::new();
+        loop {
+            let accepted = tokio::select! {
+                a = self.listener.accept() => a,
+                _ = shutdown.changed() => break,
+            };
+            // Reap finished connections so the set stays the size of the live ones.
+            while tasks.try_join_next().is_some() {}
+            let Ok((stream, _)) = accepted else {
+                continue;
+            };
+            let Ok(permit) = connections.clone().try_acquire_owned() else {
+                drop(stream);
+                continue;
+            };
+            let (shared, config, engine, rx) = (
+                self.shared.clone(),
+                self.config.clone(),
+                engine.clone(),
+                shutdown.clone(),
+            );
+            tasks.spawn(async move {
+                connection::serve(stream, shared, config, engine, rx).await;
+                drop(permit);
+            });
+        }
+        while tasks.join_next().await.is_some() {}
+    }
+}

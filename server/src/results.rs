@@ -1,0 +1,232 @@
+//! The protocol's messages for what the CQL layer returns: RESULT bodies (Void, Rows with their
+//! metadata and paging state, Set_keyspace, Prepared, Schema_change), ERROR bodies with
+//! Cassandra's codes, and the CQL types as the protocol's type options. Encoding only: what to
+//! answer is `dispatch.rs`'s call.
+
+use cassandra_protocol::frame::events::{
+    SchemaChange, SchemaChangeOptions, SchemaChangeTarget, SchemaChangeType,
+};
+use cassandra_protocol::frame::message_error::{
+    AlreadyExistsError, ErrorBody, ErrorType, UnpreparedError,
+};
+use cassandra_protocol::frame::message_result::{
+    BodyResResultPrepared, BodyResResultRows, BodyResResultSetKeyspace, ColSpec, ColType,
+    ColTypeOption, ColTypeOptionValue, PreparedMetadata, ResResultBody, RowsMetadata,
+    RowsMetadataFlags, TableSpec,
+};
+use cassandra_protocol::frame::{Serialize, Version};
+use cassandra_protocol::types::{CBytes, CBytesShort};
+use supercolumn::cql::{CqlError, CqlType, Rows};
+
+/// The protocol's type option for a CQL type.
+pub fn type_option(ty: &CqlType) -> ColTypeOption {
+    let simple = |id| ColTypeOption { id, value: None };
+    match ty {
+        CqlType::Ascii => simple(ColType::Ascii),
+        CqlType::Text => simple(ColType::Varchar),
+        CqlType::Int => simple(ColType::Int),
+        CqlType::Bigint => simple(ColType::Bigint),
+        CqlType::Smallint => simple(ColType::Smallint),
+        CqlType::Tinyint => simple(ColType::Tinyint),
+        CqlType::Varint => simple(ColType::Varint),
+        CqlType::Decimal => simple(ColType::Decimal),
+        CqlType::Boolean => simple(ColType::Boolean),
+        CqlType::Float => simple(ColType::Float),
+        CqlType::Double => simple(ColType::Double),
+        CqlType::Uuid => simple(ColType::Uuid),
+        CqlType::Timeuuid => simple(ColType::Timeuuid),
+        CqlType::Timestamp => simple(ColType::Timestamp),
+        CqlType::Date => simple(ColType::Date),
+        CqlType::Time => simple(ColType::Time),
+        CqlType::Blob => simple(ColType::Blob),
+        CqlType::Inet => simple(ColType::Inet),
+        CqlType::List(e) => ColTypeOption {
+            id: ColType::List,
+            value: Some(ColTypeOptionValue::CList(Box::new(type_option(e)))),
+        },
+        CqlType::Set(e) => ColTypeOption {
+            id: ColType::Set,
+            value: Some(ColTypeOptionValue::CSet(Box::new(type_option(e)))),
+        },
+        CqlType::Map(k, v) => ColTypeOption {
+            id: ColType::Map,
+            value: Some(ColTypeOptionValue::CMap(
+                Box::new(type_option(k)),
+                Box::new(type_option(v)),
+            )),
+        },
+        CqlType::Frozen(inner) => type_option(inner),
+    }
+}
+
+fn col_specs(columns: &[(String, CqlType)]) -> Vec<ColSpec> {
+    columns
+        .iter()
+        .map(|(name, ty)| ColSpec {
+            table_spec: None,
+            name: name.clone(),
+            col_type: type_option(ty),
+        })
+        .collect()
+}
+
+/// A Rows result; `paging_state` set when more pages follow.
+pub fn rows(
+    keyspace: &str,
+    table: &str,
+    rows: Rows,
+    paging_state: Option<Vec<u8>>,
+    version: Version,
+) -> Vec<u8> {
+    let mut flags = RowsMetadataFlags::GLOBAL_TABLE_SPACE;
+    if paging_state.is_some() {
+        flags |= RowsMetadataFlags::HAS_MORE_PAGES;
+    }
+    let metadata = RowsMetadata {
+        flags,
+        columns_count: rows.columns.len() as i32,
+        paging_state: paging_state.map(CBytes::new),
+        new_metadata_id: None,
+        global_table_spec: Some(TableSpec {
+            ks_name: keyspace.to_string(),
+            table_name: table.to_string(),
+        }),
+        col_specs: col_specs(&rows.columns),
+    };
+    let body = BodyResResultRows {
+        metadata,
+        rows_count: rows.rows.len() as i32,
+        rows_content: rows
+            .rows
+            .into_iter()
+            .map(|r| {
+                r.into_iter()
+                    .map(|v| v.map_or_else(CBytes::new_null, CBytes::new))
+                    .collect()
+            })
+            .collect(),
+        protocol_version: version,
+    };
+    ResResultBody::Rows(body).serialize_to_vec(version)
+}
+
+/// A Void result.
+pub fn void(version: Version) -> Vec<u8> {
+    ResResultBody::Void.serialize_to_vec(version)
+}
+
+/// A Set_keyspace result.
+pub fn set_keyspace(keyspace: &str, version: Version) -> Vec<u8> {
+    ResResultBody::SetKeyspace(BodyResResultSetKeyspace {
+        body: keyspace.to_string(),
+    })
+    .serialize_to_vec(version)
+}
+
+/// A Schema_change result from the CQL layer's description (`CREATED TABLE ks.t`).
+pub fn schema_change(description: &str, version: Version) -> Vec<u8> {
+    let mut words = description.splitn(3, ' ');
+    let change_type = match words.next() {
+        Some("DROPPED") => SchemaChangeType::Dropped,
+        Some("UPDATED") => SchemaChangeType::Updated,
+        _ => SchemaChangeType::Created,
+    };
+    let target = words.next().unwrap_or_default();
+    let name = words.next().unwrap_or_default();
+    let (target, options) = match (target, name.split_once('.')) {
+        ("TABLE", Some((ks, t))) => (
+            SchemaChangeTarget::Table,
+            SchemaChangeOptions::TableType(ks.to_string(), t.to_string()),
+        ),
+        _ => (
+            SchemaChangeTarget::Keyspace,
+            SchemaChangeOptions::Keyspace(name.to_string()),
+        ),
+    };
+    ResResultBody::SchemaChange(SchemaChange {
+        change_type,
+        target,
+        options,
+    })
+    .serialize_to_vec(version)
+}
+
+/// A Prepared result: the statement's id, its markers' columns, and no result metadata (each
+/// Rows answer carries its own).
+pub fn prepared(
+    id: &[u8],
+    keyspace: &str,
+    table: &str,
+    binds: &[(String, CqlType)],
+    pk_indexes: Vec<i16>,
+    version: Version,
+) -> Vec<u8> {
+    let spec = TableSpec {
+        ks_name: keyspace.to_string(),
+        table_name: table.to_string(),
+    };
+    let body = BodyResResultPrepared {
+        id: CBytesShort::new(id.to_vec()),
+        result_metadata_id: None,
+        metadata: PreparedMetadata {
+            pk_indexes,
+            global_table_spec: Some(spec),
+            col_specs: col_specs(binds),
+        },
+        result_metadata: RowsMetadata {
+            flags: RowsMetadataFlags::NO_METADATA,
+            columns_count: 0,
+            paging_state: None,
+            new_metadata_id: None,
+            global_table_spec: None,
+            col_specs: Vec::new(),
+        },
+    };
+    ResResultBody::Prepared(body).serialize_to_vec(version)
+}
+
+/// An error body of a kind and message.
+pub fn error(ty: ErrorType, message: impl Into<String>, version: Version) -> Vec<u8> {
+    ErrorBody {
+        message: message.into(),
+        ty,
+    }
+    .serialize_to_vec(version)
+}
+
+/// The error body for a CQL layer error, with Cassandra's code for its kind.
+pub fn cql_error(e: &CqlError, version: Version) -> Vec<u8> {
+    let message = match e {
+        CqlError::Syntax { .. } => e.to_string(),
+        CqlError::Invalid(m) => m.clone(),
+        CqlError::Unconfigured(m) => format!("unconfigured {m}"),
+        CqlError::AlreadyExists(m) => m.clone(),
+        CqlError::Engine(inner) => inner.to_string(),
+    };
+    let ty = match e {
+        CqlError::Syntax { .. } => ErrorType::Syntax,
+        CqlError::Invalid(_) | CqlError::Unconfigured(_) => ErrorType::Invalid,
+        CqlError::AlreadyExists(m) => {
+            // "keyspace ks already exists" / "table ks.t already exists"
+            let name = m.split(' ').nth(1).unwrap_or_default();
+            let (ks, table) = name.split_once('.').unwrap_or((name, ""));
+            ErrorType::AlreadyExists(AlreadyExistsError {
+                ks: ks.to_string(),
+                table: table.to_string(),
+            })
+        }
+        CqlError::Engine(_) => ErrorType::Server,
+    };
+    error(ty, message, version)
+}
+
+/// The error a client gets for a prepared id the server does not know (it prepares again).
+pub fn unprepared(id: &[u8], version: Version) -> Vec<u8> {
+    error(
+        ErrorType::Unprepared(UnpreparedError {
+            id: CBytesShort::new(id.to_vec()),
+        }),
+        "prepared statement not found: prepare it again",
+        version,
+    )
+}

@@ -1,0 +1,247 @@
+//! Server-side `DESCRIBE` (Cassandra 4.0+, what cqlsh 6 sends): the names of keyspaces or
+//! tables, the cluster, and the statements that recreate a keyspace, a table or the whole
+//! schema, as rows of `keyspace_name`, `type`, `name` (and `create_statement`).
+
+use supercolumn::cql::{quote_ident, CqlError, CqlType, Rows, Table};
+use supercolumn::Database;
+
+use super::tables::cql_tables;
+
+/// Whether `text` is a DESCRIBE statement (this server answers it; the CQL layer does not).
+pub fn is_describe(text: &str) -> bool {
+    let first = text.split_whitespace().next().unwrap_or("");
+    first.eq_ignore_ascii_case("describe") || first.eq_ignore_ascii_case("desc")
+}
+
+/// Splits a DESCRIBE into words, folding unquoted ones to lower case (`"Keyspace1"` keeps its
+/// case) and dropping a trailing `;`.
+fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = text.trim().trim_end_matches(';').chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c.is_whitespace() || c == '.' {
+            chars.next();
+        } else if c == '"' {
+            chars.next();
+            let mut w = String::new();
+            while let Some(c) = chars.next() {
+                if c == '"' {
+                    if chars.peek() == Some(&'"') {
+                        chars.next();
+                        w.push('"');
+                    } else {
+                        break;
+                    }
+                } else {
+                    w.push(c);
+                }
+            }
+            out.push(w);
+        } else {
+            let mut w = String::new();
+            while let Some(&c) = chars.peek() {
+                if c.is_whitespace() || c == '.' || c == '"' {
+                    break;
+                }
+                w.push(c.to_ascii_lowercase());
+                chars.next();
+            }
+            out.push(w);
+        }
+    }
+    out
+}
+
+fn text(v: &str) -> Option<Vec<u8>> {
+    Some(v.as_bytes().to_vec())
+}
+
+fn names(rows: Vec<(String, &str, String)>) -> Rows {
+    Rows {
+        columns: vec![
+            ("keyspace_name".into(), CqlType::Text),
+            ("type".into(), CqlType::Text),
+            ("name".into(), CqlType::Text),
+        ],
+        rows: rows
+            .into_iter()
+            .map(|(k, t, n)| vec![text(&k), text(t), text(&n)])
+            .collect(),
+    }
+}
+
+fn statements(rows: Vec<(String, &str, String, String)>) -> Rows {
+    Rows {
+        columns: vec![
+            ("keyspace_name".into(), CqlType::Text),
+            ("type".into(), CqlType::Text),
+            ("name".into(), CqlType::Text),
+            ("create_statement".into(), CqlType::Text),
+        ],
+        rows: rows
+            .into_iter()
+            .map(|(k, t, n, s)| vec![text(&k), text(t), text(&n), text(&s)])
+            .collect(),
+    }
+}
+
+/// The `CREATE KEYSPACE` that recreates `ks`.
+pub fn create_keyspace(db: &Database, ks: &str) -> Result<String, CqlError> {
+    let def = db
+        .describe_keyspace(ks)
+        .map_err(|_| CqlError::invalid(format!("'{ks}' not found in keyspaces")))?;
+    let class = if def
+        .replica_placement_strategy
+        .ends_with("NetworkTopologyStrategy")
+    {
+        "NetworkTopologyStrategy"
+    } else {
+        "SimpleStrategy"
+    };
+    Ok(format!(
+        "CREATE KEYSPACE {} WITH replication = {{'class': '{class}', 'replication_factor': '{}'}}  AND durable_writes = true;",
+        quote_ident(ks),
+        def.replication_factor
+    ))
+}
+
+fn keyspace_rows(
+    db: &Database,
+    ks: &str,
+    tables: &[Table],
+) -> Result<Vec<(String, &'static str, String, String)>, CqlError> {
+    let mut out = vec![(
+        ks.to_string(),
+        "keyspace",
+        ks.to_string(),
+        create_keyspace(db, ks)?,
+    )];
+    for t in tables.iter().filter(|t| t.keyspace == ks) {
+        out.push((
+            ks.to_string(),
+            "table",
+            t.name.clone(),
+            t.create_statement(),
+        ));
+    }
+    Ok(out)
+}
+
+/// Answers a DESCRIBE; `current` is the connection's keyspace.
+pub fn describe(db: &Database, current: Option<&str>, statement: &str) -> Result<Rows, CqlError> {
+    let w = words(statement);
+    let w: Vec<&str> = w.iter().skip(1).map(String::as_str).collect();
+    let tables = cql_tables(db);
+    let in_scope = |t: &&Table| current.is_none_or(|k| t.keyspace == k);
+    let user = |ks: &String| !super::is_system_keyspace(ks);
+    match w.as_slice() {
+        ["keyspaces"] => Ok(names(
+            db.keyspaces()
+                .into_iter()
+                .map(|k| (k.clone(), "keyspace", k))
+                .collect(),
+        )),
+        ["tables"] | ["columnfamilies"] => Ok(names(
+            tables
+                .iter()
+                .filter(in_scope)
+                .map(|t| (t.keyspace.clone(), "table", t.name.clone()))
+                .collect(),
+        )),
+        ["types"] | ["functions"] | ["aggregates"] => Ok(names(Vec::new())),
+        ["cluster"] => Ok(Rows {
+            columns: vec![
+                ("cluster".into(), CqlType::Text),
+                ("partitioner".into(), CqlType::Text),
+                ("snitch".into(), CqlType::Text),
+            ],
+            rows: vec![vec![
+                text("supercolumn"),
+                text(&format!(
+                    "org.apache.cassandra.dht.{}",
+                    db.partitioner().class_name()
+                )),
+                text("org.apache.cassandra.locator.SimpleSnitch"),
+            ]],
+        }),
+        ["schema"] | ["full", "schema"] => {
+            let mut out = Vec::new();
+            for ks in db.keyspaces().iter().filter(|k| user(k)) {
+                out.extend(keyspace_rows(db, ks, &tables)?);
+            }
+            Ok(statements(out))
+        }
+        ["keyspace"] => match current {
+            Some(ks) => Ok(statements(keyspace_rows(db, ks, &tables)?)),
+            None => Err(CqlError::invalid(
+                "no keyspace specified and no current keyspace",
+            )),
+        },
+        ["keyspace", ks] => Ok(statements(keyspace_rows(db, ks, &tables)?)),
+        ["table" | "columnfamily", rest @ ..] => table(&tables, current, rest),
+        [ks] if db.keyspaces().iter().any(|k| k == ks) => {
+            Ok(statements(keyspace_rows(db, ks, &tables)?))
+        }
+        [_] | [_, _] => table(&tables, current, &w),
+        _ => Err(CqlError::syntax(
+            1,
+            1,
+            format!("cannot DESCRIBE '{}'", w.join(" ")),
+        )),
+    }
+}
+
+fn table(tables: &[Table], current: Option<&str>, name: &[&str]) -> Result<Rows, CqlError> {
+    let (ks, t) = match name {
+        [ks, t] => (*ks, *t),
+        [t] => (
+            current.ok_or_else(|| {
+                CqlError::invalid("no keyspace specified and no current keyspace")
+            })?,
+            *t,
+        ),
+        _ => {
+            return Err(CqlError::syntax(
+                1,
+                1,
+                "DESCRIBE TABLE takes [keyspace.]table",
+            ))
+        }
+    };
+    let found = tables
+        .iter()
+        .find(|x| x.keyspace == ks && x.name == t)
+        .ok_or_else(|| CqlError::invalid(format!("'{t}' not found in keyspace '{ks}'")))?;
+    Ok(statements(vec![(
+        ks.to_string(),
+        "table",
+        t.to_string(),
+        found.create_statement(),
+    )]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use supercolumn::cql::Session;
+    use supercolumn::Options;
+
+    #[test]
+    fn describe_names_and_recreates() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(dir.path(), Options::default()).unwrap();
+        let mut s = Session::new(&db);
+        s.execute("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; CREATE TABLE ks.t (k int PRIMARY KEY, v text)")
+            .unwrap();
+        let r = describe(&db, None, "DESCRIBE KEYSPACE ks;").unwrap();
+        assert_eq!(r.rows.len(), 2);
+        let stmt = String::from_utf8(r.rows[1][3].clone().unwrap()).unwrap();
+        assert!(stmt.starts_with("CREATE TABLE ks.t ("), "{stmt}");
+        assert_eq!(describe(&db, Some("ks"), "desc t").unwrap().rows.len(), 1);
+        assert_eq!(describe(&db, None, "DESC ks.t").unwrap().rows.len(), 1);
+        assert_eq!(describe(&db, None, "DESC TABLES").unwrap().rows.len(), 1);
+        assert!(describe(&db, None, "DESC TABLE ks.nothing").is_err());
+        assert!(describe(&db, None, "DESC KEYSPACE \"Nothing\"").is_err());
+        assert!(is_describe("  desc keyspaces"));
+    }
+}

@@ -1,0 +1,192 @@
+//! Reads of the system keyspaces (`system`, `system_schema`, `system_virtual_schema`): a
+//! `SELECT` on one of their tables is answered from the catalog (`tables.rs`), with `=` and
+//! `IN` restrictions on literal values, a column list or `*`, and `COUNT(*)`. Server-side
+//! `DESCRIBE` is `describe.rs`. Nothing here writes.
+
+pub mod describe;
+pub mod tables;
+
+use supercolumn::cql::{CqlError, CqlType, Literal, Op, Relation, Rows, Select, Selector, Term};
+use supercolumn::Database;
+
+pub use tables::Node;
+
+/// Keyspaces whose tables this module answers; writes to them are refused.
+pub fn is_system_keyspace(name: &str) -> bool {
+    matches!(
+        name,
+        "system"
+            | "system_schema"
+            | "system_virtual_schema"
+            | "system_auth"
+            | "system_distributed"
+            | "system_traces"
+    )
+}
+
+/// Answers a `SELECT` on a system table: (keyspace, table, rows).
+pub fn select(db: &Database, node: &Node, keyspace: &str, sel: &Select) -> Result<Rows, CqlError> {
+    let content = tables::content(db, node, keyspace, &sel.table.table)
+        .ok_or_else(|| CqlError::Unconfigured(format!("table {keyspace}.{}", sel.table.table)))?;
+    let column = |name: &str| {
+        content
+            .columns
+            .iter()
+            .position(|(c, _)| *c == name)
+            .ok_or_else(|| {
+                CqlError::invalid(format!(
+                    "undefined column name {name} in table {keyspace}.{}",
+                    sel.table.table
+                ))
+            })
+    };
+    let encode = |ty: &CqlType, lit: &Literal, name: &str| ty.encode(lit, name);
+    let mut rows: Vec<Vec<Option<Vec<u8>>>> = Vec::with_capacity(content.rows.len());
+    for r in &content.rows {
+        let mut out = Vec::with_capacity(r.len());
+        for ((name, ty), lit) in content.columns.iter().zip(r) {
+            out.push(encode(ty, lit, name)?);
+        }
+        rows.push(out);
+    }
+    for rel in &sel.relations {
+        let (name, wanted) = match rel {
+            Relation::Compare(c, Op::Eq, t) => (c, vec![t]),
+            Relation::In(c, ts) => (c, ts.iter().collect()),
+            _ => {
+                return Err(CqlError::invalid(
+                    "a system table takes only = and IN restrictions",
+                ))
+            }
+        };
+        let i = column(name)?;
+        let ty = &content.columns[i].1;
+        let mut values = Vec::new();
+        for t in wanted {
+            let Term::Literal(lit) = t else {
+                return Err(CqlError::invalid(
+                    "a system table's restrictions take literal values",
+                ));
+            };
+            values.push(encode(ty, lit, name)?);
+        }
+        rows.retain(|r| values.contains(&r[i]));
+    }
+    let columns: Vec<(String, CqlType)> = content
+        .columns
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.clone()))
+        .collect();
+    if sel.selectors.is_empty() {
+        return Ok(Rows { columns, rows });
+    }
+    if let [Selector::Count] = sel.selectors.as_slice() {
+        return Ok(Rows {
+            columns: vec![("count".into(), CqlType::Bigint)],
+            rows: vec![vec![Some((rows.len() as i64).to_be_bytes().to_vec())]],
+        });
+    }
+    let mut picks = Vec::with_capacity(sel.selectors.len());
+    for s in &sel.selectors {
+        let Selector::Column(name) = s else {
+            return Err(CqlError::invalid(
+                "a system table's selection takes column names or COUNT(*)",
+            ));
+        };
+        picks.push(column(name)?);
+    }
+    Ok(Rows {
+        columns: picks.iter().map(|&i| columns[i].clone()).collect(),
+        rows: rows
+            .into_iter()
+            .map(|r| picks.iter().map(|&i| r[i].clone()).collect())
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use supercolumn::cql::{parse, Session, Statement};
+    use supercolumn::Options;
+
+    fn query(db: &Database, text: &str) -> Result<Rows, CqlError> {
+        let Statement::Select(sel) = parse(text)?.remove(0) else {
+            panic!("not a select");
+        };
+        let node = Node {
+            address: "127.0.0.1".into(),
+            port: 9042,
+        };
+        let ks = sel.table.keyspace.clone().unwrap_or_default();
+        select(db, &node, &ks, &sel)
+    }
+
+    #[test]
+    fn the_schema_tables_describe_cql_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(dir.path(), Options::default()).unwrap();
+        let mut s = Session::new(&db);
+        s.execute("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+            .unwrap();
+        s.execute("CREATE TABLE ks.t (k int, c text, v map<text, int>, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)")
+            .unwrap();
+        let cols = query(
+            &db,
+            "SELECT column_name, kind, position, clustering_order, type FROM system_schema.columns WHERE keyspace_name = 'ks' AND table_name IN ('t')",
+        )
+        .unwrap();
+        let text = |b: &Option<Vec<u8>>| String::from_utf8(b.clone().unwrap()).unwrap();
+        let got: Vec<(String, String, String, String)> = cols
+            .rows
+            .iter()
+            .map(|r| (text(&r[0]), text(&r[1]), text(&r[3]), text(&r[4])))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "k".into(),
+                    "partition_key".into(),
+                    "none".into(),
+                    "int".into()
+                ),
+                (
+                    "c".into(),
+                    "clustering".into(),
+                    "desc".into(),
+                    "text".into()
+                ),
+                (
+                    "v".into(),
+                    "regular".into(),
+                    "none".into(),
+                    "map<text, int>".into()
+                ),
+            ]
+        );
+        assert_eq!(cols.rows[2][2], Some((-1i32).to_be_bytes().to_vec()));
+        let ks = query(
+            &db,
+            "SELECT * FROM system_schema.keyspaces WHERE keyspace_name = 'ks'",
+        )
+        .unwrap();
+        assert_eq!(ks.rows.len(), 1);
+        let local = query(
+            &db,
+            "SELECT schema_version, partitioner FROM system.local WHERE key = 'local'",
+        )
+        .unwrap();
+        assert_eq!(local.rows.len(), 1);
+        assert!(text(&local.rows[0][1]).ends_with("RandomPartitioner"));
+        assert!(query(&db, "SELECT * FROM system.peers")
+            .unwrap()
+            .rows
+            .is_empty());
+        assert!(matches!(
+            query(&db, "SELECT * FROM system.nothing"),
+            Err(CqlError::Unconfigured(_))
+        ));
+        assert!(query(&db, "SELECT nothing FROM system.local").is_err());
+    }
+}

@@ -1,0 +1,61 @@
+//! `supercolumn serve`: the CQL native protocol on a database until SIGINT or SIGTERM, then a
+//! clean stop (no new connections, requests in flight finished, memtables flushed, the
+//! database closed).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use supercolumn::Database;
+use supercolumn_server::{Config, Server};
+
+/// Serves `db` on `listen` with the default limits and the connection limit given.
+pub fn serve(db: Database, listen: SocketAddr, max_connections: usize) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("serve")
+        .build()
+        .context("starting the runtime")?;
+    let db = Arc::new(db);
+    let config = Config {
+        listen,
+        max_connections,
+        ..Config::default()
+    };
+    runtime.block_on(async {
+        let server = Server::bind(db.clone(), config)
+            .await
+            .with_context(|| format!("listening on {listen}"))?;
+        let local = server.local_addr()?;
+        eprintln!("supercolumn: serving CQL (native protocol v3/v4) on {local}");
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        let stop = tokio::spawn(async move {
+            wait_for_signal().await;
+            let _ = tx.send(true);
+        });
+        server.run(rx).await;
+        stop.abort();
+        anyhow::Ok(())
+    })?;
+    drop(runtime);
+    eprintln!("supercolumn: stopped serving; flushing");
+    db.flush_all().context("flushing")?;
+    let db = Arc::try_unwrap(db)
+        .map_err(|_| anyhow::anyhow!("the database is still in use after the server stopped"))?;
+    db.close().context("closing the database")
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
