@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cassandra_protocol::frame::message_error::ErrorType;
-use cassandra_protocol::frame::message_request::RequestBody;
 use cassandra_protocol::frame::message_supported::BodyResSupported;
 use cassandra_protocol::frame::{Opcode, Serialize, Version};
 use parking_lot::Mutex;
@@ -18,7 +17,8 @@ use tokio::net::TcpStream;
 use tokio::sync::{mpsc, watch, Semaphore};
 
 use crate::dispatch::{Answer, Shared};
-use crate::frame::{self, FrameError, Header, HEADER_LEN};
+use crate::frame::{self, HEADER_LEN};
+use crate::request::Request;
 use crate::{results, Config};
 
 /// What the handshake settled.
@@ -79,7 +79,7 @@ pub async fn serve(
             Ok(Ok(_)) => {}
             Ok(Err(_)) | Err(_) => break, // a half-sent frame
         }
-        let request = match decode(&header, body, &state, config.max_frame) {
+        let request = match frame::decode_request(&header, body, state.lz4, config.max_frame) {
             Ok(r) => r,
             Err(e) => {
                 let out = protocol_error(header.version, header.stream, &e.to_string());
@@ -94,11 +94,11 @@ pub async fn serve(
         let answer =
             move |(op, body): Answer, lz4: bool| frame::response(version, stream, op, &body, lz4);
         match request {
-            RequestBody::Options(_) => {
+            Request::Options => {
                 let _ = tx.send(answer(supported(version), false)).await;
             }
-            RequestBody::Startup(s) => {
-                let out = match s.map.get("COMPRESSION").map(String::as_str) {
+            Request::Startup(map) => {
+                let out = match map.get("COMPRESSION").map(String::as_str) {
                     None => Ok(false),
                     Some(c) if c.eq_ignore_ascii_case("lz4") => Ok(true),
                     Some(c) => Err(format!(
@@ -115,7 +115,7 @@ pub async fn serve(
                 };
                 let _ = tx.send(out).await;
             }
-            RequestBody::Register(_) => {
+            Request::Register(_) => {
                 let _ = tx
                     .send(answer((Opcode::Ready, Vec::new()), state.lz4))
                     .await;
@@ -124,7 +124,7 @@ pub async fn serve(
                 let out = protocol_error(version, header.stream, "send STARTUP first");
                 let _ = tx.send(out).await;
             }
-            RequestBody::AuthResponse(_) => {
+            Request::AuthResponse(_) => {
                 let body = results::error(
                     ErrorType::Protocol,
                     "this server does not ask for authentication",
@@ -170,18 +170,6 @@ pub async fn serve(
     let _ = writer.await;
 }
 
-fn decode(
-    header: &Header,
-    body: Vec<u8>,
-    state: &State,
-    limit: usize,
-) -> Result<RequestBody, FrameError> {
-    let opcode = frame::request_opcode(header.opcode)?;
-    let message = frame::request_message(header, body, state.lz4, limit)?;
-    RequestBody::try_from(&message, opcode, header.version)
-        .map_err(|e| FrameError::Body(e.to_string()))
-}
-
 fn supported(version: Version) -> Answer {
     let data: HashMap<String, Vec<String>> = [
         ("CQL_VERSION", vec![crate::CQL_VERSION.to_string()]),
@@ -200,17 +188,14 @@ fn supported(version: Version) -> Answer {
 fn run(
     shared: &Shared,
     keyspace: &Mutex<Option<String>>,
-    request: RequestBody,
+    request: Request,
     version: Version,
 ) -> Answer {
     match request {
-        RequestBody::Query(q) => shared.query(keyspace, &q.query, &q.query_params, version),
-        RequestBody::Prepare(p) => shared.prepare(keyspace, &p.query, version),
-        RequestBody::Execute(e) => match e.id.into_bytes() {
-            Some(id) => shared.execute(keyspace, &id, &e.query_parameters, version),
-            None => (Opcode::Error, results::unprepared(&[], version)),
-        },
-        RequestBody::Batch(b) => shared.batch(keyspace, &b, version),
+        Request::Query(text, params) => shared.query(keyspace, &text, &params, version),
+        Request::Prepare(text) => shared.prepare(keyspace, &text, version),
+        Request::Execute(id, params) => shared.execute(keyspace, &id, &params, version),
+        Request::Batch(items, timestamp) => shared.batch(keyspace, &items, timestamp, version),
         _ => (
             Opcode::Error,
             results::error(ErrorType::Protocol, "unexpected request", version),

@@ -6,17 +6,15 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use cassandra_protocol::frame::message_batch::{BatchQuerySubj, BodyReqBatch};
 use cassandra_protocol::frame::message_error::ErrorType;
 use cassandra_protocol::frame::{Opcode, Version};
-use cassandra_protocol::query::{QueryParams, QueryValues};
-use cassandra_protocol::types::value::Value;
 use md5::{Digest, Md5};
 use parking_lot::Mutex;
 use supercolumn::cql::{parse, table_of, CqlError, CqlResult, Prepared, Rows, Session, Statement};
 use supercolumn::Database;
 
 use crate::paging;
+use crate::request::{Params, Subject, Value};
 use crate::results;
 use crate::system::{self, describe, Node};
 
@@ -55,23 +53,21 @@ fn invalid(message: &str, version: Version) -> Answer {
 
 /// Bound values as the CQL layer takes them; an unset value is refused (writing a null in its
 /// place would delete data the client meant to leave alone).
-fn values(v: &Option<QueryValues>) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
-    match v {
-        None => Ok(Vec::new()),
-        Some(QueryValues::SimpleValues(vs)) => vs
-            .iter()
-            .map(|v| match v {
-                Value::Some(b) => Ok(Some(b.clone())),
-                Value::Null => Ok(None),
-                Value::NotSet => Err(CqlError::invalid(
-                    "unset bound values are not supported by this server",
-                )),
-            })
-            .collect(),
-        Some(QueryValues::NamedValues(_)) => Err(CqlError::invalid(
+fn values(vs: &[Value], named: bool) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
+    if named {
+        return Err(CqlError::invalid(
             "named bound values are not supported: bind by position",
-        )),
+        ));
     }
+    vs.iter()
+        .map(|v| match v {
+            Value::Set(b) => Ok(Some(b.clone())),
+            Value::Null => Ok(None),
+            Value::Unset => Err(CqlError::invalid(
+                "unset bound values are not supported by this server",
+            )),
+        })
+        .collect()
 }
 
 impl Shared {
@@ -89,7 +85,7 @@ impl Shared {
         &self,
         keyspace: &Mutex<Option<String>>,
         text: &str,
-        params: &QueryParams,
+        params: &Params,
         version: Version,
     ) -> Answer {
         let current = keyspace.lock().clone();
@@ -99,7 +95,7 @@ impl Shared {
                 Err(e) => err(&e, version),
             };
         }
-        let binds = match values(&params.values) {
+        let binds = match values(&params.values, params.named) {
             Ok(v) => v,
             Err(e) => return err(&e, version),
         };
@@ -131,7 +127,7 @@ impl Shared {
         &self,
         current: Option<&str>,
         statement: &Statement,
-        params: &QueryParams,
+        params: &Params,
         text: &str,
         version: Version,
     ) -> Option<Answer> {
@@ -161,7 +157,7 @@ impl Shared {
         keyspace: &Mutex<Option<String>>,
         statement: &Statement,
         result: Result<CqlResult, CqlError>,
-        params: &QueryParams,
+        params: &Params,
         text: &str,
         version: Version,
     ) -> Answer {
@@ -205,7 +201,7 @@ impl Shared {
         ks: &str,
         table: &str,
         rows: Rows,
-        params: &QueryParams,
+        params: &Params,
         text: &str,
         version: Version,
     ) -> Answer {
@@ -289,7 +285,7 @@ impl Shared {
         &self,
         keyspace: &Mutex<Option<String>>,
         id: &[u8],
-        params: &QueryParams,
+        params: &Params,
         version: Version,
     ) -> Answer {
         let Some(entry) = self.lookup(id) else {
@@ -299,7 +295,7 @@ impl Shared {
             Entry::Text(text) => return self.query(keyspace, &text, params, version),
             Entry::Cql(p) => p,
         };
-        let binds = match values(&params.values) {
+        let binds = match values(&params.values, params.named) {
             Ok(v) => v,
             Err(e) => return err(&e, version),
         };
@@ -315,35 +311,30 @@ impl Shared {
     pub fn batch(
         &self,
         keyspace: &Mutex<Option<String>>,
-        batch: &BodyReqBatch,
+        items: &[(Subject, Vec<Value>)],
+        _timestamp: Option<i64>,
         version: Version,
     ) -> Answer {
         let mut session = Session::new(&self.db);
-        session.set_keyspace(batch.keyspace.clone().or_else(|| keyspace.lock().clone()));
-        let mut prepared: Vec<Arc<Prepared>> = Vec::with_capacity(batch.queries.len());
-        let mut bound: Vec<Vec<Option<Vec<u8>>>> = Vec::with_capacity(batch.queries.len());
-        for q in &batch.queries {
-            let p = match &q.subject {
-                BatchQuerySubj::PreparedId(id) => {
-                    let id = id.clone().into_bytes().unwrap_or_default();
-                    match self.lookup(&id) {
-                        Some(Entry::Cql(p)) => p,
-                        Some(Entry::Text(_)) => {
-                            return invalid(
-                                "only INSERT, UPDATE and DELETE can be in a BATCH",
-                                version,
-                            )
-                        }
-                        None => return (Opcode::Error, results::unprepared(&id, version)),
+        session.set_keyspace(keyspace.lock().clone());
+        let mut prepared: Vec<Arc<Prepared>> = Vec::with_capacity(items.len());
+        let mut bound: Vec<Vec<Option<Vec<u8>>>> = Vec::with_capacity(items.len());
+        for (subject, vs) in items {
+            let p = match subject {
+                Subject::Id(id) => match self.lookup(id) {
+                    Some(Entry::Cql(p)) => p,
+                    Some(Entry::Text(_)) => {
+                        return invalid("only INSERT, UPDATE and DELETE can be in a BATCH", version)
                     }
-                }
-                BatchQuerySubj::QueryString(text) => match session.prepare(text) {
+                    None => return (Opcode::Error, results::unprepared(id, version)),
+                },
+                Subject::Text(text) => match session.prepare(text) {
                     Ok(p) => Arc::new(p),
                     Err(e) => return err(&e, version),
                 },
             };
             prepared.push(p);
-            match values(&Some(q.values.clone())) {
+            match values(vs, false) {
                 Ok(v) => bound.push(v),
                 Err(e) => return err(&e, version),
             }

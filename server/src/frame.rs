@@ -46,6 +46,9 @@ pub enum FrameError {
         /// The server's limit.
         limit: usize,
     },
+    /// A negative stream id (those are the server's, for events).
+    #[error("stream id {0} is negative: a client's streams are 0 and up")]
+    Stream(i16),
     /// The opcode is not a request this server knows.
     #[error("unknown or unexpected opcode 0x{0:02x}")]
     UnknownOpcode(u8),
@@ -57,7 +60,10 @@ pub enum FrameError {
 impl FrameError {
     /// Whether the connection can go on after this error is answered.
     pub fn recoverable(&self) -> bool {
-        matches!(self, FrameError::UnknownOpcode(_) | FrameError::Body(_))
+        matches!(
+            self,
+            FrameError::UnknownOpcode(_) | FrameError::Body(_) | FrameError::Stream(_)
+        )
     }
 }
 
@@ -89,21 +95,26 @@ pub fn parse_header(h: &[u8; HEADER_LEN], limit: usize) -> Result<Header, FrameE
     })
 }
 
-/// The request's opcode, if it is one a client may send.
-pub fn request_opcode(op: u8) -> Result<Opcode, FrameError> {
-    match Opcode::try_from(op) {
-        Ok(
-            o @ (Opcode::Startup
-            | Opcode::Options
-            | Opcode::Query
-            | Opcode::Prepare
-            | Opcode::Execute
-            | Opcode::Register
-            | Opcode::Batch
-            | Opcode::AuthResponse),
-        ) => Ok(o),
-        _ => Err(FrameError::UnknownOpcode(op)),
+/// A request from its header and body as read: the stream id checked, the body decompressed
+/// and decoded. What a connection does with every frame, and what the `native_frame` fuzz
+/// target drives.
+pub fn decode_request(
+    header: &Header,
+    body: Vec<u8>,
+    lz4: bool,
+    limit: usize,
+) -> Result<crate::request::Request, FrameError> {
+    if header.stream < 0 {
+        return Err(FrameError::Stream(header.stream));
     }
+    if !matches!(
+        header.opcode,
+        0x01 | 0x05 | 0x07 | 0x09 | 0x0A | 0x0B | 0x0D | 0x0F
+    ) {
+        return Err(FrameError::UnknownOpcode(header.opcode));
+    }
+    let message = request_message(header, body, lz4, limit)?;
+    crate::request::decode(header.opcode, &message, header.version >= Version::V4)
 }
 
 /// The message bytes of a request body: decompressed if the frame says so (LZ4 was

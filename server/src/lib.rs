@@ -8,6 +8,7 @@ mod connection;
 mod dispatch;
 mod frame;
 mod paging;
+mod request;
 mod results;
 pub mod system;
 
@@ -127,5 +128,22 @@ impl Server {
             });
         }
         while tasks.join_next().await.is_some() {}
+    }
+}
+
+/// Frame decoding as a connection does it, for the `native_frame` fuzz target and the tests
+/// that run its body: every frame in `data` (headers, bodies, LZ4 when `lz4`) is checked and
+/// decoded, as far as the bytes go; nothing may panic.
+pub fn fuzz_frames(data: &[u8], lz4: bool) {
+    let mut rest = data;
+    while let Some((h, tail)) = rest.split_first_chunk::<{ frame::HEADER_LEN }>() {
+        let Ok(header) = frame::parse_header(h, 1 << 20) else {
+            return;
+        };
+        let Some(body) = tail.get(..header.length) else {
+            return;
+        };
+        let _ = frame::decode_request(&header, body.to_vec(), lz4, 1 << 20);
+        rest = &tail[header.length..];
     }
 }

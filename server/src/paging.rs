@@ -3,7 +3,7 @@
 //! another statement is refused). The statement runs again for each page and the pages before
 //! are skipped: simple, and correct for a result that does not change between pages.
 
-use cassandra_protocol::query::QueryParams;
+use crate::request::Params;
 use supercolumn::cql::Rows;
 
 const STATE_VERSION: u8 = 1;
@@ -16,14 +16,14 @@ fn fingerprint(text: &str) -> u32 {
 /// The page `params` asks for, and the state of the next one if more rows follow.
 pub fn page(
     mut rows: Rows,
-    params: &QueryParams,
+    params: &Params,
     text: &str,
 ) -> Result<(Rows, Option<Vec<u8>>), String> {
     let size = match params.page_size {
         Some(n) if n > 0 => n as usize,
         _ => return Ok((rows, None)),
     };
-    let start = match params.paging_state.as_ref().and_then(|s| s.as_slice()) {
+    let start = match params.paging_state.as_deref() {
         None => 0,
         Some(s) => {
             let s: &[u8; STATE_LEN] = s
@@ -52,7 +52,6 @@ pub fn page(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cassandra_protocol::types::CBytes;
     use supercolumn::cql::CqlType;
 
     fn rows(n: u8) -> Rows {
@@ -64,7 +63,7 @@ mod tests {
 
     #[test]
     fn pages_cover_every_row_once() {
-        let mut params = QueryParams {
+        let mut params = Params {
             page_size: Some(3),
             ..Default::default()
         };
@@ -73,13 +72,13 @@ mod tests {
             let (r, next) = page(rows(8), &params, "q").unwrap();
             seen.extend(r.rows.into_iter().map(|r| r[0].clone().unwrap()[0]));
             match next {
-                Some(s) => params.paging_state = Some(CBytes::new(s)),
+                Some(s) => params.paging_state = Some(s),
                 None => break,
             }
         }
         assert_eq!(seen, (0..8).collect::<Vec<u8>>());
         assert!(page(rows(8), &params, "other").is_err());
-        params.paging_state = Some(CBytes::new(vec![1, 2]));
+        params.paging_state = Some(vec![1, 2]);
         assert!(page(rows(8), &params, "q").is_err());
     }
 }

@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""Drives `supercolumn serve` with the DataStax Python driver (cassandra-driver 3.30).
+
+Usage: python3 driver_suite.py PORT
+
+In a fresh keyspace drv_<hex> (SimpleStrategy, rf 1, dropped at the end) it checks:
+  * types: every supported type (edge values, unicode, empty string/blob, negative
+    varint/decimal, IPv4 and IPv6, list/set/map, nulls) written by a PREPARED insert reads
+    back equal through a prepared SELECT and a simple (literal) SELECT;
+  * paging: 10,000 rows in one partition and 10,000 partitions, read with fetch_size 1000
+    by a SimpleStatement and a prepared statement: every row once, pages <= 1000 rows,
+    clustering order ascending in the single partition;
+  * batches: logged and unlogged BatchStatements mixing prepared and simple statements are
+    all visible; a batch holding one bad statement fails and writes nothing;
+  * USING TIMESTAMP ? / USING TTL ?: writetime() is the bound timestamp, 0 < ttl() <= TTL;
+  * errors: SyntaxException, InvalidRequest (unknown table), AlreadyExists (keyspace);
+  * driver metadata: columns, cql types, partition key and clustering key.
+Each check prints one line; any failure is printed with its traceback, the others still run,
+and the exit status is 1. All passing prints `OK`.
+"""
+
+import datetime
+import secrets
+import sys
+import time
+import traceback
+import uuid
+from decimal import Decimal
+
+from cassandra import AlreadyExists, InvalidRequest
+from cassandra.cluster import Cluster
+from cassandra.concurrent import execute_concurrent_with_args
+from cassandra.protocol import SyntaxException
+from cassandra.query import BatchStatement, BatchType, SimpleStatement
+
+PORT = int(sys.argv[1]) if len(sys.argv) > 1 else 9142
+KS = "drv_" + secrets.token_hex(6)
+N = 10_000
+PAGE = 1000
+
+TYPES_COLUMNS = {
+    "k": "int", "a": "ascii", "t": "text", "vc": "text", "i": "int", "bi": "bigint",
+    "si": "smallint", "ti": "tinyint", "vi": "varint", "de": "decimal", "bo": "boolean",
+    "f": "float", "d": "double", "u": "uuid", "tu": "timeuuid", "ts": "timestamp",
+    "dt": "date", "tm": "time", "b": "blob", "ip": "inet", "li": "list<int>",
+    "st": "set<text>", "mp": "map<text, int>",
+}
+# The DDL spells varchar as varchar; Cassandra (and so the driver's metadata) calls it text.
+TYPES_DDL = ", ".join(
+    f"{c} {'varchar' if c == 'vc' else t}" for c, t in TYPES_COLUMNS.items()
+).replace("k int", "k int PRIMARY KEY", 1)
+COLS = [c for c in TYPES_COLUMNS if c != "k"]
+
+TYPE_ROWS = {
+    1: dict(a="plain ascii ~!", t="héllo wörld ✓ 𝄞 日本語", vc="varchar ünïcode", i=42,
+            bi=1234567890123, si=-1234, ti=12, vi=-(2**100) - 7, de=Decimal("-1234567890.0987654321"),
+            bo=True, f=3.5, d=-2.718281828459045, u=uuid.uuid4(), tu=uuid.uuid1(),
+            ts=datetime.datetime(2024, 2, 29, 12, 34, 56, 789000), dt=datetime.date(2024, 2, 29),
+            tm=datetime.time(23, 59, 59, 999999), b=bytes(range(256)), ip="192.168.1.20",
+            li=[3, 1, 2, 1], st={"b", "a", "ü"}, mp={"x": 1, "y": -2}),
+    2: dict(a="", t="", vc="", i=-(2**31), bi=-(2**63), si=-(2**15), ti=-(2**7), vi=2**200,
+            de=Decimal("1E+30"), bo=False, f=-3.4028234663852886e38, d=5e-324,
+            u=uuid.UUID(int=0), tu=uuid.uuid1(), ts=datetime.datetime(1969, 7, 20, 20, 17, 40),
+            dt=datetime.date(1900, 1, 1), tm=datetime.time(0, 0), b=b"", ip="::1",
+            li=[-(2**31)], st={""}, mp={"": 0}),
+    3: dict(a="~" * 100, t="x" * 10_000, vc="\u0000nul", i=2**31 - 1, bi=2**63 - 1,
+            si=2**15 - 1, ti=2**7 - 1, vi=0, de=Decimal("-0.000000000000000000000000000001"),
+            bo=True, f=float("inf"), d=1.7976931348623157e308, u=uuid.UUID(int=2**128 - 1),
+            tu=uuid.uuid1(), ts=datetime.datetime(1970, 1, 1), dt=datetime.date(1970, 1, 1),
+            tm=datetime.time(12, 0, 0, 1), b=b"\x00", ip="2001:db8::ff00:42:8329",
+            li=[2**31 - 1, 0], st={"z" * 300}, mp={"k" + str(n): n for n in range(50)}),
+    4: {c: None for c in COLS},  # every column null
+}
+
+cluster = Cluster(["127.0.0.1"], port=PORT)
+session = cluster.connect()
+session.default_timeout = 60
+results = []
+
+
+def check(name):
+    def wrap(fn):
+        start = time.monotonic()
+        try:
+            fn()
+            print(f"ok    {name} ({time.monotonic() - start:.2f}s)", flush=True)
+            results.append((name, None))
+        except Exception as e:  # noqa: BLE001 -- every failure is reported, the rest still run
+            print(f"FAIL  {name}: {type(e).__name__}: {e}", flush=True)
+            traceback.print_exc()
+            results.append((name, e))
+        return fn
+    return wrap
+
+
+def same(col, want, got):
+    if want is None:
+        return got is None
+    if col == "st":
+        return got is not None and set(got) == want
+    if col == "mp":
+        return got is not None and dict(got) == want
+    if col == "li":
+        return got is not None and list(got) == want
+    return got == want
+
+
+def compare_row(k, row, how):
+    assert row is not None, f"{how}: row k={k} not found"
+    got = row._asdict()
+    assert got["k"] == k, f"{how}: k={got['k']!r}, want {k}"
+    for c in COLS:
+        want = TYPE_ROWS[k][c]
+        assert same(c, want, got[c]), f"{how}: k={k} column {c} ({TYPES_COLUMNS[c]}): got {got[c]!r}, want {want!r}"
+
+
+def pages_of(stmt, params=None):
+    """Every page of a paged read, as lists of rows."""
+    rs = session.execute(stmt, params)
+    pages = [list(rs.current_rows)]
+    while rs.has_more_pages:
+        rs.fetch_next_page()
+        pages.append(list(rs.current_rows))
+    return pages
+
+
+try:
+    session.execute(f"CREATE KEYSPACE {KS} WITH replication = "
+                    "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+    session.set_keyspace(KS)
+
+    @check("keyspace and tables created")
+    def _():
+        session.execute(f"CREATE TABLE types ({TYPES_DDL})")
+        session.execute("CREATE TABLE wide (p int, c int, v text, PRIMARY KEY (p, c))")
+        session.execute("CREATE TABLE many (p int PRIMARY KEY, v int)")
+        session.execute("CREATE TABLE bt (k int PRIMARY KEY, v int, s text)")
+        session.execute("CREATE TABLE tt (k int PRIMARY KEY, v text)")
+        session.execute("CREATE TABLE comp (a text, b int, c timeuuid, d text, e blob,"
+                        " PRIMARY KEY ((a, b), c, d)) WITH CLUSTERING ORDER BY (c DESC, d ASC)")
+
+    @check("types: prepared insert of every type, edge values and nulls")
+    def _():
+        ins = session.prepare(f"INSERT INTO types (k, {', '.join(COLS)}) VALUES (?{', ?' * len(COLS)})")
+        for k, row in TYPE_ROWS.items():
+            session.execute(ins, [k] + [row[c] for c in COLS])
+
+    @check("types: prepared select returns every value")
+    def _():
+        sel = session.prepare("SELECT * FROM types WHERE k = ?")
+        for k in TYPE_ROWS:
+            compare_row(k, session.execute(sel, [k]).one(), "prepared select")
+
+    @check("types: simple select (literal key) returns every value")
+    def _():
+        for k in TYPE_ROWS:
+            compare_row(k, session.execute(f"SELECT * FROM types WHERE k = {k}").one(), "simple select")
+
+    @check("types: simple select of the whole table, simple insert with literals")
+    def _():
+        session.execute("INSERT INTO types (k, t, vi, de, ip, li) VALUES (5, 'lit''eral', -17, -0.5, '::ffff:1.2.3.4', [1, 2])")
+        rows = {r.k: r for r in session.execute("SELECT * FROM types")}
+        assert sorted(rows) == [1, 2, 3, 4, 5], f"keys {sorted(rows)}"
+        for k in TYPE_ROWS:
+            compare_row(k, rows[k], "select *")
+        r = rows[5]
+        assert (r.t, r.vi, r.de, r.li) == ("lit'eral", -17, Decimal("-0.5"), [1, 2]), repr(r)
+        assert r.ip in ("::ffff:1.2.3.4", "::ffff:102:304"), f"ip {r.ip!r}"
+        assert r.i is None and r.st is None, repr(r)
+
+    @check("types: null and empty collection read back as null")
+    def _():
+        ins = session.prepare("INSERT INTO types (k, li, st, mp, t) VALUES (?, ?, ?, ?, ?)")
+        session.execute(ins, [6, [], set(), {}, None])
+        r = session.execute("SELECT li, st, mp, t FROM types WHERE k = 6").one()
+        assert tuple(r) == (None, None, None, None), f"got {r!r}"
+
+    @check(f"paging: {N} rows in one partition, fetch_size {PAGE}")
+    def _():
+        ins = session.prepare("INSERT INTO wide (p, c, v) VALUES (?, ?, ?)")
+        for ok, res in execute_concurrent_with_args(
+                session, ins, [(7, c, f"v{c}") for c in reversed(range(N))], concurrency=64):
+            assert ok, f"insert failed: {res!r}"
+        sel = session.prepare("SELECT c, v FROM wide WHERE p = ?")
+        sel.fetch_size = PAGE
+        for how, stmt, params in (
+                ("simple", SimpleStatement("SELECT c, v FROM wide WHERE p = 7", fetch_size=PAGE), None),
+                ("prepared", sel, [7])):
+            pages = pages_of(stmt, params)
+            sizes = [len(p) for p in pages]
+            assert all(s <= PAGE for s in sizes), f"{how}: page sizes {sizes}"
+            assert len(pages) >= N // PAGE, f"{how}: only {len(pages)} pages: {sizes}"
+            cs = [r.c for p in pages for r in p]
+            assert cs == list(range(N)), f"{how}: {len(cs)} rows, first wrong at " + str(
+                next((i for i, (a, b) in enumerate(zip(cs, range(N))) if a != b), len(cs)))
+            assert all(r.v == f"v{r.c}" for p in pages for r in p), f"{how}: wrong v"
+        # Iterating the result set (the driver fetching pages itself) gives the same rows.
+        rs = session.execute(SimpleStatement("SELECT c FROM wide WHERE p = 7", fetch_size=PAGE))
+        assert [r.c for r in rs] == list(range(N)), "iterated result set differs"
+        desc = [r.c for r in session.execute(SimpleStatement(
+            "SELECT c FROM wide WHERE p = 7 ORDER BY c DESC", fetch_size=PAGE))]
+        assert desc == list(reversed(range(N))), f"ORDER BY c DESC: {len(desc)} rows, first {desc[:5]}"
+
+    @check(f"paging: {N} partitions, fetch_size {PAGE}")
+    def _():
+        ins = session.prepare("INSERT INTO many (p, v) VALUES (?, ?)")
+        for ok, res in execute_concurrent_with_args(
+                session, ins, [(p, -p) for p in range(N)], concurrency=64):
+            assert ok, f"insert failed: {res!r}"
+        sel = session.prepare("SELECT p, v FROM many")
+        sel.fetch_size = PAGE
+        for how, stmt in (("simple", SimpleStatement("SELECT p, v FROM many", fetch_size=PAGE)),
+                          ("prepared", sel)):
+            pages = pages_of(stmt)
+            sizes = [len(p) for p in pages]
+            assert all(s <= PAGE for s in sizes), f"{how}: page sizes {sizes}"
+            assert len(pages) >= N // PAGE, f"{how}: only {len(pages)} pages: {sizes}"
+            ps = [r.p for p in pages for r in p]
+            dup = len(ps) - len(set(ps))
+            assert dup == 0, f"{how}: {dup} rows returned more than once"
+            assert sorted(ps) == list(range(N)), f"{how}: {len(ps)} rows, missing {len(set(range(N)) - set(ps))}"
+            assert all(r.v == -r.p for p in pages for r in p), f"{how}: wrong v"
+        n = session.execute("SELECT count(*) FROM many").one()[0]
+        assert n == N, f"count(*) = {n}"
+
+    @check("batches: logged and unlogged, prepared and simple statements with values")
+    def _():
+        ins = session.prepare("INSERT INTO bt (k, v, s) VALUES (?, ?, ?)")
+        upd = session.prepare("UPDATE bt SET s = ? WHERE k = ?")
+        for kind, base in ((BatchType.LOGGED, 0), (BatchType.UNLOGGED, 100)):
+            b = BatchStatement(batch_type=kind)
+            b.add(ins, (base + 1, 1, "prepared"))
+            b.add(SimpleStatement("INSERT INTO bt (k, v, s) VALUES (%s, %s, %s)"), (base + 2, 2, "simple"))
+            b.add("INSERT INTO bt (k, v) VALUES (%s, %s)", (base + 3, 3))
+            b.add(upd, ("updated", base + 3))
+            b.add(SimpleStatement(f"INSERT INTO bt (k, v, s) VALUES ({base + 4}, 4, 'literal')"))
+            session.execute(b)
+        got = {r.k: (r.v, r.s) for r in session.execute("SELECT k, v, s FROM bt")}
+        want = {}
+        for base in (0, 100):
+            want.update({base + 1: (1, "prepared"), base + 2: (2, "simple"),
+                         base + 3: (3, "updated"), base + 4: (4, "literal")})
+        assert got == want, f"after batches: {got}, want {want}"
+
+    @check("batches: one bad statement fails the batch and writes nothing")
+    def _():
+        ins = session.prepare("INSERT INTO bt (k, v, s) VALUES (?, ?, ?)")
+        bad_statements = [
+            "INSERT INTO bt (k, v) VALUES (503, 'not an int')",  # wrong type
+            "INSERT INTO no_such_table (k, v) VALUES (503, 1)",   # unknown table
+            "INSERT INTO bt (k, nope) VALUES (503, 1)",           # unknown column
+        ]
+        for bad in bad_statements:
+            for kind in (BatchType.LOGGED, BatchType.UNLOGGED):
+                b = BatchStatement(batch_type=kind)
+                b.add(ins, (501, 1, "should not be written"))
+                b.add(SimpleStatement("INSERT INTO bt (k, v) VALUES (502, 2)"))
+                b.add(SimpleStatement(bad))
+                try:
+                    session.execute(b)
+                except InvalidRequest:
+                    pass
+                else:
+                    raise AssertionError(f"batch with {bad!r} ({kind}) succeeded")
+                rows = list(session.execute("SELECT k FROM bt WHERE k IN (501, 502, 503)"))
+                assert rows == [], f"failed batch with {bad!r} wrote {rows}"
+
+    TS_OLD = 1_234_567_890_123_456
+    TS_NOW = int(time.time() * 1_000_000)
+    SEL_TT = session.prepare("SELECT k, v, writetime(v), ttl(v) FROM tt WHERE k = ?")
+
+    def tt_row(k):
+        r = session.execute(SEL_TT, [k]).one()
+        assert r is not None, f"tt row k={k} missing"
+        return tuple(r)
+
+    @check("USING TIMESTAMP ?: writetime(v) is the bound timestamp, older write loses")
+    def _():
+        p = session.prepare("INSERT INTO tt (k, v) VALUES (?, ?) USING TIMESTAMP ?")
+        session.execute(p, (1, "ts", TS_OLD))
+        assert tt_row(1) == (1, "ts", TS_OLD, None), f"got {tt_row(1)}"
+        session.execute(p, (1, "older", TS_OLD - 1))
+        assert tt_row(1) == (1, "ts", TS_OLD, None), f"older write won: {tt_row(1)}"
+
+    @check("USING TTL ?: 0 < ttl(v) <= TTL, writetime(v) is now")
+    def _():
+        session.execute(session.prepare("INSERT INTO tt (k, v) VALUES (?, ?) USING TTL ?"), (2, "ttl", 3600))
+        _, v, wt, ttl = tt_row(2)
+        assert v == "ttl" and abs(wt - time.time() * 1e6) < 600e6, f"got {tt_row(2)}"
+        assert ttl is not None and 0 < ttl <= 3600, f"ttl(v) = {ttl} right after INSERT ... USING TTL 3600"
+
+    @check("USING TIMESTAMP ? AND TTL ?")
+    def _():
+        p = session.prepare("INSERT INTO tt (k, v) VALUES (?, ?) USING TIMESTAMP ? AND TTL ?")
+        session.execute(p, (3, "both", TS_NOW, 600))
+        got = tt_row(3)
+        assert got[:3] == (3, "both", TS_NOW), f"got {got}"
+        assert got[3] is not None and 0 < got[3] <= 600, f"ttl(v) = {got[3]} right after USING TTL 600"
+
+    @check("UPDATE USING TTL ? AND TIMESTAMP ?")
+    def _():
+        p = session.prepare("UPDATE tt USING TTL ? AND TIMESTAMP ? SET v = ? WHERE k = ?")
+        session.execute(p, (120, TS_NOW + 1, "upd", 4))
+        got = tt_row(4)
+        assert got[:3] == (4, "upd", TS_NOW + 1), f"got {got}"
+        assert got[3] is not None and 0 < got[3] <= 120, f"ttl(v) = {got[3]} right after USING TTL 120"
+
+    @check("USING TTL ?: a 1-second TTL expires")
+    def _():
+        session.execute(session.prepare("INSERT INTO tt (k, v) VALUES (?, ?) USING TTL ?"), (5, "gone", 1))
+        time.sleep(2.1)
+        r = session.execute(SEL_TT, [5]).one()
+        assert r is None, f"row with TTL 1 still there after 2.1s: {tuple(r)}"
+
+    def expect(exc, run, what):
+        try:
+            run()
+        except exc:
+            return
+        except Exception as e:  # noqa: BLE001
+            raise AssertionError(f"{what} raised {type(e).__name__}: {e}, want {exc.__name__}") from e
+        raise AssertionError(f"{what} did not raise {exc.__name__}")
+
+    @check("errors: syntax errors raise SyntaxException")
+    def _():
+        for bad in ("SELEC * FROM types", "SELECT * FROM types WHERE", "INSERT INTO types (k) VALUES (1"):
+            expect(SyntaxException, lambda: session.execute(bad), repr(bad))
+            expect(SyntaxException, lambda: session.prepare(bad), f"PREPARE {bad!r}")
+
+    INVALID = ("SELECT * FROM no_such_table", f"SELECT * FROM {KS}_nope.types",
+               "INSERT INTO types (k, no_such_col) VALUES (1, 1)")
+
+    @check("errors: unknown table / keyspace / column raise InvalidRequest (QUERY)")
+    def _():
+        for bad in INVALID:
+            expect(InvalidRequest, lambda: session.execute(bad), repr(bad))
+
+    @check("errors: unknown table / keyspace / column raise InvalidRequest (PREPARE)")
+    def _():
+        for bad in INVALID:
+            expect(InvalidRequest, lambda: session.prepare(bad), f"PREPARE {bad!r}")
+
+    @check("errors: CREATE of an existing keyspace / table raises AlreadyExists")
+    def _():
+        ddl = f"{KS} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}}"
+        try:
+            session.execute("CREATE KEYSPACE " + ddl)
+        except AlreadyExists as e:
+            assert e.keyspace == KS, f"AlreadyExists names keyspace {e.keyspace!r}"
+        else:
+            raise AssertionError("CREATE KEYSPACE of an existing keyspace did not raise AlreadyExists")
+        try:
+            session.execute("CREATE TABLE bt (k int PRIMARY KEY)")
+        except AlreadyExists as e:
+            assert (e.keyspace, e.table) == (KS, "bt"), f"AlreadyExists names {e.keyspace}.{e.table}"
+        else:
+            raise AssertionError("CREATE TABLE of an existing table did not raise AlreadyExists")
+        session.execute("CREATE KEYSPACE IF NOT EXISTS " + ddl)  # not an error
+        assert session.execute("SELECT k FROM types WHERE k = 1").one().k == 1, "session unusable"
+
+    @check("driver metadata: columns, types, partition and clustering keys")
+    def _():
+        ks = cluster.metadata.keyspaces.get(KS)
+        assert ks is not None, f"keyspace {KS} missing from metadata: {list(cluster.metadata.keyspaces)}"
+        assert ks.replication_strategy.replication_factor == 1, repr(ks.replication_strategy)
+        assert {"types", "wide", "many", "bt", "tt", "comp"} <= set(ks.tables), f"tables {sorted(ks.tables)}"
+        types = ks.tables["types"]
+        got = {c: m.cql_type for c, m in types.columns.items()}
+        assert got == TYPES_COLUMNS, f"types columns {got}, want {TYPES_COLUMNS}"
+        assert [c.name for c in types.partition_key] == ["k"], types.partition_key
+        assert types.clustering_key == [], types.clustering_key
+        wide = ks.tables["wide"]
+        assert [c.name for c in wide.partition_key] == ["p"], wide.partition_key
+        assert [c.name for c in wide.clustering_key] == ["c"], wide.clustering_key
+        comp = ks.tables["comp"]
+        assert [c.name for c in comp.partition_key] == ["a", "b"], comp.partition_key
+        assert [c.name for c in comp.clustering_key] == ["c", "d"], comp.clustering_key
+        assert [comp.columns[c].is_reversed for c in ("c", "d")] == [True, False], "clustering order"
+        got = {c: m.cql_type for c, m in comp.columns.items()}
+        want = {"a": "text", "b": "int", "c": "timeuuid", "d": "text", "e": "blob"}
+        assert got == want, f"comp columns {got}"
+        cql = comp.export_as_string()
+        assert "PRIMARY KEY ((a, b), c, d)" in cql and "CLUSTERING ORDER BY (c DESC, d ASC)" in cql, cql
+finally:
+    try:
+        session.execute(f"DROP KEYSPACE IF EXISTS {KS}")
+        assert KS not in [r.keyspace_name for r in session.execute(
+            "SELECT keyspace_name FROM system_schema.keyspaces")], f"{KS} still listed after DROP"
+        print(f"ok    keyspace {KS} dropped")
+    except Exception as e:  # noqa: BLE001
+        print(f"FAIL  drop keyspace {KS}: {type(e).__name__}: {e}")
+        results.append(("drop keyspace", e))
+    cluster.shutdown()
+
+failed = [n for n, e in results if e is not None]
+if failed:
+    print(f"FAILED {len(failed)} of {len(results)}: " + "; ".join(failed))
+    sys.exit(1)
+print("OK")

@@ -1,0 +1,192 @@
+//! Hostile and broken clients: each gets the protocol's documented answer, only its own
+//! connection is closed (or none), and the server goes on serving everyone else.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+use support::*;
+
+const PROTOCOL_ERROR: u32 = 0x000A;
+
+#[test]
+fn an_oversized_frame_is_refused_before_its_body_is_read() {
+    let server = start(|c| c.max_frame = 1 << 16);
+    let mut s = ready(server.addr);
+    // Claims 1 GiB; the body is never sent.
+    let mut h = frame(4, 3, QUERY, &[]);
+    h[5..9].copy_from_slice(&(1i32 << 30).to_be_bytes());
+    s.write_all(&h).unwrap();
+    let f = read(&mut s).unwrap();
+    let (code, msg) = f.error();
+    assert_eq!((code, f.stream), (PROTOCOL_ERROR, 3), "{msg}");
+    assert!(msg.contains("exceeds the limit"), "{msg}");
+    assert!(read(&mut s).is_none(), "the connection is closed");
+    // A negative length too.
+    let mut s = ready(server.addr);
+    h[5..9].copy_from_slice(&(-5i32).to_be_bytes());
+    s.write_all(&h).unwrap();
+    assert_eq!(read(&mut s).unwrap().error().0, PROTOCOL_ERROR);
+    still_serves(server.addr);
+}
+
+#[test]
+fn an_unknown_opcode_and_a_bad_body_are_answered_and_the_connection_goes_on() {
+    let server = start(|_| {});
+    let mut s = ready(server.addr);
+    send(&mut s, 4, 5, 0x42, b"whatever");
+    let f = read(&mut s).unwrap();
+    assert_eq!((f.error().0, f.stream), (PROTOCOL_ERROR, 5));
+    // A server-to-client opcode (RESULT) from a client.
+    send(&mut s, 4, 6, RESULT, &[0, 0, 0, 1]);
+    assert_eq!(read(&mut s).unwrap().error().0, PROTOCOL_ERROR);
+    // A QUERY whose long string claims more bytes than the body has.
+    send(&mut s, 4, 7, QUERY, &[0x7f, 0, 0, 0, b'S']);
+    let f = read(&mut s).unwrap();
+    assert_eq!((f.error().0, f.stream), (PROTOCOL_ERROR, 7));
+    // Same connection, a good request.
+    send(
+        &mut s,
+        4,
+        8,
+        QUERY,
+        &query_body("SELECT key FROM system.local"),
+    );
+    let f = read(&mut s).unwrap();
+    assert_eq!((f.opcode, f.stream), (RESULT, 8), "{f:?}");
+}
+
+#[test]
+fn a_negative_stream_id_is_refused() {
+    let server = start(|_| {});
+    let mut s = ready(server.addr);
+    send(&mut s, 4, -3, OPTIONS, &[]);
+    let f = read(&mut s).unwrap();
+    let (code, msg) = f.error();
+    assert_eq!((code, f.stream), (PROTOCOL_ERROR, -3));
+    assert!(msg.contains("negative"), "{msg}");
+    send(&mut s, 4, 1, OPTIONS, &[]);
+    assert_eq!(read(&mut s).unwrap().opcode, SUPPORTED);
+}
+
+#[test]
+fn an_unsupported_version_gets_the_error_drivers_downgrade_on() {
+    let server = start(|_| {});
+    for v in [1u8, 2, 5, 6, 0x45] {
+        let mut s = connect(server.addr);
+        send(&mut s, v, 0, OPTIONS, &[]);
+        let f = read(&mut s).unwrap();
+        let (code, msg) = f.error();
+        assert_eq!(code, PROTOCOL_ERROR);
+        assert!(
+            msg.contains("Invalid or unsupported protocol version"),
+            "{msg}"
+        );
+        assert_eq!(f.version, 0x84, "answered in a version the client can read");
+    }
+    // A frame with the response bit set is not a request.
+    let mut s = connect(server.addr);
+    send(&mut s, 0x84, 0, OPTIONS, &[]);
+    assert_eq!(read(&mut s).unwrap().error().0, PROTOCOL_ERROR);
+    still_serves(server.addr);
+}
+
+#[test]
+fn requests_before_startup_are_refused() {
+    let server = start(|_| {});
+    let mut s = connect(server.addr);
+    send(
+        &mut s,
+        4,
+        1,
+        QUERY,
+        &query_body("SELECT key FROM system.local"),
+    );
+    let (code, msg) = read(&mut s).unwrap().error();
+    assert_eq!(code, PROTOCOL_ERROR);
+    assert!(msg.contains("STARTUP"), "{msg}");
+    // Unknown compression is refused; the connection can still start up.
+    send(
+        &mut s,
+        4,
+        2,
+        STARTUP,
+        &startup_body(&[("CQL_VERSION", "3.4.5"), ("COMPRESSION", "zstd")]),
+    );
+    assert_eq!(read(&mut s).unwrap().error().0, PROTOCOL_ERROR);
+    send(
+        &mut s,
+        4,
+        3,
+        STARTUP,
+        &startup_body(&[("CQL_VERSION", "3.4.5")]),
+    );
+    assert_eq!(read(&mut s).unwrap().opcode, READY);
+}
+
+#[test]
+fn a_truncated_frame_and_a_slow_client_are_dropped_on_their_timeouts() {
+    let server = start(|c| {
+        c.frame_timeout = Duration::from_millis(300);
+        c.idle_timeout = Duration::from_millis(600);
+    });
+    // Half a frame, then silence: dropped after the frame timeout.
+    let mut half = ready(server.addr);
+    let f = frame(4, 1, QUERY, &query_body("SELECT key FROM system.local"));
+    half.write_all(&f[..f.len() - 4]).unwrap();
+    let t = Instant::now();
+    assert!(read(&mut half).is_none());
+    assert!(t.elapsed() < Duration::from_secs(10));
+    // An idle connection: dropped after the idle timeout.
+    let mut idle = ready(server.addr);
+    let t = Instant::now();
+    let mut b = [0u8; 1];
+    assert_eq!(idle.read(&mut b).unwrap_or(0), 0);
+    assert!(t.elapsed() >= Duration::from_millis(500));
+    // A header dribbled a byte at a time, past the idle timeout in all.
+    let mut slow = ready(server.addr);
+    for byte in &f[..9] {
+        if slow.write_all(&[*byte]).is_err() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    assert!(read(&mut slow).is_none());
+    still_serves(server.addr);
+}
+
+#[test]
+fn a_client_that_vanishes_mid_frame_leaves_the_others_served() {
+    let server = start(|_| {});
+    for cut in [1usize, 5, 9, 12] {
+        let mut s = ready(server.addr);
+        let f = frame(4, 1, QUERY, &query_body("SELECT key FROM system.local"));
+        s.write_all(&f[..cut]).unwrap();
+        drop(s);
+    }
+    still_serves(server.addr);
+}
+
+#[test]
+fn random_frames_never_panic_the_decoder() {
+    // The body of the `native_frame` fuzz target, over deterministic random input shaped as
+    // frames (valid headers, random bodies) so that every request decoder is reached.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for round in 0..20_000 {
+        let opcode = [1u8, 5, 7, 9, 10, 11, 13, 15][round % 8];
+        let len = (next() % 64) as usize;
+        let body: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        let mut f = frame(3 + (round % 2) as u8, 1, opcode, &body);
+        f[1] = (next() % 16) as u8;
+        supercolumn_server::fuzz_frames(&f, round % 3 == 0);
+    }
+}
