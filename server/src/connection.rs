@@ -25,6 +25,8 @@ use crate::{results, Config};
 struct State {
     ready: bool,
     lz4: bool,
+    /// Authenticated, or no authentication asked for.
+    authenticated: bool,
 }
 
 /// An answer frame ready to write.
@@ -53,6 +55,7 @@ pub async fn serve(
     let mut state = State {
         ready: false,
         lz4: false,
+        authenticated: config.auth.is_none(),
     };
     loop {
         let mut h = [0u8; HEADER_LEN];
@@ -109,28 +112,70 @@ pub async fn serve(
                     Ok(lz4) => {
                         state.ready = true;
                         state.lz4 = lz4;
-                        answer((Opcode::Ready, Vec::new()), false)
+                        if state.authenticated {
+                            answer((Opcode::Ready, Vec::new()), false)
+                        } else {
+                            let mut body = Vec::new();
+                            let class = crate::auth::AUTHENTICATOR.as_bytes();
+                            body.extend_from_slice(&(class.len() as u16).to_be_bytes());
+                            body.extend_from_slice(class);
+                            answer((Opcode::Authenticate, body), false)
+                        }
                     }
                     Err(m) => protocol_error(version, header.stream, &m),
                 };
+                let _ = tx.send(out).await;
+            }
+            _ if !state.ready => {
+                let out = protocol_error(version, header.stream, "send STARTUP first");
+                let _ = tx.send(out).await;
+            }
+            Request::AuthResponse(token) => {
+                let out = match (&config.auth, state.authenticated) {
+                    (Some(creds), false) => {
+                        let creds = creds.clone();
+                        let token = token.unwrap_or_default();
+                        // bcrypt takes milliseconds on purpose: not on the reactor.
+                        let who = tokio::task::spawn_blocking(move || creds.check(&token))
+                            .await
+                            .ok()
+                            .flatten();
+                        match who {
+                            Some(_) => {
+                                state.authenticated = true;
+                                // AUTH_SUCCESS with a null token.
+                                (Opcode::AuthSuccess, (-1i32).to_be_bytes().to_vec())
+                            }
+                            None => (
+                                Opcode::Error,
+                                results::error(
+                                    ErrorType::Authentication,
+                                    "Provided username and/or password are incorrect",
+                                    version,
+                                ),
+                            ),
+                        }
+                    }
+                    _ => (
+                        Opcode::Error,
+                        results::error(
+                            ErrorType::Protocol,
+                            "no authentication is in progress on this connection",
+                            version,
+                        ),
+                    ),
+                };
+                let _ = tx.send(answer(out, state.lz4)).await;
+            }
+            _ if !state.authenticated => {
+                let out =
+                    protocol_error(version, header.stream, "authenticate first (AUTH_RESPONSE)");
                 let _ = tx.send(out).await;
             }
             Request::Register(_) => {
                 let _ = tx
                     .send(answer((Opcode::Ready, Vec::new()), state.lz4))
                     .await;
-            }
-            _ if !state.ready => {
-                let out = protocol_error(version, header.stream, "send STARTUP first");
-                let _ = tx.send(out).await;
-            }
-            Request::AuthResponse(_) => {
-                let body = results::error(
-                    ErrorType::Protocol,
-                    "this server does not ask for authentication",
-                    version,
-                );
-                let _ = tx.send(answer((Opcode::Error, body), state.lz4)).await;
             }
             request => {
                 let (Ok(conn), Ok(all)) = (

@@ -4,6 +4,7 @@
 //! the engine through the CQL layer (`dispatch.rs`), the system tables drivers read are built
 //! from the catalog (`system/`). The engine knows nothing of this crate.
 
+pub mod auth;
 mod connection;
 mod dispatch;
 mod frame;
@@ -48,6 +49,8 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// A frame whose body does not arrive within this is dropped with its connection.
     pub frame_timeout: Duration,
+    /// The users to authenticate (PasswordAuthenticator); `None`: no authentication.
+    pub auth: Option<Arc<auth::Credentials>>,
 }
 
 impl Default for Config {
@@ -60,6 +63,7 @@ impl Default for Config {
             max_in_flight: 4096,
             idle_timeout: Duration::from_secs(120),
             frame_timeout: Duration::from_secs(10),
+            auth: None,
         }
     }
 }

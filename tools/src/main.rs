@@ -95,6 +95,16 @@ enum Command {
         /// Connections served at once; more are closed as they arrive.
         #[arg(long, default_value_t = 2048)]
         max_connections: usize,
+        /// Require a user name and password (PasswordAuthenticator); add users with
+        /// `supercolumn add-user`.
+        #[arg(long)]
+        auth: bool,
+    },
+    /// Adds a user for `serve --auth` (or changes its password), reading the password from
+    /// the first line of standard input; only its bcrypt hash is kept, in the data directory.
+    AddUser {
+        /// The user name.
+        name: String,
     },
 }
 
@@ -404,7 +414,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve {
             listen,
             max_connections,
-        } => return supercolumn_tools::serve::serve(db, *listen, *max_connections),
+            auth,
+        } => return supercolumn_tools::serve::serve(db, *listen, *max_connections, *auth),
+        Command::AddUser { name } => {
+            let mut password = String::new();
+            std::io::stdin()
+                .read_line(&mut password)
+                .context("reading the password")?;
+            let password = password.trim_end_matches(['\r', '\n']);
+            anyhow::ensure!(!password.is_empty(), "an empty password");
+            let mut creds = supercolumn_server::auth::Credentials::load(db.path())?;
+            creds.set_user(db.path(), name, password)?;
+            println!("User {name} saved.");
+        }
         Command::Schema => {
             for ks in db.keyspaces() {
                 let def = db.describe_keyspace(&ks)?;

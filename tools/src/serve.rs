@@ -7,10 +7,27 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use supercolumn::Database;
+use supercolumn_server::auth::Credentials;
 use supercolumn_server::{Config, Server};
 
-/// Serves `db` on `listen` with the default limits and the connection limit given.
-pub fn serve(db: Database, listen: SocketAddr, max_connections: usize) -> anyhow::Result<()> {
+/// Serves `db` on `listen` with the default limits, the connection limit given, and password
+/// authentication when `auth`.
+pub fn serve(
+    db: Database,
+    listen: SocketAddr,
+    max_connections: usize,
+    auth: bool,
+) -> anyhow::Result<()> {
+    let auth = if auth {
+        let creds = Credentials::load(db.path())?;
+        anyhow::ensure!(
+            !creds.is_empty(),
+            "--auth, but no user exists: add one with `supercolumn add-user NAME`"
+        );
+        Some(Arc::new(creds))
+    } else {
+        None
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("serve")
@@ -20,6 +37,7 @@ pub fn serve(db: Database, listen: SocketAddr, max_connections: usize) -> anyhow
     let config = Config {
         listen,
         max_connections,
+        auth,
         ..Config::default()
     };
     runtime.block_on(async {

@@ -3,9 +3,11 @@
 //! token`), in marker order. A client (the native protocol's PREPARED result) needs this to
 //! serialize the values it binds. This file only reads a parsed statement and its table.
 
-use super::ast::{Assignment, Bind, Relation, Statement, Term, Using};
+use super::ast::{Assignment, Bind, Relation, Selector, Statement, Term, Using};
+use super::error::CqlError;
 use super::table::Table;
 use super::types::CqlType;
+use super::types::Literal;
 
 /// The name and type of each marker, by position; a marker whose column is not known (a table
 /// that does not exist, a marker inside a collection literal) is a `blob`.
@@ -142,6 +144,77 @@ fn walk(s: &Statement, table: Option<&Table>, out: &mut Vec<Option<(String, CqlT
     }
 }
 
+/// Checks at PREPARE time what Cassandra checks then: every column the statement names
+/// exists in its table, and every literal given for a column is of that column's type.
+pub fn check(statement: &Statement, table: &Table) -> Result<(), CqlError> {
+    let literal = |column: &str, t: &Term| -> Result<(), CqlError> {
+        let (_, def) = table.column(column)?;
+        match t {
+            Term::Literal(Literal::Now) | Term::Bind(_) => Ok(()),
+            Term::Literal(lit) => def.ty.encode(lit, column).map(|_| ()),
+        }
+    };
+    let relations = |rs: &[Relation]| -> Result<(), CqlError> {
+        for r in rs {
+            match r {
+                Relation::Compare(c, _, t) => literal(c, t)?,
+                Relation::In(c, ts) => ts.iter().try_for_each(|t| literal(c, t))?,
+                Relation::Token(cs, ..) => {
+                    for c in cs {
+                        table.column(c)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    };
+    match statement {
+        Statement::Insert {
+            columns, values, ..
+        } => columns
+            .iter()
+            .zip(values)
+            .try_for_each(|(c, t)| literal(c, t)),
+        Statement::Update {
+            assignments,
+            relations: r,
+            ..
+        } => {
+            for a in assignments {
+                match a {
+                    Assignment::Set(c, t) => literal(c, t)?,
+                    other => {
+                        table.column(other.column())?;
+                    }
+                }
+            }
+            relations(r)
+        }
+        Statement::Delete {
+            columns,
+            relations: r,
+            ..
+        } => {
+            for (c, _) in columns {
+                table.column(c)?;
+            }
+            relations(r)
+        }
+        Statement::Select(sel) => {
+            for s in &sel.selectors {
+                if let Selector::Column(c) | Selector::WriteTime(c) | Selector::Ttl(c) = s {
+                    table.column(c)?;
+                }
+            }
+            for (c, _) in &sel.order_by {
+                table.column(c)?;
+            }
+            relations(&sel.relations)
+        }
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,6 +239,26 @@ mod tests {
         assert_eq!(b[1].1, CqlType::Text);
         assert_eq!(b[2].1, CqlType::Bigint);
         assert_eq!(b[3].1, CqlType::Int);
+    }
+
+    #[test]
+    fn prepare_time_checks_catch_unknown_columns_and_mistyped_literals() {
+        let t = table();
+        let ok = |q: &str| check(&parse(q).unwrap().remove(0), &t);
+        assert!(ok("INSERT INTO t (k, c, v) VALUES (?, 'x', {'a': 1})").is_ok());
+        assert!(ok("UPDATE t SET v = v + {'b': 2} WHERE k = 1 AND c = ?").is_ok());
+        assert!(ok("SELECT ttl(v), c FROM t WHERE k IN (1, 2) ORDER BY c DESC").is_ok());
+        for bad in [
+            "INSERT INTO t (k, nope) VALUES (1, 1)",
+            "INSERT INTO t (k, c) VALUES (1, 2)",
+            "UPDATE t SET nope = 1 WHERE k = 1",
+            "SELECT nope FROM t",
+            "DELETE nope FROM t WHERE k = 1",
+            "SELECT * FROM t WHERE nope = 1",
+            "SELECT * FROM t WHERE k = 'one'",
+        ] {
+            assert!(ok(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -193,6 +193,7 @@ impl<'db> Session<'db> {
             Some(t) => {
                 let ks = self.keyspace_of(t)?;
                 let table = self.table(t)?;
+                binds::check(&statement, &table)?;
                 let id = self.db.column_family_id(&ks, &t.table)?;
                 (Some(ks), Some((table, id)))
             }

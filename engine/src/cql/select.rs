@@ -120,7 +120,9 @@ impl Session<'_> {
         }
         let reversed = self.reversed(&t, &s.order_by)?;
         // TTL() counts down from the database's clock, as expiry does.
-        let now_seconds = self.db.options().clock.now_micros().div_euclid(1_000_000);
+        // Rounded up, as a write's expiry is counted from the next whole second: TTL() right
+        // after a write is the TTL given (Cassandra's), not one more.
+        let now_seconds = (self.db.options().clock.now_micros() + 999_999).div_euclid(1_000_000);
         let mut slices = clustering_slices(&t, &eq, &lower, &upper)?;
         if reversed {
             // The slices are in clustering order; a reversed read takes them last first.

@@ -334,6 +334,16 @@ fn ttl_and_writetime_answer_from_the_cells() {
     // The marker and a expired with the TTL; b, written later without one, keeps the row.
     let r = cql.query("SELECT a, b FROM t WHERE k = 1").unwrap();
     assert_eq!(r.rows, [vec![None, Some(b"z".to_vec())]]);
+    // Between seconds, TTL() right after the write is the TTL given, never one more (as
+    // Cassandra's), and it counts down from there.
+    clock.advance_micros(400_000);
+    cql.execute("INSERT INTO t (k, a) VALUES (2, 'x') USING TTL 3600")
+        .unwrap();
+    let ttl =
+        |cql: &mut Session| ints_at(&cql.query("SELECT TTL(a) FROM t WHERE k = 2").unwrap(), 0);
+    assert_eq!(ttl(&mut cql), [3600]);
+    clock.advance_micros(1_000_000);
+    assert_eq!(ttl(&mut cql), [3599]);
 }
 
 /// The `int` values of column `i` of a result.

@@ -23,7 +23,6 @@ import datetime
 import secrets
 import sys
 import time
-import traceback
 import uuid
 from decimal import Decimal
 
@@ -75,22 +74,7 @@ TYPE_ROWS = {
 cluster = Cluster(["127.0.0.1"], port=PORT)
 session = cluster.connect()
 session.default_timeout = 60
-results = []
-
-
-def check(name):
-    def wrap(fn):
-        start = time.monotonic()
-        try:
-            fn()
-            print(f"ok    {name} ({time.monotonic() - start:.2f}s)", flush=True)
-            results.append((name, None))
-        except Exception as e:  # noqa: BLE001 -- every failure is reported, the rest still run
-            print(f"FAIL  {name}: {type(e).__name__}: {e}", flush=True)
-            traceback.print_exc()
-            results.append((name, e))
-        return fn
-    return wrap
+from checks import check, fail, finish  # noqa: E402 -- beside this file
 
 
 def same(col, want, got):
@@ -389,11 +373,7 @@ finally:
         print(f"ok    keyspace {KS} dropped")
     except Exception as e:  # noqa: BLE001
         print(f"FAIL  drop keyspace {KS}: {type(e).__name__}: {e}")
-        results.append(("drop keyspace", e))
+        fail("drop keyspace", e)
     cluster.shutdown()
 
-failed = [n for n, e in results if e is not None]
-if failed:
-    print(f"FAILED {len(failed)} of {len(results)}: " + "; ".join(failed))
-    sys.exit(1)
-print("OK")
+finish()
