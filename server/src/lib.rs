@@ -137,17 +137,19 @@ impl Server {
 
 /// Frame decoding as a connection does it, for the `native_frame` fuzz target and the tests
 /// that run its body: every frame in `data` (headers, bodies, LZ4 when `lz4`) is checked and
-/// decoded, as far as the bytes go; nothing may panic.
-pub fn fuzz_frames(data: &[u8], lz4: bool) {
+/// decoded, as far as the bytes go; nothing may panic. Returns how many decoded.
+pub fn fuzz_frames(data: &[u8], lz4: bool) -> usize {
+    let mut decoded = 0;
     let mut rest = data;
     while let Some((h, tail)) = rest.split_first_chunk::<{ frame::HEADER_LEN }>() {
         let Ok(header) = frame::parse_header(h, 1 << 20) else {
-            return;
+            break;
         };
         let Some(body) = tail.get(..header.length) else {
-            return;
+            break;
         };
-        let _ = frame::decode_request(&header, body.to_vec(), lz4, 1 << 20);
+        decoded += usize::from(frame::decode_request(&header, body.to_vec(), lz4, 1 << 20).is_ok());
         rest = &tail[header.length..];
     }
+    decoded
 }

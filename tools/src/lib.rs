@@ -3,6 +3,7 @@
 
 pub mod cql_shell;
 pub mod errors;
+pub mod export;
 pub mod format;
 pub mod logging;
 pub mod serve;

@@ -100,6 +100,15 @@ enum Command {
         #[arg(long)]
         auth: bool,
     },
+    /// Writes CQL that a Cassandra 4/5 cluster loads with `cqlsh -f`: the schema, then every
+    /// live cell with its write time and remaining TTL (tombstones are not exported).
+    Export {
+        /// KEYSPACE or KEYSPACE.TABLE [default: every keyspace].
+        target: Option<String>,
+        /// The file to write [default: standard output].
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Adds a user for `serve --auth` (or changes its password), reading the password from
     /// the first line of standard input; only its bcrypt hash is kept, in the data directory.
     AddUser {
@@ -416,6 +425,34 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             max_connections,
             auth,
         } => return supercolumn_tools::serve::serve(db, *listen, *max_connections, *auth),
+        Command::Export { target, out } => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64);
+            let stats = match out {
+                Some(path) => {
+                    let f = std::fs::File::create(path)
+                        .with_context(|| format!("creating {}", path.display()))?;
+                    let mut w = std::io::BufWriter::new(f);
+                    let s = supercolumn_tools::export::export(&db, target.as_deref(), now, &mut w)?;
+                    w.into_inner()
+                        .map_err(|e| e.into_error())
+                        .and_then(|f| f.sync_all())
+                        .with_context(|| format!("writing {}", path.display()))?;
+                    s
+                }
+                None => {
+                    let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+                    let s = supercolumn_tools::export::export(&db, target.as_deref(), now, &mut w)?;
+                    w.flush()?;
+                    s
+                }
+            };
+            eprintln!(
+                "Exported {} keyspaces, {} tables, {} cells.",
+                stats.keyspaces, stats.tables, stats.cells
+            );
+        }
         Command::AddUser { name } => {
             let mut password = String::new();
             std::io::stdin()

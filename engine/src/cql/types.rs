@@ -75,6 +75,8 @@ pub enum Literal {
     Number(String),
     /// `0x…`
     Hex(String),
+    /// `blobAsT(0x…)`: the bytes of a `T` given in hex (the type's name, lower case).
+    BlobAs(String, String),
     /// A UUID.
     Uuid(String),
     /// `true` / `false`
@@ -214,6 +216,19 @@ impl CqlType {
                 b
             }
             (CqlType::Blob, Literal::Hex(h)) => from_hex(h).map_err(|_| mismatch())?,
+            (ty, Literal::BlobAs(name, h)) if !ty.is_collection() => {
+                let same = CqlType::scalar(name).is_some_and(|t| t == *ty)
+                    || matches!((ty, name.as_str()), (CqlType::Blob, "blob"));
+                if !same {
+                    return Err(CqlError::invalid(format!(
+                        "blobAs{name}() gives a {name}, but {column} is of type {self}"
+                    )));
+                }
+                let b = from_hex(h).map_err(|_| mismatch())?;
+                self.check(&b)
+                    .map_err(|e| CqlError::invalid(format!("invalid value for {column}: {e}")))?;
+                b
+            }
             (CqlType::List(e), Literal::List(items)) | (CqlType::Set(e), Literal::Set(items)) => {
                 let mut parts = Vec::with_capacity(items.len());
                 for it in items {
@@ -393,6 +408,7 @@ fn describe(lit: &Literal) -> &'static str {
         Literal::Str(_) => "STRING",
         Literal::Number(_) => "NUMBER",
         Literal::Hex(_) => "BLOB",
+        Literal::BlobAs(..) => "blobAs…()",
         Literal::Uuid(_) => "UUID",
         Literal::Bool(_) => "BOOLEAN",
         Literal::Null => "NULL",

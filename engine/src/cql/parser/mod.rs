@@ -435,6 +435,17 @@ impl Parser {
                     self.sym(")")?;
                     return Ok(Term::Literal(Literal::Now));
                 }
+                name if name.starts_with("blobas") && name.len() > 6 => {
+                    let ty = name["blobas".len()..].to_string();
+                    self.pos += 1;
+                    self.sym("(")?;
+                    let Some(Tok::Hex(h)) = self.peek().cloned() else {
+                        return Err(self.unexpected("a blob (0x…)"));
+                    };
+                    self.pos += 1;
+                    self.sym(")")?;
+                    return Ok(Term::Literal(Literal::BlobAs(ty, h)));
+                }
                 _ => return Err(self.unexpected("a value")),
             },
             _ => return Err(self.unexpected("a value")),

@@ -1,0 +1,334 @@
+//! `supercolumn export`: the way out to a Cassandra 4/5 cluster. Writes CQL that `cqlsh -f`
+//! loads: each keyspace's `CREATE KEYSPACE`, each table's `CREATE TABLE` (a Thrift-era column
+//! family as the table Cassandra shows it: `key`, `column1`, [`column2`,] `value`), then every
+//! live cell as its own statement `USING TIMESTAMP t [AND TTL remaining]`, so write times and
+//! expiry carry over and the cluster reconciles later writes the same way. Cells are written
+//! with `UPDATE` (an `INSERT` would add a row marker the original row may not have); a CQL
+//! row's marker is an `INSERT` of its key columns alone. Tombstones are not exported. It reads
+//! through the public API only.
+
+mod literal;
+
+use std::io::Write;
+
+use anyhow::Context;
+use supercolumn::comparator::CompositeType;
+use supercolumn::cql::{quote_ident, CqlType, Kind, Table};
+use supercolumn::{
+    Column, ColumnFamilyDef, ColumnOrSuperColumn, ColumnParent, ColumnType, Database, KeyRange,
+    RangeBound, SlicePredicate,
+};
+
+pub use literal::{literal, thrift_type};
+
+/// Rows read from the engine per request.
+const PAGE: usize = 256;
+
+/// What an export wrote.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Exported {
+    /// Keyspaces.
+    pub keyspaces: usize,
+    /// Tables.
+    pub tables: usize,
+    /// Cells (row markers included).
+    pub cells: u64,
+}
+
+fn is_system(ks: &str) -> bool {
+    ks == "system" || ks.starts_with("system_")
+}
+
+/// Writes the export of `target` (`KS`, `KS.TABLE`, or every keyspace) to `out`; `now_seconds`
+/// is the moment remaining TTLs count from.
+pub fn export(
+    db: &Database,
+    target: Option<&str>,
+    now_seconds: i64,
+    out: &mut dyn Write,
+) -> anyhow::Result<Exported> {
+    let (only_ks, only_table) = match target {
+        None => (None, None),
+        Some(t) => match t.split_once('.') {
+            Some((k, c)) => (Some(k.to_string()), Some(c.to_string())),
+            None => (Some(t.to_string()), None),
+        },
+    };
+    let keyspaces: Vec<String> = match &only_ks {
+        Some(k) => {
+            db.describe_keyspace(k)?;
+            vec![k.clone()]
+        }
+        None => db
+            .keyspaces()
+            .into_iter()
+            .filter(|k| !is_system(k))
+            .collect(),
+    };
+    let mut stats = Exported::default();
+    for ks in &keyspaces {
+        let def = db.describe_keyspace(ks)?;
+        writeln!(
+            out,
+            "CREATE KEYSPACE IF NOT EXISTS {} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': '{}'}};\n",
+            quote_ident(ks),
+            def.replication_factor
+        )?;
+        stats.keyspaces += 1;
+        let cfs: Vec<&ColumnFamilyDef> = def
+            .column_families
+            .iter()
+            .filter(|cf| only_table.as_ref().is_none_or(|t| *t == cf.name))
+            .collect();
+        if let (Some(t), true) = (&only_table, cfs.is_empty()) {
+            anyhow::bail!("no table {ks}.{t}");
+        }
+        for cf in cfs {
+            let shape = Shape::of(ks, cf)?;
+            writeln!(out, "{}\n", shape.create_statement())?;
+            stats.tables += 1;
+            stats.cells += export_cells(db, ks, cf, &shape, now_seconds, out)
+                .with_context(|| format!("exporting {ks}.{}", cf.name))?;
+            writeln!(out)?;
+        }
+    }
+    Ok(stats)
+}
+
+/// How a column family's cells become statements.
+enum Shape {
+    /// A CQL table.
+    Cql(Table),
+    /// A Thrift-era column family: key, column1, [column2,] value types.
+    Thrift {
+        name: String,
+        key: CqlType,
+        column1: CqlType,
+        column2: Option<CqlType>,
+        value: CqlType,
+    },
+}
+
+impl Shape {
+    fn of(ks: &str, cf: &ColumnFamilyDef) -> anyhow::Result<Shape> {
+        if let Some(t) = Table::from_cf(ks, cf)? {
+            return Ok(Shape::Cql(t));
+        }
+        let name = format!("{}.{}", quote_ident(ks), quote_ident(&cf.name));
+        let key = cf
+            .key_validation_class
+            .as_ref()
+            .map_or(CqlType::Blob, |k| thrift_type(&**k));
+        let value = thrift_type(&*cf.default_validation_class);
+        Ok(match cf.column_type {
+            ColumnType::Standard => Shape::Thrift {
+                name,
+                key,
+                column1: thrift_type(&*cf.comparator),
+                column2: None,
+                value,
+            },
+            ColumnType::Super => Shape::Thrift {
+                name,
+                key,
+                column1: thrift_type(&*cf.comparator),
+                column2: Some(
+                    cf.subcomparator
+                        .as_ref()
+                        .map_or(CqlType::Blob, |s| thrift_type(&**s)),
+                ),
+                value,
+            },
+        })
+    }
+
+    fn create_statement(&self) -> String {
+        match self {
+            Shape::Cql(t) => t.create_statement(),
+            Shape::Thrift {
+                name,
+                key,
+                column1,
+                column2,
+                value,
+            } => match column2 {
+                None => format!(
+                    "CREATE TABLE IF NOT EXISTS {name} (\n    key {key},\n    column1 {column1},\n    value {value},\n    PRIMARY KEY (key, column1)\n);"
+                ),
+                Some(c2) => format!(
+                    "CREATE TABLE IF NOT EXISTS {name} (\n    key {key},\n    column1 {column1},\n    column2 {c2},\n    value {value},\n    PRIMARY KEY (key, column1, column2)\n);"
+                ),
+            },
+        }
+    }
+}
+
+/// ` USING TIMESTAMP t [AND TTL n]`, or `None` for a cell already expired.
+fn using(c: &Column, now_seconds: i64) -> Option<String> {
+    match c.expires_at {
+        None => Some(format!(" USING TIMESTAMP {}", c.timestamp)),
+        Some(at) if at > now_seconds => Some(format!(
+            " USING TIMESTAMP {} AND TTL {}",
+            c.timestamp,
+            at - now_seconds
+        )),
+        Some(_) => None,
+    }
+}
+
+fn export_cells(
+    db: &Database,
+    ks: &str,
+    cf: &ColumnFamilyDef,
+    shape: &Shape,
+    now_seconds: i64,
+    out: &mut dyn Write,
+) -> anyhow::Result<u64> {
+    let parent = ColumnParent::new(&cf.name);
+    let predicate = SlicePredicate::everything();
+    let mut start = RangeBound::Unbounded;
+    let mut last: Option<Vec<u8>> = None;
+    let mut cells = 0u64;
+    loop {
+        let range = KeyRange {
+            start: start.clone(),
+            end: RangeBound::Unbounded,
+            count: PAGE,
+        };
+        let rows = db.get_range_slices(ks, &parent, &predicate, &range)?;
+        let n = rows.len();
+        for row in rows {
+            if last.as_ref() == Some(&row.key) {
+                continue;
+            }
+            for item in &row.columns {
+                cells += match (shape, item) {
+                    (Shape::Cql(t), ColumnOrSuperColumn::Column(c)) => {
+                        cql_cell(t, &row.key, c, now_seconds, out)?
+                    }
+                    (Shape::Thrift { .. }, ColumnOrSuperColumn::Column(c)) => {
+                        thrift_cell(shape, &row.key, None, c, now_seconds, out)?
+                    }
+                    (Shape::Thrift { .. }, ColumnOrSuperColumn::SuperColumn(s)) => {
+                        let mut k = 0;
+                        for c in &s.columns {
+                            k += thrift_cell(shape, &row.key, Some(&s.name), c, now_seconds, out)?;
+                        }
+                        k
+                    }
+                    (Shape::Cql(_), ColumnOrSuperColumn::SuperColumn(_)) => 0,
+                };
+            }
+            last = Some(row.key.clone());
+        }
+        match &last {
+            Some(k) if n == PAGE => start = RangeBound::Key(k.clone()),
+            _ => break,
+        }
+    }
+    Ok(cells)
+}
+
+fn thrift_cell(
+    shape: &Shape,
+    key: &[u8],
+    super_column: Option<&[u8]>,
+    c: &Column,
+    now_seconds: i64,
+    out: &mut dyn Write,
+) -> anyhow::Result<u64> {
+    let Shape::Thrift {
+        name,
+        key: kt,
+        column1,
+        column2,
+        value,
+    } = shape
+    else {
+        return Ok(0);
+    };
+    let Some(using) = using(c, now_seconds) else {
+        return Ok(0);
+    };
+    let mut wher = format!("key = {}", literal(kt, key));
+    match (super_column, column2) {
+        (Some(sc), Some(c2)) => {
+            wher.push_str(&format!(" AND column1 = {}", literal(column1, sc)));
+            wher.push_str(&format!(" AND column2 = {}", literal(c2, &c.name)));
+        }
+        _ => wher.push_str(&format!(" AND column1 = {}", literal(column1, &c.name))),
+    }
+    writeln!(
+        out,
+        "UPDATE {name}{using} SET value = {} WHERE {wher};",
+        literal(value, &c.value)
+    )?;
+    Ok(1)
+}
+
+fn cql_cell(
+    t: &Table,
+    key: &[u8],
+    c: &Column,
+    now_seconds: i64,
+    out: &mut dyn Write,
+) -> anyhow::Result<u64> {
+    let Some(using) = using(c, now_seconds) else {
+        return Ok(0);
+    };
+    let parts = CompositeType::split(&c.name)
+        .map_err(|e| anyhow::anyhow!("a cell name of {}.{}: {}", t.keyspace, t.name, e.0))?;
+    let nck = t.clustering.len();
+    anyhow::ensure!(
+        parts.len() > nck,
+        "a cell name of {}.{} has {} components, fewer than its clustering columns and name",
+        t.keyspace,
+        t.name,
+        parts.len()
+    );
+    let pk = t.split_row_key(key);
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for (i, col) in t.columns.iter().enumerate() {
+        let v = match col.kind {
+            Kind::PartitionKey(k) => pk.get(k).map(|b| literal(&col.ty, b)),
+            Kind::Clustering(k) => Some(literal(&col.ty, parts[k].bytes)),
+            Kind::Regular => None,
+        };
+        if let Some(v) = v {
+            keys.push((quote_ident(&t.columns[i].name), v));
+        }
+    }
+    let table = format!("{}.{}", quote_ident(&t.keyspace), quote_ident(&t.name));
+    let column = std::str::from_utf8(parts[nck].bytes)
+        .map_err(|_| anyhow::anyhow!("a column name in {table} is not UTF-8"))?;
+    if column.is_empty() {
+        let names: Vec<&str> = keys.iter().map(|(n, _)| n.as_str()).collect();
+        let values: Vec<&str> = keys.iter().map(|(_, v)| v.as_str()).collect();
+        writeln!(
+            out,
+            "INSERT INTO {table} ({}) VALUES ({}){using};",
+            names.join(", "),
+            values.join(", ")
+        )?;
+        return Ok(1);
+    }
+    let (_, def) = t.column(column)?;
+    let wher: Vec<String> = keys.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+    let col = quote_ident(column);
+    let set = match (&def.ty, parts.get(nck + 1)) {
+        (CqlType::List(e), Some(_)) => format!("{col} = {col} + [{}]", literal(e, &c.value)),
+        (CqlType::Set(e), Some(el)) => format!("{col} = {col} + {{{}}}", literal(e, el.bytes)),
+        (CqlType::Map(k, v), Some(el)) => format!(
+            "{col} = {col} + {{{}: {}}}",
+            literal(k, el.bytes),
+            literal(v, &c.value)
+        ),
+        (ty, _) => format!("{col} = {}", literal(ty, &c.value)),
+    };
+    writeln!(
+        out,
+        "UPDATE {table}{using} SET {set} WHERE {};",
+        wher.join(" AND ")
+    )?;
+    Ok(1)
+}

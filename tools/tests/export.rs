@@ -1,0 +1,312 @@
+//! The way out to a cluster, end to end: `supercolumn export` of the seed applications' data
+//! (BloggyAppy's column families, Keyspace1's Standard and Super ones) and of CQL tables (every
+//! kind of column, collections, TTLs, rows with and without a marker, deleted cells), loaded by
+//! cqlsh (`-f`) into a fresh `supercolumn serve`, then every cell compared: value, write time
+//! and remaining TTL. Needs `python3` with the PyPI package `cqlsh` (CI installs it).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use supercolumn::comparator::TimeUuidType;
+use supercolumn::cql::{Rows, Session};
+use supercolumn::{
+    BatchMutation, ColumnFamilyDef, ColumnPath, Database, KeyspaceDef, Options, TimeUuidGenerator,
+    WriteOptions,
+};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_supercolumn"))
+}
+
+/// The source database: seed-application column families and CQL tables.
+fn fill(dir: &Path) {
+    let db = Database::open(dir, Options::default()).unwrap();
+    db.create_keyspace(
+        KeyspaceDef::new("BloggyAppy")
+            .with_column_family(ColumnFamilyDef::standard("Authors"))
+            .with_column_family(ColumnFamilyDef::standard("BlogEntries"))
+            .with_column_family(
+                ColumnFamilyDef::standard("TaggedPosts").with_comparator(TimeUuidType),
+            ),
+    )
+    .unwrap();
+    let ids = TimeUuidGenerator::for_process();
+    let mut b = BatchMutation::new();
+    let t0 = 1_374_546_754_299_000i64;
+    for (i, (id, name)) in [
+        ("phatduckk", "Arin Sarkissian"),
+        ("ericflo", "Eric Florenzano"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let at = WriteOptions::at(t0 + i as i64);
+        b.insert(id, ColumnPath::new("Authors").column("name"), name, at);
+        b.insert(
+            id,
+            ColumnPath::new("Authors").column("email"),
+            format!("{id}@example.com"),
+            at,
+        );
+    }
+    for n in 0..20i64 {
+        let slug = format!("post-{n}");
+        let at = WriteOptions::at(t0 + 86_400_000_000 * n);
+        b.insert(
+            &slug,
+            ColumnPath::new("BlogEntries").column("title"),
+            format!("Post number {n}"),
+            at,
+        );
+        b.insert(
+            &slug,
+            ColumnPath::new("BlogEntries").column("body"),
+            vec![n as u8, 0, 0xff],
+            at,
+        );
+        let id = ids.next(t0 + n);
+        b.insert(
+            "__notag__",
+            ColumnPath::new("TaggedPosts").column(id),
+            &slug,
+            at,
+        );
+    }
+    db.batch_mutate("BloggyAppy", &b).unwrap();
+    let mut b = BatchMutation::new();
+    for k in 0..30u32 {
+        let key = k.to_be_bytes();
+        b.insert(
+            key,
+            ColumnPath::new("Standard1").column(b"\x00bin"),
+            b"v",
+            WriteOptions::at(7),
+        );
+        b.insert(
+            key,
+            ColumnPath::new("Standard2").column("naïve 'q'"),
+            "x",
+            WriteOptions::at(8).with_ttl(86_400),
+        );
+        b.insert(
+            key,
+            ColumnPath::new("Super1").super_column("sc").column("sub"),
+            "y",
+            WriteOptions::at(9),
+        );
+        b.insert(
+            key,
+            ColumnPath::new("Super1").super_column("sc2").column("sub2"),
+            "z",
+            WriteOptions::at(10),
+        );
+    }
+    b.remove(
+        3u32.to_be_bytes(),
+        ColumnPath::new("Standard1").column(b"\x00bin"),
+        Some(100),
+    );
+    db.batch_mutate("Keyspace1", &b).unwrap();
+
+    let mut cql = Session::new(&db);
+    cql.execute(
+        "CREATE KEYSPACE app WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+         USE app;
+         CREATE TABLE everything (k int, c text, i bigint, d double, m decimal, u uuid, b blob,
+             t timestamp, f boolean, n inet, v varint, l list<int>, s set<text>, mp map<text, int>,
+             PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC);
+         CREATE TABLE pairs (a text, b int, x int, y text, PRIMARY KEY ((a, b), x));",
+    )
+    .unwrap();
+    for k in 0..40 {
+        cql.execute(&format!(
+            "INSERT INTO everything (k, c, i, d, m, u, b, t, f, n, v, l, s, mp)
+             VALUES ({k}, 'c{k}', {}, {k}.5, 12.{k}, 5132b130-ae79-11e4-ab27-0800200c9a66, 0x{k:02x},
+             {}, true, '10.0.0.{k}', -{k}00000000000000000000, [3, 1, {k}], {{'b', 'a'}}, {{'k': {k}}})
+             USING TIMESTAMP {}",
+            i64::MAX - k,
+            1_374_546_754_000i64 + k,
+            1000 + k
+        ))
+        .unwrap();
+    }
+    cql.execute("UPDATE everything USING TTL 90000 SET d = 1.25 WHERE k = 1 AND c = 'c1'; UPDATE everything SET l = l + [9] WHERE k = 2 AND c = 'c2'; DELETE i FROM everything WHERE k = 3 AND c = 'c3'; DELETE FROM everything WHERE k = 4 AND c = 'c4'; UPDATE everything SET i = 5 WHERE k = 99 AND c = 'no marker'; INSERT INTO everything (k, c) VALUES (98, 'marker only'); INSERT INTO pairs (a, b, x, y) VALUES ('p', 1, 2, 'q'); UPDATE everything SET d = NaN WHERE k = 5 AND c = 'c5'")
+        .unwrap();
+    drop(cql);
+    db.close().unwrap();
+}
+
+/// Starts `serve` on a free port; returns the child and its port.
+fn serve(dir: &Path) -> (std::process::Child, u16) {
+    let mut child = bin()
+        .arg("--data")
+        .arg(dir)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let line = lines.next().unwrap().unwrap();
+    let port = line.rsplit(':').next().unwrap().trim().parse().unwrap();
+    std::thread::spawn(move || lines.for_each(drop));
+    (child, port)
+}
+
+/// Every row of a query, each value with its write time and TTL where it has one.
+fn read(db: &Database, q: &str) -> Rows {
+    let mut rows = Session::new(db).query(q).unwrap();
+    rows.rows.sort();
+    rows
+}
+
+#[test]
+fn an_export_loaded_by_cqlsh_gives_every_cell_back_with_its_time_and_ttl() {
+    let src = tempfile::tempdir().unwrap();
+    let dst = tempfile::tempdir().unwrap();
+    fill(src.path());
+    let file = src.path().join("export.cql");
+    let out = bin()
+        .arg("--data")
+        .arg(src.path())
+        .arg("export")
+        .arg("--out")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(!text.contains("'c4'"), "a deleted row is not exported");
+
+    // A destination without the default Keyspace1, as a fresh cluster has none.
+    let empty = Options::default().with_keyspaces(Vec::new());
+    Database::open(dst.path(), empty).unwrap().close().unwrap();
+    let (mut server, port) = serve(dst.path());
+    let load = Command::new("python3")
+        .args(["-m", "cqlshlib", "127.0.0.1", &port.to_string(), "-f"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&load.stderr);
+    assert!(
+        load.status.success() && !stderr.contains("rror"),
+        "cqlsh: {stderr}"
+    );
+    Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(server.wait().unwrap().success());
+
+    let a = Database::open(src.path(), Options::default()).unwrap();
+    let b = Database::open(dst.path(), Options::default()).unwrap();
+    // The Thrift-era column families, read the same way on both sides: as the CQL tables
+    // the export made, on the destination; through the API, on the source.
+    for (ks, cf, sup, cells) in [
+        ("BloggyAppy", "Authors", false, 4),
+        ("BloggyAppy", "BlogEntries", false, 40),
+        ("BloggyAppy", "TaggedPosts", false, 20),
+        ("Keyspace1", "Standard1", false, 29),
+        ("Keyspace1", "Standard2", false, 30),
+        ("Keyspace1", "Super1", true, 60),
+    ] {
+        let cols = if sup {
+            "key, column1, column2, value, writetime(value), ttl(value)"
+        } else {
+            "key, column1, value, writetime(value), ttl(value)"
+        };
+        let got = read(&b, &format!("SELECT {cols} FROM \"{ks}\".\"{cf}\""));
+        let want = thrift_cells(&a, ks, cf, sup);
+        assert_eq!((got.rows.len(), want.len()), (cells, cells), "{ks}.{cf}");
+        for (g, w) in got.rows.iter().zip(&want) {
+            let n = g.len();
+            assert_eq!(g[..n - 1], w[..n - 1], "{ks}.{cf}");
+            close_ttl(&g[n - 1], &w[n - 1]);
+        }
+    }
+    // CQL tables: every row, and every scalar column's write time and TTL.
+    for (q, rows) in [
+        ("SELECT * FROM app.everything", 41),
+        ("SELECT k, c, writetime(i), writetime(d), ttl(d), writetime(b), writetime(n) FROM app.everything", 41),
+        ("SELECT * FROM app.pairs", 1),
+        ("SELECT a, b, x, writetime(y) FROM app.pairs", 1),
+    ] {
+        let (x, y) = (read(&a, q), read(&b, q));
+        assert_eq!((x.rows.len(), y.rows.len()), (rows, rows), "{q}");
+        for (rx, ry) in x.rows.iter().zip(&y.rows) {
+            for (i, ((name, _), (vx, vy))) in x.columns.iter().zip(rx.iter().zip(ry)).enumerate() {
+                if name.starts_with("ttl") {
+                    close_ttl(vx, vy);
+                } else {
+                    assert_eq!(vx, vy, "{q}: column {i} ({name}) of {rx:?}");
+                }
+            }
+        }
+    }
+}
+
+/// TTLs a few seconds apart (the export and the load take time).
+fn close_ttl(a: &Option<Vec<u8>>, b: &Option<Vec<u8>>) {
+    let t = |v: &Option<Vec<u8>>| {
+        v.as_ref()
+            .map(|b| i32::from_be_bytes(b[..4].try_into().unwrap()))
+    };
+    match (t(a), t(b)) {
+        (Some(x), Some(y)) => assert!((x - y).abs() <= 30, "TTL {x} vs {y}"),
+        (x, y) => assert_eq!(x, y),
+    }
+}
+
+/// A Thrift-era column family's live cells as rows of key, name(s), value, write time, TTL.
+fn thrift_cells(db: &Database, ks: &str, cf: &str, sup: bool) -> Vec<Vec<Option<Vec<u8>>>> {
+    use supercolumn::{ColumnOrSuperColumn, ColumnParent, KeyRange, SlicePredicate};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let mut range = KeyRange::all();
+    range.count = 100_000;
+    let rows = db
+        .get_range_slices(
+            ks,
+            &ColumnParent::new(cf),
+            &SlicePredicate::everything(),
+            &range,
+        )
+        .unwrap();
+    let mut out = Vec::new();
+    for r in rows {
+        for item in r.columns {
+            let cells: Vec<(Option<Vec<u8>>, supercolumn::Column)> = match item {
+                ColumnOrSuperColumn::Column(c) => vec![(None, c)],
+                ColumnOrSuperColumn::SuperColumn(s) => s
+                    .columns
+                    .into_iter()
+                    .map(|c| (Some(s.name.clone()), c))
+                    .collect(),
+            };
+            for (sc, c) in cells {
+                let mut row = vec![Some(r.key.clone())];
+                if sup {
+                    row.push(sc);
+                }
+                row.push(Some(c.name));
+                row.push(Some(c.value));
+                row.push(Some(c.timestamp.to_be_bytes().to_vec()));
+                row.push(
+                    c.expires_at
+                        .map(|e| ((e - now) as i32).to_be_bytes().to_vec()),
+                );
+                out.push(row);
+            }
+        }
+    }
+    out.sort();
+    out
+}
