@@ -47,7 +47,9 @@ pub async fn serve(
     mut shutdown: watch::Receiver<bool>,
 ) {
     let _ = stream.set_nodelay(true);
-    let (mut rd, wr) = stream.into_split();
+    let (rd, wr) = stream.into_split();
+    // Buffered: a driver pipelines many small frames, and one read takes them all.
+    let mut rd = tokio::io::BufReader::with_capacity(64 * 1024, rd);
     let (tx, rx) = mpsc::channel::<Out>(1024);
     let writer = tokio::spawn(write_loop(wr, rx));
     let in_flight = Arc::new(Semaphore::new(config.max_in_flight_per_connection));
@@ -187,10 +189,10 @@ pub async fn serve(
                 let (shared, keyspace, tx) = (shared.clone(), keyspace.clone(), tx.clone());
                 let lz4 = state.lz4;
                 tokio::spawn(async move {
-                    let run = tokio::task::spawn_blocking(move || {
+                    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         run(&shared, &keyspace, request, version)
-                    });
-                    let out = match run.await {
+                    }));
+                    let out = match run {
                         Ok(a) => answer(a, lz4),
                         Err(_) => {
                             let body = results::error(

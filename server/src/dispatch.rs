@@ -91,7 +91,9 @@ impl Shared {
         let current = keyspace.lock().clone();
         if describe::is_describe(text) {
             return match describe::describe(&self.db, current.as_deref(), text) {
-                Ok(rows) => self.rows_page("system", "describe", rows, params, text, version),
+                Ok(rows) => {
+                    self.rows_page("system", "describe", rows, params, text.as_bytes(), version)
+                }
                 Err(e) => err(&e, version),
             };
         }
@@ -106,7 +108,13 @@ impl Shared {
         let [statement] = statements.as_slice() else {
             return invalid("a QUERY carries exactly one statement", version);
         };
-        if let Some(answer) = self.system(current.as_deref(), statement, params, text, version) {
+        if let Some(answer) = self.system(
+            current.as_deref(),
+            statement,
+            params,
+            text.as_bytes(),
+            version,
+        ) {
             return answer;
         }
         let mut session = Session::new(&self.db);
@@ -119,7 +127,14 @@ impl Shared {
                 session.execute_prepared(&p, &refs)
             })
         };
-        self.answer(keyspace, statement, result, params, text, version)
+        self.answer(
+            keyspace,
+            statement,
+            result,
+            params,
+            text.as_bytes(),
+            version,
+        )
     }
 
     /// A read of a system table, or a write to one (refused).
@@ -128,7 +143,7 @@ impl Shared {
         current: Option<&str>,
         statement: &Statement,
         params: &Params,
-        text: &str,
+        statement_key: &[u8],
         version: Version,
     ) -> Option<Answer> {
         let table = table_of(statement)?;
@@ -138,7 +153,9 @@ impl Shared {
         }
         Some(match statement {
             Statement::Select(sel) => match system::select(&self.db, &self.node, ks, sel) {
-                Ok(rows) => self.rows_page(ks, &sel.table.table, rows, params, text, version),
+                Ok(rows) => {
+                    self.rows_page(ks, &sel.table.table, rows, params, statement_key, version)
+                }
                 Err(e) => err(&e, version),
             },
             _ => (
@@ -158,7 +175,7 @@ impl Shared {
         statement: &Statement,
         result: Result<CqlResult, CqlError>,
         params: &Params,
-        text: &str,
+        statement_key: &[u8],
         version: Version,
     ) -> Answer {
         match result {
@@ -190,7 +207,7 @@ impl Shared {
                     ),
                     _ => Default::default(),
                 };
-                self.rows_page(&ks, &table, rows, params, text, version)
+                self.rows_page(&ks, &table, rows, params, statement_key, version)
             }
             Err(e) => err(&e, version),
         }
@@ -202,10 +219,10 @@ impl Shared {
         table: &str,
         rows: Rows,
         params: &Params,
-        text: &str,
+        statement_key: &[u8],
         version: Version,
     ) -> Answer {
-        match paging::page(rows, params, text) {
+        match paging::page(rows, params, statement_key) {
             Ok((rows, state)) => (
                 Opcode::Result,
                 results::rows(ks, table, rows, state, version),
@@ -303,8 +320,7 @@ impl Shared {
         let mut session = Session::new(&self.db);
         session.set_keyspace(keyspace.lock().clone());
         let result = session.execute_prepared(&p, &refs);
-        let text = format!("{:x?}", id);
-        self.answer(keyspace, p.statement(), result, params, &text, version)
+        self.answer(keyspace, p.statement(), result, params, id, version)
     }
 
     /// BATCH: every statement prepared (or parsed) first, then all applied as one.

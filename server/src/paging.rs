@@ -9,15 +9,16 @@ use supercolumn::cql::Rows;
 const STATE_VERSION: u8 = 1;
 const STATE_LEN: usize = 13;
 
-fn fingerprint(text: &str) -> u32 {
-    crc32fast::hash(text.as_bytes())
+fn fingerprint(statement: &[u8]) -> u32 {
+    crc32fast::hash(statement)
 }
 
-/// The page `params` asks for, and the state of the next one if more rows follow.
+/// The page `params` asks for, and the state of the next one if more rows follow; `statement`
+/// (its text, or its prepared id) ties the state to the statement.
 pub fn page(
     mut rows: Rows,
     params: &Params,
-    text: &str,
+    statement: &[u8],
 ) -> Result<(Rows, Option<Vec<u8>>), String> {
     let size = match params.page_size {
         Some(n) if n > 0 => n as usize,
@@ -30,7 +31,7 @@ pub fn page(
                 .try_into()
                 .map_err(|_| format!("invalid paging state of {} bytes", s.len()))?;
             let offset = u64::from_be_bytes([s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]]);
-            if s[0] != STATE_VERSION || s[9..] != fingerprint(text).to_be_bytes() {
+            if s[0] != STATE_VERSION || s[9..] != fingerprint(statement).to_be_bytes() {
                 return Err("the paging state belongs to another statement".into());
             }
             usize::try_from(offset).map_err(|_| "invalid paging state offset".to_string())?
@@ -43,7 +44,7 @@ pub fn page(
         let mut s = Vec::with_capacity(STATE_LEN);
         s.push(STATE_VERSION);
         s.extend_from_slice(&(end as u64).to_be_bytes());
-        s.extend_from_slice(&fingerprint(text).to_be_bytes());
+        s.extend_from_slice(&fingerprint(statement).to_be_bytes());
         s
     });
     Ok((rows, next))
@@ -69,7 +70,7 @@ mod tests {
         };
         let mut seen = Vec::new();
         loop {
-            let (r, next) = page(rows(8), &params, "q").unwrap();
+            let (r, next) = page(rows(8), &params, b"q").unwrap();
             seen.extend(r.rows.into_iter().map(|r| r[0].clone().unwrap()[0]));
             match next {
                 Some(s) => params.paging_state = Some(s),
@@ -77,8 +78,8 @@ mod tests {
             }
         }
         assert_eq!(seen, (0..8).collect::<Vec<u8>>());
-        assert!(page(rows(8), &params, "other").is_err());
+        assert!(page(rows(8), &params, b"other").is_err());
         params.paging_state = Some(vec![1, 2]);
-        assert!(page(rows(8), &params, "q").is_err());
+        assert!(page(rows(8), &params, b"q").is_err());
     }
 }

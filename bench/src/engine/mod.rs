@@ -5,6 +5,8 @@
 
 mod supercolumn;
 mod supercolumn_cql;
+#[cfg(feature = "server")]
+mod supercolumn_server;
 
 #[cfg(feature = "peers")]
 mod fjall;
@@ -48,10 +50,12 @@ pub struct EngineConfig {
     /// supercolumn's rows in key order (OrderPreservingPartitioner) instead of token order. The
     /// peers store rows in key order always.
     pub order_preserving: bool,
+    /// Connections a client of the server opens (`--engine server`).
+    pub connections: usize,
 }
 
 /// The engines `stress` knows, in the order it prints them.
-pub const ENGINES: [&str; 4] = ["supercolumn", "rocksdb", "fjall", "cql"];
+pub const ENGINES: [&str; 5] = ["supercolumn", "rocksdb", "fjall", "cql", "server"];
 
 /// One engine under test. Point rows hold one column; wide rows hold many, sorted by name.
 pub trait Engine: Send + Sync {
@@ -82,6 +86,14 @@ pub fn open(name: &str, dir: &Path, config: EngineConfig) -> anyhow::Result<Box<
         "cql" => Ok(Box::new(supercolumn_cql::SupercolumnCql::open(
             dir, config,
         )?)),
+        #[cfg(feature = "server")]
+        "server" => Ok(Box::new(supercolumn_server::SupercolumnServer::open(
+            dir, config,
+        )?)),
+        #[cfg(not(feature = "server"))]
+        "server" => {
+            bail!("engine 'server' needs the driver: cargo run --release --features server --bin stress")
+        }
         #[cfg(feature = "peers")]
         "rocksdb" => Ok(Box::new(rocksdb::Rocks::open(dir, config)?)),
         #[cfg(feature = "peers")]

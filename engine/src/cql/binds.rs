@@ -63,7 +63,12 @@ fn relations(rs: &[Relation], table: Option<&Table>, out: &mut Vec<Option<(Strin
                 let ty = column_type(table, c);
                 ts.iter().for_each(|t| put(out, t, c, ty.clone()));
             }
-            Relation::Token(_, _, t, _) => put(out, t, "partition key token", CqlType::Bigint),
+            // `token(k) op token(?)`: the marker is a partition key value, not a token.
+            Relation::Token(cols, _, t, true) => match cols.as_slice() {
+                [c] => put(out, t, c, column_type(table, c)),
+                _ => put(out, t, "partition key", CqlType::Blob),
+            },
+            Relation::Token(_, _, t, false) => put(out, t, "partition key token", CqlType::Bigint),
         }
     }
 }
@@ -239,6 +244,12 @@ mod tests {
         assert_eq!(b[1].1, CqlType::Text);
         assert_eq!(b[2].1, CqlType::Bigint);
         assert_eq!(b[3].1, CqlType::Int);
+        let s = parse("SELECT * FROM t WHERE token(k) >= token(?) AND token(k) < ? LIMIT ?")
+            .unwrap()
+            .remove(0);
+        let b = bind_columns(&s, Some(&t));
+        let types: Vec<&CqlType> = b.iter().map(|(_, ty)| ty).collect();
+        assert_eq!(types, [&CqlType::Int, &CqlType::Bigint, &CqlType::Int]);
     }
 
     #[test]

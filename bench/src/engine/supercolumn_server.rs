@@ -1,0 +1,213 @@
+//! supercolumn through the CQL native protocol (`--engine server`, cargo feature `server`): a
+//! server on a loopback port over the database, driven by the Rust `scylla` driver with the
+//! same tables and prepared statements as `--engine cql`. Each client thread waits for its own
+//! request; `--threads` is the number in flight, spread over `--connections` connections. Set
+//! beside `--engine cql` it prices the protocol and the loopback.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context;
+use scylla::client::session::Session;
+use scylla::client::session_builder::SessionBuilder;
+use scylla::client::PoolSize;
+use scylla::statement::batch::{Batch, BatchStatement, BatchType};
+use scylla::statement::prepared::PreparedStatement;
+use supercolumn::Database;
+use supercolumn_server::{Config, Server};
+use tokio::sync::watch;
+
+use super::supercolumn::options;
+use super::{Engine, EngineConfig};
+
+const KS: &str = "stress";
+
+pub struct SupercolumnServer {
+    db: Arc<Database>,
+    stop: watch::Sender<bool>,
+    server: Option<std::thread::JoinHandle<()>>,
+    client: tokio::runtime::Runtime,
+    session: Session,
+    insert_point: PreparedStatement,
+    insert_wide: PreparedStatement,
+    get: PreparedStatement,
+    slice: PreparedStatement,
+    slice_reversed: PreparedStatement,
+    scan: PreparedStatement,
+}
+
+impl SupercolumnServer {
+    pub fn open(dir: &Path, config: EngineConfig) -> anyhow::Result<SupercolumnServer> {
+        let db = Arc::new(
+            Database::open(dir, options(config))
+                .with_context(|| format!("opening {}", dir.display()))?,
+        );
+        let (stop, stopped) = watch::channel(false);
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        let served = db.clone();
+        let server = std::thread::Builder::new()
+            .name("server".into())
+            .spawn(move || {
+                let rt = match tokio::runtime::Builder::new_multi_thread()
+                    .thread_name("server")
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt,
+                    Err(e) => return drop(addr_tx.send(Err(anyhow::Error::from(e)))),
+                };
+                rt.block_on(async move {
+                    let cfg = Config {
+                        listen: ([127, 0, 0, 1], 0).into(),
+                        max_connections: 4096,
+                        ..Config::default()
+                    };
+                    match Server::bind(served, cfg).await {
+                        Ok(s) => {
+                            let _ = addr_tx.send(s.local_addr().map_err(Into::into));
+                            s.run(stopped).await;
+                        }
+                        Err(e) => drop(addr_tx.send(Err(e.into()))),
+                    }
+                });
+            })?;
+        let addr = addr_rx.recv().context("the server thread")??;
+        let client = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?;
+        let connections =
+            std::num::NonZeroUsize::new(config.connections.max(1)).context("connections")?;
+        let session = client.block_on(
+            SessionBuilder::new()
+                .known_node(addr.to_string())
+                .pool_size(PoolSize::PerHost(connections))
+                .build(),
+        )?;
+        let prepare = |q: &str| client.block_on(session.prepare(q));
+        for ddl in [
+            format!("CREATE KEYSPACE IF NOT EXISTS {KS} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}}"),
+            format!("CREATE TABLE IF NOT EXISTS {KS}.point (k blob, c blob, v blob, PRIMARY KEY (k, c))"),
+            format!("CREATE TABLE IF NOT EXISTS {KS}.wide (k blob, c bigint, v blob, PRIMARY KEY (k, c))"),
+        ] {
+            client.block_on(session.query_unpaged(ddl, ()))?;
+        }
+        let insert_point = prepare(&format!(
+            "INSERT INTO {KS}.point (k, c, v) VALUES (?, ?, ?)"
+        ))?;
+        let insert_wide = prepare(&format!("INSERT INTO {KS}.wide (k, c, v) VALUES (?, ?, ?)"))?;
+        let get = prepare(&format!("SELECT v FROM {KS}.point WHERE k = ? AND c = ?"))?;
+        let slice = prepare(&format!("SELECT c, v FROM {KS}.wide WHERE k = ? LIMIT ?"))?;
+        let slice_reversed = prepare(&format!(
+            "SELECT c, v FROM {KS}.wide WHERE k = ? ORDER BY c DESC LIMIT ?"
+        ))?;
+        let scan = prepare(&format!(
+            "SELECT c, v FROM {KS}.point WHERE token(k) >= token(?) LIMIT ?"
+        ))?;
+        Ok(SupercolumnServer {
+            db,
+            stop,
+            server: Some(server),
+            client,
+            session,
+            insert_point,
+            insert_wide,
+            get,
+            slice,
+            slice_reversed,
+            scan,
+        })
+    }
+
+    fn rows(
+        &self,
+        p: &PreparedStatement,
+        values: impl scylla::serialize::row::SerializeRow,
+    ) -> anyhow::Result<usize> {
+        let r = self
+            .client
+            .block_on(self.session.execute_unpaged(p, values))?;
+        Ok(r.into_rows_result()?.rows_num())
+    }
+}
+
+fn limit(n: usize) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+impl Engine for SupercolumnServer {
+    fn put(&self, row: &[u8], column: &[u8], value: &[u8]) -> anyhow::Result<()> {
+        self.client.block_on(
+            self.session
+                .execute_unpaged(&self.insert_point, (row, column, value)),
+        )?;
+        Ok(())
+    }
+
+    fn put_wide(&self, row: &[u8], cells: &[([u8; 8], Vec<u8>)]) -> anyhow::Result<()> {
+        let batch = Batch::new_with_statements(
+            BatchType::Unlogged,
+            vec![BatchStatement::PreparedStatement(self.insert_wide.clone()); cells.len()],
+        );
+        let values: Vec<(&[u8], i64, &[u8])> = cells
+            .iter()
+            .map(|(name, v)| (row, i64::from_be_bytes(*name), v.as_slice()))
+            .collect();
+        self.client.block_on(self.session.batch(&batch, values))?;
+        Ok(())
+    }
+
+    fn get(&self, row: &[u8], column: &[u8]) -> anyhow::Result<bool> {
+        Ok(self.rows(&self.get, (row, column))? > 0)
+    }
+
+    fn slice(&self, row: &[u8], count: usize, reversed: bool) -> anyhow::Result<usize> {
+        let p = if reversed {
+            &self.slice_reversed
+        } else {
+            &self.slice
+        };
+        self.rows(p, (row, limit(count)))
+    }
+
+    fn scan(&self, start: &[u8], rows: usize) -> anyhow::Result<usize> {
+        self.rows(&self.scan, (start, limit(rows)))
+    }
+
+    fn flush(&self) -> anyhow::Result<()> {
+        Ok(self.db.flush_all()?)
+    }
+
+    fn compact(&self) -> anyhow::Result<()> {
+        self.db.flush_all()?;
+        self.db.compact(KS, Some("point"))?;
+        Ok(self.db.compact(KS, Some("wide"))?)
+    }
+
+    fn tables(&self) -> usize {
+        ["point", "wide"]
+            .iter()
+            .filter_map(|cf| self.db.column_family_stats(KS, cf).ok())
+            .map(|s| s.sstables)
+            .sum()
+    }
+
+    fn close(mut self: Box<Self>) -> anyhow::Result<()> {
+        let _ = self.stop.send(true);
+        if let Some(t) = self.server.take() {
+            t.join()
+                .map_err(|_| anyhow::anyhow!("the server thread panicked"))?;
+        }
+        let SupercolumnServer {
+            db,
+            session,
+            client,
+            ..
+        } = *self;
+        drop(session);
+        drop(client);
+        let db = Arc::try_unwrap(db).map_err(|_| {
+            anyhow::anyhow!("the database is still shared after the server stopped")
+        })?;
+        Ok(db.close()?)
+    }
+}
