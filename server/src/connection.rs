@@ -190,7 +190,17 @@ pub async fn serve(
                 let lz4 = state.lz4;
                 tokio::spawn(async move {
                     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        run(&shared, &keyspace, request, version)
+                        if shared.may_wait_on_disk(&request) {
+                            // Other connections' requests go on (and join its group commit)
+                            // while this one waits for its fsync.
+                            tokio::task::block_in_place(|| {
+                                run(&shared, &keyspace, request, version)
+                            })
+                        } else {
+                            // A read or a write that does not wait for the disk: on this task,
+                            // without a thread handoff (measured: a third more requests/s).
+                            run(&shared, &keyspace, request, version)
+                        }
                     }));
                     let out = match run {
                         Ok(a) => answer(a, lz4),

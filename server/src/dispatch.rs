@@ -11,10 +11,10 @@ use cassandra_protocol::frame::{Opcode, Version};
 use md5::{Digest, Md5};
 use parking_lot::Mutex;
 use supercolumn::cql::{parse, table_of, CqlError, CqlResult, Prepared, Rows, Session, Statement};
-use supercolumn::Database;
+use supercolumn::{CommitLogSync, Database};
 
 use crate::paging;
-use crate::request::{Params, Subject, Value};
+use crate::request::{Params, Request, Subject, Value};
 use crate::results;
 use crate::system::{self, describe, Node};
 
@@ -71,6 +71,29 @@ fn values(vs: &[Value], named: bool) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
 }
 
 impl Shared {
+    /// Whether running `request` may wait for an fsync: a write when the commit log
+    /// acknowledges only after one (batch mode).
+    pub fn may_wait_on_disk(&self, request: &Request) -> bool {
+        if !matches!(
+            self.db.options().commit_log_sync,
+            CommitLogSync::Batch { .. }
+        ) {
+            return false;
+        }
+        match request {
+            Request::Execute(id, _) => !matches!(
+                self.lookup(id),
+                Some(Entry::Cql(p)) if matches!(p.statement(), Statement::Select(_))
+            ),
+            Request::Query(text, _) => !text
+                .trim_start()
+                .get(..6)
+                .is_some_and(|w| w.eq_ignore_ascii_case("select")),
+            Request::Batch(..) => true,
+            _ => false,
+        }
+    }
+
     /// The id a statement prepared in `keyspace` gets.
     fn id_of(keyspace: Option<&str>, text: &str) -> [u8; 16] {
         let mut h = Md5::new();
