@@ -346,33 +346,6 @@ fn ttl_and_writetime_answer_from_the_cells() {
     assert_eq!(ttl(&mut cql), [3599]);
 }
 
-#[test]
-fn blob_as_type_gives_exact_bytes_of_the_column_type() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Database::open(dir.path(), Options::default()).unwrap();
-    let mut cql = Session::new(&db);
-    setup(&mut cql);
-    cql.execute("CREATE TABLE nums (k int PRIMARY KEY, d double, m decimal)")
-        .unwrap();
-    cql.execute("INSERT INTO nums (k, d, m) VALUES (blobAsInt(0x00000001), blobAsDouble(0x7ff8000000000000), blobAsDecimal(0x000000010f))")
-        .unwrap();
-    let r = cql.query("SELECT d, m FROM nums WHERE k = 1").unwrap();
-    assert_eq!(
-        r.rows,
-        [vec![
-            Some(f64::NAN.to_be_bytes().to_vec()),
-            Some(vec![0, 0, 0, 1, 0x0f])
-        ]]
-    );
-    for bad in [
-        "INSERT INTO nums (k, d) VALUES (1, blobAsInt(0x00000001))",
-        "INSERT INTO nums (k, d) VALUES (1, blobAsDouble(0x0001))",
-        "INSERT INTO nums (k, d) VALUES (1, blobAsDouble('x'))",
-    ] {
-        assert!(cql.execute(bad).is_err(), "{bad}");
-    }
-}
-
 /// The `int` values of column `i` of a result.
 fn ints_at(rows: &Rows, i: usize) -> Vec<i32> {
     rows.rows
