@@ -61,10 +61,6 @@ struct Args {
     /// Client threads.
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Connections the client of `--engine server` opens (its requests in flight are the
-    /// threads).
-    #[arg(long, default_value_t = 4)]
-    connections: usize,
     /// Durability: periodic (log, no fsync per write) or batch (fsync before acknowledging).
     #[arg(long, default_value = "periodic")]
     sync: String,
@@ -341,7 +337,6 @@ fn run_round(
             "opp" => true,
             other => bail!("--partitioner is random or opp, not '{other}'"),
         },
-        connections: args.connections,
     };
     let engine = engine::open(engine_name, &dir, config)?;
     let mut stream = KeyStream::new(args.seed ^ round as u64);
@@ -404,7 +399,6 @@ fn run_child(args: &Args, engine_name: &str, round: usize) -> anyhow::Result<Vec
         .args(["--columns-per-row", &args.columns_per_row.to_string()])
         .args(["--value-size", &args.value_size.to_string()])
         .args(["--threads", &args.threads.to_string()])
-        .args(["--connections", &args.connections.to_string()])
         .args(["--sync", &args.sync])
         .args(["--cache-mb", &args.cache_mb.to_string()])
         .args(["--partitioner", &args.partitioner])

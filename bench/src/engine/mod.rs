@@ -50,8 +50,6 @@ pub struct EngineConfig {
     /// supercolumn's rows in key order (OrderPreservingPartitioner) instead of token order. The
     /// peers store rows in key order always.
     pub order_preserving: bool,
-    /// Connections a client of the server opens (`--engine server`).
-    pub connections: usize,
 }
 
 /// The engines `stress` knows, in the order it prints them.
