@@ -17,6 +17,7 @@ use crate::paging;
 use crate::request::{Params, Request, Subject, Value};
 use crate::results;
 use crate::system::{self, describe, Node};
+use crate::thrift::{self, Compact};
 
 /// A statement prepared on this server, shared by every connection.
 #[derive(Clone)]
@@ -172,7 +173,7 @@ impl Shared {
         let table = table_of(statement)?;
         let ks = table.keyspace.as_deref().or(current)?;
         if !system::is_system_keyspace(ks) {
-            return None;
+            return self.thrift_era(ks, statement, params, statement_key, version);
         }
         Some(match statement {
             Statement::Select(sel) => match system::select(&self.db, &self.node, ks, sel) {
@@ -188,6 +189,33 @@ impl Shared {
                     format!("{ks} keyspace is not user-modifiable"),
                     version,
                 ),
+            ),
+        })
+    }
+
+    /// A statement on a Thrift-era column family: a SELECT is answered (`thrift.rs`), a
+    /// write refused.
+    fn thrift_era(
+        &self,
+        ks: &str,
+        statement: &Statement,
+        params: &Params,
+        statement_key: &[u8],
+        version: Version,
+    ) -> Option<Answer> {
+        let name = &table_of(statement)?.table;
+        let compact = Compact::find(&self.db, ks, name)?;
+        Some(match statement {
+            Statement::Select(sel) => {
+                let now = self.db.options().clock.now_micros();
+                match thrift::select(&self.db, &compact, sel, (now + 999_999).div_euclid(1_000_000)) {
+                    Ok(rows) => self.rows_page(ks, name, rows, params, statement_key, version),
+                    Err(e) => err(&e, version),
+                }
+            }
+            _ => invalid(
+                &format!("{ks}.{name} is a Thrift-era column family: read-only through CQL (write it through the API)"),
+                version,
             ),
         })
     }
@@ -269,9 +297,15 @@ impl Shared {
         let system_or_describe = describe::is_describe(text)
             || parse(text).ok().is_some_and(|s| {
                 s.len() == 1
-                    && table_of(&s[0])
-                        .and_then(|t| t.keyspace.as_deref().or(current.as_deref()))
-                        .is_some_and(system::is_system_keyspace)
+                    && table_of(&s[0]).is_some_and(|t| {
+                        t.keyspace
+                            .as_deref()
+                            .or(current.as_deref())
+                            .is_some_and(|ks| {
+                                system::is_system_keyspace(ks)
+                                    || Compact::find(&self.db, ks, &t.table).is_some()
+                            })
+                    })
             });
         if system_or_describe {
             self.prepared

@@ -12,6 +12,7 @@ mod paging;
 mod request;
 mod results;
 pub mod system;
+pub mod thrift;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

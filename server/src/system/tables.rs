@@ -55,7 +55,8 @@ pub fn uuid_of(seed: &[u8]) -> String {
     uuid::Uuid::from_bytes(b).to_string()
 }
 
-/// The CQL tables of every keyspace (column families that store no CQL table are not shown).
+/// The tables of every keyspace: CQL tables, and Thrift-era column families as Cassandra shows
+/// them (`thrift.rs`).
 pub fn cql_tables(db: &Database) -> Vec<Table> {
     let mut out = Vec::new();
     for ks in db.keyspaces() {
@@ -65,6 +66,8 @@ pub fn cql_tables(db: &Database) -> Vec<Table> {
         for cf in &def.column_families {
             if let Ok(Some(t)) = Table::from_cf(&ks, cf) {
                 out.push(t);
+            } else if let Some(c) = crate::thrift::Compact::of(&ks, cf) {
+                out.push(c.table);
             }
         }
     }

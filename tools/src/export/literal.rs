@@ -1,9 +1,7 @@
 //! Stored bytes as CQL literals a Cassandra cluster parses back to the same bytes: numbers
 //! from their big-endian form, text quoted, blobs in hex, timestamps as milliseconds and times
-//! as nanoseconds (exact, unlike a formatted date), and the CQL type a Thrift-era comparator
-//! or validator shows as.
+//! as nanoseconds (exact, unlike a formatted date).
 
-use supercolumn::comparator::Comparator;
 use supercolumn::cql::CqlType;
 
 /// A quoted CQL string.
@@ -80,27 +78,6 @@ pub fn literal(ty: &CqlType, bytes: &[u8]) -> String {
             _ => cast("Inet"),
         },
         CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..) | CqlType::Frozen(_) => hex(bytes),
-    }
-}
-
-/// The CQL type a Thrift-era comparator or validator shows as (`column1`, `value`, `key`).
-pub fn thrift_type(c: &dyn Comparator) -> CqlType {
-    let name = c.name();
-    let short = name.rsplit('.').next().unwrap_or(&name);
-    match short {
-        "UTF8Type" => CqlType::Text,
-        "AsciiType" => CqlType::Ascii,
-        "LongType" => CqlType::Bigint,
-        "Int32Type" => CqlType::Int,
-        "IntegerType" => CqlType::Varint,
-        "TimeUUIDType" => CqlType::Timeuuid,
-        "UUIDType" => CqlType::Uuid,
-        "BooleanType" => CqlType::Boolean,
-        "DoubleType" => CqlType::Double,
-        "FloatType" => CqlType::Float,
-        "DateType" | "TimestampType" => CqlType::Timestamp,
-        // BytesType, LexicalUUIDType (ordered differently from CQL's uuid), custom types.
-        _ => CqlType::Blob,
     }
 }
 

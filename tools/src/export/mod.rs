@@ -19,7 +19,8 @@ use supercolumn::{
     RangeBound, SlicePredicate,
 };
 
-pub use literal::{literal, thrift_type};
+pub use literal::literal;
+use supercolumn_server::thrift::thrift_type;
 
 /// Rows read from the engine per request.
 const PAGE: usize = 256;

@@ -1,0 +1,347 @@
+//! Thrift-era column families seen through CQL the way Cassandra shows them: a Standard one as a
+//! table `(key, column1, value)`, a Super one as `(key, column1, column2, value)`, typed by its
+//! key validator, comparators and default validator; so cqlsh and the drivers can read (and
+//! `DESCRIBE`, and `COPY … TO`) a BloggyAppy database. Reads only: they go through the
+//! Thrift-era API, and `=`, `IN`, `<`, `<=`, `>`, `>=` on the key, the names and the token are
+//! applied to the cells read (a restricted key reads only its rows).
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use supercolumn::comparator::Comparator;
+use supercolumn::cql::{
+    ColumnDef, CqlError, CqlType, Kind, Literal, Op, Relation, Rows, Select, Selector, Table, Term,
+};
+use supercolumn::{
+    ColumnFamilyDef, ColumnOrSuperColumn, ColumnParent, ColumnType, Database, KeyRange, RangeBound,
+    SlicePredicate, Token,
+};
+
+/// Rows read per request while scanning.
+const PAGE: usize = 512;
+
+/// The CQL type a Thrift-era comparator or validator shows as.
+pub fn thrift_type(c: &dyn Comparator) -> CqlType {
+    let name = c.name();
+    let short = name.rsplit('.').next().unwrap_or(&name);
+    match short {
+        "UTF8Type" => CqlType::Text,
+        "AsciiType" => CqlType::Ascii,
+        "LongType" => CqlType::Bigint,
+        "Int32Type" => CqlType::Int,
+        "IntegerType" => CqlType::Varint,
+        "TimeUUIDType" => CqlType::Timeuuid,
+        "UUIDType" => CqlType::Uuid,
+        "BooleanType" => CqlType::Boolean,
+        "DoubleType" => CqlType::Double,
+        "FloatType" => CqlType::Float,
+        "DateType" | "TimestampType" => CqlType::Timestamp,
+        // BytesType, LexicalUUIDType (ordered differently from CQL's uuid), custom types.
+        _ => CqlType::Blob,
+    }
+}
+
+/// A Thrift-era column family as a table.
+pub struct Compact {
+    /// The table as `DESCRIBE` and `system_schema` show it.
+    pub table: Table,
+    names: Arc<dyn Comparator>,
+    subnames: Option<Arc<dyn Comparator>>,
+}
+
+impl Compact {
+    /// The table a column family shows as, if it is not a CQL table.
+    pub fn of(keyspace: &str, cf: &ColumnFamilyDef) -> Option<Compact> {
+        if cf.cql_table.is_some() {
+            return None;
+        }
+        let col = |name: &str, ty: CqlType, kind: Kind| ColumnDef {
+            name: name.into(),
+            ty,
+            kind,
+        };
+        let key = cf
+            .key_validation_class
+            .as_ref()
+            .map_or(CqlType::Blob, |k| thrift_type(&**k));
+        let mut columns = vec![
+            col("key", key, Kind::PartitionKey(0)),
+            col("column1", thrift_type(&*cf.comparator), Kind::Clustering(0)),
+        ];
+        let subnames = match cf.column_type {
+            ColumnType::Super => {
+                let sub = cf.subcomparator.clone();
+                let ty = sub.as_ref().map_or(CqlType::Blob, |s| thrift_type(&**s));
+                columns.push(col("column2", ty, Kind::Clustering(1)));
+                sub.or_else(|| Some(cf.comparator.clone()))
+            }
+            ColumnType::Standard => None,
+        };
+        columns.push(col(
+            "value",
+            thrift_type(&*cf.default_validation_class),
+            Kind::Regular,
+        ));
+        let clustering: Vec<usize> = (1..columns.len() - 1).collect();
+        Some(Compact {
+            table: Table {
+                keyspace: keyspace.to_string(),
+                name: cf.name.clone(),
+                descending: vec![false; clustering.len()],
+                partition_key: vec![0],
+                clustering,
+                columns,
+            },
+            names: cf.comparator.clone(),
+            subnames,
+        })
+    }
+
+    /// The Thrift-era column family `keyspace.name`, if that is what it is.
+    pub fn find(db: &Database, keyspace: &str, name: &str) -> Option<Compact> {
+        let def = db.describe_keyspace(keyspace).ok()?;
+        Compact::of(keyspace, def.column_family(name)?)
+    }
+
+    fn compare(&self, column: usize, a: &[u8], b: &[u8]) -> Ordering {
+        match (column, &self.subnames) {
+            (1, _) => self.names.compare(a, b),
+            (2, Some(sub)) if self.table.columns.len() == 4 => sub.compare(a, b),
+            _ => a.cmp(b),
+        }
+    }
+}
+
+/// One cell as a row: key, name(s), value, write time, expiry.
+struct Cell {
+    values: Vec<Vec<u8>>,
+    timestamp: i64,
+    expires_at: Option<i64>,
+}
+
+fn literal(t: &Term) -> Result<&Literal, CqlError> {
+    match t {
+        Term::Literal(l) => Ok(l),
+        Term::Bind(_) => Err(CqlError::invalid(
+            "a Thrift-era column family's restrictions take literal values",
+        )),
+    }
+}
+
+/// Answers a SELECT on a Thrift-era column family; `now_seconds` (rounded up, as the CQL
+/// layer's) is what TTL() counts from.
+pub fn select(
+    db: &Database,
+    c: &Compact,
+    sel: &Select,
+    now_seconds: i64,
+) -> Result<Rows, CqlError> {
+    let t = &c.table;
+    let p = db.partitioner();
+    // Restrictions, as (column index, op, encoded value); the token's as (op, token).
+    let mut on_columns: Vec<(usize, Op, Vec<Vec<u8>>)> = Vec::new();
+    let mut on_token: Vec<(Op, Option<Token>)> = Vec::new();
+    for r in &sel.relations {
+        match r {
+            Relation::Compare(name, op, term) => {
+                let (i, def) = t.column(name)?;
+                let v = def.ty.encode(literal(term)?, name)?.unwrap_or_default();
+                on_columns.push((i, *op, vec![v]));
+            }
+            Relation::In(name, terms) => {
+                let (i, def) = t.column(name)?;
+                let mut vs = Vec::new();
+                for term in terms {
+                    vs.push(def.ty.encode(literal(term)?, name)?.unwrap_or_default());
+                }
+                on_columns.push((i, Op::Eq, vs));
+            }
+            Relation::Token(_, op, term, false) => {
+                let text = match literal(term)? {
+                    Literal::Number(n) | Literal::Str(n) => n.clone(),
+                    _ => return Err(CqlError::invalid("token() takes a number")),
+                };
+                // Below the partitioner's range (the driver's minimum token for
+                // RandomPartitioner is -1): no bound.
+                let token = p.parse_token(&text).ok();
+                if token.is_none() && !text.trim_start().starts_with('-') {
+                    return Err(CqlError::invalid(format!(
+                        "'{text}' is not a token of {}",
+                        p.class_name()
+                    )));
+                }
+                on_token.push((*op, token));
+            }
+            Relation::Token(..) => {
+                return Err(CqlError::invalid("token(key) compares with a token here"))
+            }
+        }
+    }
+    let keys: Option<Vec<Vec<u8>>> = on_columns
+        .iter()
+        .find(|(i, op, _)| *i == 0 && *op == Op::Eq)
+        .map(|(_, _, vs)| vs.clone());
+    let limit = match &sel.limit {
+        None => usize::MAX,
+        Some(term) => match literal(term)? {
+            Literal::Number(n) => n
+                .parse::<usize>()
+                .map_err(|_| CqlError::invalid("LIMIT takes a positive number"))?,
+            _ => return Err(CqlError::invalid("LIMIT takes a number")),
+        },
+    };
+    let keep = |cell: &Cell| -> bool {
+        let token_ok = on_token.iter().all(|(op, bound)| {
+            let Some(b) = bound else {
+                return matches!(op, Op::Gt | Op::Ge);
+            };
+            let tk = p.token(&cell.values[0]);
+            match op {
+                Op::Eq => tk == *b,
+                Op::Lt => tk < *b,
+                Op::Le => tk <= *b,
+                Op::Gt => tk > *b,
+                Op::Ge => tk >= *b,
+            }
+        });
+        token_ok
+            && on_columns.iter().all(|(i, op, vs)| {
+                let v = &cell.values[*i];
+                match op {
+                    Op::Eq => vs.iter().any(|x| c.compare(*i, v, x) == Ordering::Equal),
+                    Op::Lt => c.compare(*i, v, &vs[0]) == Ordering::Less,
+                    Op::Le => c.compare(*i, v, &vs[0]) != Ordering::Greater,
+                    Op::Gt => c.compare(*i, v, &vs[0]) == Ordering::Greater,
+                    Op::Ge => c.compare(*i, v, &vs[0]) != Ordering::Less,
+                }
+            })
+    };
+    let mut cells: Vec<Cell> = Vec::new();
+    let take = |key: &[u8], items: Vec<ColumnOrSuperColumn>, cells: &mut Vec<Cell>| {
+        for item in items {
+            let flat: Vec<(Vec<Vec<u8>>, supercolumn::Column)> = match item {
+                ColumnOrSuperColumn::Column(col) => vec![(vec![col.name.clone()], col)],
+                ColumnOrSuperColumn::SuperColumn(s) => s
+                    .columns
+                    .into_iter()
+                    .map(|col| (vec![s.name.clone(), col.name.clone()], col))
+                    .collect(),
+            };
+            for (names, col) in flat {
+                let mut values = vec![key.to_vec()];
+                values.extend(names);
+                values.push(col.value);
+                let cell = Cell {
+                    values,
+                    timestamp: col.timestamp,
+                    expires_at: col.expires_at,
+                };
+                if cells.len() < limit && keep(&cell) {
+                    cells.push(cell);
+                }
+            }
+        }
+    };
+    let parent = ColumnParent::new(&t.name);
+    let everything = SlicePredicate::everything();
+    match keys {
+        Some(keys) => {
+            for k in keys {
+                let items = db.get_slice(&t.keyspace, &k, &parent, &everything)?;
+                take(&k, items, &mut cells);
+            }
+        }
+        None => {
+            let mut start = RangeBound::Unbounded;
+            let mut last: Option<Vec<u8>> = None;
+            while cells.len() < limit {
+                let mut range = KeyRange::all();
+                range.start = start.clone();
+                range.count = PAGE;
+                let rows = db.get_range_slices(&t.keyspace, &parent, &everything, &range)?;
+                let n = rows.len();
+                for row in rows {
+                    if last.as_ref() != Some(&row.key) {
+                        take(&row.key, row.columns, &mut cells);
+                        last = Some(row.key);
+                    }
+                }
+                match &last {
+                    Some(k) if n == PAGE => start = RangeBound::Key(k.clone()),
+                    _ => break,
+                }
+            }
+        }
+    }
+    project(t, sel, cells, now_seconds)
+}
+
+fn project(t: &Table, sel: &Select, cells: Vec<Cell>, now_seconds: i64) -> Result<Rows, CqlError> {
+    if let [Selector::Count] = sel.selectors.as_slice() {
+        return Ok(Rows {
+            columns: vec![("count".into(), CqlType::Bigint)],
+            rows: vec![vec![Some((cells.len() as i64).to_be_bytes().to_vec())]],
+        });
+    }
+    let value = t.columns.len() - 1;
+    enum Pick {
+        Column(usize),
+        WriteTime,
+        Ttl,
+    }
+    let mut picks = Vec::new();
+    let mut columns = Vec::new();
+    if sel.selectors.is_empty() {
+        for (i, c) in t.columns.iter().enumerate() {
+            picks.push(Pick::Column(i));
+            columns.push((c.name.clone(), c.ty.clone()));
+        }
+    }
+    for s in &sel.selectors {
+        match s {
+            Selector::Column(name) => {
+                let (i, c) = t.column(name)?;
+                picks.push(Pick::Column(i));
+                columns.push((c.name.clone(), c.ty.clone()));
+            }
+            Selector::WriteTime(name) | Selector::Ttl(name) if name == "value" => {
+                let wt = matches!(s, Selector::WriteTime(_));
+                picks.push(if wt { Pick::WriteTime } else { Pick::Ttl });
+                columns.push(if wt {
+                    ("writetime(value)".into(), CqlType::Bigint)
+                } else {
+                    ("ttl(value)".into(), CqlType::Int)
+                });
+            }
+            _ => {
+                return Err(CqlError::invalid(
+                    "a Thrift-era column family selects its columns, COUNT(*), and WRITETIME or TTL of value",
+                ))
+            }
+        }
+    }
+    let rows = cells
+        .into_iter()
+        .map(|cell| {
+            picks
+                .iter()
+                .map(|p| match p {
+                    Pick::Column(i) => Some(
+                        cell.values[if *i == value {
+                            cell.values.len() - 1
+                        } else {
+                            *i
+                        }]
+                        .clone(),
+                    ),
+                    Pick::WriteTime => Some(cell.timestamp.to_be_bytes().to_vec()),
+                    Pick::Ttl => cell.expires_at.map(|e| {
+                        let left = (e - now_seconds).clamp(0, i64::from(i32::MAX)) as i32;
+                        left.to_be_bytes().to_vec()
+                    }),
+                })
+                .collect()
+        })
+        .collect();
+    Ok(Rows { columns, rows })
+}
