@@ -143,6 +143,7 @@ impl Shared {
         }
         let mut session = Session::new(&self.db);
         session.set_keyspace(current);
+        session.set_default_timestamp(params.timestamp);
         let result = if binds.is_empty() {
             session.run(statement)
         } else {
@@ -376,6 +377,7 @@ impl Shared {
         let refs: Vec<Option<&[u8]>> = binds.iter().map(Option::as_deref).collect();
         let mut session = Session::new(&self.db);
         session.set_keyspace(keyspace.lock().clone());
+        session.set_default_timestamp(params.timestamp);
         let result = session.execute_prepared(&p, &refs);
         self.answer(keyspace, p.statement(), result, params, id, version)
     }
@@ -385,11 +387,12 @@ impl Shared {
         &self,
         keyspace: &Mutex<Option<String>>,
         items: &[(Subject, Vec<Value>)],
-        _timestamp: Option<i64>,
+        timestamp: Option<i64>,
         version: Version,
     ) -> Answer {
         let mut session = Session::new(&self.db);
         session.set_keyspace(keyspace.lock().clone());
+        session.set_default_timestamp(timestamp);
         let mut prepared: Vec<Arc<Prepared>> = Vec::with_capacity(items.len());
         let mut bound: Vec<Vec<Option<Vec<u8>>>> = Vec::with_capacity(items.len());
         for (subject, vs) in items {

@@ -446,7 +446,10 @@ impl Session<'_> {
     }
 
     fn write_options(&self, using: &Using, batch: &Using) -> Result<WriteOptions, CqlError> {
-        let mut w = WriteOptions::now();
+        let mut w = match self.default_timestamp {
+            Some(t) => WriteOptions::at(t),
+            None => WriteOptions::now(),
+        };
         if let Some(ts) = using.timestamp.as_ref().or(batch.timestamp.as_ref()) {
             let v = self.integer(ts, "TIMESTAMP")?;
             w = WriteOptions::at(v);

@@ -166,6 +166,8 @@ pub struct Session<'db> {
     binds: Vec<Option<Vec<u8>>>,
     /// The table a prepared statement was resolved against, while it executes.
     pinned: Option<(Arc<Table>, u32)>,
+    /// The timestamp of writes that give none (a driver's client-side timestamp).
+    default_timestamp: Option<i64>,
     uuids: OnceCell<TimeUuidGenerator>,
 }
 
@@ -177,6 +179,7 @@ impl<'db> Session<'db> {
             keyspace: None,
             binds: Vec::new(),
             pinned: None,
+            default_timestamp: None,
             uuids: OnceCell::new(),
         }
     }
@@ -297,6 +300,13 @@ impl<'db> Session<'db> {
     /// connection and hands it to each request's session).
     pub fn set_keyspace(&mut self, keyspace: Option<String>) {
         self.keyspace = keyspace;
+    }
+
+    /// The timestamp of the writes that follow when they give none with `USING TIMESTAMP`
+    /// (`None`: the database clock's, at each write). A server passes a driver's client-side
+    /// timestamp here, as Cassandra uses it.
+    pub fn set_default_timestamp(&mut self, timestamp: Option<i64>) {
+        self.default_timestamp = timestamp;
     }
 
     /// The keyspace in use.
