@@ -36,6 +36,8 @@ pub struct Shared {
     pub prepared: Mutex<HashMap<[u8; 16], Entry>>,
     /// The node's address and port, as `system.local` shows them.
     pub node: Node,
+    /// Results kept for their next pages.
+    pub pages: paging::Cache,
 }
 
 /// An answer: the response opcode and its message body.
@@ -112,6 +114,9 @@ impl Shared {
         params: &Params,
         version: Version,
     ) -> Answer {
+        if let Some(answer) = self.kept_page(params, text.as_bytes(), version) {
+            return answer;
+        }
         let current = keyspace.lock().clone();
         if describe::is_describe(text) {
             return match describe::describe(&self.db, current.as_deref(), text) {
@@ -265,6 +270,15 @@ impl Shared {
         }
     }
 
+    /// The next page of a result kept from an earlier page, if the state names one still kept.
+    fn kept_page(&self, params: &Params, statement_key: &[u8], version: Version) -> Option<Answer> {
+        let (kept, rows, next) = self.pages.kept_page(params, statement_key)?;
+        Some((
+            Opcode::Result,
+            results::rows(&kept.ks, &kept.table, rows, next, version),
+        ))
+    }
+
     fn rows_page(
         &self,
         ks: &str,
@@ -274,7 +288,12 @@ impl Shared {
         statement_key: &[u8],
         version: Version,
     ) -> Answer {
-        match paging::page(rows, params, statement_key) {
+        let kept = paging::Kept {
+            ks: ks.to_string(),
+            table: table.to_string(),
+            rows,
+        };
+        match self.pages.page(kept, params, statement_key) {
             Ok((rows, state)) => (
                 Opcode::Result,
                 results::rows(ks, table, rows, state, version),
@@ -366,6 +385,9 @@ impl Shared {
         let Some(entry) = self.lookup(id) else {
             return (Opcode::Error, results::unprepared(id, version));
         };
+        if let Some(answer) = self.kept_page(params, id, version) {
+            return answer;
+        }
         let p = match entry {
             Entry::Text(text) => return self.query(keyspace, &text, params, version),
             Entry::Cql(p) => p,

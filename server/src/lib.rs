@@ -88,6 +88,7 @@ impl Server {
                 address: local.ip().to_string(),
                 port: local.port(),
             },
+            pages: paging::Cache::default(),
         });
         Ok(Server {
             listener,

@@ -1,53 +1,161 @@
-//! Paging of a SELECT's rows: a page of the size the client asked for, and a paging state
-//! that says where the next page starts and which statement it belongs to (a state handed to
-//! another statement is refused). The statement runs again for each page and the pages before
-//! are skipped: simple, and correct for a result that does not change between pages.
+//! Paging of a SELECT's rows: a page of the size the client asked for, and a paging state that
+//! says where the next page starts, which statement it belongs to (a state handed to another
+//! statement is refused), and which kept result it pages through. A result with more pages is
+//! kept (up to `MAX_KEPT_ROWS` rows, the `MAX_KEPT` most recent results over all connections),
+//! so the next pages are sliced from it instead of running the statement again; when it has been
+//! dropped, the statement runs again and the rows before the page are skipped. Either way a
+//! page is correct for a result that does not change between pages, as Cassandra's.
 
-use crate::request::Params;
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use supercolumn::cql::Rows;
 
-const STATE_VERSION: u8 = 1;
-const STATE_LEN: usize = 13;
+use crate::request::Params;
+
+const STATE_VERSION: u8 = 2;
+const STATE_LEN: usize = 21;
+/// Results kept for their next pages, over all connections.
+const MAX_KEPT: usize = 64;
+/// A result longer than this is not kept (its pages run the statement again).
+const MAX_KEPT_ROWS: usize = 200_000;
 
 fn fingerprint(statement: &[u8]) -> u32 {
     crc32fast::hash(statement)
 }
 
-/// The page `params` asks for, and the state of the next one if more rows follow; `statement`
-/// (its text, or its prepared id) ties the state to the statement.
-pub fn page(
-    mut rows: Rows,
-    params: &Params,
-    statement: &[u8],
-) -> Result<(Rows, Option<Vec<u8>>), String> {
-    let size = match params.page_size {
-        Some(n) if n > 0 => n as usize,
-        _ => return Ok((rows, None)),
-    };
-    let start = match params.paging_state.as_deref() {
-        None => 0,
-        Some(s) => {
-            let s: &[u8; STATE_LEN] = s
-                .try_into()
-                .map_err(|_| format!("invalid paging state of {} bytes", s.len()))?;
-            let offset = u64::from_be_bytes([s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]]);
-            if s[0] != STATE_VERSION || s[9..] != fingerprint(statement).to_be_bytes() {
-                return Err("the paging state belongs to another statement".into());
-            }
-            usize::try_from(offset).map_err(|_| "invalid paging state offset".to_string())?
+/// A result kept for its next pages.
+pub struct Kept {
+    /// Its keyspace and table, for the rows' metadata.
+    pub ks: String,
+    /// Its table.
+    pub table: String,
+    /// Every row.
+    pub rows: Rows,
+}
+
+/// Where a page starts, from a paging state.
+pub struct State {
+    /// Rows before the page.
+    pub offset: usize,
+    /// The kept result, if one was.
+    pub id: u64,
+}
+
+/// The results kept for their next pages.
+pub struct Cache {
+    kept: Mutex<lru::LruCache<u64, Arc<Kept>>>,
+    next_id: AtomicU64,
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Cache {
+            kept: Mutex::new(lru::LruCache::new(
+                NonZeroUsize::new(MAX_KEPT).unwrap_or(NonZeroUsize::MIN),
+            )),
+            // Never 0: a state with id 0 names no kept result.
+            next_id: AtomicU64::new(1),
         }
+    }
+}
+
+/// The page size asked for, if paging.
+fn page_size(params: &Params) -> Option<usize> {
+    params.page_size.filter(|&n| n > 0).map(|n| n as usize)
+}
+
+/// Decodes the paging state of `params` (`None`: the first page).
+pub fn state(params: &Params, statement: &[u8]) -> Result<Option<State>, String> {
+    let Some(s) = params.paging_state.as_deref() else {
+        return Ok(None);
     };
-    let total = rows.rows.len();
+    let s: &[u8; STATE_LEN] = s
+        .try_into()
+        .map_err(|_| format!("invalid paging state of {} bytes", s.len()))?;
+    let u64_at = |i: usize| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&s[i..i + 8]);
+        u64::from_be_bytes(b)
+    };
+    if s[0] != STATE_VERSION || s[9..13] != fingerprint(statement).to_be_bytes() {
+        return Err("the paging state belongs to another statement".into());
+    }
+    let offset =
+        usize::try_from(u64_at(1)).map_err(|_| "invalid paging state offset".to_string())?;
+    Ok(Some(State {
+        offset,
+        id: u64_at(13),
+    }))
+}
+
+fn encode(offset: usize, statement: &[u8], id: u64) -> Vec<u8> {
+    let mut s = Vec::with_capacity(STATE_LEN);
+    s.push(STATE_VERSION);
+    s.extend_from_slice(&(offset as u64).to_be_bytes());
+    s.extend_from_slice(&fingerprint(statement).to_be_bytes());
+    s.extend_from_slice(&id.to_be_bytes());
+    s
+}
+
+/// The rows `start..start + size` of `all`, and the state of the next page.
+fn slice(
+    all: &Rows,
+    start: usize,
+    size: usize,
+    statement: &[u8],
+    id: u64,
+) -> (Rows, Option<Vec<u8>>) {
+    let total = all.rows.len();
     let end = start.saturating_add(size).min(total);
-    rows.rows = rows.rows.drain(start.min(total)..end).collect();
-    let next = (end < total).then(|| {
-        let mut s = Vec::with_capacity(STATE_LEN);
-        s.push(STATE_VERSION);
-        s.extend_from_slice(&(end as u64).to_be_bytes());
-        s.extend_from_slice(&fingerprint(statement).to_be_bytes());
-        s
-    });
-    Ok((rows, next))
+    let page = Rows {
+        columns: all.columns.clone(),
+        rows: all.rows[start.min(total)..end].to_vec(),
+    };
+    (page, (end < total).then(|| encode(end, statement, id)))
+}
+
+impl Cache {
+    /// The page a state asks for from a kept result, if that result is still kept.
+    pub fn kept_page(
+        &self,
+        params: &Params,
+        statement: &[u8],
+    ) -> Option<(Arc<Kept>, Rows, Option<Vec<u8>>)> {
+        let size = page_size(params)?;
+        let st = state(params, statement).ok()??;
+        let kept = self.kept.lock().get(&st.id).cloned()?;
+        let (page, next) = slice(&kept.rows, st.offset, size, statement, st.id);
+        if next.is_none() {
+            self.kept.lock().pop(&st.id);
+        }
+        Some((kept, page, next))
+    }
+
+    /// The page `params` asks for of a result just computed, and the state of the next one
+    /// if more rows follow (the result is kept for it when it is not too long).
+    pub fn page(
+        &self,
+        kept: Kept,
+        params: &Params,
+        statement: &[u8],
+    ) -> Result<(Rows, Option<Vec<u8>>), String> {
+        let Some(size) = page_size(params) else {
+            return Ok((kept.rows, None));
+        };
+        let start = state(params, statement)?.map_or(0, |s| s.offset);
+        let total = kept.rows.rows.len();
+        if start.saturating_add(size) >= total || total > MAX_KEPT_ROWS {
+            return Ok(slice(&kept.rows, start, size, statement, 0));
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let kept = Arc::new(kept);
+        let out = slice(&kept.rows, start, size, statement, id);
+        self.kept.lock().put(id, kept);
+        Ok(out)
+    }
 }
 
 #[cfg(test)]
@@ -55,31 +163,68 @@ mod tests {
     use super::*;
     use supercolumn::cql::CqlType;
 
-    fn rows(n: u8) -> Rows {
-        Rows {
-            columns: vec![("k".into(), CqlType::Blob)],
-            rows: (0..n).map(|i| vec![Some(vec![i])]).collect(),
+    fn kept(n: u8) -> Kept {
+        Kept {
+            ks: "ks".into(),
+            table: "t".into(),
+            rows: Rows {
+                columns: vec![("k".into(), CqlType::Blob)],
+                rows: (0..n).map(|i| vec![Some(vec![i])]).collect(),
+            },
         }
     }
 
-    #[test]
-    fn pages_cover_every_row_once() {
+    /// Pages through a result of 8 rows, 3 at a time, running the statement (building the
+    /// result) only when the cache does not hold it.
+    fn page_through(cache: &Cache, evict: bool) -> (Vec<u8>, usize) {
         let mut params = Params {
             page_size: Some(3),
             ..Default::default()
         };
-        let mut seen = Vec::new();
+        let (mut seen, mut runs) = (Vec::new(), 0);
         loop {
-            let (r, next) = page(rows(8), &params, b"q").unwrap();
-            seen.extend(r.rows.into_iter().map(|r| r[0].clone().unwrap()[0]));
+            if evict {
+                cache.kept.lock().clear();
+            }
+            let (rows, next) = match cache.kept_page(&params, b"q") {
+                Some((_, rows, next)) => (rows, next),
+                None => {
+                    runs += 1;
+                    cache.page(kept(8), &params, b"q").unwrap()
+                }
+            };
+            seen.extend(rows.rows.into_iter().map(|r| r[0].clone().unwrap()[0]));
             match next {
                 Some(s) => params.paging_state = Some(s),
                 None => break,
             }
         }
-        assert_eq!(seen, (0..8).collect::<Vec<u8>>());
-        assert!(page(rows(8), &params, b"other").is_err());
-        params.paging_state = Some(vec![1, 2]);
-        assert!(page(rows(8), &params, b"q").is_err());
+        (seen, runs)
+    }
+
+    #[test]
+    fn pages_cover_every_row_once_kept_or_not() {
+        let cache = Cache::default();
+        assert_eq!(page_through(&cache, false), ((0..8).collect(), 1));
+        assert!(
+            cache.kept.lock().is_empty(),
+            "the last page drops the result"
+        );
+        assert_eq!(page_through(&cache, true), ((0..8).collect(), 3));
+    }
+
+    #[test]
+    fn a_state_of_another_statement_or_malformed_is_refused() {
+        let cache = Cache::default();
+        let mut params = Params {
+            page_size: Some(3),
+            ..Default::default()
+        };
+        let (_, next) = cache.page(kept(8), &params, b"q").unwrap();
+        params.paging_state = next;
+        assert!(cache.page(kept(8), &params, b"other").is_err());
+        assert!(cache.kept_page(&params, b"other").is_none());
+        params.paging_state = Some(vec![2, 0, 1]);
+        assert!(cache.page(kept(8), &params, b"q").is_err());
     }
 }
