@@ -1,10 +1,11 @@
 //! Paging of a SELECT's rows: a page of the size the client asked for, and a paging state that
 //! says where the next page starts, which statement it belongs to (a state handed to another
 //! statement is refused), and which kept result it pages through. A result with more pages is
-//! kept (up to `MAX_KEPT_ROWS` rows, the `MAX_KEPT` most recent results over all connections),
-//! so the next pages are sliced from it instead of running the statement again; when it has been
-//! dropped, the statement runs again and the rows before the page are skipped. Either way a
-//! page is correct for a result that does not change between pages, as Cassandra's.
+//! kept (up to `MAX_KEPT_ROWS` rows; the `MAX_KEPT` most recent results over all connections,
+//! `MAX_KEPT_BYTES` of values in all), so the next pages are sliced from it instead of running
+//! the statement again; when it has been dropped, the statement runs again and the rows before
+//! the page are skipped. Either way a page is correct for a result that does not change between
+//! pages, as Cassandra's.
 
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,6 +22,8 @@ const STATE_LEN: usize = 21;
 const MAX_KEPT: usize = 64;
 /// A result longer than this is not kept (its pages run the statement again).
 const MAX_KEPT_ROWS: usize = 200_000;
+/// The bytes of values all kept results may hold together; the least recently paged go first.
+const MAX_KEPT_BYTES: usize = 128 << 20;
 
 fn fingerprint(statement: &[u8]) -> u32 {
     crc32fast::hash(statement)
@@ -46,15 +49,25 @@ pub struct State {
 
 /// The results kept for their next pages.
 pub struct Cache {
-    kept: Mutex<lru::LruCache<u64, Arc<Kept>>>,
+    /// The results, and the bytes of values they hold together.
+    kept: Mutex<(lru::LruCache<u64, Arc<Kept>>, usize)>,
     next_id: AtomicU64,
+}
+
+fn bytes_of(rows: &Rows) -> usize {
+    rows.rows
+        .iter()
+        .flat_map(|r| r.iter())
+        .map(|v| v.as_ref().map_or(0, Vec::len) + 8)
+        .sum()
 }
 
 impl Default for Cache {
     fn default() -> Self {
         Cache {
-            kept: Mutex::new(lru::LruCache::new(
-                NonZeroUsize::new(MAX_KEPT).unwrap_or(NonZeroUsize::MIN),
+            kept: Mutex::new((
+                lru::LruCache::new(NonZeroUsize::new(MAX_KEPT).unwrap_or(NonZeroUsize::MIN)),
+                0,
             )),
             // Never 0: a state with id 0 names no kept result.
             next_id: AtomicU64::new(1),
@@ -126,10 +139,13 @@ impl Cache {
     ) -> Option<(Arc<Kept>, Rows, Option<Vec<u8>>)> {
         let size = page_size(params)?;
         let st = state(params, statement).ok()??;
-        let kept = self.kept.lock().get(&st.id).cloned()?;
+        let kept = self.kept.lock().0.get(&st.id).cloned()?;
         let (page, next) = slice(&kept.rows, st.offset, size, statement, st.id);
         if next.is_none() {
-            self.kept.lock().pop(&st.id);
+            let mut k = self.kept.lock();
+            if let Some(gone) = k.0.pop(&st.id) {
+                k.1 -= bytes_of(&gone.rows);
+            }
         }
         Some((kept, page, next))
     }
@@ -147,13 +163,25 @@ impl Cache {
         };
         let start = state(params, statement)?.map_or(0, |s| s.offset);
         let total = kept.rows.rows.len();
-        if start.saturating_add(size) >= total || total > MAX_KEPT_ROWS {
+        let bytes = bytes_of(&kept.rows);
+        if start.saturating_add(size) >= total
+            || total > MAX_KEPT_ROWS
+            || bytes > MAX_KEPT_BYTES / 4
+        {
             return Ok(slice(&kept.rows, start, size, statement, 0));
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let kept = Arc::new(kept);
         let out = slice(&kept.rows, start, size, statement, id);
-        self.kept.lock().put(id, kept);
+        let mut k = self.kept.lock();
+        while k.1 + bytes > MAX_KEPT_BYTES || k.0.len() == MAX_KEPT {
+            match k.0.pop_lru() {
+                Some((_, gone)) => k.1 -= bytes_of(&gone.rows),
+                None => break,
+            }
+        }
+        k.0.put(id, kept);
+        k.1 += bytes;
         Ok(out)
     }
 }
@@ -184,7 +212,7 @@ mod tests {
         let (mut seen, mut runs) = (Vec::new(), 0);
         loop {
             if evict {
-                cache.kept.lock().clear();
+                *cache.kept.lock() = Cache::default().kept.into_inner();
             }
             let (rows, next) = match cache.kept_page(&params, b"q") {
                 Some((_, rows, next)) => (rows, next),
@@ -207,9 +235,10 @@ mod tests {
         let cache = Cache::default();
         assert_eq!(page_through(&cache, false), ((0..8).collect(), 1));
         assert!(
-            cache.kept.lock().is_empty(),
+            cache.kept.lock().0.is_empty(),
             "the last page drops the result"
         );
+        assert_eq!(cache.kept.lock().1, 0, "and its bytes");
         assert_eq!(page_through(&cache, true), ((0..8).collect(), 3));
     }
 
