@@ -199,8 +199,8 @@ impl Shared {
         })
     }
 
-    /// A statement on a Thrift-era column family: a SELECT is answered (`thrift.rs`), a
-    /// write refused.
+    /// A statement on a Thrift-era column family, answered through the Thrift-era API
+    /// (`thrift.rs`).
     fn thrift_era(
         &self,
         ks: &str,
@@ -214,15 +214,20 @@ impl Shared {
         Some(match statement {
             Statement::Select(sel) => {
                 let now = self.db.options().clock.now_micros();
-                match thrift::select(&self.db, &compact, sel, (now + 999_999).div_euclid(1_000_000)) {
+                match thrift::select(
+                    &self.db,
+                    &compact,
+                    sel,
+                    (now + 999_999).div_euclid(1_000_000),
+                ) {
                     Ok(rows) => self.rows_page(ks, name, rows, params, statement_key, version),
                     Err(e) => err(&e, version),
                 }
             }
-            _ => invalid(
-                &format!("{ks}.{name} is a Thrift-era column family: read-only through CQL (write it through the API)"),
-                version,
-            ),
+            _ => match thrift::write(&self.db, &compact, statement, params.timestamp) {
+                Ok(()) => (Opcode::Result, results::void(version)),
+                Err(e) => err(&e, version),
+            },
         })
     }
 

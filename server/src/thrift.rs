@@ -1,20 +1,22 @@
 //! Thrift-era column families seen through CQL the way Cassandra shows them: a Standard one as a
 //! table `(key, column1, value)`, a Super one as `(key, column1, column2, value)`, typed by its
 //! key validator, comparators and default validator; so cqlsh and the drivers can read (and
-//! `DESCRIBE`, and `COPY … TO`) a BloggyAppy database. Reads only: they go through the
-//! Thrift-era API, and `=`, `IN`, `<`, `<=`, `>`, `>=` on the key, the names and the token are
-//! applied to the cells read (a restricted key reads only its rows).
+//! `DESCRIBE`, and `COPY … TO`) a BloggyAppy database, and write its cells one at a time.
+//! Everything goes through the Thrift-era API: for reads, `=`, `IN`, `<`, `<=`, `>`, `>=` on the
+//! key, the names and the token are applied to the cells read (a restricted key reads only its
+//! rows).
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
 use supercolumn::comparator::Comparator;
 use supercolumn::cql::{
-    ColumnDef, CqlError, CqlType, Kind, Literal, Op, Relation, Rows, Select, Selector, Table, Term,
+    Assignment, ColumnDef, CqlError, CqlType, Kind, Literal, Op, Relation, Rows, Select, Selector,
+    Statement, Table, Term,
 };
 use supercolumn::{
-    ColumnFamilyDef, ColumnOrSuperColumn, ColumnParent, ColumnType, Database, KeyRange, RangeBound,
-    SlicePredicate, Token,
+    BatchMutation, ColumnFamilyDef, ColumnOrSuperColumn, ColumnParent, ColumnPath, ColumnType,
+    Database, KeyRange, RangeBound, SlicePredicate, Token, WriteOptions,
 };
 
 /// Rows read per request while scanning.
@@ -344,4 +346,144 @@ fn project(t: &Table, sel: &Select, cells: Vec<Cell>, now_seconds: i64) -> Resul
         })
         .collect();
     Ok(Rows { columns, rows })
+}
+
+/// The bytes of a literal term for column `i`.
+fn value_of(t: &Table, i: usize, term: &Term) -> Result<Vec<u8>, CqlError> {
+    let c = &t.columns[i];
+    c.ty.encode(literal(term)?, &c.name)?
+        .ok_or_else(|| CqlError::invalid(format!("{} cannot be null here", c.name)))
+}
+
+fn number(term: &Term, what: &str) -> Result<i64, CqlError> {
+    match literal(term)? {
+        Literal::Number(n) => n
+            .parse()
+            .map_err(|_| CqlError::invalid(format!("{what} must be an integer, not {n}"))),
+        _ => Err(CqlError::invalid(format!("{what} must be an integer"))),
+    }
+}
+
+/// Runs an INSERT, UPDATE or DELETE on a Thrift-era column family through the Thrift-era API:
+/// a cell is `key`, `column1` [, `column2`] and `value`, as `select` shows it (what `export`
+/// writes, so an export loads into supercolumn too). `timestamp` stamps a write that gives
+/// none (a driver's client-side one; else the database clock).
+pub fn write(
+    db: &Database,
+    c: &Compact,
+    statement: &Statement,
+    timestamp: Option<i64>,
+) -> Result<(), CqlError> {
+    let t = &c.table;
+    let names = t.columns.len() - 2; // column1 [, column2]
+    let value_at = t.columns.len() - 1;
+    let mut at: Vec<Option<Vec<u8>>> = vec![None; t.columns.len()];
+    let set = |name: &str, term: &Term, at: &mut Vec<Option<Vec<u8>>>| -> Result<(), CqlError> {
+        let (i, _) = t.column(name)?;
+        at[i] = Some(value_of(t, i, term)?);
+        Ok(())
+    };
+    let keyed = |relations: &[Relation], at: &mut Vec<Option<Vec<u8>>>| -> Result<(), CqlError> {
+        for r in relations {
+            match r {
+                Relation::Compare(name, Op::Eq, term) if name != "value" => set(name, term, at)?,
+                _ => {
+                    return Err(CqlError::invalid(
+                        "a write to a Thrift-era column family names its cell with = on key and the column names",
+                    ))
+                }
+            }
+        }
+        Ok(())
+    };
+    let (using, delete) = match statement {
+        Statement::Insert {
+            columns,
+            values,
+            using,
+            ..
+        } => {
+            for (name, term) in columns.iter().zip(values) {
+                set(name, term, &mut at)?;
+            }
+            (using, false)
+        }
+        Statement::Update {
+            using,
+            assignments,
+            relations,
+            ..
+        } => {
+            for a in assignments {
+                match a {
+                    Assignment::Set(name, term) if name == "value" => set(name, term, &mut at)?,
+                    _ => return Err(CqlError::invalid("an UPDATE here sets value = …")),
+                }
+            }
+            keyed(relations, &mut at)?;
+            (using, false)
+        }
+        Statement::Delete {
+            columns,
+            using,
+            relations,
+            ..
+        } => {
+            if columns.iter().any(|(n, e)| n != "value" || e.is_some()) {
+                return Err(CqlError::invalid("a DELETE here deletes cells (or value)"));
+            }
+            keyed(relations, &mut at)?;
+            (using, true)
+        }
+        _ => return Err(CqlError::invalid("not a write")),
+    };
+    let mut w = match using.timestamp.as_ref() {
+        Some(ts) => WriteOptions::at(number(ts, "TIMESTAMP")?),
+        None => timestamp.map_or_else(WriteOptions::now, WriteOptions::at),
+    };
+    if let Some(ttl) = &using.ttl {
+        let v = u32::try_from(number(ttl, "TTL")?)
+            .ok()
+            .filter(|v| *v <= 630_720_000)
+            .ok_or_else(|| CqlError::invalid("TTL must be 0 to 630720000 seconds"))?;
+        if v > 0 {
+            w = w.with_ttl(v);
+        }
+    }
+    let Some(key) = at[0].clone() else {
+        return Err(CqlError::invalid("the key must be given"));
+    };
+    let mut path = ColumnPath::new(&t.name);
+    let given: Vec<&Vec<u8>> = at[1..=names].iter().map_while(Option::as_ref).collect();
+    if at[1..=names].iter().skip(given.len()).any(Option::is_some) {
+        return Err(CqlError::invalid("column2 is given only with column1"));
+    }
+    match (names, given.as_slice()) {
+        (_, []) => {}
+        (1, [c1]) => path = path.column(c1),
+        (2, [sc]) => path = path.super_column(sc),
+        (_, [sc, c2]) => path = path.super_column(sc).column(c2),
+        _ => return Err(CqlError::invalid("too many column names")),
+    }
+    let mut b = BatchMutation::new();
+    if delete {
+        b.remove(
+            &key,
+            path,
+            Some(
+                w.timestamp
+                    .unwrap_or_else(|| db.options().clock.now_micros()),
+            ),
+        );
+    } else {
+        if given.len() != names {
+            return Err(CqlError::invalid("a write names every column of its cell"));
+        }
+        let Some(value) = at[value_at].clone() else {
+            return Err(CqlError::invalid("value must be given"));
+        };
+        b.insert(&key, path, value, w);
+    }
+    db.batch_mutate(&t.keyspace, &b)?;
+    Ok(())
 }

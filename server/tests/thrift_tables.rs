@@ -1,6 +1,6 @@
 //! Thrift-era column families through CQL, as Cassandra shows them: cqlsh reads a Standard one
 //! as `(key, column1, value)` and a Super one as `(key, column1, column2, value)`, restricts them,
-//! `DESCRIBE`s them and copies them out; writing them through CQL is refused. Needs `python3`
+//! `DESCRIBE`s them and copies them out, and writes them a cell at a time. Needs `python3`
 //! with the PyPI package `cqlsh` (CI installs it).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -9,7 +9,7 @@ mod support;
 
 use std::process::Command;
 
-use supercolumn::{BatchMutation, ColumnPath, WriteOptions};
+use supercolumn::{BatchMutation, ColumnOrSuperColumn, ColumnPath, WriteOptions};
 
 fn cqlsh(port: u16, statements: &str) -> (bool, String, String) {
     let out = Command::new("python3")
@@ -114,12 +114,43 @@ fn cqlsh_reads_describes_and_copies_thrift_era_column_families() {
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(text.contains("0x6a736d697468,last,0x536d697468"), "{text}");
 
+    // Writes go through the Thrift-era API, a cell at a time.
+    let (ok, _, err) = cqlsh(
+        port,
+        "INSERT INTO \"Keyspace1\".\"Standard2\" (key, column1, value) VALUES (0x01, 'a', 0x62) USING TIMESTAMP 5;
+         UPDATE \"Keyspace1\".\"Standard2\" USING TIMESTAMP 4 SET value = 0x63 WHERE key = 0x01 AND column1 = 'a';
+         UPDATE \"Keyspace1\".\"Standard2\" USING TIMESTAMP 6 AND TTL 600 SET value = 0x64 WHERE key = 0x01 AND column1 = 'b';
+         INSERT INTO \"Keyspace1\".\"Super1\" (key, column1, column2, value) VALUES (0x01, 'sc', 'sub', 0x65);
+         DELETE FROM \"Keyspace1\".\"Super1\" WHERE key = 0x616461 AND column1 = 'home';",
+    );
+    assert!(ok && !err.contains("rror"), "{err}");
+    let get = |cf: &str, key: &[u8], sc: Option<&str>, c: &str| {
+        let mut path = ColumnPath::new(cf).column(c);
+        if let Some(sc) = sc {
+            path = path.super_column(sc);
+        }
+        match server.db.get("Keyspace1", key, &path).unwrap() {
+            Some(ColumnOrSuperColumn::Column(c)) => Some(c),
+            _ => None,
+        }
+    };
+    let a = get("Standard2", &[1], None, "a").unwrap();
+    assert_eq!(
+        (a.value.as_slice(), a.timestamp),
+        (&b"b"[..], 5),
+        "the older UPDATE lost"
+    );
+    let b = get("Standard2", &[1], None, "b").unwrap();
+    assert_eq!((b.value.as_slice(), b.ttl), (&b"d"[..], Some(600)));
+    assert_eq!(get("Super1", &[1], Some("sc"), "sub").unwrap().value, b"e");
+    assert!(get("Super1", b"ada", Some("home"), "city").is_none());
+    assert!(get("Super1", b"ada", Some("work"), "city").is_some());
     let (_, out, err) = cqlsh(
         port,
-        "INSERT INTO \"Keyspace1\".\"Standard2\" (key, column1, value) VALUES (0x01, 'a', 'b')",
+        "UPDATE \"Keyspace1\".\"Standard2\" SET value = 0x01 WHERE key = 0x01 AND column1 > 'a'",
     );
     assert!(
-        format!("{out}{err}").contains("read-only through CQL"),
+        format!("{out}{err}").contains("names its cell with ="),
         "{out}{err}"
     );
 }

@@ -29,7 +29,9 @@ mod select;
 mod table;
 mod types;
 
-pub use ast::{table_of, Bind, Op, Relation, Select, Selector, Statement, TableName, Term};
+pub use ast::{
+    table_of, Assignment, Bind, Op, Relation, Select, Selector, Statement, TableName, Term, Using,
+};
 pub use error::CqlError;
 pub use lexer::split_statements;
 pub use parser::parse;
