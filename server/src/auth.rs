@@ -145,10 +145,19 @@ impl Credentials {
         }
         let user = std::str::from_utf8(user).ok()?;
         let password = std::str::from_utf8(password).ok()?;
-        let hash = self.users.get(user)?;
-        bcrypt::verify(password, hash)
-            .ok()?
-            .then(|| user.to_string())
+        // An unknown user costs a bcrypt too: the time taken does not tell which users exist.
+        static UNKNOWN: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+        let (hash, known) = match self.users.get(user) {
+            Some(h) => (h.as_str(), true),
+            None => (
+                UNKNOWN
+                    .get_or_init(|| bcrypt::hash("no such user", COST).ok())
+                    .as_deref()?,
+                false,
+            ),
+        };
+        let ok = bcrypt::verify(password, hash).unwrap_or(false);
+        (ok && known).then(|| user.to_string())
     }
 }
 

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use cassandra_protocol::frame::message_error::ErrorType;
 use cassandra_protocol::frame::message_supported::BodyResSupported;
@@ -51,7 +52,7 @@ pub async fn serve(
     // Buffered: a driver pipelines many small frames, and one read takes them all.
     let mut rd = tokio::io::BufReader::with_capacity(64 * 1024, rd);
     let (tx, rx) = mpsc::channel::<Out>(1024);
-    let writer = tokio::spawn(write_loop(wr, rx));
+    let mut writer = tokio::spawn(write_loop(wr, rx, config.frame_timeout * 3));
     let in_flight = Arc::new(Semaphore::new(config.max_in_flight_per_connection));
     let keyspace = Arc::new(Mutex::new(None::<String>));
     let mut state = State {
@@ -60,6 +61,9 @@ pub async fn serve(
         authenticated: config.auth.is_none(),
     };
     loop {
+        if tx.is_closed() {
+            break; // the writer gave up on a client that does not read
+        }
         let mut h = [0u8; HEADER_LEN];
         let read = tokio::select! {
             r = tokio::time::timeout(config.idle_timeout, rd.read_exact(&mut h)) => r,
@@ -78,6 +82,14 @@ pub async fn serve(
                     .await;
                 break;
             }
+        };
+        // The permits first: at the bounds, the next body is not even read (back-pressure
+        // before any of it is buffered or decoded).
+        let (Ok(conn), Ok(all)) = (
+            in_flight.clone().acquire_owned().await,
+            engine.clone().acquire_owned().await,
+        ) else {
+            break;
         };
         let mut body = vec![0u8; header.length];
         match tokio::time::timeout(config.frame_timeout, rd.read_exact(&mut body)).await {
@@ -180,28 +192,26 @@ pub async fn serve(
                     .await;
             }
             request => {
-                let (Ok(conn), Ok(all)) = (
-                    in_flight.clone().acquire_owned().await,
-                    engine.clone().acquire_owned().await,
-                ) else {
-                    break;
-                };
                 let (shared, keyspace, tx) = (shared.clone(), keyspace.clone(), tx.clone());
                 let lz4 = state.lz4;
                 tokio::spawn(async move {
                     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        if shared.may_wait_on_disk(&request) {
-                            // Other connections' requests go on (and join its group commit)
-                            // while this one waits for its fsync.
+                        if shared.runs_inline(&request) {
+                            // A prepared write that does not wait for an fsync, or a read of
+                            // one partition: on this task, without a thread handoff
+                            // (measured: a third more requests/s).
+                            run(&shared, &keyspace, request, version)
+                        } else {
+                            // Anything that may take long (a scan, a schema change, an fsync
+                            // in batch mode): the worker's other tasks move to another thread.
                             tokio::task::block_in_place(|| {
                                 run(&shared, &keyspace, request, version)
                             })
-                        } else {
-                            // A read or a write that does not wait for the disk: on this task,
-                            // without a thread handoff (measured: a third more requests/s).
-                            run(&shared, &keyspace, request, version)
                         }
                     }));
+                    // The engine is done with it: a client slow to read its answers holds
+                    // only its own connection's permits.
+                    drop(all);
                     let out = match run {
                         Ok(a) => answer(a, lz4),
                         Err(_) => {
@@ -214,17 +224,24 @@ pub async fn serve(
                         }
                     };
                     let _ = tx.send(out).await;
-                    drop((conn, all));
+                    drop(conn);
                 });
+                continue;
             }
         }
     }
-    // Let the requests in flight finish and their answers go out.
-    let _ = in_flight
-        .acquire_many(config.max_in_flight_per_connection as u32)
-        .await;
+    // Let the requests in flight finish and their answers go out, for a while: a client that
+    // does not read them does not hold the shutdown up.
+    let deadline = config.frame_timeout * 3;
+    let _ = tokio::time::timeout(
+        deadline,
+        in_flight.acquire_many(config.max_in_flight_per_connection as u32),
+    )
+    .await;
     drop(tx);
-    let _ = writer.await;
+    if tokio::time::timeout(deadline, &mut writer).await.is_err() {
+        writer.abort();
+    }
 }
 
 fn supported(version: Version) -> Answer {
@@ -260,19 +277,22 @@ fn run(
     }
 }
 
-async fn write_loop(wr: OwnedWriteHalf, mut rx: mpsc::Receiver<Out>) {
+/// Writes answers as they come; a client that takes none for `timeout` is given up on (the
+/// receiver closes, the reader stops, the requests waiting to answer it end).
+async fn write_loop(wr: OwnedWriteHalf, mut rx: mpsc::Receiver<Out>, timeout: Duration) {
     let mut w = BufWriter::with_capacity(64 * 1024, wr);
     while let Some(out) = rx.recv().await {
-        if w.write_all(&out).await.is_err() {
-            return;
-        }
-        // Answers that are already waiting go out in the same write.
-        while let Ok(more) = rx.try_recv() {
-            if w.write_all(&more).await.is_err() {
-                return;
+        let wrote = tokio::time::timeout(timeout, async {
+            w.write_all(&out).await?;
+            // Answers that are already waiting go out in the same write.
+            while let Ok(more) = rx.try_recv() {
+                w.write_all(&more).await?;
             }
-        }
-        if w.flush().await.is_err() {
+            w.flush().await
+        })
+        .await;
+        if !matches!(wrote, Ok(Ok(()))) {
+            rx.close();
             return;
         }
     }

@@ -3,14 +3,15 @@
 //! keyspaces and DESCRIBE are answered from the catalog (`system/`); a SELECT's rows are paged.
 //! It runs on a blocking thread and knows nothing of sockets or frames.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use cassandra_protocol::frame::message_error::ErrorType;
 use cassandra_protocol::frame::{Opcode, Version};
 use md5::{Digest, Md5};
 use parking_lot::Mutex;
-use supercolumn::cql::{parse, table_of, CqlError, CqlResult, Prepared, Rows, Session, Statement};
+use supercolumn::cql::{
+    parse, table_of, CqlError, CqlResult, Op, Prepared, Relation, Rows, Session, Statement,
+};
 use supercolumn::{CommitLogSync, Database};
 
 use crate::paging;
@@ -25,7 +26,7 @@ pub enum Entry {
     /// Resolved by the CQL layer.
     Cql(Arc<Prepared>),
     /// Answered here (a system table, DESCRIBE): kept as text, and run as a query.
-    Text(String),
+    Text(Arc<str>),
 }
 
 /// What every connection shares: the database, the prepared statements, this node.
@@ -33,12 +34,18 @@ pub struct Shared {
     /// The database.
     pub db: Arc<Database>,
     /// Prepared statements by id (an MD5 of the keyspace and the text, as Cassandra's).
-    pub prepared: Mutex<HashMap<[u8; 16], Entry>>,
+    /// (The most recently used `MAX_PREPARED`: a driver prepares again on UNPREPARED.)
+    pub prepared: Mutex<lru::LruCache<[u8; 16], Entry>>,
     /// The node's address and port, as `system.local` shows them.
     pub node: Node,
     /// Results kept for their next pages.
     pub pages: paging::Cache,
 }
+
+/// Prepared statements kept at once.
+pub const MAX_PREPARED: usize = 4096;
+/// The longest statement kept prepared (so the kept ones hold at most 256 MiB).
+const MAX_PREPARED_TEXT: usize = 64 << 10;
 
 /// An answer: the response opcode and its message body.
 pub type Answer = (Opcode, Vec<u8>);
@@ -52,6 +59,27 @@ fn invalid(message: &str, version: Version) -> Answer {
         Opcode::Error,
         results::error(ErrorType::Invalid, message, version),
     )
+}
+
+/// What a paging state is tied to: the statement (its text or prepared id), the keyspace in
+/// use and the bound values, so that a state cannot page another statement's result.
+fn statement_key(statement: &[u8], keyspace: &Mutex<Option<String>>, params: &Params) -> Vec<u8> {
+    let mut k = statement.to_vec();
+    if let Some(ks) = keyspace.lock().as_deref() {
+        k.push(0);
+        k.extend_from_slice(ks.as_bytes());
+    }
+    for v in &params.values {
+        match v {
+            Value::Set(b) => {
+                k.extend_from_slice(&(b.len() as u32).to_be_bytes());
+                k.extend_from_slice(b);
+            }
+            Value::Null => k.extend_from_slice(&[0xff; 4]),
+            Value::Unset => k.extend_from_slice(&[0xfe; 4]),
+        }
+    }
+    k
 }
 
 /// Bound values as the CQL layer takes them; an unset value is refused (writing a null in its
@@ -74,25 +102,35 @@ fn values(vs: &[Value], named: bool) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
 }
 
 impl Shared {
-    /// Whether running `request` may wait for an fsync: a write when the commit log
-    /// acknowledges only after one (batch mode).
-    pub fn may_wait_on_disk(&self, request: &Request) -> bool {
-        if !matches!(
-            self.db.options().commit_log_sync,
-            CommitLogSync::Batch { .. }
-        ) {
+    /// Whether `request` is quick enough to run on the connection's task: the EXECUTE of a
+    /// prepared write when the commit log does not wait for an fsync (periodic mode), or of a
+    /// SELECT of one partition (`=` on every partition key column, no filtering). Anything else
+    /// (a scan, a schema change, a batch, a write that waits for its fsync) may take long.
+    pub fn runs_inline(&self, request: &Request) -> bool {
+        let Request::Execute(id, _) = request else {
             return false;
-        }
-        match request {
-            Request::Execute(id, _) => !matches!(
-                self.lookup(id),
-                Some(Entry::Cql(p)) if matches!(p.statement(), Statement::Select(_))
-            ),
-            Request::Query(text, _) => !text
-                .trim_start()
-                .get(..6)
-                .is_some_and(|w| w.eq_ignore_ascii_case("select")),
-            Request::Batch(..) => true,
+        };
+        let Some(Entry::Cql(p)) = self.lookup(id) else {
+            return false;
+        };
+        match p.statement() {
+            Statement::Insert { .. } | Statement::Update { .. } | Statement::Delete { .. } => {
+                !matches!(
+                    self.db.options().commit_log_sync,
+                    CommitLogSync::Batch { .. }
+                )
+            }
+            Statement::Select(sel) => {
+                let Some(t) = p.table() else {
+                    return false;
+                };
+                !sel.allow_filtering
+                    && t.partition_key.iter().all(|&i| {
+                        sel.relations.iter().any(|r| {
+                            matches!(r, Relation::Compare(c, Op::Eq, _) if *c == t.columns[i].name)
+                        })
+                    })
+            }
             _ => false,
         }
     }
@@ -114,15 +152,14 @@ impl Shared {
         params: &Params,
         version: Version,
     ) -> Answer {
-        if let Some(answer) = self.kept_page(params, text.as_bytes(), version) {
+        let key = statement_key(text.as_bytes(), keyspace, params);
+        if let Some(answer) = self.kept_page(params, &key, version) {
             return answer;
         }
         let current = keyspace.lock().clone();
         if describe::is_describe(text) {
             return match describe::describe(&self.db, current.as_deref(), text) {
-                Ok(rows) => {
-                    self.rows_page("system", "describe", rows, params, text.as_bytes(), version)
-                }
+                Ok(rows) => self.rows_page("system", "describe", rows, params, &key, version),
                 Err(e) => err(&e, version),
             };
         }
@@ -137,13 +174,7 @@ impl Shared {
         let [statement] = statements.as_slice() else {
             return invalid("a QUERY carries exactly one statement", version);
         };
-        if let Some(answer) = self.system(
-            current.as_deref(),
-            statement,
-            params,
-            text.as_bytes(),
-            version,
-        ) {
+        if let Some(answer) = self.system(current.as_deref(), statement, params, &key, version) {
             return answer;
         }
         let mut session = Session::new(&self.db);
@@ -157,14 +188,7 @@ impl Shared {
                 session.execute_prepared(&p, &refs)
             })
         };
-        self.answer(
-            keyspace,
-            statement,
-            result,
-            params,
-            text.as_bytes(),
-            version,
-        )
+        self.answer(keyspace, statement, result, params, &key, version)
     }
 
     /// A read of a system table, or a write to one (refused).
@@ -333,9 +357,15 @@ impl Shared {
                     })
             });
         if system_or_describe {
-            self.prepared
-                .lock()
-                .insert(id, Entry::Text(text.to_string()));
+            if text.len() > MAX_PREPARED_TEXT {
+                return invalid("a statement this long cannot be prepared", version);
+            }
+            if describe::is_describe(text) {
+                if let Err(e) = describe::describe(&self.db, current.as_deref(), text) {
+                    return err(&e, version);
+                }
+            }
+            self.prepared.lock().put(id, Entry::Text(text.into()));
             return (
                 Opcode::Result,
                 results::prepared(&id, "system", "", &[], Vec::new(), version),
@@ -367,7 +397,10 @@ impl Shared {
             }
             None => (current.unwrap_or_default(), String::new(), Vec::new()),
         };
-        self.prepared.lock().insert(id, Entry::Cql(Arc::new(p)));
+        if text.len() > MAX_PREPARED_TEXT {
+            return invalid("a statement this long cannot be prepared", version);
+        }
+        self.prepared.lock().put(id, Entry::Cql(Arc::new(p)));
         (
             Opcode::Result,
             results::prepared(&id, &ks, &table, &binds, pk, version),
@@ -390,7 +423,8 @@ impl Shared {
         let Some(entry) = self.lookup(id) else {
             return (Opcode::Error, results::unprepared(id, version));
         };
-        if let Some(answer) = self.kept_page(params, id, version) {
+        let key = statement_key(id, keyspace, params);
+        if let Some(answer) = self.kept_page(params, &key, version) {
             return answer;
         }
         let p = match entry {
@@ -406,7 +440,15 @@ impl Shared {
         session.set_keyspace(keyspace.lock().clone());
         session.set_default_timestamp(params.timestamp);
         let result = session.execute_prepared(&p, &refs);
-        self.answer(keyspace, p.statement(), result, params, id, version)
+        if let Err(CqlError::Stale(_)) = &result {
+            // Its table was dropped or truncated (a new column family): the driver prepares
+            // it again when told it is unknown.
+            if let Ok(key) = <[u8; 16]>::try_from(id) {
+                self.prepared.lock().pop(&key);
+            }
+            return (Opcode::Error, results::unprepared(id, version));
+        }
+        self.answer(keyspace, p.statement(), result, params, &key, version)
     }
 
     /// BATCH: every statement prepared (or parsed) first, then all applied as one.

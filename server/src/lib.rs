@@ -14,7 +14,6 @@ mod results;
 pub mod system;
 pub mod thrift;
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -83,7 +82,10 @@ impl Server {
         let local = listener.local_addr()?;
         let shared = Arc::new(dispatch::Shared {
             db,
-            prepared: parking_lot::Mutex::new(HashMap::new()),
+            prepared: parking_lot::Mutex::new(lru::LruCache::new(
+                std::num::NonZeroUsize::new(dispatch::MAX_PREPARED)
+                    .unwrap_or(std::num::NonZeroUsize::MIN),
+            )),
             node: system::Node {
                 address: local.ip().to_string(),
                 port: local.port(),
@@ -116,6 +118,8 @@ impl Server {
             // Reap finished connections so the set stays the size of the live ones.
             while tasks.try_join_next().is_some() {}
             let Ok((stream, _)) = accepted else {
+                // Out of file descriptors, say: wait a little rather than spin.
+                tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             };
             let Ok(permit) = connections.clone().try_acquire_owned() else {

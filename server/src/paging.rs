@@ -29,6 +29,16 @@ fn fingerprint(statement: &[u8]) -> u32 {
     crc32fast::hash(statement)
 }
 
+/// A fresh, unguessable id for a kept result (ids restart with the process, so a counter
+/// would name another result after a restart).
+fn random_id() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    h.finish().max(1)
+}
+
 /// A result kept for its next pages.
 pub struct Kept {
     /// Its keyspace and table, for the rows' metadata.
@@ -51,7 +61,6 @@ pub struct State {
 pub struct Cache {
     /// The results, and the bytes of values they hold together.
     kept: Mutex<(lru::LruCache<u64, Arc<Kept>>, usize)>,
-    next_id: AtomicU64,
 }
 
 fn bytes_of(rows: &Rows) -> usize {
@@ -69,8 +78,6 @@ impl Default for Cache {
                 lru::LruCache::new(NonZeroUsize::new(MAX_KEPT).unwrap_or(NonZeroUsize::MIN)),
                 0,
             )),
-            // Never 0: a state with id 0 names no kept result.
-            next_id: AtomicU64::new(1),
         }
     }
 }
@@ -170,7 +177,7 @@ impl Cache {
         {
             return Ok(slice(&kept.rows, start, size, statement, 0));
         }
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = random_id();
         let kept = Arc::new(kept);
         let out = slice(&kept.rows, start, size, statement, id);
         let mut k = self.kept.lock();

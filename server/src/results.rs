@@ -198,14 +198,14 @@ pub fn error(ty: ErrorType, message: impl Into<String>, version: Version) -> Vec
 pub fn cql_error(e: &CqlError, version: Version) -> Vec<u8> {
     let message = match e {
         CqlError::Syntax { .. } => e.to_string(),
-        CqlError::Invalid(m) => m.clone(),
+        CqlError::Invalid(m) | CqlError::Stale(m) => m.clone(),
         CqlError::Unconfigured(m) => format!("unconfigured {m}"),
         CqlError::AlreadyExists(m) => m.clone(),
         CqlError::Engine(inner) => inner.to_string(),
     };
     let ty = match e {
         CqlError::Syntax { .. } => ErrorType::Syntax,
-        CqlError::Invalid(_) | CqlError::Unconfigured(_) => ErrorType::Invalid,
+        CqlError::Invalid(_) | CqlError::Unconfigured(_) | CqlError::Stale(_) => ErrorType::Invalid,
         CqlError::AlreadyExists(m) => {
             // "keyspace ks already exists" / "table ks.t already exists"
             let name = m.split(' ').nth(1).unwrap_or_default();

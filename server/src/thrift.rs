@@ -396,6 +396,23 @@ pub fn write(
         }
         Ok(())
     };
+    if matches!(
+        statement,
+        Statement::Insert {
+            conditional: true,
+            ..
+        } | Statement::Update {
+            conditional: true,
+            ..
+        } | Statement::Delete {
+            conditional: true,
+            ..
+        }
+    ) {
+        return Err(CqlError::invalid(
+            "conditional writes (IF …) are not supported",
+        ));
+    }
     let (using, delete) = match statement {
         Statement::Insert {
             columns,

@@ -207,3 +207,40 @@ fn random_frames_never_panic_the_decoder() {
         let _ = supercolumn_server::fuzz_frames(&f, round % 3 == 0);
     }
 }
+
+#[test]
+fn a_client_that_never_reads_holds_up_neither_the_others_nor_the_shutdown() {
+    let server = start(|c| {
+        c.max_in_flight = 8;
+        c.max_in_flight_per_connection = 8;
+        c.frame_timeout = Duration::from_millis(300);
+    });
+    // Thousands of answers it never reads: its socket buffers fill, its writer gives up.
+    let mut greedy = ready(server.addr);
+    let q = frame(4, 1, QUERY, &query_body("SELECT * FROM system.local"));
+    let flood: Vec<u8> = q.iter().copied().cycle().take(q.len() * 50_000).collect();
+    let writer = std::thread::spawn(move || {
+        let _ = greedy.write_all(&flood);
+        greedy
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let t = Instant::now();
+    let mut other = ready(server.addr);
+    send(
+        &mut other,
+        4,
+        2,
+        QUERY,
+        &query_body("SELECT key FROM system.local"),
+    );
+    assert_eq!(read(&mut other).unwrap().opcode, RESULT);
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    let t = Instant::now();
+    server.shutdown();
+    assert!(
+        t.elapsed() < Duration::from_secs(10),
+        "shutdown took {:?}",
+        t.elapsed()
+    );
+    drop(writer.join());
+}

@@ -426,9 +426,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             auth,
         } => return supercolumn_tools::serve::serve(db, *listen, *max_connections, *auth),
         Command::Export { target, out } => {
+            // Rounded up: a TTL left is never longer than the engine would keep the cell.
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs() as i64);
+                .map_or(0, |d| {
+                    (d.as_secs() + u64::from(d.subsec_nanos() > 0)) as i64
+                });
             let stats = match out {
                 Some(path) => {
                     let f = std::fs::File::create(path)

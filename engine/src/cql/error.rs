@@ -22,6 +22,10 @@ pub enum CqlError {
     /// The keyspace or table does not exist (code 0x2300).
     #[error("InvalidRequest: unconfigured {0}")]
     Unconfigured(String),
+    /// A prepared statement's table was dropped or truncated since (a new column family
+    /// took its name): prepare it again (a server answers UNPREPARED, code 0x2500).
+    #[error("InvalidRequest: {0}")]
+    Stale(String),
     /// The keyspace or table already exists (code 0x2400).
     #[error("AlreadyExists: {0}")]
     AlreadyExists(String),
@@ -52,6 +56,7 @@ impl CqlError {
             CqlError::Invalid(_) => 0x2200,
             CqlError::Unconfigured(_) => 0x2300,
             CqlError::AlreadyExists(_) => 0x2400,
+            CqlError::Stale(_) => 0x2500,
             CqlError::Engine(_) => 0x0000,
         }
     }

@@ -43,7 +43,7 @@ impl Session<'_> {
                 .column_family_id(&ks, &t.table)
                 .map_err(|_| CqlError::Unconfigured(format!("table {ks}.{}", t.table)))?;
             if live != *id {
-                return Err(CqlError::invalid(format!(
+                return Err(CqlError::Stale(format!(
                     "table {ks}.{} changed since the statement was prepared: prepare it again",
                     t.table
                 )));

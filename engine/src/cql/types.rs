@@ -326,6 +326,7 @@ impl CqlType {
             CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..) => {
                 self.elements(bytes).map(|_| ())
             }
+            CqlType::Frozen(inner) => inner.check(bytes),
             CqlType::Text => std::str::from_utf8(bytes)
                 .map(|_| ())
                 .map_err(|_| "not UTF-8".into()),

@@ -73,8 +73,9 @@ pub fn literal(ty: &CqlType, bytes: &[u8]) -> String {
                 "Timeuuid"
             }),
         },
+        // An IPv6 address written as text may come back as IPv4 (`::ffff:1.2.3.4`).
         CqlType::Inet => match bytes.len() {
-            4 | 16 => quote(&ty.display(bytes)),
+            4 => quote(&ty.display(bytes)),
             _ => cast("Inet"),
         },
         CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..) | CqlType::Frozen(_) => hex(bytes),

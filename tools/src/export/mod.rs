@@ -41,7 +41,7 @@ fn is_system(ks: &str) -> bool {
 }
 
 /// Writes the export of `target` (`KS`, `KS.TABLE`, or every keyspace) to `out`; `now_seconds`
-/// is the moment remaining TTLs count from.
+/// (rounded up, as the engine counts expiry) is the moment remaining TTLs count from.
 pub fn export(
     db: &Database,
     target: Option<&str>,
@@ -168,10 +168,11 @@ impl Shape {
 fn using(c: &Column, now_seconds: i64) -> Option<String> {
     match c.expires_at {
         None => Some(format!(" USING TIMESTAMP {}", c.timestamp)),
+        // Cassandra's largest TTL: an expiry counted from a second rounded up may be one past.
         Some(at) if at > now_seconds => Some(format!(
             " USING TIMESTAMP {} AND TTL {}",
             c.timestamp,
-            at - now_seconds
+            (at - now_seconds).min(630_720_000)
         )),
         Some(_) => None,
     }

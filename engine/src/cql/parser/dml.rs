@@ -6,6 +6,8 @@ use super::super::error::CqlError;
 use super::super::lexer::Tok;
 use super::Parser;
 
+/// The most combinations of `IN` values one statement may name.
+pub const MAX_IN_COMBINATIONS: usize = 10_000;
 impl Parser {
     fn using(&mut self) -> Result<Using, CqlError> {
         let mut u = Using::default();
@@ -119,9 +121,21 @@ impl Parser {
                 }
             }
             if !self.eat_word("and") {
-                return Ok(out);
+                break;
             }
         }
+        // Each combination of IN values is a key or a slice read (or written) on its own: the
+        // product is bounded before anything is built from it.
+        let product = out.iter().fold(1usize, |n, r| match r {
+            Relation::In(_, vs) => n.saturating_mul(vs.len()),
+            _ => n,
+        });
+        if product > MAX_IN_COMBINATIONS {
+            return Err(self.unexpected(&format!(
+                "at most {MAX_IN_COMBINATIONS} combinations of IN values (these make {product})"
+            )));
+        }
+        Ok(out)
     }
 
     fn op(&mut self) -> Result<Op, CqlError> {

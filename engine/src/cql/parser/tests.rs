@@ -158,3 +158,22 @@ proptest::proptest! {
         let _ = parse(&s);
     }
 }
+
+#[test]
+fn in_lists_whose_product_is_too_large_are_refused() {
+    let list = |n: usize| (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
+    let ok = format!(
+        "SELECT * FROM t WHERE a IN ({}) AND b IN ({})",
+        list(100),
+        list(100)
+    );
+    assert!(parse(&ok).is_ok());
+    let big = format!(
+        "UPDATE t SET v = 1 WHERE a IN ({}) AND b IN ({}) AND c IN ({})",
+        list(100),
+        list(100),
+        list(2)
+    );
+    let e = parse(&big).unwrap_err().to_string();
+    assert!(e.contains("combinations of IN values"), "{e}");
+}
