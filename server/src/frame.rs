@@ -8,6 +8,9 @@ use cassandra_protocol::frame::{Opcode, Version};
 /// Length of a frame header (v3–v4).
 pub const HEADER_LEN: usize = 9;
 
+/// The longest answer body: a frame's length is an `int`, and a compressed body may grow.
+const MAX_ANSWER: usize = (i32::MAX as usize) / 2;
+
 const FLAG_COMPRESSION: u8 = 0x01;
 const FLAG_CUSTOM_PAYLOAD: u8 = 0x04;
 
@@ -190,6 +193,20 @@ fn custom_payload_len(b: &[u8]) -> Result<usize, FrameError> {
 
 /// A response frame: `body` is the message, compressed when `lz4`.
 pub fn response(version: Version, stream: i16, opcode: Opcode, body: &[u8], lz4: bool) -> Vec<u8> {
+    // A frame's length is an `int`: an answer longer than that cannot be framed, and is
+    // answered with an error the client can act on (page the query) instead of a length that
+    // wraps into a corrupt stream.
+    if body.len() > MAX_ANSWER {
+        let e = crate::results::error(
+            cassandra_protocol::frame::message_error::ErrorType::Invalid,
+            format!(
+                "the result is {} bytes, more than a frame can carry: page it (a smaller page size or LIMIT)",
+                body.len()
+            ),
+            version,
+        );
+        return response(version, stream, Opcode::Error, &e, lz4);
+    }
     let compressed;
     let (flags, body) = if lz4 && !body.is_empty() {
         compressed = compress(body);
