@@ -45,6 +45,7 @@ pub async fn serve(
     shared: Arc<Shared>,
     config: Arc<Config>,
     engine: Arc<Semaphore>,
+    bytes: Arc<Semaphore>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let _ = stream.set_nodelay(true);
@@ -91,10 +92,30 @@ pub async fn serve(
         ) else {
             break;
         };
+        // And the bytes: a body, then what it decompresses to, count against the server's
+        // budget for requests in flight until the engine is done with them.
+        let budget = |n: usize| n.min(config.max_request_bytes).min(u32::MAX as usize) as u32;
+        let Ok(mut held) = bytes
+            .clone()
+            .acquire_many_owned(budget(header.length))
+            .await
+        else {
+            break;
+        };
         let mut body = vec![0u8; header.length];
         match tokio::time::timeout(config.frame_timeout, rd.read_exact(&mut body)).await {
             Ok(Ok(_)) => {}
             Ok(Err(_)) | Err(_) => break, // a half-sent frame
+        }
+        if let Some(claimed) = frame::claimed_uncompressed(&header, &body, state.lz4) {
+            let Ok(more) = bytes
+                .clone()
+                .acquire_many_owned(budget(claimed.min(config.max_frame)))
+                .await
+            else {
+                break;
+            };
+            held.merge(more);
         }
         let request = match frame::decode_request(&header, body, state.lz4, config.max_frame) {
             Ok(r) => r,
@@ -211,7 +232,7 @@ pub async fn serve(
                     }));
                     // The engine is done with it: a client slow to read its answers holds
                     // only its own connection's permits.
-                    drop(all);
+                    drop((all, held));
                     let out = match run {
                         Ok(a) => answer(a, lz4),
                         Err(_) => {

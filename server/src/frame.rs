@@ -145,6 +145,15 @@ pub fn request_message(
     Ok(body)
 }
 
+/// What a compressed body says it decompresses to (the bytes a server must budget for).
+pub fn claimed_uncompressed(header: &Header, body: &[u8], lz4: bool) -> Option<usize> {
+    if !lz4 || header.flags & FLAG_COMPRESSION == 0 {
+        return None;
+    }
+    let len = i32::from_be_bytes(*body.first_chunk::<4>()?);
+    usize::try_from(len).ok()
+}
+
 /// LZ4 as the protocol carries it: the uncompressed length (big-endian `int`), then a block.
 fn decompress(body: &[u8], limit: usize) -> Result<Vec<u8>, FrameError> {
     let Some((len, block)) = body.split_first_chunk::<4>() else {

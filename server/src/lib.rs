@@ -44,6 +44,9 @@ pub struct Config {
     pub max_in_flight_per_connection: usize,
     /// Requests running on the engine at once, over all connections.
     pub max_in_flight: usize,
+    /// Bytes of requests (bodies, and what compressed ones decompress to) in flight at once,
+    /// over all connections; a frame is not read while its bytes would pass it.
+    pub max_request_bytes: usize,
     /// A connection that sends nothing for this long is closed (drivers send a heartbeat
     /// every 30 seconds).
     pub idle_timeout: Duration,
@@ -61,6 +64,7 @@ impl Default for Config {
             max_connections: 2048,
             max_in_flight_per_connection: 1024,
             max_in_flight: 4096,
+            max_request_bytes: 256 << 20,
             idle_timeout: Duration::from_secs(120),
             frame_timeout: Duration::from_secs(10),
             auth: None,
@@ -108,6 +112,7 @@ impl Server {
     /// flight finish and their answers go out, and returns.
     pub async fn run(self, mut shutdown: watch::Receiver<bool>) {
         let engine = Arc::new(Semaphore::new(self.config.max_in_flight));
+        let bytes = Arc::new(Semaphore::new(self.config.max_request_bytes));
         let connections = Arc::new(Semaphore::new(self.config.max_connections));
         let mut tasks = JoinSet::new();
         loop {
@@ -126,14 +131,15 @@ impl Server {
                 drop(stream);
                 continue;
             };
-            let (shared, config, engine, rx) = (
+            let (shared, config, engine, bytes, rx) = (
                 self.shared.clone(),
                 self.config.clone(),
                 engine.clone(),
+                bytes.clone(),
                 shutdown.clone(),
             );
             tasks.spawn(async move {
-                connection::serve(stream, shared, config, engine, rx).await;
+                connection::serve(stream, shared, config, engine, bytes, rx).await;
                 drop(permit);
             });
         }

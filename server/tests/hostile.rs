@@ -244,3 +244,34 @@ fn a_client_that_never_reads_holds_up_neither_the_others_nor_the_shutdown() {
     );
     drop(writer.join());
 }
+
+#[test]
+fn request_bytes_in_flight_are_bounded_over_all_connections() {
+    let server = start(|c| {
+        c.max_request_bytes = 200;
+        c.frame_timeout = Duration::from_millis(600);
+    });
+    // A header that claims 150 bytes and sends none holds them until its frame times out.
+    let mut holder = ready(server.addr);
+    let mut h = frame(4, 1, QUERY, &[]);
+    h[5..9].copy_from_slice(&150i32.to_be_bytes());
+    holder.write_all(&h).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    // 150 + this one's bytes pass the budget: it waits for them, then is served.
+    let mut other = ready(server.addr);
+    let t = Instant::now();
+    let q = query_body("SELECT key FROM system.local WHERE key = 'local' ALLOW FILTERING");
+    assert!(q.len() > 50);
+    send(&mut other, 4, 2, QUERY, &q);
+    let f = read(&mut other).unwrap();
+    assert_eq!(f.opcode, RESULT, "{f:?}");
+    assert!(
+        t.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(
+        read(&mut holder).is_none(),
+        "the half-sent frame was dropped"
+    );
+}
