@@ -188,5 +188,28 @@ mod tests {
             Err(CqlError::Unconfigured(_))
         ));
         assert!(query(&db, "SELECT nothing FROM system.local").is_err());
+        // The system keyspaces and their tables are listed too (cqlsh checks a SELECT's
+        // keyspace and table against them).
+        let ks = query(
+            &db,
+            "SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name IN ('system', 'system_schema')",
+        )
+        .unwrap();
+        assert_eq!(ks.rows.len(), 2);
+        let local = query(
+            &db,
+            "SELECT column_name, kind FROM system_schema.columns WHERE keyspace_name = 'system' AND table_name = 'local'",
+        )
+        .unwrap();
+        assert_eq!(
+            local.rows[0],
+            [Some(b"key".to_vec()), Some(b"partition_key".to_vec())]
+        );
+        let t = query(
+            &db,
+            "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'system_schema'",
+        )
+        .unwrap();
+        assert_eq!(t.rows.len(), 9);
     }
 }

@@ -4,7 +4,7 @@
 //! table is its columns and its rows as literals; `mod.rs` filters and projects them.
 
 use md5::{Digest, Md5};
-use supercolumn::cql::{CqlType, Kind, Literal, Table};
+use supercolumn::cql::{ColumnDef, CqlType, Kind, Literal, Table};
 use supercolumn::Database;
 
 /// One system table's content.
@@ -116,6 +116,72 @@ fn replication(db: &Database, ks: &str) -> Literal {
 
 /// The content of `keyspace.table`, if it is a system table this server knows.
 pub fn content(db: &Database, node: &Node, keyspace: &str, table: &str) -> Option<Content> {
+    content_with(db, node, keyspace, table, true)
+}
+
+/// The system tables themselves, as tables (`system_schema` lists them, so cqlsh finds
+/// `system.local`), with their keys: (keyspace, table, partition key columns, clustering ones).
+const SYSTEM_TABLES: &[(&str, &str, usize, usize)] = &[
+    ("system", "local", 1, 0),
+    ("system", "peers", 1, 0),
+    ("system", "peers_v2", 2, 0),
+    ("system_schema", "keyspaces", 1, 0),
+    ("system_schema", "tables", 1, 1),
+    ("system_schema", "columns", 1, 2),
+    ("system_schema", "types", 1, 1),
+    ("system_schema", "functions", 1, 2),
+    ("system_schema", "aggregates", 1, 2),
+    ("system_schema", "indexes", 1, 2),
+    ("system_schema", "triggers", 1, 2),
+    ("system_schema", "views", 1, 1),
+];
+
+fn system_tables(db: &Database) -> Vec<Table> {
+    let node = Node {
+        address: "127.0.0.1".into(),
+        port: 0,
+    };
+    SYSTEM_TABLES
+        .iter()
+        .filter_map(|&(ks, name, pk, ck)| {
+            let c = content_with(db, &node, ks, name, false)?;
+            let columns = c
+                .columns
+                .into_iter()
+                .enumerate()
+                .map(|(i, (n, ty))| ColumnDef {
+                    name: n.to_string(),
+                    ty,
+                    kind: if i < pk {
+                        Kind::PartitionKey(i)
+                    } else if i < pk + ck {
+                        Kind::Clustering(i - pk)
+                    } else {
+                        Kind::Regular
+                    },
+                })
+                .collect();
+            Some(Table {
+                keyspace: ks.to_string(),
+                name: name.to_string(),
+                columns,
+                partition_key: (0..pk).collect(),
+                clustering: (pk..pk + ck).collect(),
+                descending: vec![false; ck],
+            })
+        })
+        .collect()
+}
+
+/// `content`, with the rows of `system_schema.tables` and `.columns` left out when `!rows`
+/// (what `system_tables` asks, as those rows list the system tables themselves).
+fn content_with(
+    db: &Database,
+    node: &Node,
+    keyspace: &str,
+    table: &str,
+    rows: bool,
+) -> Option<Content> {
     Some(match (keyspace, table) {
         ("system", "local") => local(db, node),
         ("system", "peers") => Content {
@@ -162,11 +228,19 @@ pub fn content(db: &Database, node: &Node, keyspace: &str, table: &str) -> Optio
                     let r = replication(db, &ks);
                     vec![s(ks), Literal::Bool(true), r]
                 })
+                .chain(["system", "system_schema"].map(|ks| {
+                    let local = map(&[("class", "org.apache.cassandra.locator.LocalStrategy")]);
+                    vec![s(ks), Literal::Bool(true), local]
+                }))
                 .collect(),
         },
-        ("system_schema", "tables") => tables(db),
+        ("system_schema", "tables") if rows => tables(db),
+        ("system_schema", "tables") => Content {
+            columns: table_columns(),
+            rows: Vec::new(),
+        },
         ("system_schema", "columns") | ("system_virtual_schema", "columns") => {
-            let rows = if keyspace == "system_schema" {
+            let rows = if keyspace == "system_schema" && rows {
                 columns_rows(db)
             } else {
                 Vec::new()
@@ -298,8 +372,8 @@ fn local(db: &Database, node: &Node) -> Content {
     }
 }
 
-fn tables(db: &Database) -> Content {
-    let columns = vec![
+fn table_columns() -> Vec<(&'static str, CqlType)> {
+    vec![
         ("keyspace_name", text()),
         ("table_name", text()),
         ("bloom_filter_fp_chance", CqlType::Double),
@@ -323,9 +397,14 @@ fn tables(db: &Database) -> Content {
         ("min_index_interval", CqlType::Int),
         ("read_repair_chance", CqlType::Double),
         ("speculative_retry", text()),
-    ];
+    ]
+}
+
+fn tables(db: &Database) -> Content {
+    let columns = table_columns();
     let rows = cql_tables(db)
         .into_iter()
+        .chain(system_tables(db))
         .map(|t| {
             let id = uuid_of(format!("{}.{}", t.keyspace, t.name).as_bytes());
             vec![
@@ -367,7 +446,7 @@ fn tables(db: &Database) -> Content {
 
 fn columns_rows(db: &Database) -> Vec<Vec<Literal>> {
     let mut rows = Vec::new();
-    for t in cql_tables(db) {
+    for t in cql_tables(db).into_iter().chain(system_tables(db)) {
         for c in &t.columns {
             let (kind, position, order) = match c.kind {
                 Kind::PartitionKey(i) => ("partition_key", i as i64, "none"),

@@ -248,6 +248,11 @@ with tempfile.TemporaryDirectory() as tmp:
             listed = cqlsh("-e", f"USE {KS_C}; DESCRIBE TABLES").split()
             assert sorted(listed) == ["copy_target", "example"], listed
 
+        @check("SELECT from system.local (cqlsh checks the system keyspace exists)")
+        def _():
+            out = cqlsh("-e", "SELECT key, cql_version FROM system.local")
+            assert "local" in out and "3.4.5" in out and "(1 rows)" in out, out
+
         @check("DESCRIBE TABLE example2 prints its CREATE TABLE")
         def _():
             desc = cqlsh("-e", "DESCRIBE TABLE example2", keyspace=KS)
