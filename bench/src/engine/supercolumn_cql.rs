@@ -62,6 +62,22 @@ impl SupercolumnCql {
     }
 }
 
+/// Compacts the two tables (what `--engine cql` and `--engine server` both keep).
+pub(super) fn compact_tables(db: &Database) -> anyhow::Result<()> {
+    db.flush_all()?;
+    db.compact(KS, Some("point"))?;
+    Ok(db.compact(KS, Some("wide"))?)
+}
+
+/// SSTables of the two tables.
+pub(super) fn table_count(db: &Database) -> usize {
+    ["point", "wide"]
+        .iter()
+        .filter_map(|cf| db.column_family_stats(KS, cf).ok())
+        .map(|s| s.sstables)
+        .sum()
+}
+
 fn limit(n: usize) -> [u8; 4] {
     i32::try_from(n).unwrap_or(i32::MAX).to_be_bytes()
 }
@@ -105,17 +121,11 @@ impl Engine for SupercolumnCql {
     }
 
     fn compact(&self) -> anyhow::Result<()> {
-        self.db.flush_all()?;
-        self.db.compact(KS, Some("point"))?;
-        Ok(self.db.compact(KS, Some("wide"))?)
+        compact_tables(&self.db)
     }
 
     fn tables(&self) -> usize {
-        ["point", "wide"]
-            .iter()
-            .filter_map(|cf| self.db.column_family_stats(KS, cf).ok())
-            .map(|s| s.sstables)
-            .sum()
+        table_count(&self.db)
     }
 
     fn close(self: Box<Self>) -> anyhow::Result<()> {

@@ -21,6 +21,7 @@ use supercolumn_server::{Config, Server};
 use tokio::sync::watch;
 
 use super::supercolumn::options;
+use super::supercolumn_cql::{compact_tables, table_count};
 use super::{Engine, EngineConfig};
 
 const KS: &str = "stress";
@@ -219,17 +220,11 @@ impl Engine for SupercolumnServer {
     }
 
     fn compact(&self) -> anyhow::Result<()> {
-        self.db.flush_all()?;
-        self.db.compact(KS, Some("point"))?;
-        Ok(self.db.compact(KS, Some("wide"))?)
+        compact_tables(&self.db)
     }
 
     fn tables(&self) -> usize {
-        ["point", "wide"]
-            .iter()
-            .filter_map(|cf| self.db.column_family_stats(KS, cf).ok())
-            .map(|s| s.sstables)
-            .sum()
+        table_count(&self.db)
     }
 
     fn close(mut self: Box<Self>) -> anyhow::Result<()> {
