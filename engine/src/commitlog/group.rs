@@ -160,6 +160,10 @@ impl CommitLog {
         if let Err(e) = sh.check() {
             return fail(&e);
         }
+        let group_start = LogPosition {
+            segment: st.seq,
+            offset: st.written,
+        };
         let mut positions = Vec::with_capacity(group.len());
         buf.clear();
         for batch in group {
@@ -174,6 +178,7 @@ impl CommitLog {
                         .write_locked(&mut st, &buf)
                         .and_then(|()| self.roll(&mut st))
                     {
+                        st.unapplied(group_start);
                         return fail(&e);
                     }
                     buf.clear();
@@ -196,6 +201,7 @@ impl CommitLog {
             positions.push(mine);
         }
         if let Err(e) = self.write_locked(&mut st, &buf) {
+            st.unapplied(group_start);
             return fail(&e);
         }
         let (seq, end, file) = (st.seq, st.written, st.file.clone());
@@ -204,6 +210,7 @@ impl CommitLog {
         if let CommitLogSync::Batch { .. } = sh.sync {
             // Never retry an fsync after a failure: the kernel may have dropped the dirty pages.
             if let Err(e) = file.sync() {
+                sh.state.lock().unapplied(group_start);
                 return fail(&sh.poison("fsync of", &sh.segment_path(seq), &e));
             }
             let mut st = sh.state.lock();

@@ -74,6 +74,16 @@ struct WriterState {
     written: u64,
     synced: u64,
     segments: BTreeMap<u64, LiveSegment>,
+    /// Where the first group whose write failed began: its records may be in the log without
+    /// being in any memtable, so no flush may claim to cover them.
+    unapplied_from: Option<LogPosition>,
+}
+
+impl WriterState {
+    /// Notes that the group that began at `at` failed after (perhaps) writing its records.
+    fn unapplied(&mut self, at: LogPosition) {
+        self.unapplied_from = Some(self.unapplied_from.map_or(at, |u| u.min(at)));
+    }
 }
 
 #[derive(Debug)]
@@ -191,6 +201,7 @@ impl CommitLog {
                 written: 0,
                 synced: 0,
                 segments: BTreeMap::new(),
+                unapplied_from: None,
             }),
             queue: Mutex::new(group::Queue::default()),
             group_buf: Mutex::new(Vec::new()),
@@ -284,13 +295,15 @@ impl CommitLog {
     }
 
     /// The position the next record will start at (at most): what a memtable switched now
-    /// covers.
+    /// covers. After a failed write, never past that write's records: they reached the log but
+    /// no memtable, and the next open must replay them whole, for every column family.
     pub fn current_position(&self) -> LogPosition {
         let st = self.shared.state.lock();
-        LogPosition {
+        let now = LogPosition {
             segment: st.seq,
             offset: st.written,
-        }
+        };
+        st.unapplied_from.map_or(now, |u| u.min(now))
     }
 
     /// Fsyncs everything appended so far.

@@ -155,7 +155,21 @@ pub fn replay_log(
         let newest = i + 1 == live.len();
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         let c = segment::read(&bytes);
+        // What the next segment's header says of this one: where its intact records ended when
+        // the next was started (0: it held none).
+        let next_says = live
+            .get(i + 1)
+            .filter(|n| n.0 == seq + 1)
+            .and_then(|n| header_of(&n.1))
+            .and_then(|h| h.prev_end);
         match c.header {
+            // A segment whose header never reached the disk (an open that failed or died right
+            // after creating it) holds no records, and the next segment, started after a replay
+            // that read it, says so: nothing is lost.
+            None if !newest && next_says == Some(0) => tracing::info!(
+                "{} has no complete header and held no records (the next segment says so)",
+                path.display()
+            ),
             None if !newest && !matches!(c.ending, Ending::Damaged(_)) => problems.report(
                 path,
                 FormatError::new(
@@ -173,12 +187,7 @@ pub fn replay_log(
             _ => {}
         }
         // How far the next segment says this one's intact records ran.
-        let limit = live
-            .get(i + 1)
-            .filter(|n| n.0 == seq + 1)
-            .and_then(|n| header_of(&n.1))
-            .and_then(|h| h.prev_end)
-            .filter(|p| *p > 0);
+        let limit = next_says.filter(|p| *p > 0);
         match &c.ending {
             Ending::Damaged(e) if limit.is_none_or(|l| offset_of(e) < l) => {
                 problems.report(path, e.clone().also("the records from there on are lost"))?

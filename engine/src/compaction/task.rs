@@ -62,8 +62,8 @@ pub struct CompactionOutput {
 }
 
 /// Cleans one merged row in key order: drops cells shadowed by the row's or their super
-/// column's deletion, expires TTL cells into tombstones, and (if `purge`) drops tombstones whose
-/// grace period has passed. Returns the row's deletion and entries, or `None` if nothing is left.
+/// column's deletion, drops the values of expired TTL cells, and (if `purge`) drops tombstones
+/// and expired TTL cells whose grace period has passed. Returns the row's deletion and entries, or `None` if nothing is left.
 pub fn clean_row(
     deletion: Option<DeletionTime>,
     entries: Vec<(Vec<u8>, Entry)>,
@@ -129,7 +129,14 @@ pub fn clean_row(
                     CellValue::Live { ttl: Some(t), .. }
                         if now_seconds >= t.local_expiration_time =>
                     {
-                        Cell::tombstone(cell.timestamp, t.local_expiration_time)
+                        if purge && t.local_expiration_time <= gc_before {
+                            *purged += 1;
+                            continue;
+                        }
+                        // Expired: a deletion from now on. It stays a TTL cell, so it ranks
+                        // against other versions as it did before (a tombstone would beat a
+                        // same-timestamp TTL cell that expires later); nothing reads its value.
+                        Cell::live(cell.timestamp, Vec::new(), Some(t))
                     }
                     _ => cell,
                 };
@@ -322,7 +329,7 @@ mod tests {
             "c and the expired e are purged; d is within grace"
         );
         assert_eq!(purged, 3);
-        // Not purging: tombstones stay, the expired TTL cell becomes one.
+        // Not purging: tombstones stay, the expired TTL cell stays one without its value.
         let mut purged = 0;
         let (d, e) = clean_row(
             Some(del(10, 50)),
@@ -335,7 +342,11 @@ mod tests {
         );
         assert_eq!(d, Some(del(10, 50)));
         assert_eq!(e.len(), 4);
-        assert_eq!(e[3].1, Entry::Cell(Cell::tombstone(40, 150)));
+        let ttl = Some(Ttl {
+            ttl: 10,
+            local_expiration_time: 150,
+        });
+        assert_eq!(e[3].1, Entry::Cell(Cell::live(40, Vec::new(), ttl)));
         assert_eq!(purged, 0);
     }
 

@@ -117,6 +117,12 @@ impl Database {
             .newest_end
             .filter(|(seq, _)| seq + 1 == first_seq)
             .map_or(0, |(_, end)| end);
+        // What a replay read is what reads will show from now on, and the next segment's header
+        // records where the newest one ends: both must survive a power cut, also when the
+        // process that wrote them died before its fsync (a failed or a periodic one).
+        for (_, path) in &replayed.log.segments {
+            fs.sync_file(path).map_err(|e| Error::io(path, e))?;
+        }
         let oldest = replayed.log.segments.first().map_or(first_seq, |s| s.0);
         let replayed_segments = replayed.log.segments.len();
         let commitlog = Arc::new(CommitLog::open(

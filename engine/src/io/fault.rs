@@ -468,6 +468,17 @@ impl FileSystem for FaultFs {
         }
         Ok(())
     }
+
+    fn sync_file(&self, path: &Path) -> io::Result<()> {
+        let _power = self.shared.begin(FsCall::Sync, path)?;
+        let file = File::open(path)?;
+        file.sync_data()?;
+        let len = file.metadata()?.len();
+        if let Some(synced) = self.shared.state.lock().synced.get_mut(path) {
+            *synced = (*synced).max(len);
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -38,6 +38,9 @@ pub trait FileSystem: Send + Sync + Debug {
     fn remove_file(&self, path: &Path) -> io::Result<()>;
     /// Makes creates, renames and removes in `dir` durable.
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
+    /// Makes the bytes of an existing file durable (fsync), whoever wrote them: a commit-log
+    /// segment a crashed process wrote and a replay has just read.
+    fn sync_file(&self, path: &Path) -> io::Result<()>;
 }
 
 /// The operating system's file system.
@@ -93,6 +96,10 @@ impl FileSystem for RealFs {
 
     fn sync_dir(&self, dir: &Path) -> io::Result<()> {
         File::open(dir)?.sync_all()
+    }
+
+    fn sync_file(&self, path: &Path) -> io::Result<()> {
+        File::open(path)?.sync_data()
     }
 }
 

@@ -79,7 +79,6 @@ pub struct Cell {
 
 impl Cell {
     /// A live cell.
-    #[cfg(test)]
     pub fn live(timestamp: i64, value: Vec<u8>, ttl: Option<Ttl>) -> Self {
         Cell {
             timestamp,
@@ -88,6 +87,7 @@ impl Cell {
     }
 
     /// A tombstone.
+    #[cfg(test)]
     pub fn tombstone(timestamp: i64, local_deletion_time: i64) -> Self {
         Cell {
             timestamp,

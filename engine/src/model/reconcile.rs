@@ -1,17 +1,18 @@
 //! Reconciliation (SPEC §3): which of two versions of the same column wins.
 //!
-//! The higher timestamp wins. On a tie a tombstone wins over a live value; between two live
-//! values the greater value (unsigned bytes) wins. One refinement keeps the result independent
-//! of time, and so of the order in which versions meet and of how they were split across
-//! memtables and SSTables: on a tie, a cell with a TTL ranks between a tombstone and a cell
-//! without one (and of two TTL cells, the one expiring first ranks higher). A TTL cell becomes a
-//! tombstone when it expires, and compaction rewrites it as one, so ranking it that way from the
-//! start means no version's fate changes when the clock moves. Among equals the later local
-//! deletion time (tombstones) or the greater value (live cells) wins. The order is total.
+//! The higher timestamp wins. On a tie, as Cassandra 3.0+ resolves it (CASSANDRA-14592): a
+//! tombstone wins over a live value, and a cell with a TTL over one without (it becomes a
+//! deletion when it expires, so ranking it so from the start means no version's fate changes
+//! when the clock moves); of two tombstones the later local deletion time wins; of two TTL cells
+//! the later expiry, then the later write time (expiry − TTL); then the greater value (unsigned
+//! bytes). The order is total and never consults the clock, so the result does not depend on
+//! the order in which versions meet or on how they were split across memtables and SSTables.
+//! Compaction keeps an expired TTL cell a TTL cell (with its value dropped) until it is purged,
+//! so that its rank does not change either.
 
 use std::cmp::Ordering;
 
-use super::cell::{Cell, CellRef, CellValueRef, DeletionTime, Entry};
+use super::cell::{Cell, CellRef, CellValueRef, DeletionTime, Entry, Ttl};
 
 /// The rank of a cell among versions with the same timestamp: tombstones above TTL cells above
 /// plain cells.
@@ -46,10 +47,15 @@ pub fn compare_refs(a: &CellRef<'_>, b: &CellRef<'_>) -> Ordering {
                 CellValueRef::Live { value: va, ttl: ta },
                 CellValueRef::Live { value: vb, ttl: tb },
             ) => {
-                // The one expiring first ranks higher: it is the first to become a tombstone.
-                let ea = ta.map_or(i64::MAX, |t| t.local_expiration_time);
-                let eb = tb.map_or(i64::MAX, |t| t.local_expiration_time);
-                eb.cmp(&ea).then_with(|| va.cmp(vb))
+                // Equal ranks: both have a TTL or neither has. The later expiry wins, then the
+                // later write time.
+                let expiry = |t: &Option<Ttl>| t.map(|t| t.local_expiration_time);
+                let written =
+                    |t: &Option<Ttl>| t.map(|t| t.local_expiration_time - i64::from(t.ttl));
+                expiry(ta)
+                    .cmp(&expiry(tb))
+                    .then_with(|| written(ta).cmp(&written(tb)))
+                    .then_with(|| va.cmp(vb))
             }
             _ => Ordering::Equal,
         })
@@ -126,13 +132,20 @@ mod tests {
     fn ttl_cells_rank_between_tombstones_and_plain_cells_whatever_the_time() {
         let (ttl, plain) = (expiring(5, b"a", 110), live(5, b"z"));
         assert!(supersedes(&ttl, &plain));
-        let (soon, later) = (expiring(5, b"a", 110), expiring(5, b"z", 120));
-        assert!(
-            supersedes(&soon, &later),
-            "the first to expire ranks higher"
+        // SPEC §3 (Cassandra 3.0+): of two TTL cells the later expiry wins, whatever the values.
+        let (soon, later) = (expiring(5, b"z", 110), expiring(5, b"a", 120));
+        assert!(supersedes(&later, &soon), "the later expiry wins");
+        assert!(!supersedes(&soon, &later));
+        // Then the later write time (expiry − TTL): same expiry, the shorter TTL was written later.
+        let short = Cell::live(
+            5,
+            b"a".to_vec(),
+            Some(Ttl {
+                ttl: 5,
+                local_expiration_time: 120,
+            }),
         );
-        // Rewriting the expired winner as a tombstone (as compaction does) keeps it the winner.
-        assert!(supersedes(&Cell::tombstone(5, 110), &later));
+        assert!(supersedes(&short, &later), "the later write wins");
     }
 
     #[test]
