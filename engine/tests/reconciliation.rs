@@ -285,7 +285,7 @@ enum Op {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => (0u8..3, 0i64..6, any::<u8>()).prop_map(|(col, ts, val)| Op::Put { col, ts, val }),
-        2 => (0u8..3, 0i64..6, any::<u8>(), 1u32..4).prop_map(|(col, ts, val, ttl)| Op::PutTtl { col, ts, val, ttl }),
+        2 => (0u8..3, 0i64..6, any::<u8>(), 1u32..16).prop_map(|(col, ts, val, ttl)| Op::PutTtl { col, ts, val, ttl }),
         2 => (0u8..3, 0i64..6).prop_map(|(col, ts)| Op::DelCol { col, ts }),
         1 => (0i64..6).prop_map(|ts| Op::DelRow { ts }),
     ]
