@@ -3,7 +3,8 @@
 //! small memtables so flushes and compactions run all the time. Every acknowledged operation is
 //! recorded in a verification map (the model), and a sample of it is read back continuously: any
 //! difference stops the run with the key, what was expected and what was found. A progress line
-//! every few seconds gives ops/s, the p99 latency, SSTables and memory.
+//! every few seconds gives ops/s, the p99 latency, SSTables and memory. With `--threads N`, N
+//! threads each own a share of the rows and run this loop on it against the one database.
 //!
 //! Timestamps are the operation's sequence number, so the model's "last acknowledged write wins"
 //! is exact; TTL cells are not checked within a second of their expiry (the engine counts TTLs
@@ -11,6 +12,8 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context};
@@ -61,32 +64,129 @@ fn sstables(db: &Database) -> usize {
     db.column_family_stats(KS, CF).map_or(0, |s| s.sstables)
 }
 
-/// Runs the soak for `duration` in `dir`; an error names the first mismatch.
-pub fn soak(dir: &Path, duration: Duration, seed: u64) -> anyhow::Result<()> {
+/// Counters the workers share with the reporter.
+struct Shared {
+    ops: AtomicU64,
+    checked: AtomicU64,
+    /// Set by the first worker that fails (or when time is up): every worker stops.
+    stop: AtomicBool,
+    /// Each worker's latency histogram, merged and reset by the reporter.
+    hists: Vec<Mutex<Histogram<u64>>>,
+}
+
+/// Runs the soak for `duration` in `dir` with `threads` writers; an error names the first
+/// mismatch. Each thread owns the rows whose number modulo `threads` is its own, so its model
+/// is exact while every thread's writes, flushes and compactions interleave in one database.
+pub fn soak(dir: &Path, duration: Duration, seed: u64, threads: usize) -> anyhow::Result<()> {
+    let threads = threads.max(1);
     let mut o = Options::default();
     o.commit_log_sync = CommitLogSync::Periodic { period_ms: 1_000 };
     // Small memtables: a flush every few thousand operations, compactions behind them.
     o.memtable_operations_millions = 0.005;
     let db = Database::open(dir, o).with_context(|| format!("opening {}", dir.display()))?;
+    let shared = Shared {
+        ops: AtomicU64::new(0),
+        checked: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        hists: (0..threads)
+            .map(|_| Histogram::new_with_bounds(1, 60_000_000, 3).map(Mutex::new))
+            .collect::<Result<_, _>>()?,
+    };
+    let started = Instant::now();
+    let results: Vec<anyhow::Result<()>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                let (db, shared) = (&db, &shared);
+                scope.spawn(move || {
+                    let r = worker(db, shared, t, threads, seed.wrapping_add(t as u64));
+                    shared.stop.store(true, Ordering::SeqCst);
+                    r
+                })
+            })
+            .collect();
+        report(&db, &shared, started, duration);
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a soak thread panicked")))
+            })
+            .collect()
+    });
+    for r in results {
+        r?;
+    }
+    db.close()?;
+    println!(
+        "soak done: {} operations in {:.0} s on {threads} thread(s), {} reads checked, no mismatch",
+        shared.ops.load(Ordering::Relaxed),
+        started.elapsed().as_secs_f64(),
+        shared.checked.load(Ordering::Relaxed)
+    );
+    Ok(())
+}
+
+/// Prints a progress line every five seconds until time is up or a worker stops.
+fn report(db: &Database, shared: &Shared, started: Instant, duration: Duration) {
+    let mut last = (Instant::now(), 0u64);
+    while !shared.stop.load(Ordering::SeqCst) {
+        if started.elapsed() >= duration || crate::timing::stopping() {
+            shared.stop.store(true, Ordering::SeqCst);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        if last.0.elapsed() < Duration::from_secs(5) {
+            continue;
+        }
+        let mut merged = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).ok();
+        for h in &shared.hists {
+            let mut h = h.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(m) = merged.as_mut() {
+                let _ = m.add(&*h);
+            }
+            h.reset();
+        }
+        let ops = shared.ops.load(Ordering::Relaxed);
+        println!(
+            "{:>6.0}s  {:>9.0} ops/s  p99 {:>6} us  {:>3} SSTables  peak {:>5} MiB  {} ops, {} checked",
+            started.elapsed().as_secs_f64(),
+            (ops - last.1) as f64 / last.0.elapsed().as_secs_f64(),
+            merged.map_or(0, |m| m.value_at_quantile(0.99)),
+            sstables(db),
+            peak_memory() >> 20,
+            ops,
+            shared.checked.load(Ordering::Relaxed)
+        );
+        last = (Instant::now(), ops);
+    }
+}
+
+/// One thread's share: the rows `t`, `t + threads`, `t + 2 × threads`, …
+fn worker(
+    db: &Database,
+    shared: &Shared,
+    t: usize,
+    threads: usize,
+    seed: u64,
+) -> anyhow::Result<()> {
+    let (t, threads) = (t as u64, threads as u64);
     let mut model: HashMap<(u64, u64), Expect> = HashMap::new();
     let mut rng = KeyStream::new(seed);
-    let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3)?;
-    let started = Instant::now();
-    let mut last_report = started;
-    let (mut ops, mut checked, mut since) = (0u64, 0u64, 0u64);
+    // Timestamps are this thread's sequence numbers: its rows see no one else's writes.
     let mut ts: i64 = 0;
-    while started.elapsed() < duration && !crate::timing::stopping() {
+    while !shared.stop.load(Ordering::Relaxed) {
         let r = rng.next().unwrap_or(0);
-        let (row, col) = ((r >> 8) % ROWS, (r >> 40) % COLUMNS);
+        let row = ((r >> 8) % (ROWS / threads).max(1)) * threads + t;
+        let col = (r >> 40) % COLUMNS;
         let key = format!("soak{row:05}");
         let path = ColumnPath::new(CF).column(format!("c{col}"));
         ts += 1;
-        let t = Instant::now();
+        let started = Instant::now();
         match r % 100 {
             // Reads: any column, checked against the model.
             0..=39 => {
-                check(&db, &model, row, col)?;
-                checked += 1;
+                check(db, &model, row, col)?;
+                shared.checked.fetch_add(1, Ordering::Relaxed);
             }
             40..=79 => {
                 let value = format!("{ts}:{row}:{col}").into_bytes();
@@ -116,38 +216,19 @@ pub fn soak(dir: &Path, duration: Duration, seed: u64) -> anyhow::Result<()> {
                 }
             }
         }
-        hist.record(t.elapsed().as_micros().max(1) as u64)?;
-        ops += 1;
-        since += 1;
-        if last_report.elapsed() >= Duration::from_secs(5) {
-            let secs = last_report.elapsed().as_secs_f64();
-            println!(
-                "{:>6.0}s  {:>9.0} ops/s  p99 {:>6} us  {:>3} SSTables  peak {:>5} MiB  {} ops, {} checked",
-                started.elapsed().as_secs_f64(),
-                since as f64 / secs,
-                hist.value_at_quantile(0.99),
-                sstables(&db),
-                peak_memory() >> 20,
-                ops,
-                checked
-            );
-            hist.reset();
-            since = 0;
-            last_report = Instant::now();
-        }
+        shared.hists[t as usize]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .record(started.elapsed().as_micros().max(1) as u64)?;
+        shared.ops.fetch_add(1, Ordering::Relaxed);
     }
-    // A last pass over everything the model knows.
+    // A last pass over everything this thread's model knows.
     let mut rows: Vec<_> = model.keys().copied().collect();
     rows.sort_unstable();
     for (row, col) in rows {
-        check(&db, &model, row, col)?;
-        checked += 1;
+        check(db, &model, row, col)?;
+        shared.checked.fetch_add(1, Ordering::Relaxed);
     }
-    db.close()?;
-    println!(
-        "soak done: {ops} operations in {:.0} s, {checked} reads checked, no mismatch",
-        started.elapsed().as_secs_f64()
-    );
     Ok(())
 }
 
@@ -203,6 +284,12 @@ mod tests {
     #[test]
     fn a_short_soak_finds_no_mismatch() {
         let dir = tempfile::tempdir().unwrap();
-        soak(dir.path(), Duration::from_secs(2), 7).unwrap();
+        soak(dir.path(), Duration::from_secs(2), 7, 1).unwrap();
+    }
+
+    #[test]
+    fn a_short_soak_on_two_threads_finds_no_mismatch() {
+        let dir = tempfile::tempdir().unwrap();
+        soak(dir.path(), Duration::from_secs(2), 7, 2).unwrap();
     }
 }

@@ -469,7 +469,7 @@ fn run() -> anyhow::Result<()> {
             .data
             .clone()
             .unwrap_or_else(|| temp.path().to_path_buf());
-        return supercolumn_bench::soak::soak(&dir, duration, args.seed);
+        return supercolumn_bench::soak::soak(&dir, duration, args.seed, args.threads);
     }
     let engines: Vec<String> = args
         .engine
