@@ -213,8 +213,18 @@ impl Runner {
                     return Err(format!("failed with no fault injected: {e}"));
                 };
                 // Not acknowledged: it may or may not have taken effect.
-                let after = std::mem::replace(&mut self.models, before);
+                let after = std::mem::replace(&mut self.models, before.clone());
                 self.add_candidates(after);
+                if matches!(op, Op::Major) && self.config.purge_with_majors {
+                    // Or taken effect for one column family and not the other.
+                    for m in before {
+                        for (standard, sup) in [(true, false), (false, true)] {
+                            let mut part = m.clone();
+                            part.major_of(now, GRACE, standard, sup);
+                            self.add_candidates(vec![part]);
+                        }
+                    }
+                }
                 // A failed open leaves no database to read.
                 // It may read as either and still differ after the reopen (a record that reached
                 // the log but not the memtable): only the reopened database decides.

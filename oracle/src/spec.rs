@@ -165,10 +165,21 @@ impl Model {
     /// A major compaction at `now` with `grace` seconds of grace (SPEC §6): shadowed versions go,
     /// and tombstones, expired TTL cells and deletions whose grace has passed are purged.
     pub fn major(&mut self, now: i64, grace: i64) {
+        self.major_of(now, grace, true, true);
+    }
+
+    /// A major compaction of Standard1 (`standard`), Super1 (`sup`) or both. Each column family
+    /// compacts on its own, so a compaction of the keyspace that failed half way may have
+    /// compacted one of them and not the other.
+    pub fn major_of(&mut self, now: i64, grace: i64, standard: bool, sup: bool) {
         let gc_before = now - grace;
+        let compacted = |at: &Col| if at.sc.is_some() { sup } else { standard };
         for r in self.rows.values_mut() {
             let snapshot = r.clone();
             r.cols.retain(|at, ver| {
+                if !compacted(at) {
+                    return true;
+                }
                 if snapshot.shadow(*at).is_some_and(|(ts, _)| ver.ts <= ts) {
                     return false;
                 }
@@ -181,11 +192,13 @@ impl Model {
                     V::Live { expires: None, .. } => true,
                 }
             });
-            let sup_del = r.sup_del;
-            r.sc_del
-                .retain(|_, d| !(sup_del.is_some_and(|(ts, _)| d.0 <= ts) || d.1 <= gc_before));
-            for d in [&mut r.std_del, &mut r.sup_del] {
-                if d.is_some_and(|(_, ldt)| ldt <= gc_before) {
+            if sup {
+                let sup_del = r.sup_del;
+                r.sc_del
+                    .retain(|_, d| !(sup_del.is_some_and(|(ts, _)| d.0 <= ts) || d.1 <= gc_before));
+            }
+            for (d, this) in [(&mut r.std_del, standard), (&mut r.sup_del, sup)] {
+                if this && d.is_some_and(|(_, ldt)| ldt <= gc_before) {
                     *d = None;
                 }
             }
