@@ -4,11 +4,12 @@
 use std::ops::Bound;
 
 use super::Database;
-use crate::error::{Error, Result};
+use crate::error::{Error, NameKind, Result};
 use crate::model::partitioner::{Partitioner, RowKey};
 use crate::mutation::validate_key;
 use crate::query::{
-    ColumnOrSuperColumn, ColumnParent, ColumnPath, KeyRange, KeySlice, RangeBound, SlicePredicate,
+    Column, ColumnOrSuperColumn, ColumnParent, ColumnPath, KeyRange, KeySlice, RangeBound,
+    SlicePredicate,
 };
 use crate::schema::ColumnType;
 use crate::store::{ColumnFamilyStore, ReadRequest, RowRange};
@@ -80,6 +81,36 @@ impl Database {
         let mut found = cf.slice(&RowKey::new(self.inner.partitioner, key), &req)?;
         cf.record_read(started);
         Ok(found.pop())
+    }
+
+    /// Reads columns of one row of a Standard column family by name: the live ones, in the
+    /// comparator's order. What [`get_slice`](Self::get_slice) with
+    /// [`SlicePredicate::Names`] answers, without building the predicate or wrapping each
+    /// column (a CQL read of one row by its primary key is this).
+    pub fn get_columns<N: AsRef<[u8]>>(
+        &self,
+        keyspace: &str,
+        key: impl AsRef<[u8]>,
+        column_family: &str,
+        names: &[N],
+    ) -> Result<Vec<Column>> {
+        let key = key.as_ref();
+        validate_key(key)?;
+        let cf = self.cf(keyspace, column_family)?;
+        if cf.def().column_type != ColumnType::Standard {
+            return Err(Error::invalid(format!(
+                "column family {keyspace}.{column_family} is Super: read its columns by super column"
+            )));
+        }
+        let validator = cf.validator();
+        for n in names {
+            validator.name(n.as_ref(), NameKind::Column)?;
+        }
+        let started = std::time::Instant::now();
+        let row = RowKey::new(self.inner.partitioner, key);
+        let found = cf.columns(&row, names, self.now().seconds);
+        cf.record_read(started);
+        found
     }
 
     /// Reads the columns (or super columns, or sub-columns of `parent.super_column`) of one row

@@ -442,7 +442,26 @@ impl<'m> MemRow<'m> {
     }
 }
 
+/// A node's entry, decoded.
+fn decoded(n: Node<'_>) -> Result<EntryItem<'_>> {
+    decode_entry_ref(&mut Reader::new(n.value()))
+        .map(|e| (Cow::Borrowed(n.entry()), Cow::Owned(e.to_entry())))
+        .map_err(|e: FormatError| crate::error::Error::CorruptName {
+            column_family: "memtable".into(),
+            reason: e.to_string(),
+        })
+}
+
 impl RowSource for MemRow<'_> {
+    /// The newest version of the entry a reader may see: one search, no iterator (a read by
+    /// name asks each source for each name).
+    fn get<'s>(&'s self, key: &[u8]) -> Result<Option<EntryItem<'s>>> {
+        let start = self.seek(EntryPos::At(key, self.snapshot));
+        Memtable::newest(start, self.row, key, self.snapshot)
+            .map(decoded)
+            .transpose()
+    }
+
     fn may_hold_prefix_deletions(&self) -> bool {
         self.mem.prefix_deletions.load(Ordering::Acquire)
     }
@@ -460,15 +479,7 @@ impl RowSource for MemRow<'_> {
     ) -> Box<dyn Iterator<Item = Result<EntryItem<'s>>> + 's> {
         let lo = lo.map(<[u8]>::to_vec);
         let hi = hi.map(<[u8]>::to_vec);
-        let decoded = |n: Node<'s>| -> Option<Result<EntryItem<'s>>> {
-            let item = decode_entry_ref(&mut Reader::new(n.value()))
-                .map(|e| (Cow::Borrowed(n.entry()), Cow::Owned(e.to_entry())))
-                .map_err(|e: FormatError| crate::error::Error::CorruptName {
-                    column_family: "memtable".into(),
-                    reason: e.to_string(),
-                });
-            Some(item)
-        };
+        let decoded = |n: Node<'s>| Some(decoded(n));
         if !reversed {
             let start = match &lo {
                 // The first cell: past the row's deletion versions, if any.

@@ -9,11 +9,15 @@
 
 /// Appends `src` to `out`, each `00` byte written as `00 FF`.
 pub fn escape_into(src: &[u8], out: &mut Vec<u8>) {
-    for &b in src {
-        out.push(b);
-        if b == 0 {
-            out.push(0xff);
-        }
+    // Runs without a `00` are copied whole (a byte at a time was a tenth of a CQL write).
+    out.reserve(src.len());
+    let mut runs = src.split(|&b| b == 0);
+    if let Some(first) = runs.next() {
+        out.extend_from_slice(first);
+    }
+    for run in runs {
+        out.extend_from_slice(&[0, 0xff]);
+        out.extend_from_slice(run);
     }
 }
 

@@ -32,6 +32,7 @@ impl Sstable {
             header: None,
             first: OnceCell::new(),
             last: OnceCell::new(),
+            first_entries: OnceCell::new(),
         }
     }
 
@@ -177,6 +178,7 @@ impl<'a> Iterator for Rows<'a> {
                         header: Some(header),
                         first: OnceCell::from(items),
                         last: OnceCell::new(),
+                        first_entries: OnceCell::new(),
                     }));
                 }
             }
@@ -198,6 +200,9 @@ pub struct SstRow<'a> {
     /// them are lent to the reader instead of copied, and they are not looked up twice.
     first: OnceCell<Arc<CachedBlock>>,
     last: OnceCell<Arc<CachedBlock>>,
+    /// The row's entries in its first block, once found (a read of several names asks for
+    /// them once per name).
+    first_entries: OnceCell<(usize, usize)>,
 }
 
 /// The block a cell holds, read into it first if it is empty.
@@ -249,6 +254,15 @@ impl<'a> SstRow<'a> {
 
     /// The item numbers `first..last` of the row's entries in block `n`.
     fn entries_in(&self, n: usize, block: &DataBlock) -> (usize, usize) {
+        if n == self.pos.start_block as usize {
+            return *self
+                .first_entries
+                .get_or_init(|| self.find_entries(n, block));
+        }
+        self.find_entries(n, block)
+    }
+
+    fn find_entries(&self, n: usize, block: &DataBlock) -> (usize, usize) {
         let entries = match self.header.filter(|_| n == self.pos.start_block as usize) {
             Some(header) => block.row_at(header),
             None => block

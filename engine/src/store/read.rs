@@ -153,14 +153,39 @@ impl ColumnFamilyStore {
         name: &[u8],
         now_seconds: i64,
     ) -> Result<Option<Column>> {
+        let found = self.read_names(row, &[name], now_seconds, NamedRead::finish_one)?;
+        Ok(found.flatten())
+    }
+
+    /// Reads named columns of a Standard column family's row by their validated names, the
+    /// read `get` makes for several names: the live ones, in name order.
+    pub fn columns<N: AsRef<[u8]>>(
+        &self,
+        row: &RowKey<'_>,
+        names: &[N],
+        now_seconds: i64,
+    ) -> Result<Vec<Column>> {
+        let found = self.read_names(row, names, now_seconds, |n, ctx| n.finish(ctx, |c| c))?;
+        Ok(found.unwrap_or_default())
+    }
+
+    /// A read of names over every source of the row, answered by `finish`; `None` when no
+    /// source can hold the row.
+    fn read_names<N: AsRef<[u8]>, T>(
+        &self,
+        row: &RowKey<'_>,
+        names: &[N],
+        now_seconds: i64,
+        finish: impl FnOnce(NamedRead, &SliceContext<'_>) -> Result<T>,
+    ) -> Result<Option<T>> {
         let view = self.view();
         let Some(mem_rows) = self.memtable_rows(&view, row)? else {
             return Ok(None);
         };
         let ctx = self.context(now_seconds);
-        let named = NamedRead::of(&ctx, &[name]);
+        let named = NamedRead::of(&ctx, names);
         let named = self.read_named(&view, row, &mem_rows, named)?;
-        named.finish_one(&ctx)
+        finish(named, &ctx).map(Some)
     }
 
     /// Reads a validated slice of one row.

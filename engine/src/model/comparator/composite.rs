@@ -83,35 +83,77 @@ impl CompositeType {
 
     /// Splits a composite name into its components, checking the framing (not the types).
     pub fn split(name: &[u8]) -> Result<Vec<Component<'_>>, MarshalError> {
-        let mut out = Vec::new();
-        let mut rest = name;
-        while !rest.is_empty() {
-            if rest.len() < 2 {
-                return Err(MarshalError::new(
-                    "composite component cut short in its length",
-                ));
-            }
-            let len = usize::from(u16::from_be_bytes([rest[0], rest[1]]));
-            if rest.len() < 2 + len + 1 {
-                return Err(MarshalError::new(format!(
-                    "composite component {} declares {len} bytes but the name ends first",
-                    out.len()
-                )));
-            }
-            let eoc = rest[2 + len] as i8;
-            if !(-1..=1).contains(&eoc) {
-                return Err(MarshalError::new(format!(
-                    "composite component {} has end-of-component byte {eoc}",
-                    out.len()
-                )));
-            }
-            out.push(Component {
-                bytes: &rest[2..2 + len],
-                eoc,
-            });
-            rest = &rest[3 + len..];
+        Self::components_of(name).collect()
+    }
+
+    /// The components of a composite name one by one, without allocating: what
+    /// [`split`](Self::split) collects. After a framing error it yields nothing more.
+    pub fn components_of(name: &[u8]) -> Components<'_> {
+        Components {
+            rest: name,
+            offset: 0,
+            index: 0,
         }
-        Ok(out)
+    }
+}
+
+/// The components of a composite name, in order (see [`CompositeType::components_of`]).
+#[derive(Debug, Clone)]
+pub struct Components<'a> {
+    rest: &'a [u8],
+    /// Bytes of the name consumed so far.
+    offset: usize,
+    index: usize,
+}
+
+impl Components<'_> {
+    /// How many bytes of the name the components yielded so far take.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+}
+
+impl<'a> Iterator for Components<'a> {
+    type Item = Result<Component<'a>, MarshalError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let rest = self.rest;
+        if rest.is_empty() {
+            return None;
+        }
+        let fail = |this: &mut Self, e: MarshalError| {
+            this.rest = &[];
+            Some(Err(e))
+        };
+        if rest.len() < 2 {
+            return fail(
+                self,
+                MarshalError::new("composite component cut short in its length"),
+            );
+        }
+        let len = usize::from(u16::from_be_bytes([rest[0], rest[1]]));
+        if rest.len() < 2 + len + 1 {
+            let e = format!(
+                "composite component {} declares {len} bytes but the name ends first",
+                self.index
+            );
+            return fail(self, MarshalError::new(e));
+        }
+        let eoc = rest[2 + len] as i8;
+        if !(-1..=1).contains(&eoc) {
+            let e = format!(
+                "composite component {} has end-of-component byte {eoc}",
+                self.index
+            );
+            return fail(self, MarshalError::new(e));
+        }
+        self.rest = &rest[3 + len..];
+        self.offset += 3 + len;
+        self.index += 1;
+        Some(Ok(Component {
+            bytes: &rest[2..2 + len],
+            eoc,
+        }))
     }
 }
 
@@ -150,17 +192,22 @@ impl Comparator for CompositeType {
     }
 
     fn validate(&self, name: &[u8]) -> Result<(), MarshalError> {
-        let parts = Self::split(name)?;
-        if parts.len() > self.components.len() {
+        // Framing first, then types: two walks of the name, no allocation.
+        let n = Self::components_of(name).try_fold(0usize, |n, p| p.map(|_| n + 1))?;
+        if n > self.components.len() {
             return Err(MarshalError::new(format!(
-                "{} components for a composite of {}",
-                parts.len(),
+                "{n} components for a composite of {}",
                 self.components.len()
             )));
         }
-        for (i, (p, t)) in parts.iter().zip(&self.components).enumerate() {
-            let t = self.component(t, i.checked_sub(1).map(|j| parts[j].bytes));
-            if p.eoc != 0 && i + 1 != parts.len() {
+        let mut previous: Option<&[u8]> = None;
+        for (i, (p, t)) in Self::components_of(name)
+            .flatten()
+            .zip(&self.components)
+            .enumerate()
+        {
+            let t = self.component(t, previous);
+            if p.eoc != 0 && i + 1 != n {
                 return Err(MarshalError::new(format!(
                     "component {i} has a non-zero end-of-component but is not the last"
                 )));
@@ -169,23 +216,30 @@ impl Comparator for CompositeType {
                 t.validate(p.bytes)
                     .map_err(|e| MarshalError::new(format!("component {i}: {e}")))?;
             }
+            previous = Some(p.bytes);
         }
         Ok(())
     }
 
     fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
-        let Ok(parts) = Self::split(name) else {
+        if Self::components_of(name).any(|p| p.is_err()) {
             // Only valid names reach here; keep an invalid one at least deterministic.
             escape_into(name, out);
             return;
-        };
+        }
         let mut scratch = Vec::new();
-        for (i, (p, t)) in parts.iter().zip(&self.components).enumerate() {
-            let t = self.component(t, i.checked_sub(1).map(|j| parts[j].bytes));
-            scratch.clear();
-            t.encode_sort_key(p.bytes, &mut scratch);
-            escape_into(&scratch, out);
+        let mut previous: Option<&[u8]> = None;
+        for (p, t) in Self::components_of(name).flatten().zip(&self.components) {
+            let t = self.component(t, previous);
+            if t.sort_key_is_name() {
+                escape_into(p.bytes, out);
+            } else {
+                scratch.clear();
+                t.encode_sort_key(p.bytes, &mut scratch);
+                escape_into(&scratch, out);
+            }
             out.extend_from_slice(&[0, eoc_code(p.eoc)]);
+            previous = Some(p.bytes);
         }
     }
 
