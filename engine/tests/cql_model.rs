@@ -17,6 +17,10 @@
 #[path = "cql_model/collections.rs"]
 mod collections;
 mod common;
+#[path = "cql_model/prepared.rs"]
+mod prepared;
+#[path = "cql_model/values.rs"]
+mod values;
 
 use std::collections::BTreeMap;
 
@@ -24,163 +28,7 @@ use common::Rng;
 use supercolumn::cql::{Rows, Session};
 use supercolumn::{Database, Options};
 
-/// A value: how CQL writes it, the bytes it serializes to, its rank among its type's values.
-type Val = (&'static str, &'static [u8], u8);
-
-/// Types with values usable in keys (ranked in the type's order).
-const KEY_TYPES: &[(&str, &[Val])] = &[
-    (
-        "int",
-        &[
-            ("-70000", &[0xff, 0xfe, 0xee, 0x90], 0),
-            ("-1", &[0xff, 0xff, 0xff, 0xff], 1),
-            ("0", &[0, 0, 0, 0], 2),
-            ("3", &[0, 0, 0, 3], 3),
-        ],
-    ),
-    (
-        "bigint",
-        &[
-            ("-5", &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfb], 0),
-            ("7", &[0, 0, 0, 0, 0, 0, 0, 7], 1),
-            ("4294967296", &[0, 0, 0, 1, 0, 0, 0, 0], 2),
-        ],
-    ),
-    (
-        "smallint",
-        &[
-            ("-300", &[0xfe, 0xd4], 0),
-            ("2", &[0, 2], 1),
-            ("300", &[1, 0x2c], 2),
-        ],
-    ),
-    (
-        "tinyint",
-        &[("-128", &[0x80], 0), ("0", &[0], 1), ("127", &[0x7f], 2)],
-    ),
-    (
-        "varint",
-        &[
-            ("-129", &[0xff, 0x7f], 0),
-            ("-1", &[0xff], 1),
-            ("0", &[0], 2),
-            ("128", &[0, 0x80], 3),
-            ("65536", &[1, 0, 0], 4),
-        ],
-    ),
-    (
-        "text",
-        &[
-            ("'A'", b"A", 0),
-            ("'a'", b"a", 1),
-            ("'ab'", b"ab", 2),
-            ("'b''c'", b"b'c", 3),
-            ("'\u{e9}'", "\u{e9}".as_bytes(), 4),
-        ],
-    ),
-    (
-        "ascii",
-        &[("'x'", b"x", 0), ("'xy'", b"xy", 1), ("'y'", b"y", 2)],
-    ),
-    (
-        "blob",
-        &[
-            ("0x00", &[0], 0),
-            ("0x0001", &[0, 1], 1),
-            ("0x01", &[1], 2),
-            ("0xff", &[0xff], 3),
-        ],
-    ),
-    ("boolean", &[("false", &[0], 0), ("true", &[1], 1)]),
-    (
-        "double",
-        &[
-            ("-2.5", &[0xc0, 0x04, 0, 0, 0, 0, 0, 0], 0),
-            ("0.0", &[0; 8], 1),
-            ("1.5", &[0x3f, 0xf8, 0, 0, 0, 0, 0, 0], 2),
-            (
-                "1e300",
-                &[0x7e, 0x37, 0xe4, 0x3c, 0x88, 0x00, 0x75, 0x9c],
-                3,
-            ),
-        ],
-    ),
-    (
-        "float",
-        &[
-            ("-1.0", &[0xbf, 0x80, 0, 0], 0),
-            ("0.5", &[0x3f, 0, 0, 0], 1),
-            ("2.0", &[0x40, 0, 0, 0], 2),
-        ],
-    ),
-    (
-        "timestamp",
-        &[
-            (
-                "-1000",
-                &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfc, 0x18],
-                0,
-            ),
-            (
-                "'1970-01-01 00:00:01+0000'",
-                &[0, 0, 0, 0, 0, 0, 3, 0xe8],
-                1,
-            ),
-            ("1374546754299", &[0, 0, 1, 0x40, 0x09, 0x5e, 0xfa, 0xfb], 2),
-        ],
-    ),
-    (
-        "date",
-        &[
-            ("'1969-12-31'", &[0x7f, 0xff, 0xff, 0xff], 0),
-            ("'1970-01-01'", &[0x80, 0, 0, 0], 1),
-            ("'1970-01-03'", &[0x80, 0, 0, 2], 2),
-        ],
-    ),
-    (
-        "time",
-        &[
-            ("'00:00:00'", &[0; 8], 0),
-            ("'00:00:01.5'", &[0, 0, 0, 0, 0x59, 0x68, 0x2f, 0x00], 1),
-            ("'23:59:59'", &[0, 0, 0x4e, 0x94, 0x55, 0xb4, 0x36, 0x00], 2),
-        ],
-    ),
-    // Addresses order as bytes: the 16-byte ::1 starts with 00, before any IPv4 address here.
-    (
-        "inet",
-        &[
-            (
-                "'::1'",
-                &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
-                0,
-            ),
-            ("'1.2.3.4'", &[1, 2, 3, 4], 1),
-            ("'10.0.0.1'", &[10, 0, 0, 1], 2),
-        ],
-    ),
-];
-
-/// Types seen only as regular columns.
-const VALUE_TYPES: &[(&str, &[Val])] = &[
-    (
-        "decimal",
-        &[
-            ("1.50", &[0, 0, 0, 2, 0, 0x96], 0),
-            ("-3", &[0, 0, 0, 0, 0xfd], 1),
-        ],
-    ),
-    (
-        "uuid",
-        &[(
-            "5f0d6a10-f487-11e2-801f-df9895e5d0f8",
-            &[
-                0x5f, 0x0d, 0x6a, 0x10, 0xf4, 0x87, 0x11, 0xe2, 0x80, 0x1f, 0xdf, 0x98, 0x95, 0xe5,
-                0xd0, 0xf8,
-            ],
-            0,
-        )],
-    ),
-];
+use values::{Val, KEY_TYPES, VALUE_TYPES};
 
 struct Column {
     name: String,
@@ -195,6 +43,9 @@ struct Shape {
     regular: Vec<Column>,
     colls: Vec<collections::Coll>,
 }
+
+/// A value's bytes, `None` for null.
+type Value = Option<Vec<u8>>;
 
 /// A row as `SELECT *` returns it: each column's bytes, `None` for null.
 type OutRow = Vec<Option<Vec<u8>>>;
@@ -400,6 +251,8 @@ fn run_sequence(
         let pk: Vec<usize> = s.pk.iter().map(|c| values(c.values, rng)).collect();
         let ck: Vec<usize> = s.ck.iter().map(|c| values(c.0.values, rng)).collect();
         let op = rng.pick(14);
+        // An insert to run as a prepared statement instead: its columns and values.
+        let mut as_prepared: Option<(Vec<String>, Vec<Value>)> = None;
         let stmt = match op {
             0..=4 => {
                 let mut cols: Vec<String> = s.pk.iter().map(|c| c.name.clone()).collect();
@@ -408,6 +261,11 @@ fn run_sequence(
                     s.pk.iter().zip(&pk).map(|(c, &v)| c.values[v].0).collect();
                 let mut lits: Vec<String> = Vec::new();
                 vals.extend(s.ck.iter().zip(&ck).map(|(c, &v)| c.0.values[v].0));
+                let mut bytes: Vec<Value> = (s.pk.iter().zip(&pk))
+                    .map(|(c, &v)| c.values[v].1)
+                    .chain(s.ck.iter().zip(&ck).map(|(c, &v)| c.0.values[v].1))
+                    .map(|b| Some(b.to_vec()))
+                    .collect();
                 let row = model
                     .entry(pk.clone())
                     .or_default()
@@ -420,12 +278,14 @@ fn run_sequence(
                         1 => {
                             cols.push(quoted(&c.name));
                             vals.push("null");
+                            bytes.push(None);
                             row.cells.insert(c.name.clone(), (None, *ts));
                         }
                         _ => {
                             let v = &c.values[values(c.values, rng)];
                             cols.push(quoted(&c.name));
                             vals.push(v.0);
+                            bytes.push(Some(v.1.to_vec()));
                             row.cells.insert(c.name.clone(), (Some(v.1.to_vec()), *ts));
                         }
                     }
@@ -439,6 +299,9 @@ fn run_sequence(
                     lits.push(collections::replace(rng, c, state, &mut positions));
                 }
                 vals.extend(lits.iter().map(String::as_str));
+                if lits.is_empty() && rng.pick(2) == 0 {
+                    as_prepared = Some((cols.clone(), bytes));
+                }
                 format!(
                     "INSERT INTO ks.{} ({}) VALUES ({}) USING TIMESTAMP {ts}",
                     s.name,
@@ -554,8 +417,14 @@ fn run_sequence(
                 continue;
             }
         };
-        cql.execute(&stmt)
-            .unwrap_or_else(|e| panic!("step {step}: {stmt}: {e}"));
+        match as_prepared {
+            Some((cols, values)) => prepared::insert(&mut cql, &s.name, &cols, &values, *ts)
+                .unwrap_or_else(|e| panic!("step {step}: prepared {e}")),
+            None => {
+                cql.execute(&stmt)
+                    .unwrap_or_else(|e| panic!("step {step}: {stmt}: {e}"));
+            }
+        }
         check(&mut cql, &s, &model, rng, &stmt);
     }
     let mut cql = Session::new(holder.as_ref().unwrap());
@@ -595,12 +464,24 @@ fn check(cql: &mut Session<'_>, s: &Shape, model: &Model, rng: &mut Rng, after: 
             .map(|r| (ck.clone(), r.clone()))
             .into_iter()
             .collect();
+        let want = expected(s, pk, &one, false);
         assert_eq!(
             rows_of(cql, &q).rows,
-            expected(s, pk, &one, false),
+            want,
             "{q} after {after}\n{}",
             create(s)
         );
+        // The same read prepared, as a driver makes it.
+        let key: Vec<(String, &[u8])> = (s.pk.iter().zip(pk))
+            .map(|(c, &v)| (c.name.clone(), c.values[v].1))
+            .chain(
+                s.ck.iter()
+                    .zip(&ck)
+                    .map(|((c, _), &v)| (quoted(&c.name), c.values[v].1)),
+            )
+            .collect();
+        let got = prepared::select(cql, &s.name, &key).rows;
+        assert_eq!(got, want, "prepared {q} after {after}\n{}", create(s));
     }
     let Some(((c0, desc), (pk, rows))) = s.ck.first().zip(model.iter().next()) else {
         return;

@@ -37,17 +37,7 @@ impl Session<'_> {
             .as_ref()
             .filter(|(p, _)| p.name == t.table && p.keyspace == ks)
         {
-            // The table may have been dropped, or dropped and created again (with a new id).
-            let live = self
-                .db
-                .column_family_id(&ks, &t.table)
-                .map_err(|_| CqlError::Unconfigured(format!("table {ks}.{}", t.table)))?;
-            if live != *id {
-                return Err(CqlError::Stale(format!(
-                    "table {ks}.{} changed since the statement was prepared: prepare it again",
-                    t.table
-                )));
-            }
+            self.check_pinned(p, *id)?;
             return Ok(p.clone());
         }
         let def = self
@@ -172,6 +162,22 @@ impl Session<'_> {
     }
 
     /// Adds the writes of an `INSERT`, `UPDATE` or `DELETE` to `batch`.
+    /// Fails when the table a statement was prepared against (with column family id `id`) has
+    /// been dropped, or dropped and created again (with a new id).
+    pub(super) fn check_pinned(&self, t: &Table, id: u32) -> Result<(), CqlError> {
+        let live = self
+            .db
+            .column_family_id(&t.keyspace, &t.name)
+            .map_err(|_| CqlError::Unconfigured(format!("table {}.{}", t.keyspace, t.name)))?;
+        if live != id {
+            return Err(CqlError::Stale(format!(
+                "table {}.{} changed since the statement was prepared: prepare it again",
+                t.keyspace, t.name
+            )));
+        }
+        Ok(())
+    }
+
     pub(super) fn add_write(
         &self,
         stmt: &Statement,
@@ -385,7 +391,7 @@ impl Session<'_> {
     /// `write` with its timestamp fixed now when the table has collections: replacing a
     /// collection deletes its old elements at the write's timestamp − 1, so the timestamp must
     /// be known before the batch is applied.
-    fn stamped(&self, write: WriteOptions, t: &Table) -> WriteOptions {
+    pub(super) fn stamped(&self, write: WriteOptions, t: &Table) -> WriteOptions {
         if write.timestamp.is_some() || !t.columns.iter().any(|c| c.ty.is_collection()) {
             return write;
         }

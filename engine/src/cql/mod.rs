@@ -16,6 +16,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod assemble;
 mod ast;
 mod binds;
 mod bounds;
@@ -25,6 +26,7 @@ mod execute;
 mod lexer;
 mod pages;
 mod parser;
+mod plan;
 mod select;
 mod table;
 mod types;
@@ -135,6 +137,8 @@ pub struct Prepared {
     /// The table, and its column family's id when prepared.
     table: Option<(Arc<Table>, u32)>,
     markers: usize,
+    /// The fast path of a planned shape (`plan.rs`).
+    plan: Option<plan::Plan>,
 }
 
 impl Prepared {
@@ -204,11 +208,15 @@ impl<'db> Session<'db> {
             }
             None => (None, None),
         };
+        let plan = table
+            .as_ref()
+            .and_then(|(t, _)| plan::Plan::of(&statement, t));
         Ok(Prepared {
             statement,
             keyspace,
             table,
             markers,
+            plan,
         })
     }
 
@@ -225,6 +233,11 @@ impl<'db> Session<'db> {
                 p.markers,
                 values.len()
             )));
+        }
+        if let (Some(plan), Some((t, id))) = (&p.plan, &p.table) {
+            if let Some(result) = self.run_plan(plan, t, *id, values)? {
+                return Ok(result);
+            }
         }
         self.binds = values.iter().map(|v| v.map(<[u8]>::to_vec)).collect();
         self.pinned = p.table.clone();
@@ -269,6 +282,7 @@ impl<'db> Session<'db> {
         let saved = self.keyspace.replace(ks.clone());
         let mut batch = BatchMutation::new();
         let mut result = Ok(());
+        let mut checked: Option<&Prepared> = None;
         for (p, values) in items {
             if p.keyspace.as_deref() != Some(ks.as_str()) {
                 result = Err(if p.keyspace.is_none() {
@@ -283,6 +297,24 @@ impl<'db> Session<'db> {
                     "a batch row has the wrong number of values",
                 ));
                 break;
+            }
+            if let (Some(plan::Plan::Insert(plan)), Some((t, id))) = (&p.plan, &p.table) {
+                // A batch of one statement's rows checks its table once.
+                let check = match checked {
+                    Some(c) if std::ptr::eq(c, *p) => Ok(()),
+                    _ => self.check_pinned(t, *id),
+                };
+                checked = Some(*p);
+                let planned =
+                    check.and_then(|()| self.add_planned_insert(plan, t, values, &mut batch));
+                match planned {
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
             }
             self.pinned = p.table.clone();
             self.binds = values.iter().map(|v| v.map(<[u8]>::to_vec)).collect();

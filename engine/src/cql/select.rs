@@ -2,6 +2,7 @@
 //! EOC rules of `CompositeType`), reads the cells page by page through the engine's slices,
 //! and groups them back into CQL rows (a row exists when its marker or any cell is live).
 
+use super::assemble::{cell_parts, project, resolve, Row};
 use super::ast::{Op, Relation, Select, Selector, Term};
 use super::bounds::clustering_slices;
 use super::error::CqlError;
@@ -35,9 +36,6 @@ impl Default for KeySpan {
         }
     }
 }
-
-/// A CQL row being assembled: per column, its value, write time and expiry (seconds).
-type Row = Vec<Option<(Vec<u8>, i64, Option<i64>)>>;
 
 impl Session<'_> {
     pub(super) fn select(&self, s: &Select) -> Result<Rows, CqlError> {
@@ -193,16 +191,20 @@ impl Session<'_> {
         };
         let mut count = 0usize;
         // `in_partition` counts the partition's rows across all its slices (IN on clustering).
+        let resolved = resolve(&t, &selectors);
+        let n_ck = t.clustering.len();
         let mut partition = |key: &[u8],
                              cells: &mut dyn Iterator<Item = Result<Column, CqlError>>,
                              in_partition: &mut usize|
          -> Result<bool, CqlError> {
-            let pk = t.split_row_key(key);
             if *in_partition >= per_partition || (s.distinct && *in_partition > 0) {
                 return Ok(count < limit);
             }
-            let mut current: Option<(Vec<Vec<u8>>, Row, bool)> = None;
-            let emit = |ck: Vec<Vec<u8>>,
+            let pk = t.split_row_key(key);
+            // The row being assembled: its clustering prefix (the name bytes its cells share)
+            // and its columns.
+            let mut current: Option<(Vec<u8>, Row)> = None;
+            let emit = |prefix: &[u8],
                         row: Row,
                         out: &mut Rows,
                         count: &mut usize,
@@ -219,36 +221,33 @@ impl Session<'_> {
                     *in_partition += 1;
                     *count += 1;
                     if !matches!(selectors.first(), Some(Selector::Count)) {
+                        let ck: Vec<&[u8]> = CompositeType::components_of(prefix)
+                            .filter_map(|c| c.ok().map(|c| c.bytes))
+                            .collect();
                         out.rows
-                            .push(project(&t, &selectors, &pk, &ck, &row, now_seconds));
+                            .push(project(&resolved, &pk, &ck, row, now_seconds));
                     }
                 }
                 *count < limit && *in_partition < per_partition && !s.distinct
             };
             for cell in cells {
                 let cell = cell?;
-                let Ok(parts) = CompositeType::split(&cell.name) else {
+                let Some((prefix_len, col, element)) = cell_parts(&cell.name, n_ck) else {
                     continue;
                 };
-                // A column's cell, or (one component more) a collection's element.
-                let element = match parts.len() - t.clustering.len() {
-                    1 => None,
-                    2 => Some(parts[t.clustering.len() + 1].bytes),
-                    _ => continue,
-                };
-                let ck: Vec<Vec<u8>> = parts[..t.clustering.len()]
-                    .iter()
-                    .map(|p| p.bytes.to_vec())
-                    .collect();
-                let col = parts[t.clustering.len()].bytes;
-                if current.as_ref().is_some_and(|(c, _, _)| *c != ck) {
-                    if let Some((c, row, _)) = current.take() {
-                        if !emit(c, row, &mut out, &mut count, in_partition) {
+                let prefix = &cell.name[..prefix_len];
+                if current
+                    .as_ref()
+                    .is_some_and(|(p, _)| p.as_slice() != prefix)
+                {
+                    if let Some((p, row)) = current.take() {
+                        if !emit(&p, row, &mut out, &mut count, in_partition) {
                             return Ok(count < limit);
                         }
                     }
                 }
-                let entry = current.get_or_insert_with(|| (ck, vec![None; t.columns.len()], true));
+                let entry =
+                    current.get_or_insert_with(|| (prefix.to_vec(), vec![None; t.columns.len()]));
                 if let Some(i) = t
                     .columns
                     .iter()
@@ -271,8 +270,8 @@ impl Session<'_> {
                     }
                 }
             }
-            if let Some((c, row, _)) = current.take() {
-                emit(c, row, &mut out, &mut count, in_partition);
+            if let Some((p, row)) = current.take() {
+                emit(&p, row, &mut out, &mut count, in_partition);
             }
             Ok(count < limit)
         };
@@ -512,7 +511,7 @@ fn restricted_twice(c: &str) -> CqlError {
 type Output = (Vec<(String, CqlType)>, Vec<Selector>);
 
 /// The result's columns and what fills each.
-fn output_columns(t: &Table, s: &Select) -> Result<Output, CqlError> {
+pub(super) fn output_columns(t: &Table, s: &Select) -> Result<Output, CqlError> {
     let selectors: Vec<Selector> = if s.selectors.is_empty() {
         let keys = t.partition_key.iter().chain(&t.clustering).copied();
         let cols: Vec<usize> = if s.distinct {
@@ -565,39 +564,4 @@ fn output_columns(t: &Table, s: &Select) -> Result<Output, CqlError> {
         });
     }
     Ok((columns, selectors))
-}
-
-/// One output row.
-fn project(
-    t: &Table,
-    selectors: &[Selector],
-    pk: &[Vec<u8>],
-    ck: &[Vec<u8>],
-    row: &Row,
-    now_seconds: i64,
-) -> Vec<Option<Vec<u8>>> {
-    selectors
-        .iter()
-        .map(|sel| match sel {
-            Selector::Column(c) => {
-                let i = t.columns.iter().position(|d| d.name == *c)?;
-                match t.columns[i].kind {
-                    Kind::PartitionKey(k) => pk.get(k).cloned(),
-                    Kind::Clustering(k) => ck.get(k).cloned(),
-                    Kind::Regular => row[i].as_ref().map(|v| v.0.clone()),
-                }
-            }
-            Selector::WriteTime(c) => {
-                let i = t.columns.iter().position(|d| d.name == *c)?;
-                row[i].as_ref().map(|v| v.1.to_be_bytes().to_vec())
-            }
-            Selector::Ttl(c) => {
-                let i = t.columns.iter().position(|d| d.name == *c)?;
-                let expires = row[i].as_ref()?.2?;
-                let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
-                Some((left as i32).to_be_bytes().to_vec())
-            }
-            Selector::Count => None,
-        })
-        .collect()
 }

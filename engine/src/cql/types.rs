@@ -327,6 +327,9 @@ impl CqlType {
                 self.elements(bytes).map(|_| ())
             }
             CqlType::Frozen(inner) => inner.check(bytes),
+            // Any bytes are a blob (and building its comparator to say so costs an allocation
+            // on every bound value).
+            CqlType::Blob => Ok(()),
             CqlType::Text => std::str::from_utf8(bytes)
                 .map(|_| ())
                 .map_err(|_| "not UTF-8".into()),

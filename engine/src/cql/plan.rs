@@ -1,0 +1,474 @@
+//! Plans made once, when a statement is prepared, for the two shapes a client's hot path is
+//! made of: an `INSERT` of plain columns, and a `SELECT` of one CQL row by its whole primary
+//! key. Executing a plan goes from the bound values to one engine call: no walk of the
+//! statement, no copy of the values, no slice bounds. Everything else, and every value a plan
+//! would have to refuse (a null or empty key part), runs the general path, which owns the
+//! answers and the errors; a plan only ever answers what the general path would.
+
+use smallvec::SmallVec;
+
+use super::ast::{Bind, Op, Relation, Select, Selector, Statement, Term};
+use super::error::CqlError;
+use super::select::output_columns;
+use super::table::{Kind, Table};
+use super::types::{CqlType, Literal};
+use super::{CqlResult, Rows, Session};
+use crate::model::comparator::CompositeType;
+use crate::mutation::{BatchMutation, WriteOptions};
+use crate::query::ColumnPathRef;
+
+/// A prepared statement's plan.
+#[derive(Debug, Clone)]
+pub(super) enum Plan {
+    Insert(InsertPlan),
+    PointRead(PointReadPlan),
+}
+
+/// Key or clustering values of one statement (inline for the usual few).
+type Parts<'v> = SmallVec<[&'v [u8]; 4]>;
+
+/// Where a column's value comes from.
+#[derive(Debug, Clone)]
+enum Source {
+    /// The `?` marker at this position.
+    Bind(usize),
+    /// A literal, serialized when the statement was prepared.
+    Literal(Vec<u8>),
+}
+
+/// An `INSERT` of columns that are not collections, without `USING` or `IF`.
+#[derive(Debug, Clone)]
+pub(super) struct InsertPlan {
+    /// The partition key's sources, in key order.
+    key: Vec<Source>,
+    /// The clustering columns' sources, in clustering order.
+    clustering: Vec<Source>,
+    /// The regular columns given: the last component of their cell names, and their sources.
+    regular: Vec<(Vec<u8>, Source)>,
+    /// Each bind marker's column type, by position, to check the bytes bound to it.
+    checks: Vec<(usize, CqlType, String)>,
+}
+
+/// One output column of a point read.
+#[derive(Debug, Clone)]
+enum Out {
+    /// A primary key column: the value the statement bound it to.
+    Key(usize),
+    /// A regular column's value, write time or TTL (by index into the names read); a value
+    /// no later output needs is moved out, not copied.
+    Value(usize, bool),
+    WriteTime(usize),
+    Ttl(usize),
+}
+
+/// A `SELECT` of plain columns (or their write times and TTLs) of one CQL row named by `=` on
+/// every primary key column, from a table without collections.
+#[derive(Debug, Clone)]
+pub(super) struct PointReadPlan {
+    /// Partition key sources, then clustering sources (what [`Out::Key`] indexes).
+    key: Vec<Source>,
+    partition_len: usize,
+    /// The last component of each cell name read: the row marker's first, then the regular
+    /// columns'.
+    suffixes: Vec<Vec<u8>>,
+    outputs: Vec<Out>,
+    columns: Vec<(String, CqlType)>,
+    checks: Vec<(usize, CqlType, String)>,
+}
+
+/// A cell name's last component as `CompositeType` writes it: length, bytes, end of component.
+fn suffix(column: &str) -> Vec<u8> {
+    CompositeType::build(&[column.as_bytes()], 0)
+}
+
+/// The source of a term, and the check its bound bytes need; `None` when the term is not one
+/// a plan takes (a null or `now()` literal, a named marker, a literal that does not encode).
+fn source(
+    term: &Term,
+    ty: &CqlType,
+    column: &str,
+    checks: &mut Vec<(usize, CqlType, String)>,
+) -> Option<Source> {
+    match term {
+        Term::Bind(Bind::Positional(i)) => {
+            checks.push((*i, ty.clone(), column.to_string()));
+            Some(Source::Bind(*i))
+        }
+        Term::Bind(Bind::Named(_)) | Term::Literal(Literal::Now) => None,
+        Term::Literal(lit) => ty.encode(lit, column).ok().flatten().map(Source::Literal),
+    }
+}
+
+impl Plan {
+    /// The plan of a statement prepared against `t`, if it has one of the planned shapes.
+    pub(super) fn of(statement: &Statement, t: &Table) -> Option<Plan> {
+        match statement {
+            Statement::Insert {
+                columns,
+                values,
+                using,
+                conditional: false,
+                ..
+            } if using.ttl.is_none() && using.timestamp.is_none() => {
+                insert_plan(t, columns, values).map(Plan::Insert)
+            }
+            Statement::Select(s) => point_read_plan(t, s).map(Plan::PointRead),
+            _ => None,
+        }
+    }
+}
+
+fn insert_plan(t: &Table, columns: &[String], values: &[Term]) -> Option<InsertPlan> {
+    if columns.len() != values.len() {
+        return None;
+    }
+    let mut given: Vec<Option<Source>> = vec![None; t.columns.len()];
+    let mut checks = Vec::new();
+    for (c, v) in columns.iter().zip(values) {
+        let (i, def) = t.column(c).ok()?;
+        if given[i].is_some() || def.ty.is_collection() {
+            return None;
+        }
+        given[i] = Some(source(v, &def.ty, c, &mut checks)?);
+    }
+    let key = t
+        .partition_key
+        .iter()
+        .map(|&i| given[i].clone())
+        .collect::<Option<Vec<_>>>()?;
+    let clustering = t
+        .clustering
+        .iter()
+        .map(|&i| given[i].clone())
+        .collect::<Option<Vec<_>>>()?;
+    let regular = t
+        .columns
+        .iter()
+        .zip(given)
+        .filter(|(def, _)| def.kind == Kind::Regular)
+        .filter_map(|(def, g)| Some((suffix(&def.name), g?)))
+        .collect();
+    Some(InsertPlan {
+        key,
+        clustering,
+        regular,
+        checks,
+    })
+}
+
+fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
+    let plain = !s.distinct
+        && s.order_by.is_empty()
+        && s.limit.is_none()
+        && s.per_partition_limit.is_none()
+        && !t.columns.iter().any(|c| c.ty.is_collection());
+    if !plain {
+        return None;
+    }
+    let mut given: Vec<Option<Source>> = vec![None; t.columns.len()];
+    let mut checks = Vec::new();
+    for r in &s.relations {
+        let Relation::Compare(c, Op::Eq, term) = r else {
+            return None;
+        };
+        let (i, def) = t.column(c).ok()?;
+        if def.kind == Kind::Regular || given[i].is_some() {
+            return None;
+        }
+        given[i] = Some(source(term, &def.ty, c, &mut checks)?);
+    }
+    let key = t
+        .partition_key
+        .iter()
+        .chain(&t.clustering)
+        .map(|&i| given[i].clone())
+        .collect::<Option<Vec<_>>>()?;
+    let regular = t.regular_sorted();
+    let suffixes: Vec<Vec<u8>> = std::iter::once(suffix(""))
+        .chain(regular.iter().map(|&i| suffix(&t.columns[i].name)))
+        .collect();
+    let (columns, selectors) = output_columns(t, s).ok()?;
+    let read_index = |c: &str| {
+        let (i, def) = t.column(c).ok()?;
+        match def.kind {
+            Kind::PartitionKey(k) => Some(Err(k)),
+            Kind::Clustering(k) => Some(Err(t.partition_key.len() + k)),
+            Kind::Regular => regular.iter().position(|&r| r == i).map(|p| Ok(p + 1)),
+        }
+    };
+    let outputs = selectors
+        .iter()
+        .map(|sel| match sel {
+            Selector::Column(c) => Some(match read_index(c)? {
+                Ok(n) => Out::Value(n, false),
+                Err(k) => Out::Key(k),
+            }),
+            Selector::WriteTime(c) => read_index(c)?.ok().map(Out::WriteTime),
+            Selector::Ttl(c) => read_index(c)?.ok().map(Out::Ttl),
+            Selector::Count => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let mut outputs = outputs;
+    let mut needed = vec![false; suffixes.len()];
+    for o in outputs.iter_mut().rev() {
+        match o {
+            Out::Value(n, last) => {
+                *last = !needed[*n];
+                needed[*n] = true;
+            }
+            Out::WriteTime(n) | Out::Ttl(n) => needed[*n] = true,
+            Out::Key(_) => {}
+        }
+    }
+    Some(PointReadPlan {
+        key,
+        partition_len: t.partition_key.len(),
+        suffixes,
+        outputs,
+        columns,
+        checks,
+    })
+}
+
+/// Checks the bound values against their columns' types (a null passes: the general path
+/// decides what a null means where it stands).
+fn checked(checks: &[(usize, CqlType, String)], values: &[Option<&[u8]>]) -> Result<(), CqlError> {
+    for (i, ty, column) in checks {
+        if let Some(Some(bytes)) = values.get(*i) {
+            ty.check(bytes)
+                .map_err(|e| CqlError::invalid(format!("invalid value for {column}: {e}")))?;
+        }
+    }
+    Ok(())
+}
+
+fn resolve<'a>(s: &'a Source, values: &[Option<&'a [u8]>]) -> Option<&'a [u8]> {
+    match s {
+        Source::Bind(i) => values.get(*i).copied().flatten(),
+        Source::Literal(v) => Some(v),
+    }
+}
+
+/// The row key of these partition key values, if the general path would accept them: no null,
+/// no empty single-column key, no component over 65,535 bytes.
+fn row_key(parts: &[&[u8]]) -> Option<Vec<u8>> {
+    match parts {
+        [one] if !one.is_empty() => Some(one.to_vec()),
+        [_] => None,
+        many => CompositeType::fits(many).then(|| CompositeType::build(many, 0)),
+    }
+}
+
+/// The composite prefix every cell of the CQL row with these clustering values starts with.
+fn clustering_prefix(parts: &[&[u8]]) -> Option<Vec<u8>> {
+    // One more component (the column's) follows; its length is checked by the engine.
+    CompositeType::fits(parts).then(|| {
+        if parts.is_empty() {
+            Vec::new()
+        } else {
+            CompositeType::build(parts, 0)
+        }
+    })
+}
+
+/// A regular column's cell: its name's last component and its value (`None`: null).
+type Cell<'v> = (&'v [u8], Option<&'v [u8]>);
+
+/// A planned insert's row key, clustering prefix and regular cells, when the values fit it.
+pub(super) struct InsertCells<'v> {
+    pub key: Vec<u8>,
+    pub prefix: Vec<u8>,
+    /// Each regular column's name suffix and value (`None`: null, a tombstone).
+    pub cells: SmallVec<[Cell<'v>; 4]>,
+}
+
+impl InsertPlan {
+    /// The cells to write, or `Ok(None)` when the general path must run.
+    pub(super) fn cells<'v>(
+        &'v self,
+        values: &[Option<&'v [u8]>],
+    ) -> Result<Option<InsertCells<'v>>, CqlError> {
+        checked(&self.checks, values)?;
+        let parts: Option<Parts<'_>> = self.key.iter().map(|s| resolve(s, values)).collect();
+        let Some(key) = parts.as_deref().and_then(row_key) else {
+            return Ok(None);
+        };
+        let ck: Option<Parts<'_>> = self.clustering.iter().map(|s| resolve(s, values)).collect();
+        let Some(prefix) = ck.as_deref().and_then(clustering_prefix) else {
+            return Ok(None);
+        };
+        let cells = self
+            .regular
+            .iter()
+            .map(|(name, s)| (name.as_slice(), resolve(s, values)))
+            .collect();
+        Ok(Some(InsertCells { key, prefix, cells }))
+    }
+}
+
+/// What a planned point read asks the engine for: a row key and cell names (kept one after
+/// another in one buffer).
+pub(super) struct PointRead {
+    pub key: Vec<u8>,
+    names: Vec<u8>,
+    ends: SmallVec<[usize; 8]>,
+}
+
+impl PointRead {
+    /// The cell names, in the plan's order (the row marker's first).
+    pub fn names(&self) -> SmallVec<[&[u8]; 8]> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let name = &self.names[start..end];
+                start = end;
+                name
+            })
+            .collect()
+    }
+}
+
+impl PointReadPlan {
+    /// The row key and cell names to read, or `Ok(None)` when the general path must run.
+    pub(super) fn request(&self, values: &[Option<&[u8]>]) -> Result<Option<PointRead>, CqlError> {
+        checked(&self.checks, values)?;
+        let parts: Option<Parts<'_>> = self.key.iter().map(|s| resolve(s, values)).collect();
+        let Some(parts) = parts else {
+            return Ok(None);
+        };
+        let (pk, ck) = parts.split_at(self.partition_len);
+        let (Some(key), Some(prefix)) = (row_key(pk), clustering_prefix(ck)) else {
+            return Ok(None);
+        };
+        let mut names =
+            Vec::with_capacity(self.suffixes.iter().map(|s| prefix.len() + s.len()).sum());
+        let mut ends = SmallVec::new();
+        for s in &self.suffixes {
+            names.extend_from_slice(&prefix);
+            names.extend_from_slice(s);
+            ends.push(names.len());
+        }
+        Ok(Some(PointRead { key, names, ends }))
+    }
+
+    /// The result of the read: one row when any of its cells (the marker included) is live.
+    pub(super) fn rows(
+        &self,
+        values: &[Option<&[u8]>],
+        read: &PointRead,
+        found: Vec<crate::query::Column>,
+        now_seconds: i64,
+    ) -> Rows {
+        let mut out = Rows {
+            columns: self.columns.clone(),
+            rows: Vec::new(),
+        };
+        if found.is_empty() {
+            return out;
+        }
+        let names = read.names();
+        let mut cells: SmallVec<[Option<crate::query::Column>; 8]> =
+            (0..names.len()).map(|_| None).collect();
+        for c in found {
+            if let Some(i) = names.iter().position(|n| *n == c.name) {
+                cells[i] = Some(c);
+            }
+        }
+        let row = self
+            .outputs
+            .iter()
+            .map(|o| match *o {
+                Out::Key(k) => resolve(&self.key[k], values).map(<[u8]>::to_vec),
+                Out::Value(n, true) => cells[n].as_mut().map(|c| std::mem::take(&mut c.value)),
+                Out::Value(n, false) => cells[n].as_ref().map(|c| c.value.clone()),
+                Out::WriteTime(n) => cells[n]
+                    .as_ref()
+                    .map(|c| c.timestamp.to_be_bytes().to_vec()),
+                Out::Ttl(n) => {
+                    let expires = cells[n].as_ref()?.expires_at?;
+                    let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
+                    Some((left as i32).to_be_bytes().to_vec())
+                }
+            })
+            .collect();
+        out.rows.push(row);
+        out
+    }
+}
+
+impl Session<'_> {
+    /// Runs a prepared statement's plan; `Ok(None)` when its values need the general path.
+    pub(super) fn run_plan(
+        &self,
+        plan: &Plan,
+        t: &Table,
+        id: u32,
+        values: &[Option<&[u8]>],
+    ) -> Result<Option<CqlResult>, CqlError> {
+        self.check_pinned(t, id)?;
+        match plan {
+            Plan::Insert(p) => {
+                let mut batch = BatchMutation::new();
+                if !self.add_planned_insert(p, t, values, &mut batch)? {
+                    return Ok(None);
+                }
+                Self::apply(self.db, &t.keyspace, &batch)?;
+                Ok(Some(CqlResult::Void))
+            }
+            Plan::PointRead(p) => {
+                let Some(read) = p.request(values)? else {
+                    return Ok(None);
+                };
+                let found = self
+                    .db
+                    .get_columns(&t.keyspace, &read.key, &t.name, &read.names())?;
+                // TTL() counts down as the general path's does (see `select`).
+                let now_seconds =
+                    (self.db.options().clock.now_micros() + 999_999).div_euclid(1_000_000);
+                Ok(Some(CqlResult::Rows(p.rows(
+                    values,
+                    &read,
+                    found,
+                    now_seconds,
+                ))))
+            }
+        }
+    }
+
+    /// Adds a planned insert's cells to `batch`; `Ok(false)` (nothing added) when its values
+    /// need the general path.
+    pub(super) fn add_planned_insert(
+        &self,
+        p: &InsertPlan,
+        t: &Table,
+        values: &[Option<&[u8]>],
+        batch: &mut BatchMutation,
+    ) -> Result<bool, CqlError> {
+        let Some(cells) = p.cells(values)? else {
+            return Ok(false);
+        };
+        let write = match self.default_timestamp {
+            Some(ts) => WriteOptions::at(ts),
+            None => WriteOptions::now(),
+        };
+        let write = self.stamped(write, t);
+        let cf = t.name.as_str();
+        let mut name = cells.prefix.clone();
+        name.extend_from_slice(&suffix(""));
+        batch.insert(&cells.key, ColumnPathRef::new(cf).column(&name), b"", write);
+        for (last, value) in cells.cells {
+            name.truncate(cells.prefix.len());
+            name.extend_from_slice(last);
+            match value {
+                Some(v) => batch.insert(&cells.key, ColumnPathRef::new(cf).column(&name), v, write),
+                None => batch.remove(
+                    &cells.key,
+                    ColumnPathRef::new(cf).column(&name),
+                    write.timestamp,
+                ),
+            };
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,39 @@
+//! Statements as a driver sends them: prepared with `?` markers, executed with serialized
+//! values. The model test runs some of its inserts and every one-row read both ways, so the
+//! prepared statements' fast paths answer to the same model as the text statements.
+
+use supercolumn::cql::{Rows, Session};
+
+/// `INSERT INTO ks.{table} (cols) VALUES (?, …)` with these values (`None`: null), stamped
+/// `ts` as a driver's client-side timestamp.
+pub fn insert(
+    cql: &mut Session<'_>,
+    table: &str,
+    cols: &[String],
+    values: &[Option<Vec<u8>>],
+    ts: i64,
+) -> Result<(), String> {
+    let marks = vec!["?"; cols.len()].join(", ");
+    let text = format!(
+        "INSERT INTO ks.{table} ({}) VALUES ({marks})",
+        cols.join(", ")
+    );
+    let p = cql.prepare(&text).map_err(|e| format!("{text}: {e}"))?;
+    let values: Vec<Option<&[u8]>> = values.iter().map(Option::as_deref).collect();
+    cql.set_default_timestamp(Some(ts));
+    let done = cql.execute_prepared(&p, &values);
+    cql.set_default_timestamp(None);
+    done.map(|_| ()).map_err(|e| format!("{text}: {e}"))
+}
+
+/// `SELECT * FROM ks.{table} WHERE c1 = ? AND …` with these columns and values.
+pub fn select(cql: &mut Session<'_>, table: &str, key: &[(String, &[u8])]) -> Rows {
+    let relations: Vec<String> = key.iter().map(|(c, _)| format!("{c} = ?")).collect();
+    let text = format!("SELECT * FROM ks.{table} WHERE {}", relations.join(" AND "));
+    let p = cql.prepare(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let values: Vec<Option<&[u8]>> = key.iter().map(|(_, v)| Some(*v)).collect();
+    match cql.execute_prepared(&p, &values) {
+        Ok(supercolumn::cql::CqlResult::Rows(rows)) => rows,
+        other => panic!("{text}: {other:?}"),
+    }
+}
