@@ -13,7 +13,8 @@ pub(super) type Row = Vec<Option<(Vec<u8>, i64, Option<i64>)>>;
 pub(super) enum Resolved {
     PartitionKey(usize),
     Clustering(usize),
-    Value(usize),
+    /// A column's value, moved out of the row when no later selector needs the column.
+    Value(usize, bool),
     WriteTime(usize),
     Ttl(usize),
     Nothing,
@@ -21,20 +22,33 @@ pub(super) enum Resolved {
 
 pub(super) fn resolve(t: &Table, selectors: &[Selector]) -> Vec<Resolved> {
     let index = |c: &str| t.columns.iter().position(|d| d.name == *c);
-    selectors
+    let mut out: Vec<Resolved> = selectors
         .iter()
         .map(|sel| match sel {
             Selector::Column(c) => match index(c).map(|i| (i, t.columns[i].kind)) {
                 Some((_, Kind::PartitionKey(k))) => Resolved::PartitionKey(k),
                 Some((_, Kind::Clustering(k))) => Resolved::Clustering(k),
-                Some((i, Kind::Regular)) => Resolved::Value(i),
+                Some((i, Kind::Regular)) => Resolved::Value(i, false),
                 None => Resolved::Nothing,
             },
             Selector::WriteTime(c) => index(c).map_or(Resolved::Nothing, Resolved::WriteTime),
             Selector::Ttl(c) => index(c).map_or(Resolved::Nothing, Resolved::Ttl),
             Selector::Count => Resolved::Nothing,
         })
-        .collect()
+        .collect();
+    // The last selector of a column takes its value; earlier ones copy it.
+    let mut needed = vec![false; t.columns.len()];
+    for r in out.iter_mut().rev() {
+        match r {
+            Resolved::Value(i, take) => {
+                *take = !needed[*i];
+                needed[*i] = true;
+            }
+            Resolved::WriteTime(i) | Resolved::Ttl(i) => needed[*i] = true,
+            _ => {}
+        }
+    }
+    out
 }
 
 /// A cell name's clustering prefix length, column name and collection element key.
@@ -58,29 +72,24 @@ pub(super) fn cell_parts(name: &[u8], n: usize) -> Option<CellParts<'_>> {
     Some((prefix_len, column, element))
 }
 
-/// One output row.
+/// One output row of a CQL row whose cells share the clustering prefix `prefix`.
 pub(super) fn project(
     resolved: &[Resolved],
     pk: &[Vec<u8>],
-    ck: &[&[u8]],
+    prefix: &[u8],
     mut row: Row,
     now_seconds: i64,
 ) -> Vec<Option<Vec<u8>>> {
-    // The last selector of a column takes its value; earlier ones copy it.
-    let mut last_use = vec![usize::MAX; row.len()];
-    for (n, r) in resolved.iter().enumerate() {
-        if let Resolved::Value(i) | Resolved::WriteTime(i) | Resolved::Ttl(i) = r {
-            last_use[*i] = n;
-        }
-    }
     resolved
         .iter()
-        .enumerate()
-        .map(|(n, r)| match *r {
+        .map(|r| match *r {
             Resolved::PartitionKey(k) => pk.get(k).cloned(),
-            Resolved::Clustering(k) => ck.get(k).map(|c| c.to_vec()),
-            Resolved::Value(i) if last_use[i] == n => row[i].take().map(|v| v.0),
-            Resolved::Value(i) => row[i].as_ref().map(|v| v.0.clone()),
+            Resolved::Clustering(k) => CompositeType::components_of(prefix)
+                .nth(k)
+                .and_then(|c| c.ok())
+                .map(|c| c.bytes.to_vec()),
+            Resolved::Value(i, true) => row[i].take().map(|v| v.0),
+            Resolved::Value(i, false) => row[i].as_ref().map(|v| v.0.clone()),
             Resolved::WriteTime(i) => row[i].as_ref().map(|v| v.1.to_be_bytes().to_vec()),
             Resolved::Ttl(i) => {
                 let expires = row[i].as_ref()?.2?;

@@ -11,7 +11,6 @@ use super::types::Literal;
 use super::types::{add_element, matches_filter, CqlType};
 use super::{Rows, Session};
 use crate::clock::Clock;
-use crate::model::comparator::CompositeType;
 use crate::query::{
     Column, ColumnOrSuperColumn, ColumnParent, KeyRange, RangeBound, SlicePredicate, SliceRange,
 };
@@ -203,7 +202,9 @@ impl Session<'_> {
             let pk = t.split_row_key(key);
             // The row being assembled: its clustering prefix (the name bytes its cells share)
             // and its columns.
-            let mut current: Option<(Vec<u8>, Row)> = None;
+            // The row being assembled: the name of its first cell (whose first `len` bytes are
+            // the clustering prefix every cell of the row shares) and its columns.
+            let mut current: Option<(Vec<u8>, usize, Row)> = None;
             let emit = |prefix: &[u8],
                         row: Row,
                         out: &mut Rows,
@@ -221,11 +222,8 @@ impl Session<'_> {
                     *in_partition += 1;
                     *count += 1;
                     if !matches!(selectors.first(), Some(Selector::Count)) {
-                        let ck: Vec<&[u8]> = CompositeType::components_of(prefix)
-                            .filter_map(|c| c.ok().map(|c| c.bytes))
-                            .collect();
                         out.rows
-                            .push(project(&resolved, &pk, &ck, row, now_seconds));
+                            .push(project(&resolved, &pk, prefix, row, now_seconds));
                     }
                 }
                 *count < limit && *in_partition < per_partition && !s.distinct
@@ -238,40 +236,44 @@ impl Session<'_> {
                 let prefix = &cell.name[..prefix_len];
                 if current
                     .as_ref()
-                    .is_some_and(|(p, _)| p.as_slice() != prefix)
+                    .is_some_and(|(name, len, _)| name[..*len] != *prefix)
                 {
-                    if let Some((p, row)) = current.take() {
-                        if !emit(&p, row, &mut out, &mut count, in_partition) {
+                    if let Some((name, len, row)) = current.take() {
+                        if !emit(&name[..len], row, &mut out, &mut count, in_partition) {
                             return Ok(count < limit);
                         }
                     }
                 }
-                let entry =
-                    current.get_or_insert_with(|| (prefix.to_vec(), vec![None; t.columns.len()]));
-                if let Some(i) = t
+                let Some(i) = t
                     .columns
                     .iter()
                     .position(|c| c.kind == Kind::Regular && c.name.as_bytes() == col)
-                {
-                    match (&t.columns[i].ty, element) {
-                        (CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..), Some(e)) => {
-                            let ty = &t.columns[i].ty;
-                            let value = entry.1[i].get_or_insert_with(|| {
-                                (vec![0; 4], cell.timestamp, cell.expires_at)
-                            });
-                            // A reversed read meets the elements last first; the value keeps
-                            // the collection's own order.
-                            add_element(&mut value.0, ty, e, &cell.value, reversed);
-                        }
-                        (ty, None) if !ty.is_collection() => {
-                            entry.1[i] = Some((cell.value, cell.timestamp, cell.expires_at));
-                        }
-                        _ => {}
+                else {
+                    // The marker (or a column dropped since): the row is live, nothing to keep.
+                    if current.is_none() {
+                        current = Some((cell.name, prefix_len, vec![None; t.columns.len()]));
                     }
+                    continue;
+                };
+                let (element, ty) = (element.map(<[u8]>::to_vec), &t.columns[i].ty);
+                let entry = current
+                    .get_or_insert_with(|| (cell.name, prefix_len, vec![None; t.columns.len()]));
+                match (ty, element) {
+                    (CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..), Some(e)) => {
+                        let value = entry.2[i]
+                            .get_or_insert_with(|| (vec![0; 4], cell.timestamp, cell.expires_at));
+                        // A reversed read meets the elements last first; the value keeps the
+                        // collection's own order.
+                        add_element(&mut value.0, ty, &e, &cell.value, reversed);
+                    }
+                    (ty, None) if !ty.is_collection() => {
+                        entry.2[i] = Some((cell.value, cell.timestamp, cell.expires_at));
+                    }
+                    _ => {}
                 }
             }
-            if let Some((p, row)) = current.take() {
-                emit(&p, row, &mut out, &mut count, in_partition);
+            if let Some((name, len, row)) = current.take() {
+                emit(&name[..len], row, &mut out, &mut count, in_partition);
             }
             Ok(count < limit)
         };

@@ -45,18 +45,16 @@ pub fn split_escaped(key: &[u8]) -> Option<(Vec<u8>, u8, &[u8])> {
     None
 }
 
-/// An escaped part split off a key: its bytes, its terminator, and the rest of the key.
-pub type Split<'a> = (std::borrow::Cow<'a, [u8]>, u8, &'a [u8]);
-
-/// [`split_escaped`] without a copy when the part holds no escaped `00` (the usual case).
-pub fn split_escaped_cow(key: &[u8]) -> Option<Split<'_>> {
-    let n = escaped_len(key)?;
-    let (part, term, rest) = (&key[..n - 2], key[n - 1], &key[n..]);
-    if part.contains(&0) {
-        let (owned, t, r) = split_escaped(key)?;
-        return Some((std::borrow::Cow::Owned(owned), t, r));
+/// Appends an escaped part (its terminator already cut off) to `out` with each `00 FF` written
+/// back as `00`. The part must come from [`escaped_len`], so every `00` in it is escaped.
+pub fn unescape_into(part: &[u8], out: &mut Vec<u8>) {
+    out.reserve(part.len());
+    let mut rest = part;
+    while let Some(z) = rest.iter().position(|&b| b == 0) {
+        out.extend_from_slice(&rest[..=z]);
+        rest = rest.get(z + 2..).unwrap_or(&[]);
     }
-    Some((std::borrow::Cow::Borrowed(part), term, rest))
+    out.extend_from_slice(rest);
 }
 
 /// The length of the escaped part at the front of `key` including its two-byte terminator,
@@ -107,8 +105,10 @@ mod tests {
             prop_assert_eq!(term, 1);
             prop_assert_eq!(rest, &ta[..]);
             prop_assert_eq!(escaped_len(&ka), Some(ka.len() - ta.len()));
-            let (cow, cterm, crest) = split_escaped_cow(&ka).unwrap();
-            prop_assert_eq!((&cow[..], cterm, crest), (&a[..], 1, &ta[..]));
+            let n = escaped_len(&ka).unwrap();
+            let mut unescaped = vec![7];
+            unescape_into(&ka[..n - 2], &mut unescaped);
+            prop_assert_eq!(&unescaped[1..], &a[..], "appended after what was there");
         }
     }
 

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use super::{Comparator, MarshalError};
-use crate::model::sort_key::{escape_into, split_escaped_cow};
+use crate::model::sort_key::{escape_into, escaped_len, unescape_into};
 
 /// A composite comparator over component types.
 #[derive(Debug, Clone)]
@@ -250,14 +250,25 @@ impl Comparator for CompositeType {
         let mut rest = key;
         let mut i = 0;
         let mut previous = 0..0;
+        let mut scratch = Vec::new();
         while !rest.is_empty() {
             let t = self.components.get(i).ok_or_else(|| {
                 MarshalError::new("composite sort key has more components than its type")
             })?;
             let prev = (i > 0 && self.dependent).then(|| out[previous.clone()].to_vec());
             let t = self.component(t, prev.as_deref());
-            let (escaped, term, tail) = split_escaped_cow(rest)
+            let n = escaped_len(rest)
                 .ok_or_else(|| MarshalError::new("composite sort key component unterminated"))?;
+            let (part, term, tail) = (&rest[..n - 2], rest[n - 1], &rest[n..]);
+            // A part with an escaped `00` (a number's zero bytes) is unescaped into one scratch
+            // buffer for the whole name, not a fresh one per component.
+            let escaped: &[u8] = if part.contains(&0) {
+                scratch.clear();
+                unescape_into(part, &mut scratch);
+                &scratch
+            } else {
+                part
+            };
             if !(1..=3).contains(&term) {
                 return Err(MarshalError::new(format!(
                     "composite sort key has terminator {term}"
@@ -265,7 +276,7 @@ impl Comparator for CompositeType {
             }
             let at = out.len();
             out.extend_from_slice(&[0, 0]);
-            t.decode_sort_key(&escaped, out)?;
+            t.decode_sort_key(escaped, out)?;
             let len = u16::try_from(out.len() - at - 2)
                 .map_err(|_| MarshalError::new("composite component longer than 65535 bytes"))?;
             out[at..at + 2].copy_from_slice(&len.to_be_bytes());
