@@ -47,6 +47,8 @@ pub(super) struct InsertPlan {
     regular: Vec<(Vec<u8>, Source)>,
     /// Each bind marker's column type, by position, to check the bytes bound to it.
     checks: Vec<(usize, CqlType, String)>,
+    /// The row marker's last component.
+    marker: Vec<u8>,
 }
 
 /// One output column of a point read.
@@ -153,6 +155,7 @@ fn insert_plan(t: &Table, columns: &[String], values: &[Term]) -> Option<InsertP
         clustering,
         regular,
         checks,
+        marker: suffix(""),
     })
 }
 
@@ -455,7 +458,7 @@ impl Session<'_> {
         let write = self.stamped(write, t);
         let cf = t.name.as_str();
         let mut name = cells.prefix.clone();
-        name.extend_from_slice(&suffix(""));
+        name.extend_from_slice(&p.marker);
         batch.insert(&cells.key, ColumnPathRef::new(cf).column(&name), b"", write);
         for (last, value) in cells.cells {
             name.truncate(cells.prefix.len());
