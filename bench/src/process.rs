@@ -9,11 +9,22 @@ pub fn peak_memory() -> u64 {
     proc_field("/proc/self/status", "VmHWM:").map_or(0, |kb| kb * 1024)
 }
 
-/// Bytes this process has passed to write-like system calls so far (`wchar` of /proc/self/io).
-/// Counted at the system call, so it includes write-ahead logs, tables and manifests alike, and
-/// does not depend on when the kernel writes pages back.
+/// Bytes this process has written so far: those passed to write-like system calls (`wchar` of
+/// /proc/self/io), plus those supercolumn stored into its memory-mapped commit log, which no
+/// system call sees. Counted as they are handed over, so it includes write-ahead logs, tables and
+/// manifests alike, and does not depend on when the kernel writes pages back.
 pub fn bytes_written() -> u64 {
-    proc_field("/proc/self/io", "wchar:").unwrap_or(0)
+    proc_field("/proc/self/io", "wchar:").unwrap_or(0) + mapped_bytes()
+}
+
+#[cfg(target_os = "linux")]
+fn mapped_bytes() -> u64 {
+    supercolumn::io::mapped::mapped_bytes_written()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn mapped_bytes() -> u64 {
+    0
 }
 
 fn proc_field(file: &str, name: &str) -> Option<u64> {

@@ -151,13 +151,13 @@ fn ctrl_c_stops_the_phase_and_prints_what_ran() {
         .spawn()
         .unwrap();
     // Interrupt once fillseq is writing: its commit log holds a few thousand rows (far past
-    // a new segment's header).
+    // a new segment's header). Segments grow a step of zeros at a time: count what is written.
     let log = data.path().join("supercolumn/round-0/commit-log");
     let logged = || -> u64 {
         std::fs::read_dir(&log).map_or(0, |d| {
             d.flatten()
-                .filter_map(|e| e.metadata().ok())
-                .map(|m| m.len())
+                .filter_map(|e| std::fs::read(e.path()).ok())
+                .map(|b| b.iter().rposition(|&x| x != 0).map_or(0, |p| p as u64 + 1))
                 .sum()
         })
     };

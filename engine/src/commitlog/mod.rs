@@ -139,9 +139,11 @@ impl Shared {
     /// `prev_end`.
     fn open_segment(&self, seq: u64, prev_end: u64) -> Result<Arc<dyn WritableFile>> {
         let path = self.segment_path(seq);
+        // Room for a full segment, the record that rolls it and the end marker.
+        let capacity = self.segment_size + self.segment_size / 8 + 4096;
         let f: Arc<dyn WritableFile> = self
             .fs
-            .create(&path)
+            .create_log(&path, capacity)
             .map_err(|e| self.poison("creating", &path, &e))?
             .into();
         f.append(&segment::header(seq, prev_end))

@@ -212,9 +212,9 @@ pub fn read(bytes: &[u8]) -> SegmentContents {
         }
         let len = u64::from(be32(&tail[0..4]));
         if !checksum_ok(crc32fast::hash(&tail[0..4]), be32(&tail[4..8])) {
-            if tail.iter().all(|b| *b == 0) {
-                // Zeros where a frame would start: space the file system extended but a crash
-                // left unwritten.
+            if !intact_frame_after(bytes, pos, &header) {
+                // Zeros where a frame would start (space the file grew by that a crash left
+                // unwritten), or a last append cut short: nothing intact follows.
                 break Ending::Torn(pos);
             }
             break Ending::Damaged(err(
@@ -246,7 +246,7 @@ pub fn read(bytes: &[u8]) -> SegmentContents {
         }
         let payload = &tail[FRAME_LEN as usize..(FRAME_LEN + len) as usize];
         if !checksum_ok(crc32fast::hash(payload), be32(&tail[8..12])) {
-            if pos + FRAME_LEN + len == total {
+            if !intact_frame_after(bytes, pos, &header) {
                 // The last record, length written but contents not all durable.
                 break Ending::Torn(pos);
             }
@@ -264,6 +264,46 @@ pub fn read(bytes: &[u8]) -> SegmentContents {
         records,
         ending,
     }
+}
+
+/// Whether an intact frame (a record whose checksums hold, or this segment's end marker) starts
+/// anywhere after `from`. Damage with one after it lost records; damage with none after it is
+/// the tail a crash cut: a prefix of an append (its frame or payload cut anywhere), then zeros
+/// or the end of the file.
+fn intact_frame_after(bytes: &[u8], from: u64, header: &Header) -> bool {
+    let frame = FRAME_LEN as usize;
+    let total = bytes.len();
+    let mut q = from as usize + 1;
+    while q + frame <= total {
+        let t = &bytes[q..];
+        if t[..8].iter().all(|&b| b == 0) {
+            // A frame's first 8 bytes are never all zero (a zero length's checksum is not
+            // zero): the next candidate starts at most 7 bytes before the next nonzero byte.
+            match t[8..].iter().position(|&b| b != 0) {
+                Some(z) => q += (z + 8).saturating_sub(7).max(1),
+                None => return false,
+            }
+            continue;
+        }
+        let len = u64::from(be32(&t[0..4]));
+        if checksum_ok(crc32fast::hash(&t[0..4]), be32(&t[4..8])) {
+            let intact = if len == 0 {
+                header.version >= 2 && be32(&t[8..12]) == end_marker_check(header.seq)
+            } else {
+                len <= MAX_PAYLOAD
+                    && (q + frame) as u64 + len <= total as u64
+                    && checksum_ok(
+                        crc32fast::hash(&t[frame..frame + len as usize]),
+                        be32(&t[8..12]),
+                    )
+            };
+            if intact {
+                return true;
+            }
+        }
+        q += 1;
+    }
+    false
 }
 
 #[cfg(test)]
@@ -332,6 +372,30 @@ mod tests {
         let c = read(&b);
         assert_eq!(c.records.len(), 1);
         assert!(matches!(c.ending, Ending::Torn(_)));
+    }
+
+    #[test]
+    fn a_torn_append_of_any_shape_is_a_torn_tail_and_damage_before_a_record_is_not() {
+        let b = segment(&[b"one", b"second record, a longer one", b"3"]);
+        let recs = read(&b).records;
+        let (from, to) = (recs[1].start as usize, b.len());
+        // The last two records appended in one copy that was cut: a prefix of their bytes,
+        // then the zeros the file grew by.
+        for keep in 0..(to - from) {
+            let mut d = b[..from + keep].to_vec();
+            d.extend_from_slice(&[0; 4096]);
+            let c = read(&d);
+            assert!(matches!(c.ending, Ending::Torn(_)), "kept {keep}");
+            let whole = recs
+                .iter()
+                .filter(|r| r.end() <= (from + keep) as u64)
+                .count();
+            assert_eq!(c.records.len(), whole, "kept {keep}");
+        }
+        // Zeros over a record with an intact one after it lose that record: damage.
+        let mut d = b.clone();
+        d[from..recs[2].start as usize].fill(0);
+        assert!(matches!(read(&d).ending, Ending::Damaged(_)));
     }
 
     #[test]

@@ -32,6 +32,12 @@ pub trait FileSystem: Send + Sync + Debug {
     fn create_dir_all(&self, path: &Path) -> io::Result<()>;
     /// Creates (or truncates) a file for appending.
     fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>>;
+    /// Creates (or truncates) a commit-log segment for appending, expected to hold about
+    /// `capacity` bytes: the real file system maps it ([`crate::io::mapped`]), others append.
+    fn create_log(&self, path: &Path, capacity: u64) -> io::Result<Box<dyn WritableFile>> {
+        let _ = capacity;
+        self.create(path)
+    }
     /// Renames a file within its directory, replacing any file at `to`.
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
     /// Removes a file.
@@ -84,6 +90,21 @@ impl FileSystem for RealFs {
             file,
             len: AtomicU64::new(0),
         }))
+    }
+
+    #[cfg(target_os = "linux")]
+    fn create_log(&self, path: &Path, capacity: u64) -> io::Result<Box<dyn WritableFile>> {
+        match super::mapped::MappedFile::create(path, capacity) {
+            Ok(f) => Ok(Box::new(f)),
+            // A file system that cannot map files still takes appends.
+            Err(e) => {
+                tracing::warn!(
+                    "{} cannot be mapped ({e}): appending instead",
+                    path.display()
+                );
+                self.create(path)
+            }
+        }
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {

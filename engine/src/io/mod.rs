@@ -5,6 +5,8 @@ pub mod atomic_file;
 pub mod dir_lock;
 pub mod fault;
 pub mod fs;
+#[cfg(target_os = "linux")]
+pub mod mapped;
 
 pub use fault::{Fault, FaultFs, FsCall};
 pub use fs::{FileSystem, RealFs, WritableFile};
