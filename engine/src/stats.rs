@@ -23,9 +23,12 @@ impl Default for Latency {
 impl Latency {
     /// Records the time since `start`.
     pub fn record_since(&self, start: Instant) {
-        let us = u64::try_from(start.elapsed().as_micros())
-            .unwrap_or(u64::MAX)
-            .max(1);
+        self.record(start.elapsed());
+    }
+
+    /// Records one operation's time.
+    pub fn record(&self, took: std::time::Duration) {
+        let us = u64::try_from(took.as_micros()).unwrap_or(u64::MAX).max(1);
         if let Some(h) = self.0.lock().as_mut() {
             h.saturating_record(us);
         }

@@ -136,11 +136,16 @@ impl Database {
             let _switch = self.inner.core.switch_lock.read();
             // One record per row, one fsync for the batch.
             let logged = self.inner.core.commitlog.append_all(&records)?;
-            for ((record, (_, updates)), (_, log_bytes)) in records.iter().zip(&rows).zip(&logged) {
+            for (record, (_, updates)) in records.iter().zip(&rows) {
                 let sort_key = self.inner.partitioner.row_sort_key(record.key);
                 for (cf, update) in updates {
                     cf.apply(&sort_key, record.key, update);
-                    cf.record_write(started, log_bytes / updates.len() as u64);
+                }
+            }
+            let took = started.elapsed();
+            for ((_, updates), (_, log_bytes)) in rows.iter().zip(&logged) {
+                for (cf, _) in updates {
+                    cf.record_write(took, log_bytes / updates.len() as u64);
                 }
             }
         }
@@ -154,7 +159,7 @@ impl Database {
             }
         }
         for cf in touched {
-            if cf.needs_flush() {
+            if cf.needs_flush_at(now.micros) {
                 if let Err(e) = self.request_flush(cf) {
                     tracing::error!("flush of {} failed: {e}", cf.def().name);
                 }

@@ -170,12 +170,17 @@ impl BatchMutation {
         value: impl AsRef<[u8]>,
         write: WriteOptions,
     ) -> &mut Self {
-        let value = self.store(value.as_ref());
-        self.add(
-            key.as_ref(),
-            path.as_column_path(),
-            Op::Insert { value, write },
+        let (key, path, value) = (key.as_ref(), path.as_column_path(), value.as_ref());
+        // One allocation for all of it (a batch of one insert would otherwise grow twice).
+        self.bytes.reserve(
+            value.len()
+                + key.len()
+                + path.column_family.len()
+                + path.super_column.map_or(0, <[u8]>::len)
+                + path.column.map_or(0, <[u8]>::len),
         );
+        let value = self.store(value);
+        self.add(key, path, Op::Insert { value, write });
         self
     }
 

@@ -292,18 +292,27 @@ impl ColumnFamilyStore {
 
     /// Whether the active memtable has passed a flush threshold.
     pub fn needs_flush(&self) -> bool {
+        self.needs_flush_at(self.ctx.clock.now_micros())
+    }
+
+    /// [`Self::needs_flush`] with the clock read by the caller (a write's "now").
+    pub fn needs_flush_at(&self, now_micros: i64) -> bool {
         let v = self.view();
         let m = &v.active;
         m.live_bytes() >= self.limits.bytes
             || m.operations() >= self.limits.operations
-            || self.idle_too_long()
+            || self.idle_at(now_micros)
     }
 
     /// Whether the active memtable holds writes older than `MemtableFlushAfterMinutes`.
     pub fn idle_too_long(&self) -> bool {
+        self.idle_at(self.ctx.clock.now_micros())
+    }
+
+    fn idle_at(&self, now_micros: i64) -> bool {
         let since = self.active_since.load(Ordering::Relaxed);
         let age = i64::try_from(self.limits.age.as_micros()).unwrap_or(i64::MAX);
-        since != 0 && self.ctx.clock.now_micros().saturating_sub(since) >= age
+        since != 0 && now_micros.saturating_sub(since) >= age
     }
 
     /// Bytes held by the active memtable.
@@ -357,8 +366,8 @@ impl ColumnFamilyStore {
     }
 
     /// Records a write's latency and the commit log bytes it took.
-    pub fn record_write(&self, start: std::time::Instant, log_bytes: u64) {
-        self.counters.writes.record_since(start);
+    pub fn record_write(&self, took: std::time::Duration, log_bytes: u64) {
+        self.counters.writes.record(took);
         self.counters
             .commitlog_bytes
             .fetch_add(log_bytes, Ordering::Relaxed);
