@@ -85,6 +85,9 @@ impl Database {
             .keyspaces
             .get(keyspace)
             .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+        // Sort keys built for the batch (they outlive `rows`, which borrows them).
+        let keys = bumpalo::Bump::new();
+        let mut scratch = Vec::new();
         // Validate everything first, grouping by row key, then by column family.
         let mut rows: Vec<(&[u8], Vec<CfUpdate>)> = Vec::new();
         let mut row_index: HashMap<&[u8], usize> = HashMap::new();
@@ -124,7 +127,8 @@ impl Database {
                     updates.len() - 1
                 }
             };
-            cf.validator().add(m, now, &mut updates[j].1)?;
+            cf.validator()
+                .add(m, now, &mut updates[j].1, &keys, &mut scratch)?;
         }
         let records: Vec<RowWrite<'_, CfUpdate>> = rows
             .iter()

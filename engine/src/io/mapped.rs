@@ -33,6 +33,9 @@ use super::fs::WritableFile;
 /// Bytes the file grows by at a time (and at most the zeros a killed process leaves).
 const STEP: u64 = 1 << 20;
 
+/// Appends at least this long are written with `pwrite`, not through the mapping.
+const DIRECT: usize = 2048;
+
 /// Bytes appended through mappings by this process, which `write(2)` counters cannot see.
 static MAPPED_BYTES: AtomicU64 = AtomicU64::new(0);
 
@@ -141,7 +144,7 @@ impl WritableFile for MappedFile {
         let tail = &mut *guard;
         let start = self.len.load(Ordering::Relaxed);
         let end = start + buf.len() as u64;
-        if end <= self.capacity {
+        if buf.len() < DIRECT && end <= self.capacity {
             self.allocate(tail, end)?;
             let map = tail
                 .map
@@ -170,7 +173,9 @@ impl WritableFile for MappedFile {
                 }
             }
         } else {
-            // Past the mapping: the file takes it directly (page cache shared with the map).
+            // A large append, or one past the mapping: the file takes it directly (the page
+            // cache is shared with the mapping). One system call then costs less than a page
+            // fault per 4 KiB the mapping would take.
             self.file.write_all_at(buf, start)?;
         }
         self.len.store(end, Ordering::Release);

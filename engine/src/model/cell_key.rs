@@ -21,9 +21,10 @@ use super::sort_key::{escape_into, escaped_len, split_escaped};
 /// The terminator byte that closes a super column's group prefix.
 const GROUP: u8 = 0x01;
 
-/// The key of a column of a Standard CF.
-pub fn column(cmp: &dyn Comparator, name: &[u8]) -> Vec<u8> {
-    super::comparator::sort_key(cmp, name)
+/// The key of a column of a Standard CF, in `out` (cleared first).
+pub fn column_into(cmp: &dyn Comparator, name: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    cmp.encode_sort_key(name, out);
 }
 
 /// The group prefix of a super column (also the key of its deletion).
@@ -128,7 +129,11 @@ mod tests {
         use crate::model::comparator::{Comparator, CompositeType};
         use std::sync::Arc;
         let cmp = CompositeType::new(vec![Arc::new(Utf8Type), Arc::new(Utf8Type)]);
-        let key = |parts: &[&[u8]], eoc: i8| column(&cmp, &CompositeType::build(parts, eoc));
+        let key = |parts: &[&[u8]], eoc: i8| {
+            let mut k = Vec::new();
+            column_into(&cmp, &CompositeType::build(parts, eoc), &mut k);
+            k
+        };
         let prefix = key(&[b"row"], 0);
         let del = prefix_deletion(&prefix);
         assert_eq!(prefix_of_deletion(&del), Some(prefix.as_slice()));

@@ -7,9 +7,11 @@
 use crate::error::{Error, NameKind, Result};
 use std::borrow::Cow;
 
+use bumpalo::Bump;
+
 use crate::model::cell::{CellRef, CellValueRef, DeletionTime, EntryRef, Ttl};
 use crate::model::cell_key;
-use crate::model::comparator::CompositeType;
+use crate::model::comparator::{BytesType, Comparator, CompositeType};
 use crate::query::{ColumnPathRef, SlicePredicate};
 use crate::schema::{ColumnFamilyDef, ColumnType};
 
@@ -152,9 +154,12 @@ impl Validator<'_> {
 
     /// Checks a name for a stored column, super column or sub-column.
     pub fn name(&self, name: &[u8], kind: NameKind) -> Result<()> {
-        let cmp = match (kind, self.cf.column_type) {
-            (NameKind::Column, ColumnType::Super) => self.cf.subcomparator(),
-            _ => self.cf.comparator.clone(),
+        // Borrowed, not cloned: this runs for every name of every write.
+        let cmp: &dyn Comparator = match (kind, self.cf.column_type) {
+            (NameKind::Column, ColumnType::Super) => {
+                self.cf.subcomparator.as_deref().unwrap_or(&BytesType)
+            }
+            _ => self.cf.comparator.as_ref(),
         };
         if name.is_empty() {
             return Err(self.name_error(kind, cmp.name(), "a name must not be empty".into()));
@@ -238,11 +243,16 @@ impl Validator<'_> {
     }
 
     /// Validates `mutation` and appends it to `update`, which borrows from it.
+    ///
+    /// Sort keys that differ from their names are built in `scratch` and kept in `keys` (one
+    /// arena for a whole batch, instead of an allocation per column).
     pub fn add<'m>(
         &self,
         mutation: MutationRef<'m>,
         now: Now,
         update: &mut RowUpdate<'m>,
+        keys: &'m Bump,
+        scratch: &mut Vec<u8>,
     ) -> Result<()> {
         match mutation {
             MutationRef::Insert { path, value, write } => {
@@ -264,7 +274,7 @@ impl Validator<'_> {
                 };
                 let ts = write.timestamp.unwrap_or(now.micros);
                 update.entries.push((
-                    self.entry_key(path),
+                    self.entry_key(path, keys, scratch),
                     EntryRef::Cell(CellRef {
                         timestamp: ts,
                         value: CellValueRef::Live { value, ttl },
@@ -286,7 +296,7 @@ impl Validator<'_> {
                         EntryRef::GroupDeletion(del),
                     )),
                     (_, Some(_)) => update.entries.push((
-                        self.entry_key(path),
+                        self.entry_key(path, keys, scratch),
                         EntryRef::Cell(CellRef {
                             timestamp: del.marked_for_delete_at,
                             value: CellValueRef::Tombstone {
@@ -456,15 +466,27 @@ impl Validator<'_> {
 
     /// The entry key of a validated path that names a column: the name itself when it is its
     /// own sort key.
-    fn entry_key<'m>(&self, path: ColumnPathRef<'m>) -> Cow<'m, [u8]> {
+    fn entry_key<'m>(
+        &self,
+        path: ColumnPathRef<'m>,
+        keys: &'m Bump,
+        scratch: &mut Vec<u8>,
+    ) -> Cow<'m, [u8]> {
         let column = path.column.unwrap_or_default();
-        Cow::Owned(match path.super_column {
-            None if self.cf.comparator.sort_key_is_name() => return Cow::Borrowed(column),
-            None => cell_key::column(self.cf.comparator.as_ref(), column),
+        match path.super_column {
+            None if self.cf.comparator.sort_key_is_name() => Cow::Borrowed(column),
+            None => {
+                cell_key::column_into(self.cf.comparator.as_ref(), column, scratch);
+                Cow::Borrowed(keys.alloc_slice_copy(scratch))
+            }
             Some(sc) => {
                 let prefix = cell_key::super_column(self.cf.comparator.as_ref(), sc);
-                cell_key::sub_column(&prefix, self.cf.subcomparator().as_ref(), column)
+                Cow::Owned(cell_key::sub_column(
+                    &prefix,
+                    self.cf.subcomparator().as_ref(),
+                    column,
+                ))
             }
-        })
+        }
     }
 }

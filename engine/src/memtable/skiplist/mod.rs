@@ -341,7 +341,10 @@ impl SkipList {
     /// Links `node` (of `height`, with `key`) where `splice` says, repairing it as needed.
     fn link(&self, node: Node<'_>, height: usize, key: &SearchKey<'_>, splice: &mut Splice) {
         let addr = node.addr;
-        self.height.fetch_max(height, Mem::Relaxed);
+        // Most nodes are short: only a taller one writes the shared height.
+        if height > self.height.load(Mem::Relaxed) {
+            self.height.fetch_max(height, Mem::Relaxed);
+        }
         for level in 0..height {
             loop {
                 let (prev, next) = (splice.prev[level], splice.next[level]);
