@@ -241,3 +241,44 @@ fn get_columns_reads_named_columns_of_a_standard_row() {
     );
     assert!(db.get_columns("K", "row", "Nope", &["a"]).is_err());
 }
+
+#[test]
+fn named_markers_are_numbered_with_the_others_and_reported_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    cql.execute("USE ks").unwrap();
+    // A named marker is a position like `?` (Cassandra's numbering), planned like one.
+    let insert = cql
+        .prepare("INSERT INTO t (a, b, c, d, v) VALUES (:a, ?, :Cee, ?, :v) USING TTL :life")
+        .unwrap();
+    let names: Vec<String> = insert.bind_columns().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["a", "b", "cee", "d", "v", "life"]);
+    let one = 1i32.to_be_bytes();
+    let c = 7i64.to_be_bytes();
+    let ttl = 3600i32.to_be_bytes();
+    run(
+        &mut cql,
+        &insert,
+        &[
+            Some(&one),
+            Some(b"x"),
+            Some(&c),
+            Some(b"\x01"),
+            Some(b"hello"),
+            Some(&ttl),
+        ],
+    )
+    .unwrap();
+    let read = cql
+        .prepare("SELECT v, ttl(v) FROM t WHERE a = :a AND b = :b AND c >= :low")
+        .unwrap();
+    let got = rows(&mut cql, &read, &[Some(&one), Some(b"x"), Some(&c)]);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0][0].as_deref(), Some(&b"hello"[..]));
+    let left = i32::from_be_bytes(got[0][1].as_deref().unwrap().try_into().unwrap());
+    assert!((3595..=3600).contains(&left), "ttl {left}");
+    // Named markers count among the statement's markers.
+    let e = run(&mut cql, &read, &[Some(&one), Some(b"x")]).unwrap_err();
+    assert!(e.to_string().contains("3 bind markers"), "{e}");
+}

@@ -84,12 +84,7 @@ fn statement_key(statement: &[u8], keyspace: &Mutex<Option<String>>, params: &Pa
 
 /// Bound values as the CQL layer takes them; an unset value is refused (writing a null in its
 /// place would delete data the client meant to leave alone).
-fn values(vs: &[Value], named: bool) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
-    if named {
-        return Err(CqlError::invalid(
-            "named bound values are not supported: bind by position",
-        ));
-    }
+fn values(vs: &[Value]) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
     vs.iter()
         .map(|v| match v {
             Value::Set(b) => Ok(Some(b.clone())),
@@ -97,6 +92,37 @@ fn values(vs: &[Value], named: bool) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
             Value::Unset => Err(CqlError::invalid(
                 "unset bound values are not supported by this server",
             )),
+        })
+        .collect()
+}
+
+/// The values of `params` in marker order: by position, or, when they came with names, each
+/// marker of `p` taking the value of its name (the name PREPARED reported for it).
+fn bound(params: &Params, p: &Prepared) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
+    let given = values(&params.values)?;
+    if !params.named {
+        return Ok(given);
+    }
+    let markers = p.bind_columns();
+    let find = |want: &str| {
+        let exact = params.names.iter().position(|n| n == want);
+        exact.or_else(|| params.names.iter().position(|n| n.to_lowercase() == want))
+    };
+    if let Some(n) = params.names.iter().find(|n| {
+        !markers
+            .iter()
+            .any(|(m, _)| *m == **n || *m == n.to_lowercase())
+    }) {
+        return Err(CqlError::invalid(format!(
+            "a value is bound to {n}, which names no bind marker of the statement"
+        )));
+    }
+    markers
+        .iter()
+        .map(|(name, _)| {
+            find(name)
+                .and_then(|i| given.get(i).cloned())
+                .ok_or_else(|| CqlError::invalid(format!("no value for bind marker :{name}")))
         })
         .collect()
 }
@@ -163,10 +189,6 @@ impl Shared {
                 Err(e) => err(&e, version),
             };
         }
-        let binds = match values(&params.values, params.named) {
-            Ok(v) => v,
-            Err(e) => return err(&e, version),
-        };
         let statements = match parse(text) {
             Ok(s) => s,
             Err(e) => return err(&e, version),
@@ -180,10 +202,11 @@ impl Shared {
         let mut session = Session::new(&self.db);
         session.set_keyspace(current);
         session.set_default_timestamp(params.timestamp);
-        let result = if binds.is_empty() {
+        let result = if params.values.is_empty() {
             session.run(statement)
         } else {
             session.prepare(text).and_then(|p| {
+                let binds = bound(params, &p)?;
                 let refs: Vec<Option<&[u8]>> = binds.iter().map(Option::as_deref).collect();
                 session.execute_prepared(&p, &refs)
             })
@@ -431,7 +454,7 @@ impl Shared {
             Entry::Text(text) => return self.query(keyspace, &text, params, version),
             Entry::Cql(p) => p,
         };
-        let binds = match values(&params.values, params.named) {
+        let binds = match bound(params, &p) {
             Ok(v) => v,
             Err(e) => return err(&e, version),
         };
@@ -479,7 +502,7 @@ impl Shared {
                 },
             };
             prepared.push(p);
-            match values(vs, false) {
+            match values(vs) {
                 Ok(v) => bound.push(v),
                 Err(e) => return err(&e, version),
             }

@@ -28,6 +28,8 @@ pub struct Params {
     pub values: Vec<Value>,
     /// The values came with names.
     pub named: bool,
+    /// Their names, one per value, when they came with names (bound to `:name` markers).
+    pub names: Vec<String>,
     /// Rows per page.
     pub page_size: Option<i32>,
     /// Where the page starts.
@@ -156,16 +158,18 @@ impl<'a> Reader<'a> {
         }
         Ok(n)
     }
-    fn values(&mut self, named: bool, v4: bool) -> Result<Vec<Value>, FrameError> {
+    /// Bound values, and their names when `named`.
+    fn values(&mut self, named: bool, v4: bool) -> Result<(Vec<Value>, Vec<String>), FrameError> {
         let n = self.count(if named { 6 } else { 4 }, "the bound values")?;
         let mut out = Vec::with_capacity(n);
+        let mut names = Vec::new();
         for _ in 0..n {
             if named {
-                self.string("a bound value's name")?;
+                names.push(self.string("a bound value's name")?);
             }
             out.push(self.value(v4)?);
         }
-        Ok(out)
+        Ok((out, names))
     }
     fn done(&self, what: &str) -> Result<(), FrameError> {
         if self.at == self.b.len() {
@@ -196,7 +200,7 @@ fn params(r: &mut Reader<'_>, v4: bool) -> Result<Params, FrameError> {
         ..Params::default()
     };
     if flags & VALUES != 0 {
-        p.values = r.values(named, v4)?;
+        (p.values, p.names) = r.values(named, v4)?;
     }
     if flags & PAGE_SIZE != 0 {
         p.page_size = Some(r.i32("the page size")?);
@@ -256,7 +260,7 @@ pub fn decode(opcode: u8, body: &[u8], v4: bool) -> Result<Request, FrameError> 
                     k => return Err(FrameError::Body(format!("batch statement kind {k}"))),
                 };
                 // Values in a batch carry no names (the names flag is unused for batches).
-                items.push((subject, r.values(false, v4)?));
+                items.push((subject, r.values(false, v4)?.0));
             }
             r.u16("the batch consistency")?;
             let flags = r.u8("the batch flags")?;

@@ -17,17 +17,28 @@ pub struct TableName {
 pub enum Term {
     /// A literal.
     Literal(Literal),
-    /// `?` (its position among the statement's markers) or `:name`.
+    /// `?` or `:name`.
     Bind(Bind),
 }
 
-/// A bind marker.
+/// A bind marker. Markers of both kinds are numbered together in the order they are parsed
+/// (Cassandra's): a value is bound by that position, or, for `:name`, by its name to every
+/// marker of that name.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Bind {
-    /// The n-th `?` (0-based).
+    /// `?`, the n-th marker (0-based).
     Positional(usize),
-    /// `:name`.
-    Named(String),
+    /// `:name`, the n-th marker.
+    Named(usize, String),
+}
+
+impl Bind {
+    /// The marker's position among the statement's markers.
+    pub fn index(&self) -> usize {
+        match self {
+            Bind::Positional(i) | Bind::Named(i, _) => *i,
+        }
+    }
 }
 
 /// `USING TTL n AND TIMESTAMP t`.
@@ -245,11 +256,11 @@ pub fn table_of(s: &Statement) -> Option<&TableName> {
     }
 }
 
-/// How many `?` markers a statement has (they are numbered in order as parsed).
+/// How many bind markers a statement has (they are numbered in order as parsed).
 pub fn markers(s: &Statement) -> usize {
     fn term(t: &Term, n: &mut usize) {
-        if let Term::Bind(Bind::Positional(i)) = t {
-            *n = (*n).max(i + 1);
+        if let Term::Bind(b) = t {
+            *n = (*n).max(b.index() + 1);
         }
     }
     fn using(u: &Using, n: &mut usize) {

@@ -1,4 +1,4 @@
-//! What each `?` marker of a prepared statement stands for: the column it is bound to and that
+//! What each bind marker (`?` or `:name`) of a prepared statement stands for: the column it is bound to and that
 //! column's type (or the pseudo-columns `[ttl]`, `[timestamp]`, `[limit]`, `partition key
 //! token`), in marker order. A client (the native protocol's PREPARED result) needs this to
 //! serialize the values it binds. This file only reads a parsed statement and its table.
@@ -20,12 +20,19 @@ pub fn bind_columns(statement: &Statement, table: Option<&Table>) -> Vec<(String
         .collect()
 }
 
+/// Records marker `t`'s column and type; a `:name` marker is known by its own name, which a
+/// client binds by.
 fn put(out: &mut Vec<Option<(String, CqlType)>>, t: &Term, name: &str, ty: CqlType) {
-    if let Term::Bind(Bind::Positional(i)) = t {
-        if out.len() <= *i {
+    if let Term::Bind(b) = t {
+        let i = b.index();
+        if out.len() <= i {
             out.resize(i + 1, None);
         }
-        out[*i] = Some((name.to_string(), ty));
+        let name = match b {
+            Bind::Named(_, n) => n.as_str(),
+            Bind::Positional(_) => name,
+        };
+        out[i] = Some((name.to_string(), ty));
     }
 }
 

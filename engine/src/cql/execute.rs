@@ -439,16 +439,15 @@ impl Session<'_> {
 
     /// The serialized value bound to a marker (`None`: null).
     fn bound(&self, b: &Bind) -> Result<Option<&[u8]>, CqlError> {
-        match b {
-            Bind::Positional(i) => self
-                .binds
-                .get(*i)
-                .map(Option::as_deref)
-                .ok_or_else(|| CqlError::invalid(format!("no value for bind marker {}", i + 1))),
-            Bind::Named(n) => Err(CqlError::invalid(format!(
-                "named bind markers (:{n}) are not supported yet; use ?"
-            ))),
-        }
+        self.binds
+            .get(b.index())
+            .map(Option::as_deref)
+            .ok_or_else(|| match b {
+                Bind::Positional(i) => {
+                    CqlError::invalid(format!("no value for bind marker {}", i + 1))
+                }
+                Bind::Named(_, n) => CqlError::invalid(format!("no value for bind marker :{n}")),
+            })
     }
 
     fn write_options(&self, using: &Using, batch: &Using) -> Result<WriteOptions, CqlError> {

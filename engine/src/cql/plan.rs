@@ -7,7 +7,7 @@
 
 use smallvec::SmallVec;
 
-use super::ast::{Bind, Op, Relation, Select, Selector, Statement, Term};
+use super::ast::{Op, Relation, Select, Selector, Statement, Term};
 use super::error::CqlError;
 use super::select::output_columns;
 use super::table::{Kind, Table};
@@ -84,7 +84,7 @@ fn suffix(column: &str) -> Vec<u8> {
 }
 
 /// The source of a term, and the check its bound bytes need; `None` when the term is not one
-/// a plan takes (a null or `now()` literal, a named marker, a literal that does not encode).
+/// a plan takes (a null or `now()` literal, a literal that does not encode).
 fn source(
     term: &Term,
     ty: &CqlType,
@@ -92,11 +92,11 @@ fn source(
     checks: &mut Vec<(usize, CqlType, String)>,
 ) -> Option<Source> {
     match term {
-        Term::Bind(Bind::Positional(i)) => {
-            checks.push((*i, ty.clone(), column.to_string()));
-            Some(Source::Bind(*i))
+        Term::Bind(b) => {
+            checks.push((b.index(), ty.clone(), column.to_string()));
+            Some(Source::Bind(b.index()))
         }
-        Term::Bind(Bind::Named(_)) | Term::Literal(Literal::Now) => None,
+        Term::Literal(Literal::Now) => None,
         Term::Literal(lit) => ty.encode(lit, column).ok().flatten().map(Source::Literal),
     }
 }

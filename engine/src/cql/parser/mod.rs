@@ -421,7 +421,8 @@ impl Parser {
             }
             Some(Tok::Named(n)) => {
                 self.pos += 1;
-                return Ok(Term::Bind(Bind::Named(n)));
+                self.binds += 1;
+                return Ok(Term::Bind(Bind::Named(self.binds - 1, n)));
             }
             Some(Tok::Sym("[" | "{")) => return Ok(Term::Literal(self.collection_literal(0)?)),
             Some(Tok::Word(w)) => match w.to_ascii_lowercase().as_str() {
