@@ -262,6 +262,14 @@ impl<'a> Reader<'a> {
     /// A count of items that each take at least `min_item_size` bytes, bounded by what remains.
     pub fn count(&mut self, min_item_size: usize) -> Result<usize, FormatError> {
         let n = self.u32()? as usize;
+        self.bounded_count(n, min_item_size)
+    }
+    /// As [`Reader::count`], the count a varint.
+    pub fn vcount(&mut self, min_item_size: usize) -> Result<usize, FormatError> {
+        let n = usize::try_from(self.varint()?).unwrap_or(usize::MAX);
+        self.bounded_count(n, min_item_size)
+    }
+    fn bounded_count(&mut self, n: usize, min_item_size: usize) -> Result<usize, FormatError> {
         if n.saturating_mul(min_item_size.max(1)) > self.remaining() {
             return Err(self.error(format!(
                 "count {n} cannot fit in the {} bytes that remain",

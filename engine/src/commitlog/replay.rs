@@ -222,13 +222,15 @@ pub fn replay_log(
                 )?;
             }
         }
+        // Records are read only after a header, which names their format.
+        let version = c.header.map_or(segment::VERSION, |h| h.version);
         for span in c
             .records
             .iter()
             .filter(|r| limit.is_none_or(|l| r.end() <= l))
         {
             let payload = &bytes[span.payload as usize..span.end() as usize];
-            let m = match record::decode(payload) {
+            let m = match record::decode(payload, version) {
                 Ok(m) => m,
                 Err(e) => {
                     problems.report(
@@ -261,10 +263,11 @@ pub fn replay_log(
 /// or an error, never a panic, a hang, or an allocation sized by the input's claims.
 pub fn fuzz_segment(bytes: &[u8]) -> std::result::Result<u64, String> {
     let c = segment::read(bytes);
+    let version = c.header.map_or(segment::VERSION, |h| h.version);
     let mut n = 0;
     for span in &c.records {
         let payload = &bytes[span.payload as usize..span.end() as usize];
-        let m = record::decode(payload).map_err(|e| e.to_string())?;
+        let m = record::decode(payload, version).map_err(|e| e.to_string())?;
         std::hint::black_box(m);
         n += 1;
     }

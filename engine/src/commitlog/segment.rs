@@ -10,9 +10,10 @@ use crate::error::{CorruptKind, FormatError, Place};
 
 /// Segment file magic.
 pub const MAGIC: &[u8; 8] = b"SCCOMLOG";
-/// The segment format version this build writes; it reads 1 too.
-pub const VERSION: u32 = 2;
-/// Bytes of a version 2 header: magic, version, sequence number, the previous segment's end,
+/// The segment format version this build writes; it reads 1 and 2 too. Version 3 differs from
+/// 2 only in its records' payloads (varint lengths, `commitlog/record.rs`).
+pub const VERSION: u32 = 3;
+/// Bytes of a version 2 or 3 header: magic, version, sequence number, the previous segment's end,
 /// checksum.
 pub const HEADER_LEN: u64 = 8 + 4 + 8 + 8 + 4;
 /// Bytes of a version 1 header (no previous segment's end).

@@ -29,6 +29,24 @@ pub fn decode_deletion(r: &mut Reader<'_>) -> Result<DeletionTime, FormatError> 
 
 /// Appends one entry (tag, then its fields); shared with the format 1 SSTable block.
 pub fn encode_entry_ref(entry: EntryRef<'_>, w: &mut Writer) {
+    encode_entry(entry, w, false);
+}
+
+/// Reads one entry written by [`encode_entry_ref`], borrowing its value from the reader's bytes.
+pub fn decode_entry_ref<'a>(r: &mut Reader<'a>) -> Result<EntryRef<'a>, FormatError> {
+    decode_entry(r, false)
+}
+
+/// Appends one entry, its value's length a varint when `varint_len` (version 3 commit log
+/// records) or a `u32`.
+pub fn encode_entry(entry: EntryRef<'_>, w: &mut Writer, varint_len: bool) {
+    let value_bytes = |w: &mut Writer, v: &[u8]| {
+        if varint_len {
+            w.vbytes(v)
+        } else {
+            w.bytes(v)
+        }
+    };
     match entry {
         EntryRef::Cell(CellRef {
             timestamp,
@@ -36,7 +54,7 @@ pub fn encode_entry_ref(entry: EntryRef<'_>, w: &mut Writer) {
         }) => {
             w.u8(LIVE);
             w.u64(timestamp as u64);
-            w.bytes(value);
+            value_bytes(w, value);
         }
         EntryRef::Cell(CellRef {
             timestamp,
@@ -50,7 +68,7 @@ pub fn encode_entry_ref(entry: EntryRef<'_>, w: &mut Writer) {
             w.u64(timestamp as u64);
             w.u32(t.ttl);
             w.u64(t.local_expiration_time as u64);
-            w.bytes(value);
+            value_bytes(w, value);
         }
         EntryRef::Cell(CellRef {
             timestamp,
@@ -69,15 +87,17 @@ pub fn encode_entry_ref(entry: EntryRef<'_>, w: &mut Writer) {
     }
 }
 
-/// Reads one entry written by [`encode_entry_ref`], borrowing its value from the reader's bytes.
-pub fn decode_entry_ref<'a>(r: &mut Reader<'a>) -> Result<EntryRef<'a>, FormatError> {
+/// Reads one entry written by [`encode_entry`] with the same `varint_len`, borrowing its value
+/// from the reader's bytes.
+pub fn decode_entry<'a>(r: &mut Reader<'a>, varint_len: bool) -> Result<EntryRef<'a>, FormatError> {
+    let value_bytes = |r: &mut Reader<'a>| if varint_len { r.vbytes() } else { r.bytes() };
     Ok(match r.u8()? {
         LIVE => {
             let timestamp = r.u64()? as i64;
             EntryRef::Cell(CellRef {
                 timestamp,
                 value: CellValueRef::Live {
-                    value: r.bytes()?,
+                    value: value_bytes(r)?,
                     ttl: None,
                 },
             })
@@ -91,7 +111,7 @@ pub fn decode_entry_ref<'a>(r: &mut Reader<'a>) -> Result<EntryRef<'a>, FormatEr
             EntryRef::Cell(CellRef {
                 timestamp,
                 value: CellValueRef::Live {
-                    value: r.bytes()?,
+                    value: value_bytes(r)?,
                     ttl: Some(ttl),
                 },
             })
