@@ -6,6 +6,7 @@
 //! and compactions `flush.rs`, and the threads themselves `worker.rs`.
 
 mod flush;
+mod malloc;
 mod open;
 mod read;
 mod recovery;

@@ -35,6 +35,9 @@ impl Database {
     /// [`Error::SchemaConflict`]. A directory another process has open is refused with
     /// [`Error::Locked`].
     pub fn open(dir: impl AsRef<Path>, options: Options) -> Result<Database> {
+        if options.tune_malloc {
+            super::malloc::fix_mmap_threshold();
+        }
         let root = dir.as_ref().to_path_buf();
         let fs = options.file_system.clone();
         if !root.exists() {
