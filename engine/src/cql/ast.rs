@@ -164,6 +164,13 @@ pub enum Statement {
         /// `CLUSTERING ORDER BY`: (column, descending).
         order: Vec<(String, bool)>,
     },
+    /// `ALTER TABLE … ADD`: regular columns added to a table.
+    AlterTableAdd {
+        /// The table.
+        table: TableName,
+        /// The columns, in the order given.
+        columns: Vec<(String, CqlType)>,
+    },
     /// `DROP TABLE`
     DropTable {
         /// Its name.

@@ -151,6 +151,15 @@ impl Session<'_> {
                     table.table
                 )))
             }
+            Statement::AlterTableAdd { table, columns } => {
+                let t = self.table(table)?;
+                let altered = t.with_columns(columns)?;
+                db.set_cql_table(&t.keyspace, &t.name, altered.create_statement())?;
+                Ok(CqlResult::SchemaChange(format!(
+                    "UPDATED TABLE {}.{}",
+                    t.keyspace, t.name
+                )))
+            }
             Statement::Truncate(table) => {
                 let t = self.table(table)?;
                 db.drop_column_family(&t.keyspace, &t.name)?;

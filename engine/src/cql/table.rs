@@ -157,6 +157,34 @@ impl Table {
         })
     }
 
+    /// This table with regular `columns` added (`ALTER TABLE … ADD`). A collection is refused:
+    /// it would change the cell names' comparator under the data already written.
+    pub fn with_columns(&self, columns: &[(String, CqlType)]) -> Result<Table, CqlError> {
+        let mut t = self.clone();
+        for (name, ty) in columns {
+            if t.columns.iter().any(|c| &c.name == name) {
+                return Err(CqlError::invalid(format!(
+                    "column {name} already exists in table {}.{}",
+                    self.keyspace, self.name
+                )));
+            }
+            if name.is_empty() || name.len() > 255 {
+                return Err(CqlError::invalid("column names are 1 to 255 bytes"));
+            }
+            if ty.is_collection() || matches!(ty, CqlType::Frozen(_)) {
+                return Err(CqlError::invalid(format!(
+                    "adding the {ty} column {name} is not supported yet: ALTER TABLE adds scalar columns"
+                )));
+            }
+            t.columns.push(ColumnDef {
+                name: name.clone(),
+                ty: ty.clone(),
+                kind: Kind::Regular,
+            });
+        }
+        Ok(t)
+    }
+
     /// The table a column family stores, if it stores one.
     pub fn from_cf(keyspace: &str, cf: &ColumnFamilyDef) -> Result<Option<Table>, CqlError> {
         let Some(text) = &cf.cql_table else {

@@ -213,9 +213,15 @@ impl Database {
         Ok(self.cf(keyspace, cf)?.id())
     }
 
-    /// A column family's definition.
+    /// A column family's definition, as the catalog holds it now.
     pub fn describe_column_family(&self, keyspace: &str, cf: &str) -> Result<ColumnFamilyDef> {
-        Ok(self.cf(keyspace, cf)?.def().clone())
+        self.describe_keyspace(keyspace)?
+            .column_family(cf)
+            .cloned()
+            .ok_or_else(|| Error::UnknownColumnFamily {
+                keyspace: keyspace.to_string(),
+                column_family: cf.to_string(),
+            })
     }
 }
 

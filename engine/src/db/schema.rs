@@ -120,6 +120,28 @@ impl Database {
         })
     }
 
+    /// Replaces the CQL schema stored beside a column family (`ALTER TABLE … ADD`). Only the
+    /// statement changes: the comparator, the id and the data stay as they are.
+    pub fn set_cql_table(&self, keyspace: &str, cf: &str, cql_table: String) -> Result<()> {
+        self.change_schema(|s| {
+            let ks = s
+                .keyspaces
+                .get_mut(keyspace)
+                .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+            let def = ks
+                .def
+                .column_families
+                .iter_mut()
+                .find(|c| c.name == cf)
+                .ok_or_else(|| Error::UnknownColumnFamily {
+                    keyspace: keyspace.to_string(),
+                    column_family: cf.to_string(),
+                })?;
+            def.cql_table = Some(cql_table);
+            Ok(())
+        })
+    }
+
     /// Drops a column family and all its data.
     pub fn drop_column_family(&self, keyspace: &str, cf: &str) -> Result<()> {
         let mut dropped = Vec::new();

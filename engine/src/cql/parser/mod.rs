@@ -175,6 +175,28 @@ impl Parser {
             }
             return Err(self.unexpected("KEYSPACE or TABLE"));
         }
+        if self.eat_word("alter") {
+            if !(self.eat_word("table") || self.eat_word("columnfamily")) {
+                return Err(self.unexpected("TABLE (ALTER KEYSPACE is not supported)"));
+            }
+            let table = self.table_name()?;
+            if !self.eat_word("add") {
+                return Err(self.unexpected("ADD (ALTER TABLE can only add columns here)"));
+            }
+            let mut columns = Vec::new();
+            if self.eat_sym("(") {
+                loop {
+                    columns.push((self.ident()?, self.cql_type(0)?));
+                    if self.eat_sym(")") {
+                        break;
+                    }
+                    self.sym(",")?;
+                }
+            } else {
+                columns.push((self.ident()?, self.cql_type(0)?));
+            }
+            return Ok(Statement::AlterTableAdd { table, columns });
+        }
         if self.eat_word("truncate") {
             self.eat_word("table");
             return Ok(Statement::Truncate(self.table_name()?));

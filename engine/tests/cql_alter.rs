@@ -1,0 +1,108 @@
+//! `ALTER TABLE … ADD`: a column added to a table with data reads as null in the rows written
+//! before it, takes values from then on, shows in `DESCRIBE`, and survives a reopen; what it
+//! cannot do is refused with a clear error and leaves the table as it was.
+
+// A test stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use supercolumn::cql::{CqlResult, Session};
+use supercolumn::{Database, Options};
+
+fn rows(cql: &mut Session<'_>, q: &str) -> Vec<Vec<Option<Vec<u8>>>> {
+    match cql.execute(q).unwrap().pop().unwrap() {
+        CqlResult::Rows(r) => r.rows,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn int(v: i32) -> Option<Vec<u8>> {
+    Some(v.to_be_bytes().to_vec())
+}
+
+#[test]
+fn an_added_column_is_null_before_and_written_after_and_survives_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Database::open(dir.path(), Options::default()).unwrap();
+        let mut cql = Session::new(&db);
+        cql.execute(
+            "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
+             CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c));
+             INSERT INTO t (k, c, v) VALUES (1, 1, 10);",
+        )
+        .unwrap();
+        let insert_before = cql
+            .prepare("INSERT INTO t (k, c, v) VALUES (?, ?, ?)")
+            .unwrap();
+        let r = cql.execute("ALTER TABLE t ADD w int").unwrap();
+        assert!(
+            matches!(&r[0], CqlResult::SchemaChange(s) if s == "UPDATED TABLE ks.t"),
+            "{r:?}"
+        );
+        cql.execute("ALTER TABLE ks.t ADD (x text, y bigint)")
+            .unwrap();
+        cql.execute("INSERT INTO t (k, c, v, w, x) VALUES (1, 2, 20, 200, 'two')")
+            .unwrap();
+        // A statement prepared before the change still writes what it names.
+        cql.execute_prepared(
+            &insert_before,
+            &[
+                Some(&1i32.to_be_bytes()),
+                Some(&3i32.to_be_bytes()),
+                Some(&30i32.to_be_bytes()),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            rows(&mut cql, "SELECT c, v, w, x, y FROM t WHERE k = 1"),
+            vec![
+                vec![int(1), int(10), None, None, None],
+                vec![int(2), int(20), int(200), Some(b"two".to_vec()), None],
+                vec![int(3), int(30), None, None, None],
+            ]
+        );
+        db.flush_all().unwrap();
+    }
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    let mut cql = Session::new(&db);
+    cql.execute("USE ks").unwrap();
+    assert_eq!(
+        rows(&mut cql, "SELECT w, x FROM t WHERE k = 1 AND c = 2"),
+        vec![vec![int(200), Some(b"two".to_vec())]]
+    );
+    let def = db.describe_column_family("ks", "t").unwrap();
+    let stored = def.cql_table.unwrap();
+    assert!(
+        stored.contains("w int") && stored.contains("x text") && stored.contains("y bigint"),
+        "{stored}"
+    );
+}
+
+#[test]
+fn what_alter_cannot_do_is_refused_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    let mut cql = Session::new(&db);
+    cql.execute(
+        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
+         CREATE TABLE t (k int PRIMARY KEY, v int)",
+    )
+    .unwrap();
+    let before = db.describe_column_family("ks", "t").unwrap().cql_table;
+    for (statement, says) in [
+        ("ALTER TABLE t ADD v text", "already exists"),
+        ("ALTER TABLE t ADD k int", "already exists"),
+        ("ALTER TABLE t ADD (a int, a text)", "already exists"),
+        ("ALTER TABLE t ADD m map<int, text>", "not supported yet"),
+        ("ALTER TABLE nope ADD a int", "nope"),
+        ("ALTER TABLE t DROP v", "ADD"),
+        ("ALTER KEYSPACE ks WITH durable_writes = false", "TABLE"),
+    ] {
+        let e = cql.execute(statement).unwrap_err().to_string();
+        assert!(e.contains(says), "{statement}: {e}");
+    }
+    assert_eq!(
+        db.describe_column_family("ks", "t").unwrap().cql_table,
+        before
+    );
+}
