@@ -166,6 +166,8 @@ impl CommitLog {
         };
         let mut positions = Vec::with_capacity(group.len());
         buf.clear();
+        // Records in `buf`: more than one are written in one system call (below).
+        let mut in_buf = 0usize;
         for batch in group {
             let mut mine = Vec::with_capacity(batch.ends.len());
             let mut start = 0;
@@ -175,13 +177,14 @@ impl CommitLog {
                     && st.written + buf.len() as u64 + len > sh.segment_size
                 {
                     if let Err(e) = self
-                        .write_locked(&mut st, &buf)
+                        .write_locked(&mut st, &buf, in_buf > 1)
                         .and_then(|()| self.roll(&mut st))
                     {
                         st.unapplied(group_start);
                         return fail(&e);
                     }
                     buf.clear();
+                    in_buf = 0;
                 }
                 let at = LogPosition {
                     segment: st.seq,
@@ -195,12 +198,13 @@ impl CommitLog {
                     }
                 }
                 buf.extend_from_slice(&batch.framed[start..end]);
+                in_buf += 1;
                 mine.push((at, len));
                 start = end;
             }
             positions.push(mine);
         }
-        if let Err(e) = self.write_locked(&mut st, &buf) {
+        if let Err(e) = self.write_locked(&mut st, &buf, in_buf > 1) {
             st.unapplied(group_start);
             return fail(&e);
         }

@@ -257,14 +257,20 @@ impl CommitLog {
     }
 
     /// Appends framed records to the current segment.
-    fn write_locked(&self, st: &mut WriterState, bytes: &[u8]) -> Result<()> {
+    /// Appends `bytes` to the current segment; `several` (records) are appended whole, in one
+    /// system call, so a killed process leaves all of them or none (SPEC makes each row's
+    /// mutation atomic, and a multi-row batch is then never left half applied by a kill).
+    fn write_locked(&self, st: &mut WriterState, bytes: &[u8], several: bool) -> Result<()> {
         if bytes.is_empty() {
             return Ok(());
         }
         let sh = &self.shared;
-        st.file
-            .append(bytes)
-            .map_err(|e| sh.poison("appending to", &sh.segment_path(st.seq), &e))?;
+        let appended = if several {
+            st.file.append_whole(bytes)
+        } else {
+            st.file.append(bytes)
+        };
+        appended.map_err(|e| sh.poison("appending to", &sh.segment_path(st.seq), &e))?;
         st.written += bytes.len() as u64;
         Ok(())
     }

@@ -16,6 +16,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub trait WritableFile: Send + Sync + Debug {
     /// Appends `buf`.
     fn append(&self, buf: &[u8]) -> io::Result<()>;
+    /// Appends `buf` in one system call, so a process killed meanwhile leaves all of it or none
+    /// (a store into a mapping may be cut anywhere). A plain `write(2)` already is one.
+    fn append_whole(&self, buf: &[u8]) -> io::Result<()> {
+        self.append(buf)
+    }
     /// Makes everything appended so far durable (fsync).
     fn sync(&self) -> io::Result<()>;
     /// Bytes in the file (durable or not).

@@ -7,8 +7,10 @@
 //!
 //! The file grows a step at a time with `posix_fallocate`, before any byte of the step is
 //! stored: a full disk is an error from `append`, never a SIGBUS from a store into a hole. What
-//! does not fit the mapping (a record larger than the segment) is written with `pwrite` at the
-//! same offset. Dropping the file trims it to what was appended; a killed process leaves the
+//! does not fit the mapping (a record larger than the segment), a large append, and an
+//! `append_whole` (several records, which a kill must not cut between: a store into the mapping
+//! can be cut anywhere, one `pwrite` of a few KiB cannot) are written with `pwrite` at the same
+//! offset. Dropping the file trims it to what was appended; a killed process leaves the
 //! zeros of its last step, which a segment reader takes for the end of what was written.
 //!
 //! This file moves bytes into a file; what they mean is the commit log's.
@@ -138,13 +140,14 @@ fn store_in_order(to: &mut [u8], from: &[u8]) {
     }
 }
 
-impl WritableFile for MappedFile {
-    fn append(&self, buf: &[u8]) -> io::Result<()> {
+impl MappedFile {
+    /// Appends `buf`, through the mapping when `mapped` and it fits, else with `pwrite`.
+    fn append_as(&self, buf: &[u8], mapped: bool) -> io::Result<()> {
         let mut guard = self.tail.lock();
         let tail = &mut *guard;
         let start = self.len.load(Ordering::Relaxed);
         let end = start + buf.len() as u64;
-        if buf.len() < DIRECT && end <= self.capacity {
+        if mapped && end <= self.capacity {
             self.allocate(tail, end)?;
             let map = tail
                 .map
@@ -180,6 +183,16 @@ impl WritableFile for MappedFile {
         }
         self.len.store(end, Ordering::Release);
         Ok(())
+    }
+}
+
+impl WritableFile for MappedFile {
+    fn append(&self, buf: &[u8]) -> io::Result<()> {
+        self.append_as(buf, buf.len() < DIRECT)
+    }
+
+    fn append_whole(&self, buf: &[u8]) -> io::Result<()> {
+        self.append_as(buf, false)
     }
 
     fn sync(&self) -> io::Result<()> {
