@@ -256,8 +256,7 @@ impl CommitLog {
         Ok(positions[0].0)
     }
 
-    /// Appends framed records to the current segment.
-    /// Appends `bytes` to the current segment; `several` (records) are appended whole, in one
+    /// Appends `bytes` (framed records) to the current segment; `several` (records) are appended whole, in one
     /// system call, so a killed process leaves all of them or none (SPEC makes each row's
     /// mutation atomic, and a multi-row batch is then never left half applied by a kill).
     fn write_locked(&self, st: &mut WriterState, bytes: &[u8], several: bool) -> Result<()> {

@@ -290,7 +290,8 @@ mod tests {
         let old = encode_v2(&m);
         assert_eq!(decode(&old, 2).unwrap(), m);
         assert_eq!(decode(&old, 1).unwrap(), m);
-        // Read with the other format's rules, a payload is an error, never a wrong mutation.
+        // Read with the other format's rules, this payload is an error (a segment's records are
+        // always read with the rules its header names).
         let mut w = Writer::default();
         encode(&m, &mut w);
         assert!(decode(&old, 3).is_err());
