@@ -21,6 +21,8 @@ pub struct CqlShell<'db> {
     session: Session<'db>,
     db: &'db Database,
     quit: bool,
+    /// `EXPAND ON`: rows printed one field a line.
+    expand: bool,
 }
 
 impl<'db> CqlShell<'db> {
@@ -36,6 +38,7 @@ impl<'db> CqlShell<'db> {
             session,
             db,
             quit: false,
+            expand: false,
         })
     }
 
@@ -121,9 +124,13 @@ impl<'db> CqlShell<'db> {
                 return Ok(());
             }
             "describe" | "desc" => self.describe(t),
+            "expand" => self.expand(&lower),
             _ => self.session.execute(t).map(|rs| {
                 rs.into_iter()
                     .filter_map(|r| match r {
+                        CqlResult::Rows(rows) if self.expand => {
+                            Some(format!("\n{}\n", rows.to_expanded()))
+                        }
                         CqlResult::Rows(rows) => Some(format!("\n{}\n", rows.to_table())),
                         _ => None,
                     })
@@ -144,6 +151,26 @@ impl<'db> CqlShell<'db> {
                 let _ = err.flush();
                 Err(Failed)
             }
+        }
+    }
+
+    /// `EXPAND [ON | OFF]`, answered as cqlsh answers it.
+    fn expand(&mut self, lower: &str) -> Result<String, cql::CqlError> {
+        let words: Vec<&str> = lower.trim_end_matches(';').split_whitespace().collect();
+        match words.as_slice() {
+            [_] if self.expand => {
+                Ok("Expanded output is currently enabled. Use EXPAND OFF to disable".into())
+            }
+            [_] => Ok("Expanded output is currently disabled. Use EXPAND ON to enable.".into()),
+            [_, "on"] => {
+                self.expand = true;
+                Ok("Now Expanded output is enabled".into())
+            }
+            [_, "off"] => {
+                self.expand = false;
+                Ok("Disabled Expanded output.".into())
+            }
+            _ => Err(cql::CqlError::syntax(1, 8, "EXPAND takes ON or OFF")),
         }
     }
 

@@ -284,3 +284,47 @@ fn statements_run_in_order_and_an_error_stops_at_its_statement() {
         ]
     );
 }
+
+#[test]
+fn expand_on_prints_each_row_one_field_a_line_as_cqlsh_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(
+        dir.path(),
+        &["cql"],
+        Some(&format!(
+            "{KEYSPACE}CREATE TABLE t (k int PRIMARY KEY, value text);
+             INSERT INTO t (k, value) VALUES (1, 'a');
+             INSERT INTO t (k, value) VALUES (2, 'longer');
+             EXPAND;
+             EXPAND ON;
+             SELECT * FROM t;
+             EXPAND off;
+             SELECT k FROM t WHERE k = 1;"
+        )),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        lines(&o),
+        [
+            "Expanded output is currently disabled. Use EXPAND ON to enable.",
+            "Now Expanded output is enabled",
+            "@ Row 1",
+            "-------+--------",
+            " k     | 1",
+            " value | a",
+            "@ Row 2",
+            "-------+--------",
+            " k     | 2",
+            " value | longer",
+            "(2 rows)",
+            "Disabled Expanded output.",
+            " k",
+            "---",
+            " 1",
+            "(1 rows)",
+        ]
+    );
+    let o = run(dir.path(), &["cql", "-e", "EXPAND sideways"], None);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("SyntaxException: line 1:8"));
+}

@@ -73,16 +73,7 @@ impl Rows {
     /// The rows as cqlsh prints them: a header, a separator, the rows (values right-aligned),
     /// then `(N rows)`.
     pub fn to_table(&self) -> String {
-        let cells: Vec<Vec<String>> = self
-            .rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .zip(&self.columns)
-                    .map(|(v, (_, ty))| v.as_ref().map_or_else(|| "null".into(), |b| ty.display(b)))
-                    .collect()
-            })
-            .collect();
+        let cells = self.displayed();
         let widths: Vec<usize> = self
             .columns
             .iter()
@@ -124,6 +115,53 @@ impl Rows {
         out.push(String::new());
         out.push(format!("({} rows)", self.rows.len()));
         out.join("\n")
+    }
+
+    /// The rows as cqlsh prints them with `EXPAND ON`: each row as `@ Row N`, a separator, and
+    /// a `name | value` line per column, then `(N rows)`.
+    pub fn to_expanded(&self) -> String {
+        let name_width = self
+            .columns
+            .iter()
+            .map(|(n, _)| n.chars().count())
+            .max()
+            .unwrap_or(0);
+        let rows = self.displayed();
+        // One width for the values of every row, as cqlsh's.
+        let value_width = rows
+            .iter()
+            .flatten()
+            .map(|v| v.chars().count())
+            .max()
+            .unwrap_or(0);
+        let mut out = Vec::new();
+        for (i, values) in rows.iter().enumerate() {
+            out.push(format!("@ Row {}", i + 1));
+            out.push(format!(
+                "{}+{}",
+                "-".repeat(name_width + 2),
+                "-".repeat(value_width + 2)
+            ));
+            for ((name, _), v) in self.columns.iter().zip(values) {
+                out.push(format!(" {name:<name_width$} | {v}").trim_end().to_string());
+            }
+            out.push(String::new());
+        }
+        out.push(format!("({} rows)", self.rows.len()));
+        out.join("\n")
+    }
+
+    /// Each value as cqlsh shows it (`null` for a null).
+    fn displayed(&self) -> Vec<Vec<String>> {
+        self.rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .zip(&self.columns)
+                    .map(|(v, (_, ty))| v.as_ref().map_or_else(|| "null".into(), |b| ty.display(b)))
+                    .collect()
+            })
+            .collect()
     }
 }
 
