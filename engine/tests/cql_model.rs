@@ -444,12 +444,17 @@ fn check(cql: &mut Session<'_>, s: &Shape, model: &Model, rng: &mut Rng, after: 
             s.name,
             where_clause(s, pk, None)
         );
+        let want = expected(s, pk, rows, false);
         assert_eq!(
             rows_of(cql, &q).rows,
-            expected(s, pk, rows, false),
+            want,
             "{q} after {after}\n{}",
             create(s)
         );
+        // The same partition read prepared (a planned slice when the table has clustering
+        // columns and no collections).
+        let got = prepared::select(cql, &s.name, &partition_key(s, pk)).rows;
+        assert_eq!(got, want, "prepared {q} after {after}\n{}", create(s));
     }
     // One CQL row named by its whole primary key (read by cell names, not as a slice).
     if let Some((pk, rows)) = model.iter().next() {
@@ -517,6 +522,24 @@ fn check(cql: &mut Session<'_>, s: &Shape, model: &Model, rng: &mut Rng, after: 
         "{q} after {after}\n{}",
         create(s)
     );
+    let c0_name = quoted(&c0.name);
+    let got = prepared::select_range(
+        cql,
+        &s.name,
+        &partition_key(s, pk),
+        (&c0_name, op, c0.values[v].1),
+        order,
+        limit,
+    );
+    assert_eq!(got.rows, want, "prepared {q} after {after}\n{}", create(s));
+}
+
+/// The partition key's columns and the serialized values of partition `pk`.
+fn partition_key<'s>(s: &'s Shape, pk: &[usize]) -> Vec<(String, &'s [u8])> {
+    s.pk.iter()
+        .zip(pk)
+        .map(|(c, &v)| (c.name.clone(), c.values[v].1))
+        .collect()
 }
 
 /// The whole table, in any order, and its count.

@@ -1,5 +1,6 @@
-//! Prepared statements answer exactly as the same statements typed out: a point insert and a
-//! read of one CQL row by its primary key take a fast path planned at prepare time, and every
+//! Prepared statements answer exactly as the same statements typed out: a point insert, a read
+//! of one CQL row by its primary key and a slice of one partition take a fast path planned at
+//! prepare time, and every
 //! value that path cannot take (a null or empty key, a value of the wrong type, a table dropped
 //! since) must come out as the text statement's answer or error would.
 
@@ -281,4 +282,102 @@ fn named_markers_are_numbered_with_the_others_and_reported_by_name() {
     // Named markers count among the statement's markers.
     let e = run(&mut cql, &read, &[Some(&one), Some(b"x")]).unwrap_err();
     assert!(e.to_string().contains("3 bind markers"), "{e}");
+}
+
+/// The rows a typed statement returns.
+fn typed(cql: &mut Session<'_>, text: &str) -> Vec<Vec<Option<Vec<u8>>>> {
+    cql.query(text)
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+        .rows
+}
+
+#[test]
+fn a_prepared_slice_of_a_partition_matches_the_typed_statements() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    cql.execute(
+        "USE ks;
+         CREATE TABLE r (k int, c int, v text, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)",
+    )
+    .unwrap();
+    // Clustering values with zero bytes (escaped in sort keys), negatives, rows that only
+    // have their marker, a TTL, a deleted row, and a flush between two halves.
+    for (c, d, v, w) in [
+        (0i64, "00", "'zero'", "1"),
+        (-5, "0000", "'minus'", "2"),
+        (256, "", "'big'", "3"),
+        (7, "01", "'seven'", "4"),
+        (7, "0100", "'seven b'", "5"),
+    ] {
+        cql.execute(&format!(
+            "INSERT INTO t (a, b, c, d, v, w) VALUES (1, 'x', {c}, 0x{d}, {v}, {w})"
+        ))
+        .unwrap();
+    }
+    db.flush_all().unwrap();
+    cql.execute(
+        "INSERT INTO t (a, b, c, d) VALUES (1, 'x', 3, 0x02);
+         INSERT INTO t (a, b, c, d, v) VALUES (1, 'x', 9, 0x00, 'ttl') USING TTL 5000;
+         INSERT INTO t (a, b, c, d, v) VALUES (1, 'y', 1, 0x01, 'other partition');
+         DELETE FROM t WHERE a = 1 AND b = 'x' AND c = 256 AND d = 0x;
+         INSERT INTO r (k, c, v) VALUES (1, 1, 'a'); INSERT INTO r (k, c, v) VALUES (1, 2, 'b');
+         INSERT INTO r (k, c, v) VALUES (1, 3, 'c')",
+    )
+    .unwrap();
+    let i = |n: i32| n.to_be_bytes().to_vec();
+    let l = |n: i64| n.to_be_bytes().to_vec();
+    let cases: Vec<(&str, &str, Vec<Vec<u8>>)> = vec![
+        (
+            "SELECT * FROM t WHERE a = ? AND b = ?",
+            "SELECT * FROM t WHERE a = 1 AND b = 'x'",
+            vec![i(1), b"x".to_vec()],
+        ),
+        (
+            "SELECT c, d, v, writetime(v), ttl(v), v, a FROM t WHERE a = ? AND b = ? AND c >= ? ORDER BY c DESC LIMIT ?",
+            "SELECT c, d, v, writetime(v), ttl(v), v, a FROM t WHERE a = 1 AND b = 'x' AND c >= 0 ORDER BY c DESC LIMIT 3",
+            vec![i(1), b"x".to_vec(), l(0), i(3)],
+        ),
+        (
+            "SELECT d, w FROM t WHERE a = ? AND b = ? AND c = ? AND d > ? LIMIT 5",
+            "SELECT d, w FROM t WHERE a = 1 AND b = 'x' AND c = 7 AND d > 0x01 LIMIT 5",
+            vec![i(1), b"x".to_vec(), l(7), vec![1]],
+        ),
+        (
+            "SELECT * FROM t WHERE a = ? AND b = ? AND c > ? AND c < ?",
+            "SELECT * FROM t WHERE a = 1 AND b = 'x' AND c > 5 AND c < 1",
+            vec![i(1), b"x".to_vec(), l(5), l(1)],
+        ),
+        (
+            "SELECT c, v FROM r WHERE k = ?",
+            "SELECT c, v FROM r WHERE k = 1",
+            vec![i(1)],
+        ),
+        (
+            "SELECT c, v FROM r WHERE k = ? AND c <= ? ORDER BY c ASC LIMIT ?",
+            "SELECT c, v FROM r WHERE k = 1 AND c <= 2 ORDER BY c ASC LIMIT 1",
+            vec![i(1), i(2), l(1)],
+        ),
+    ];
+    for (prepared, text, values) in &cases {
+        let p = cql.prepare(prepared).unwrap();
+        let values: Vec<Option<&[u8]>> = values.iter().map(|v| Some(&v[..])).collect();
+        let want = typed(&mut cql, text);
+        assert_eq!(rows(&mut cql, &p, &values), want, "{prepared}");
+    }
+    // The whole partition, as the typed statement reads it: marker-only rows included, the
+    // deleted row gone.
+    assert_eq!(
+        typed(&mut cql, "SELECT c FROM t WHERE a = 1 AND b = 'x'").len(),
+        6
+    );
+    // A limit the plan cannot take gets the typed statement's error.
+    let p = cql
+        .prepare("SELECT * FROM t WHERE a = ? AND b = ? LIMIT ?")
+        .unwrap();
+    let err = run(&mut cql, &p, &[Some(&i(1)), Some(b"x"), Some(&i(0))]).unwrap_err();
+    assert!(
+        err.to_string().contains("LIMIT must be strictly positive"),
+        "{err}"
+    );
 }

@@ -28,6 +28,7 @@ mod pages;
 mod parser;
 mod plan;
 mod select;
+mod slice_plan;
 mod table;
 mod types;
 

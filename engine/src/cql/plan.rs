@@ -1,19 +1,26 @@
-//! Plans made once, when a statement is prepared, for the two shapes a client's hot path is
-//! made of: an `INSERT` of plain columns, and a `SELECT` of one CQL row by its whole primary
-//! key. Executing a plan goes from the bound values to one engine call: no walk of the
-//! statement, no copy of the values, no slice bounds. Everything else, and every value a plan
-//! would have to refuse (a null or empty key part), runs the general path, which owns the
-//! answers and the errors; a plan only ever answers what the general path would.
+//! Plans made once, when a statement is prepared, for the shapes a client's hot path is made
+//! of: an `INSERT` of plain columns, a `SELECT` of one CQL row by its whole primary key (here),
+//! and a `SELECT` of a slice of one partition (`slice_plan.rs`). Executing a plan goes from the
+//! bound values to one engine call: no walk of the statement, no copy of the values; the point
+//! read hands the engine the sort keys of its names and takes back cells, not columns.
+//! Everything else, and every value a plan would have to refuse (a null or empty key part),
+//! runs the general path, which owns the answers and the errors; a plan only ever answers what
+//! the general path would.
+
+use std::sync::Arc;
 
 use smallvec::SmallVec;
 
 use super::ast::{Op, Relation, Select, Selector, Statement, Term};
 use super::error::CqlError;
 use super::select::output_columns;
+use super::slice_plan::SlicePlan;
 use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
 use super::{CqlResult, Rows, Session};
-use crate::model::comparator::CompositeType;
+use crate::model::cell::CellValue;
+use crate::model::comparator::{Comparator, CompositeType, Utf8Type};
+use crate::model::sort_key::escape_into;
 use crate::mutation::{BatchMutation, WriteOptions};
 use crate::query::ColumnPathRef;
 
@@ -22,14 +29,15 @@ use crate::query::ColumnPathRef;
 pub(super) enum Plan {
     Insert(InsertPlan),
     PointRead(PointReadPlan),
+    Slice(SlicePlan),
 }
 
 /// Key or clustering values of one statement (inline for the usual few).
-type Parts<'v> = SmallVec<[&'v [u8]; 4]>;
+pub(super) type Parts<'v> = SmallVec<[&'v [u8]; 4]>;
 
 /// Where a column's value comes from.
 #[derive(Debug, Clone)]
-enum Source {
+pub(super) enum Source {
     /// The `?` marker at this position.
     Bind(usize),
     /// A literal, serialized when the statement was prepared.
@@ -70,9 +78,11 @@ pub(super) struct PointReadPlan {
     /// Partition key sources, then clustering sources (what [`Out::Key`] indexes).
     key: Vec<Source>,
     partition_len: usize,
-    /// The last component of each cell name read: the row marker's first, then the regular
-    /// columns'.
+    /// The sort key of the last component of each cell name read: the row marker's first,
+    /// then the regular columns'.
     suffixes: Vec<Vec<u8>>,
+    /// Each clustering column's component comparator, to build the names' sort keys.
+    clustering_cmp: Vec<Arc<dyn Comparator>>,
     outputs: Vec<Out>,
     columns: Vec<(String, CqlType)>,
     checks: Vec<(usize, CqlType, String)>,
@@ -83,9 +93,22 @@ fn suffix(column: &str) -> Vec<u8> {
     CompositeType::build(&[column.as_bytes()], 0)
 }
 
+/// The sort key of a component `value` under `cmp` inside a composite name (its end of
+/// component 0), appended to `out`: what `CompositeType::encode_sort_key` writes for it.
+fn push_sort_key(cmp: &dyn Comparator, value: &[u8], out: &mut Vec<u8>, scratch: &mut Vec<u8>) {
+    if cmp.sort_key_is_name() {
+        escape_into(value, out);
+    } else {
+        scratch.clear();
+        cmp.encode_sort_key(value, scratch);
+        escape_into(scratch, out);
+    }
+    out.extend_from_slice(&[0, 2]);
+}
+
 /// The source of a term, and the check its bound bytes need; `None` when the term is not one
 /// a plan takes (a null or `now()` literal, a literal that does not encode).
-fn source(
+pub(super) fn source(
     term: &Term,
     ty: &CqlType,
     column: &str,
@@ -114,7 +137,9 @@ impl Plan {
             } if using.ttl.is_none() && using.timestamp.is_none() => {
                 insert_plan(t, columns, values).map(Plan::Insert)
             }
-            Statement::Select(s) => point_read_plan(t, s).map(Plan::PointRead),
+            Statement::Select(s) => point_read_plan(t, s)
+                .map(Plan::PointRead)
+                .or_else(|| SlicePlan::of(t, s).map(Plan::Slice)),
             _ => None,
         }
     }
@@ -187,8 +212,14 @@ fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
         .map(|&i| given[i].clone())
         .collect::<Option<Vec<_>>>()?;
     let regular = t.regular_sorted();
-    let suffixes: Vec<Vec<u8>> = std::iter::once(suffix(""))
-        .chain(regular.iter().map(|&i| suffix(&t.columns[i].name)))
+    let mut scratch = Vec::new();
+    let suffixes: Vec<Vec<u8>> = std::iter::once("")
+        .chain(regular.iter().map(|&i| t.columns[i].name.as_str()))
+        .map(|name| {
+            let mut key = Vec::new();
+            push_sort_key(&Utf8Type, name.as_bytes(), &mut key, &mut scratch);
+            key
+        })
         .collect();
     let (columns, selectors) = output_columns(t, s).ok()?;
     let read_index = |c: &str| {
@@ -227,6 +258,7 @@ fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
         key,
         partition_len: t.partition_key.len(),
         suffixes,
+        clustering_cmp: t.clustering_comparators(),
         outputs,
         columns,
         checks,
@@ -235,7 +267,10 @@ fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
 
 /// Checks the bound values against their columns' types (a null passes: the general path
 /// decides what a null means where it stands).
-fn checked(checks: &[(usize, CqlType, String)], values: &[Option<&[u8]>]) -> Result<(), CqlError> {
+pub(super) fn checked(
+    checks: &[(usize, CqlType, String)],
+    values: &[Option<&[u8]>],
+) -> Result<(), CqlError> {
     for (i, ty, column) in checks {
         if let Some(Some(bytes)) = values.get(*i) {
             ty.check(bytes)
@@ -245,7 +280,7 @@ fn checked(checks: &[(usize, CqlType, String)], values: &[Option<&[u8]>]) -> Res
     Ok(())
 }
 
-fn resolve<'a>(s: &'a Source, values: &[Option<&'a [u8]>]) -> Option<&'a [u8]> {
+pub(super) fn resolve<'a>(s: &'a Source, values: &[Option<&'a [u8]>]) -> Option<&'a [u8]> {
     match s {
         Source::Bind(i) => values.get(*i).copied().flatten(),
         Source::Literal(v) => Some(v),
@@ -254,7 +289,7 @@ fn resolve<'a>(s: &'a Source, values: &[Option<&'a [u8]>]) -> Option<&'a [u8]> {
 
 /// The row key of these partition key values, if the general path would accept them: no null,
 /// no empty single-column key, no component over 65,535 bytes.
-fn row_key(parts: &[&[u8]]) -> Option<Vec<u8>> {
+pub(super) fn row_key(parts: &[&[u8]]) -> Option<Vec<u8>> {
     match parts {
         [one] if !one.is_empty() => Some(one.to_vec()),
         [_] => None,
@@ -309,31 +344,31 @@ impl InsertPlan {
     }
 }
 
-/// What a planned point read asks the engine for: a row key and cell names (kept one after
-/// another in one buffer).
+/// What a planned point read asks the engine for: a row key and the sort keys of cell names
+/// (kept one after another in one buffer).
 pub(super) struct PointRead {
     pub key: Vec<u8>,
-    names: Vec<u8>,
+    keys: Vec<u8>,
     ends: SmallVec<[usize; 8]>,
 }
 
 impl PointRead {
-    /// The cell names, in the plan's order (the row marker's first).
-    pub fn names(&self) -> SmallVec<[&[u8]; 8]> {
+    /// The sort keys of the names, in the plan's order (the row marker's first).
+    pub fn sort_keys(&self) -> SmallVec<[&[u8]; 8]> {
         let mut start = 0;
         self.ends
             .iter()
             .map(|&end| {
-                let name = &self.names[start..end];
+                let key = &self.keys[start..end];
                 start = end;
-                name
+                key
             })
             .collect()
     }
 }
 
 impl PointReadPlan {
-    /// The row key and cell names to read, or `Ok(None)` when the general path must run.
+    /// The row key and names to read, or `Ok(None)` when the general path must run.
     pub(super) fn request(&self, values: &[Option<&[u8]>]) -> Result<Option<PointRead>, CqlError> {
         checked(&self.checks, values)?;
         let parts: Option<Parts<'_>> = self.key.iter().map(|s| resolve(s, values)).collect();
@@ -341,55 +376,52 @@ impl PointReadPlan {
             return Ok(None);
         };
         let (pk, ck) = parts.split_at(self.partition_len);
-        let (Some(key), Some(prefix)) = (row_key(pk), clustering_prefix(ck)) else {
+        // The general path refuses a clustering value over 65,535 bytes.
+        let (Some(key), true) = (row_key(pk), CompositeType::fits(ck)) else {
             return Ok(None);
         };
-        let mut names =
+        // The clustering prefix's sort key, then each name's last component after it.
+        let mut prefix = Vec::with_capacity(ck.iter().map(|c| c.len() + 4).sum());
+        let mut scratch = Vec::new();
+        for (cmp, value) in self.clustering_cmp.iter().zip(ck) {
+            push_sort_key(cmp.as_ref(), value, &mut prefix, &mut scratch);
+        }
+        let mut keys =
             Vec::with_capacity(self.suffixes.iter().map(|s| prefix.len() + s.len()).sum());
         let mut ends = SmallVec::new();
         for s in &self.suffixes {
-            names.extend_from_slice(&prefix);
-            names.extend_from_slice(s);
-            ends.push(names.len());
+            keys.extend_from_slice(&prefix);
+            keys.extend_from_slice(s);
+            ends.push(keys.len());
         }
-        Ok(Some(PointRead { key, names, ends }))
+        Ok(Some(PointRead { key, keys, ends }))
     }
 
     /// The result of the read: one row when any of its cells (the marker included) is live.
+    /// `found` holds each live cell by its place in the request.
     pub(super) fn rows(
         &self,
         values: &[Option<&[u8]>],
-        read: &PointRead,
-        found: Vec<crate::query::Column>,
+        mut found: SmallVec<[Option<Kept>; 8]>,
         now_seconds: i64,
     ) -> Rows {
         let mut out = Rows {
             columns: self.columns.clone(),
             rows: Vec::new(),
         };
-        if found.is_empty() {
+        if found.iter().all(Option::is_none) {
             return out;
-        }
-        let names = read.names();
-        let mut cells: SmallVec<[Option<crate::query::Column>; 8]> =
-            (0..names.len()).map(|_| None).collect();
-        for c in found {
-            if let Some(i) = names.iter().position(|n| *n == c.name) {
-                cells[i] = Some(c);
-            }
         }
         let row = self
             .outputs
             .iter()
             .map(|o| match *o {
                 Out::Key(k) => resolve(&self.key[k], values).map(<[u8]>::to_vec),
-                Out::Value(n, true) => cells[n].as_mut().map(|c| std::mem::take(&mut c.value)),
-                Out::Value(n, false) => cells[n].as_ref().map(|c| c.value.clone()),
-                Out::WriteTime(n) => cells[n]
-                    .as_ref()
-                    .map(|c| c.timestamp.to_be_bytes().to_vec()),
+                Out::Value(n, true) => found[n].as_mut().map(|c| std::mem::take(&mut c.0)),
+                Out::Value(n, false) => found[n].as_ref().map(|c| c.0.clone()),
+                Out::WriteTime(n) => found[n].as_ref().map(|c| c.1.to_be_bytes().to_vec()),
                 Out::Ttl(n) => {
-                    let expires = cells[n].as_ref()?.expires_at?;
+                    let expires = found[n].as_ref()?.2?;
                     let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
                     Some((left as i32).to_be_bytes().to_vec())
                 }
@@ -399,6 +431,9 @@ impl PointReadPlan {
         out
     }
 }
+
+/// A live cell read: its value, timestamp and expiry (seconds).
+pub(super) type Kept = (Vec<u8>, i64, Option<i64>);
 
 impl Session<'_> {
     /// Runs a prepared statement's plan; `Ok(None)` when its values need the general path.
@@ -419,22 +454,25 @@ impl Session<'_> {
                 Self::apply(self.db, &t.keyspace, &batch)?;
                 Ok(Some(CqlResult::Void))
             }
+            Plan::Slice(p) => Ok(self.run_slice_plan(p, values)?.map(CqlResult::Rows)),
             Plan::PointRead(p) => {
                 let Some(read) = p.request(values)? else {
                     return Ok(None);
                 };
-                let found = self
-                    .db
-                    .get_columns(&t.keyspace, &read.key, &t.name, &read.names())?;
+                let keys = read.sort_keys();
+                let mut found: SmallVec<[Option<Kept>; 8]> = keys.iter().map(|_| None).collect();
+                self.db
+                    .visit_columns(&t.keyspace, &read.key, &t.name, &keys, |key, cell| {
+                        let at = keys.iter().position(|k| *k == key);
+                        if let (Some(at), CellValue::Live { value, ttl }) = (at, cell.value) {
+                            let expires = ttl.map(|t| t.local_expiration_time);
+                            found[at] = Some((value, cell.timestamp, expires));
+                        }
+                    })?;
                 // TTL() counts down as the general path's does (see `select`).
                 let now_seconds =
                     (self.db.options().clock.now_micros() + 999_999).div_euclid(1_000_000);
-                Ok(Some(CqlResult::Rows(p.rows(
-                    values,
-                    &read,
-                    found,
-                    now_seconds,
-                ))))
+                Ok(Some(CqlResult::Rows(p.rows(values, found, now_seconds))))
             }
         }
     }

@@ -115,7 +115,7 @@ impl Session<'_> {
                 "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING",
             ));
         }
-        let reversed = self.reversed(&t, &s.order_by)?;
+        let reversed = read_reversed(&t, &s.order_by)?;
         // TTL() counts down from the database's clock, as expiry does.
         // Rounded up, as a write's expiry is counted from the next whole second: TTL() right
         // after a write is the TTL given (Cassandra's), not one more.
@@ -476,31 +476,31 @@ impl Session<'_> {
         }
         Ok(())
     }
+}
 
-    /// Whether the read walks the clustering order backwards (`ORDER BY` against the declared
-    /// order of the first clustering column).
-    fn reversed(&self, t: &Table, order_by: &[(String, bool)]) -> Result<bool, CqlError> {
-        let mut reversed = None;
-        for (i, (c, desc)) in order_by.iter().enumerate() {
-            let ok = t
-                .clustering
-                .get(i)
-                .is_some_and(|&ci| t.columns[ci].name == *c);
-            if !ok {
-                return Err(CqlError::invalid(
-                    "ORDER BY names the clustering columns, in order",
-                ));
-            }
-            let this = *desc != t.descending[i];
-            if reversed.is_some_and(|r| r != this) {
-                return Err(CqlError::invalid(
-                    "ORDER BY must follow the clustering order or its exact reverse",
-                ));
-            }
-            reversed = Some(this);
+/// Whether the read walks the clustering order backwards (`ORDER BY` against the declared
+/// order of the first clustering column).
+pub(super) fn read_reversed(t: &Table, order_by: &[(String, bool)]) -> Result<bool, CqlError> {
+    let mut reversed = None;
+    for (i, (c, desc)) in order_by.iter().enumerate() {
+        let ok = t
+            .clustering
+            .get(i)
+            .is_some_and(|&ci| t.columns[ci].name == *c);
+        if !ok {
+            return Err(CqlError::invalid(
+                "ORDER BY names the clustering columns, in order",
+            ));
         }
-        Ok(reversed.unwrap_or(false))
+        let this = *desc != t.descending[i];
+        if reversed.is_some_and(|r| r != this) {
+            return Err(CqlError::invalid(
+                "ORDER BY must follow the clustering order or its exact reverse",
+            ));
+        }
+        reversed = Some(this);
     }
+    Ok(reversed.unwrap_or(false))
 }
 
 fn restricted_twice(c: &str) -> CqlError {

@@ -226,19 +226,7 @@ impl Table {
     /// The cell names' comparator: the clustering types (DESC ones reversed), then UTF8Type for
     /// the column name.
     pub fn comparator(&self) -> Arc<dyn Comparator> {
-        let mut parts: Vec<Arc<dyn Comparator>> = self
-            .clustering
-            .iter()
-            .zip(&self.descending)
-            .map(|(&i, &desc)| {
-                let c = self.type_comparator(i);
-                if desc {
-                    Arc::new(ReversedType(c)) as Arc<dyn Comparator>
-                } else {
-                    c
-                }
-            })
-            .collect();
+        let mut parts = self.clustering_comparators();
         parts.push(Arc::new(Utf8Type));
         let collections: Vec<(Vec<u8>, Collection)> = self
             .columns
@@ -250,6 +238,23 @@ impl Table {
             parts.push(Arc::new(ColumnToCollectionType::new(collections)));
         }
         Arc::new(CompositeType::new(parts))
+    }
+
+    /// The comparator of each clustering column's component of a cell name, in clustering
+    /// order (a DESC column's reversed).
+    pub fn clustering_comparators(&self) -> Vec<Arc<dyn Comparator>> {
+        self.clustering
+            .iter()
+            .zip(&self.descending)
+            .map(|(&i, &desc)| {
+                let c = self.type_comparator(i);
+                if desc {
+                    Arc::new(ReversedType(c)) as Arc<dyn Comparator>
+                } else {
+                    c
+                }
+            })
+            .collect()
     }
 
     /// The cell name of one element of collection `column` in the CQL row with these

@@ -5,6 +5,7 @@ use std::ops::Bound;
 
 use super::Database;
 use crate::error::{Error, NameKind, Result};
+use crate::model::cell::Cell;
 use crate::model::partitioner::{Partitioner, RowKey};
 use crate::mutation::validate_key;
 use crate::query::{
@@ -113,6 +114,32 @@ impl Database {
         found
     }
 
+    /// Visits the live columns of one row of a Standard column family among those whose names
+    /// have these sort keys (built by the caller from names it validated: CQL's planned
+    /// reads), in sort key order, each as its key and the cell: what
+    /// [`get_columns`](Self::get_columns) reads, without encoding, decoding or a column built.
+    pub(crate) fn visit_columns(
+        &self,
+        keyspace: &str,
+        key: &[u8],
+        column_family: &str,
+        sort_keys: &[&[u8]],
+        f: impl FnMut(&[u8], Cell),
+    ) -> Result<()> {
+        validate_key(key)?;
+        let cf = self.cf(keyspace, column_family)?;
+        if cf.def().column_type != ColumnType::Standard {
+            return Err(Error::invalid(format!(
+                "column family {keyspace}.{column_family} is Super: read its columns by super column"
+            )));
+        }
+        let started = std::time::Instant::now();
+        let row = RowKey::new(self.inner.partitioner, key);
+        let out = cf.visit_sort_keys(&row, sort_keys, self.now().seconds, f);
+        cf.record_read(started);
+        out
+    }
+
     /// Reads the columns (or super columns, or sub-columns of `parent.super_column`) of one row
     /// that `predicate` selects; empty when there are none.
     pub fn get_slice(
@@ -128,6 +155,37 @@ impl Database {
         let req = self.read_request(&cf, parent, predicate)?;
         let started = std::time::Instant::now();
         let out = cf.slice(&RowKey::new(self.inner.partitioner, key), &req);
+        cf.record_read(started);
+        out
+    }
+
+    /// Visits the live columns of one row of a Standard column family that a range
+    /// `predicate` selects (its `count` aside), in read order, each as the sort key of its name
+    /// and the cell, until `f` answers `false`: [`get_slice`](Self::get_slice) without a
+    /// column built per cell, for a reader that assembles its own answer (CQL's rows).
+    pub(crate) fn visit_slice(
+        &self,
+        keyspace: &str,
+        key: &[u8],
+        parent: &ColumnParent,
+        predicate: &SlicePredicate,
+        f: impl FnMut(&[u8], Cell) -> Result<bool>,
+    ) -> Result<()> {
+        validate_key(key)?;
+        let cf = self.cf(keyspace, &parent.column_family)?;
+        let req = self.read_request(&cf, parent, predicate)?;
+        let SlicePredicate::Range(range) = predicate else {
+            return Err(Error::invalid("a visited slice takes a range predicate"));
+        };
+        if cf.def().column_type != ColumnType::Standard || parent.super_column.is_some() {
+            return Err(Error::invalid(format!(
+                "column family {keyspace}.{} is Super: visit its columns by super column",
+                parent.column_family
+            )));
+        }
+        let started = std::time::Instant::now();
+        let row = RowKey::new(self.inner.partitioner, key);
+        let out = cf.visit_slice(&row, range, req.now_seconds, f);
         cf.record_read(started);
         out
     }

@@ -105,16 +105,23 @@ fn super_column_deletion(
     Ok(None)
 }
 
-fn live_column(
+/// The cell, if it is live: not shadowed by `del`, not a tombstone, not expired.
+fn live(cell: Cell, del: Option<DeletionTime>, ctx: &SliceContext<'_>) -> Option<Cell> {
+    let shadowed = del.is_some_and(|d| d.shadows(cell.timestamp));
+    if shadowed || cell.is_deleted(ctx.now_seconds) || !matches!(cell.value, CellValue::Live { .. })
+    {
+        return None;
+    }
+    Some(cell)
+}
+
+/// A live cell as a column, its name decoded from its sort key.
+fn column_of(
     name_key: &[u8],
     cell: Cell,
-    del: Option<DeletionTime>,
     cmp: &dyn Comparator,
     ctx: &SliceContext<'_>,
 ) -> Result<Option<Column>, Error> {
-    if del.is_some_and(|d| d.shadows(cell.timestamp)) || cell.is_deleted(ctx.now_seconds) {
-        return Ok(None);
-    }
     let CellValue::Live { value, ttl } = cell.value else {
         return Ok(None);
     };
@@ -129,6 +136,19 @@ fn live_column(
         ttl: ttl.map(|t| t.ttl),
         expires_at: ttl.map(|t| t.local_expiration_time),
     }))
+}
+
+fn live_column(
+    name_key: &[u8],
+    cell: Cell,
+    del: Option<DeletionTime>,
+    cmp: &dyn Comparator,
+    ctx: &SliceContext<'_>,
+) -> Result<Option<Column>, Error> {
+    match live(cell, del, ctx) {
+        Some(cell) => column_of(name_key, cell, cmp, ctx),
+        None => Ok(None),
+    }
 }
 
 fn with_prefix(prefix: &[u8], cmp: &dyn Comparator, name: &[u8]) -> Vec<u8> {
@@ -180,13 +200,6 @@ fn column_slice<T>(
     wrap: impl Fn(Column) -> T,
 ) -> Result<Vec<T>, Error> {
     let mut out = Vec::new();
-    // Sub-columns of a super column are never deleted by prefix.
-    let column_type = if prefix.is_empty() {
-        ctx.column_type
-    } else {
-        ColumnType::Super
-    };
-    let mut covering = Covering::new(sources, column_type);
     match predicate {
         SlicePredicate::Range(range) => {
             if range.count == 0 {
@@ -196,23 +209,15 @@ fn column_slice<T>(
             if range.count <= 64 {
                 out.reserve(range.count);
             }
-            let (lo, hi) = column_bounds(prefix, cmp, range);
-            for item in merged_entries(sources, as_ref(&lo), as_ref(&hi), range.reversed) {
-                let (key, entry) = item?;
-                let Entry::Cell(cell) = entry else { continue };
-                let Some(name_key) = key.get(prefix.len()..) else {
-                    continue;
-                };
-                let del = DeletionTime::merge_opt(del, covering.of(sources, &key)?);
-                if let Some(c) = live_column(name_key, cell, del, cmp, ctx)? {
+            visit_live(sources, ctx, cmp, prefix, del, range, |name_key, cell| {
+                if let Some(c) = column_of(name_key, cell, cmp, ctx)? {
                     out.push(wrap(c));
-                    if out.len() >= range.count {
-                        break;
-                    }
                 }
-            }
+                Ok(out.len() < range.count)
+            })?;
         }
         SlicePredicate::Names(names) => {
+            let mut covering = Covering::new(sources, covered_type(ctx, prefix));
             for k in sorted_keys(names, |n| with_prefix(prefix, cmp, n)) {
                 let found =
                     merged_entries(sources, Bound::Included(&k), Bound::Included(&k), false)
@@ -228,6 +233,46 @@ fn column_slice<T>(
         }
     }
     Ok(out)
+}
+
+/// The column type whose prefix deletions can cover the names under `prefix`: sub-columns of a
+/// super column are never deleted by prefix.
+fn covered_type(ctx: &SliceContext<'_>, prefix: &[u8]) -> ColumnType {
+    if prefix.is_empty() {
+        ctx.column_type
+    } else {
+        ColumnType::Super
+    }
+}
+
+/// Visits the live cells of `range` (its `count` aside) under `prefix` in read order, each as
+/// the sort key of its name and the cell, until `f` answers `false`: a slice that builds no
+/// column (a CQL read assembles its rows straight from these).
+pub fn visit_live(
+    sources: &[&dyn RowSource],
+    ctx: &SliceContext<'_>,
+    cmp: &dyn Comparator,
+    prefix: &[u8],
+    del: Option<DeletionTime>,
+    range: &SliceRange,
+    mut f: impl FnMut(&[u8], Cell) -> Result<bool, Error>,
+) -> Result<(), Error> {
+    let mut covering = Covering::new(sources, covered_type(ctx, prefix));
+    let (lo, hi) = column_bounds(prefix, cmp, range);
+    for item in merged_entries(sources, as_ref(&lo), as_ref(&hi), range.reversed) {
+        let (key, entry) = item?;
+        let Entry::Cell(cell) = entry else { continue };
+        let Some(name_key) = key.get(prefix.len()..) else {
+            continue;
+        };
+        let del = DeletionTime::merge_opt(del, covering.of(sources, &key)?);
+        if let Some(cell) = live(cell, del, ctx) {
+            if !f(name_key, cell)? {
+                break;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A read of named columns of a Standard column family, one source at a time: each source is
@@ -271,32 +316,56 @@ impl NamedRead {
 
     /// A read of these names of a Standard column family's row.
     pub fn of<N: AsRef<[u8]>>(ctx: &SliceContext<'_>, names: &[N]) -> NamedRead {
-        let mut keys = SmallVec::new();
-        let mut wanted: SmallVec<[Wanted; 2]> = SmallVec::new();
+        let mut read = Self::empty();
         let mut encoded = Vec::new();
         for n in names {
-            let at = keys.len();
             if ctx.comparator.sort_key_is_name() {
-                keys.extend_from_slice(n.as_ref());
+                read.push(n.as_ref());
             } else {
                 encoded.clear();
                 ctx.comparator.encode_sort_key(n.as_ref(), &mut encoded);
-                keys.extend_from_slice(&encoded);
+                read.push(&encoded);
             }
-            wanted.push(Wanted {
-                key: at..keys.len(),
-                found: None,
-                newest: None,
-                prefix_deletion: None,
-            });
         }
-        wanted.sort_by(|a, b| keys[a.key.clone()].cmp(&keys[b.key.clone()]));
-        wanted.dedup_by(|a, b| keys[a.key.clone()] == keys[b.key.clone()]);
+        read.sorted()
+    }
+
+    /// A read of the names whose sort keys these are (a caller that builds them from names it
+    /// has validated: CQL's planned reads).
+    pub fn of_sort_keys(keys: &[&[u8]]) -> NamedRead {
+        let mut read = Self::empty();
+        for k in keys {
+            read.push(k);
+        }
+        read.sorted()
+    }
+
+    fn empty() -> NamedRead {
         NamedRead {
-            keys,
-            wanted,
+            keys: SmallVec::new(),
+            wanted: SmallVec::new(),
             row_deletion: None,
         }
+    }
+
+    fn push(&mut self, key: &[u8]) {
+        let at = self.keys.len();
+        self.keys.extend_from_slice(key);
+        self.wanted.push(Wanted {
+            key: at..self.keys.len(),
+            found: None,
+            newest: None,
+            prefix_deletion: None,
+        });
+    }
+
+    fn sorted(mut self) -> NamedRead {
+        let keys = &self.keys;
+        self.wanted
+            .sort_by(|a, b| keys[a.key.clone()].cmp(&keys[b.key.clone()]));
+        self.wanted
+            .dedup_by(|a, b| keys[a.key.clone()] == keys[b.key.clone()]);
+        self
     }
 
     /// Whether a source whose newest timestamp is `max` can be skipped.
@@ -354,6 +423,18 @@ impl NamedRead {
             }
         }
         Ok(live)
+    }
+
+    /// Visits the live cells found, in sort key order, each with its sort key.
+    pub fn visit(self, ctx: &SliceContext<'_>, mut f: impl FnMut(&[u8], Cell)) {
+        for w in self.wanted {
+            if let Some(Entry::Cell(cell)) = w.found {
+                let del = DeletionTime::merge_opt(self.row_deletion, w.prefix_deletion);
+                if let Some(cell) = live(cell, del, ctx) {
+                    f(&self.keys[w.key], cell);
+                }
+            }
+        }
     }
 
     /// The live columns found, in name order, each as `wrap` makes it.

@@ -13,11 +13,11 @@ use smallvec::SmallVec;
 use super::column_family::{ColumnFamilyStore, View};
 use crate::error::Result;
 use crate::memtable::MemRow;
-use crate::merge::{EntryItem, KMerge, RowSource};
-use crate::model::cell::DeletionTime;
+use crate::merge::{merged_deletion, EntryItem, KMerge, RowSource};
+use crate::model::cell::{Cell, DeletionTime};
 use crate::model::partitioner::RowKey;
 use crate::query::slice::{self, NamedRead, SliceContext};
-use crate::query::{Column, ColumnOrSuperColumn, KeySlice, SlicePredicate};
+use crate::query::{Column, ColumnOrSuperColumn, KeySlice, SlicePredicate, SliceRange};
 use crate::sstable::iter::SstRow;
 use crate::sstable::Sstable;
 use crate::stats::bump;
@@ -70,12 +70,27 @@ impl ColumnFamilyStore {
         let Some(mem_rows) = self.memtable_rows(view, row)? else {
             return Ok(Vec::new());
         };
-        let rctx = self.read_context();
         let ctx = self.context(req.now_seconds);
         if let Some(named) = NamedRead::new(&ctx, super_column, predicate) {
             let named = self.read_named(view, row, &mem_rows, named)?;
             return named.finish(&ctx, ColumnOrSuperColumn::Column);
         }
+        let found = self.with_sources(view, row, &mem_rows, |sources| {
+            slice::slice(sources, &ctx, super_column, predicate)
+        })?;
+        Ok(found.unwrap_or_default())
+    }
+
+    /// Runs `f` over every source of the row (its memtable versions, then each SSTable that
+    /// holds it); `None` when none does.
+    fn with_sources<T>(
+        &self,
+        view: &View,
+        row: &RowKey<'_>,
+        mem_rows: &[MemRow<'_>],
+        f: impl FnOnce(&[&dyn RowSource]) -> Result<T>,
+    ) -> Result<Option<T>> {
+        let rctx = self.read_context();
         let mut sst_rows: Vec<SstRow<'_>> = Vec::new();
         for t in &view.sstables {
             if let Some(pos) = t.locate(row, &rctx)? {
@@ -83,12 +98,34 @@ impl ColumnFamilyStore {
             }
         }
         if mem_rows.is_empty() && sst_rows.is_empty() {
-            return Ok(Vec::new());
+            return Ok(None);
         }
         let mut sources: Vec<&dyn RowSource> =
             mem_rows.iter().map(|r| r as &dyn RowSource).collect();
         sources.extend(sst_rows.iter().map(|r| r as &dyn RowSource));
-        slice::slice(&sources, &ctx, super_column, predicate)
+        f(&sources).map(Some)
+    }
+
+    /// Visits the live cells of a validated range of a Standard column family's row (the
+    /// range's `count` aside), in read order, each as its name's sort key and the cell, until
+    /// `f` answers `false`. Nothing is built per cell but what `f` keeps.
+    pub fn visit_slice(
+        &self,
+        row: &RowKey<'_>,
+        range: &SliceRange,
+        now_seconds: i64,
+        f: impl FnMut(&[u8], Cell) -> Result<bool>,
+    ) -> Result<()> {
+        let view = self.view();
+        let Some(mem_rows) = self.memtable_rows(&view, row)? else {
+            return Ok(());
+        };
+        let ctx = self.context(now_seconds);
+        self.with_sources(&view, row, &mem_rows, |sources| {
+            let del = merged_deletion(sources)?;
+            slice::visit_live(sources, &ctx, ctx.comparator, &[], del, range, f)
+        })?;
+        Ok(())
     }
 
     /// The row's versions in the memtables, or `None` when no memtable holds the row and every
@@ -155,6 +192,24 @@ impl ColumnFamilyStore {
     ) -> Result<Option<Column>> {
         let found = self.read_names(row, &[name], now_seconds, NamedRead::finish_one)?;
         Ok(found.flatten())
+    }
+
+    /// Visits the live cells of a Standard column family's row among those whose names have
+    /// these sort keys, in key order, each with its key.
+    pub fn visit_sort_keys(
+        &self,
+        row: &RowKey<'_>,
+        keys: &[&[u8]],
+        now_seconds: i64,
+        f: impl FnMut(&[u8], Cell),
+    ) -> Result<()> {
+        let view = self.view();
+        let Some(mem_rows) = self.memtable_rows(&view, row)? else {
+            return Ok(());
+        };
+        let named = self.read_named(&view, row, &mem_rows, NamedRead::of_sort_keys(keys))?;
+        named.visit(&self.context(now_seconds), f);
+        Ok(())
     }
 
     /// Reads named columns of a Standard column family's row by their validated names, the

@@ -1,6 +1,7 @@
 //! Statements as a driver sends them: prepared with `?` markers, executed with serialized
-//! values. The model test runs some of its inserts and every one-row read both ways, so the
-//! prepared statements' fast paths answer to the same model as the text statements.
+//! values. The model test runs some of its inserts and its reads (one row, a whole partition,
+//! a clustering range) both ways, so the prepared statements' fast paths answer to the same
+//! model as the text statements.
 
 use supercolumn::cql::{Rows, Session};
 
@@ -32,6 +33,35 @@ pub fn select(cql: &mut Session<'_>, table: &str, key: &[(String, &[u8])]) -> Ro
     let text = format!("SELECT * FROM ks.{table} WHERE {}", relations.join(" AND "));
     let p = cql.prepare(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
     let values: Vec<Option<&[u8]>> = key.iter().map(|(_, v)| Some(*v)).collect();
+    match cql.execute_prepared(&p, &values) {
+        Ok(supercolumn::cql::CqlResult::Rows(rows)) => rows,
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+/// `SELECT * FROM ks.{table} WHERE <key> = ? AND … AND {column} {op} ? ORDER BY {column}
+/// {order} LIMIT ?` with these values: the key's, the bound's, and the limit as an `int`.
+pub fn select_range(
+    cql: &mut Session<'_>,
+    table: &str,
+    key: &[(String, &[u8])],
+    range: (&str, &str, &[u8]),
+    order: &str,
+    limit: usize,
+) -> Rows {
+    let (column, op, bound) = range;
+    let relations: Vec<String> = key.iter().map(|(c, _)| format!("{c} = ?")).collect();
+    let text = format!(
+        "SELECT * FROM ks.{table} WHERE {} AND {column} {op} ? ORDER BY {column} {order} LIMIT ?",
+        relations.join(" AND ")
+    );
+    let p = cql.prepare(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let limit = i32::try_from(limit).unwrap().to_be_bytes();
+    let values: Vec<Option<&[u8]>> = key
+        .iter()
+        .map(|(_, v)| Some(*v))
+        .chain([Some(bound), Some(&limit[..])])
+        .collect();
     match cql.execute_prepared(&p, &values) {
         Ok(supercolumn::cql::CqlResult::Rows(rows)) => rows,
         other => panic!("{text}: {other:?}"),

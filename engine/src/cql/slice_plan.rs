@@ -1,0 +1,444 @@
+//! The plan of the third hot shape (beside `plan.rs`'s insert and point read): a `SELECT` of
+//! plain columns of one partition, named by `=` on its whole partition key, with `=` on a
+//! prefix of the clustering columns and a range on the next, in either order, with a `LIMIT`.
+//! It reads through the engine's cell visitor and builds each CQL row straight from the cells'
+//! sort keys: no column, name or page is built per cell. What the plan does not take — and
+//! every value it would have to refuse — runs `select.rs`, which owns the answers and the
+//! errors; this file only ever answers what that path would.
+
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use super::ast::{Op, Relation, Select, Selector, Term};
+use super::bounds::clustering_slices;
+use super::error::CqlError;
+use super::plan::{checked, resolve, row_key, source, Kept, Parts, Source};
+use super::select::{output_columns, read_reversed};
+use super::table::{Kind, Table};
+use super::types::{CqlType, Literal};
+use super::{Rows, Session};
+use crate::model::cell::CellValue;
+use crate::model::comparator::Comparator;
+use crate::model::sort_key::{escaped_len, unescape_into};
+use crate::query::{ColumnParent, SlicePredicate, SliceRange};
+
+/// One output column of a planned slice.
+#[derive(Debug, Clone)]
+enum Out {
+    /// A partition key column: the value the statement bound it to.
+    Key(usize),
+    /// A clustering column, decoded from the row's cells' names.
+    Clustering(usize),
+    /// A regular column's value (by its slot); moved out when no later output needs it.
+    Value(usize, bool),
+    WriteTime(usize),
+    Ttl(usize),
+}
+
+/// A range bound on the clustering column after the `=` prefix: its source and whether it
+/// is inclusive.
+type RangeBound = Option<(Source, bool)>;
+
+/// A planned slice's row key, predicate (`None`: an empty range) and row limit.
+type Request = (Vec<u8>, Option<SlicePredicate>, usize);
+
+/// A planned `SELECT` of many CQL rows of one partition.
+#[derive(Clone)]
+pub(super) struct SlicePlan {
+    table: Arc<Table>,
+    parent: ColumnParent,
+    /// Partition key sources, in key order.
+    key: Vec<Source>,
+    /// Sources of `=` on the first clustering columns, in clustering order.
+    clustering_eq: Vec<Source>,
+    /// `>`/`>=` and `<`/`<=` on the next clustering column.
+    lower: RangeBound,
+    upper: RangeBound,
+    limit: Option<Source>,
+    reversed: bool,
+    /// The regular columns, by slot: their names as stored in a cell name's last component.
+    regular: Vec<Vec<u8>>,
+    clustering_cmp: Vec<Arc<dyn Comparator>>,
+    outputs: Vec<Out>,
+    columns: Vec<(String, CqlType)>,
+    checks: Vec<(usize, CqlType, String)>,
+}
+
+impl std::fmt::Debug for SlicePlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SlicePlan")
+            .field("table", &self.table.name)
+            .field("outputs", &self.outputs)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SlicePlan {
+    /// The plan of `s` against `t`, if it has the planned shape.
+    pub(super) fn of(t: &Table, s: &Select) -> Option<SlicePlan> {
+        let plain = !s.distinct
+            && !s.allow_filtering
+            && s.per_partition_limit.is_none()
+            && !t.clustering.is_empty()
+            && !t.columns.iter().any(|c| c.ty.is_collection());
+        if !plain {
+            return None;
+        }
+        let n = t.columns.len();
+        let mut eq: Vec<Option<Source>> = vec![None; n];
+        let (mut lower, mut upper): (Vec<RangeBound>, Vec<RangeBound>) =
+            (vec![None; n], vec![None; n]);
+        let mut checks = Vec::new();
+        for r in &s.relations {
+            let Relation::Compare(c, op, term) = r else {
+                return None;
+            };
+            let (i, def) = t.column(c).ok()?;
+            let src = source(term, &def.ty, c, &mut checks)?;
+            let slot = match (def.kind, op) {
+                (Kind::Regular, _) => return None,
+                (_, Op::Eq) => &mut eq[i],
+                (Kind::PartitionKey(_), _) => return None,
+                (Kind::Clustering(_), _) => {
+                    let (bounds, inclusive) = match op {
+                        Op::Gt | Op::Ge => (&mut lower, *op == Op::Ge),
+                        _ => (&mut upper, *op == Op::Le),
+                    };
+                    if bounds[i].replace((src, inclusive)).is_some() {
+                        return None;
+                    }
+                    continue;
+                }
+            };
+            if slot.replace(src).is_some() {
+                return None;
+            }
+        }
+        let key = t
+            .partition_key
+            .iter()
+            .map(|&i| eq[i].clone())
+            .collect::<Option<Vec<_>>>()?;
+        // `=` on a prefix of the clustering columns, then at most a range on the next; the
+        // rest unrestricted, and at least one column left open (else it is a point read).
+        let fixed = t
+            .clustering
+            .iter()
+            .take_while(|&&i| eq[i].is_some())
+            .count();
+        if fixed == t.clustering.len() {
+            return None;
+        }
+        for (j, &i) in t.clustering.iter().enumerate() {
+            let ranged = lower[i].is_some() || upper[i].is_some();
+            let ok = if j < fixed {
+                !ranged
+            } else {
+                eq[i].is_none() && (j == fixed || !ranged)
+            };
+            if !ok {
+                return None;
+            }
+        }
+        let clustering_eq = t.clustering[..fixed]
+            .iter()
+            .map(|&i| eq[i].clone())
+            .collect::<Option<Vec<_>>>()?;
+        let next = t.clustering[fixed];
+        let limit = match &s.limit {
+            None => None,
+            Some(Term::Bind(b)) => Some(Source::Bind(b.index())),
+            Some(Term::Literal(Literal::Number(text))) => {
+                let l: i64 = text.parse().ok().filter(|&l| l > 0)?;
+                Some(Source::Literal(l.to_be_bytes().to_vec()))
+            }
+            Some(_) => return None,
+        };
+        let reversed = read_reversed(t, &s.order_by).ok()?;
+        let (columns, selectors) = output_columns(t, s).ok()?;
+        let regular: Vec<usize> = t.regular_sorted();
+        let slot_of = |i: usize| regular.iter().position(|&r| r == i);
+        let outputs = selectors
+            .iter()
+            .map(|sel| {
+                let (i, def) = match sel {
+                    Selector::Column(c) | Selector::WriteTime(c) | Selector::Ttl(c) => {
+                        t.column(c).ok()?
+                    }
+                    Selector::Count => return None,
+                };
+                Some(match (sel, def.kind) {
+                    (Selector::Column(_), Kind::PartitionKey(k)) => Out::Key(k),
+                    (Selector::Column(_), Kind::Clustering(k)) => Out::Clustering(k),
+                    (Selector::Column(_), Kind::Regular) => Out::Value(slot_of(i)?, false),
+                    (Selector::WriteTime(_), Kind::Regular) => Out::WriteTime(slot_of(i)?),
+                    (Selector::Ttl(_), Kind::Regular) => Out::Ttl(slot_of(i)?),
+                    _ => return None,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let mut outputs = outputs;
+        let mut needed = vec![false; regular.len()];
+        for o in outputs.iter_mut().rev() {
+            match o {
+                Out::Value(n, take) => {
+                    *take = !needed[*n];
+                    needed[*n] = true;
+                }
+                Out::WriteTime(n) | Out::Ttl(n) => needed[*n] = true,
+                Out::Key(_) | Out::Clustering(_) => {}
+            }
+        }
+        Some(SlicePlan {
+            table: Arc::new(t.clone()),
+            parent: ColumnParent::new(&t.name),
+            key,
+            clustering_eq,
+            lower: lower[next].clone(),
+            upper: upper[next].clone(),
+            limit,
+            reversed,
+            regular: regular
+                .iter()
+                .map(|&i| t.columns[i].name.as_bytes().to_vec())
+                .collect(),
+            clustering_cmp: t.clustering_comparators(),
+            outputs,
+            columns,
+            checks,
+        })
+    }
+
+    /// The slice predicate and row limit of these values; `None` when the general path must
+    /// run (a null, a bad limit, a bound it refuses), `Some(None)` when the slice is empty.
+    fn request(&self, values: &[Option<&[u8]>]) -> Option<Request> {
+        let parts: Parts<'_> = self
+            .key
+            .iter()
+            .map(|s| resolve(s, values))
+            .collect::<Option<_>>()?;
+        let key = row_key(&parts)?;
+        let limit = match &self.limit {
+            None => usize::MAX,
+            Some(s) => {
+                let bytes = resolve(s, values)?;
+                let l = match bytes.len() {
+                    8 => i64::from_be_bytes(bytes.try_into().ok()?),
+                    4 => i64::from(i32::from_be_bytes(bytes.try_into().ok()?)),
+                    _ => return None,
+                };
+                usize::try_from(l).ok().filter(|&l| l > 0)?
+            }
+        };
+        let t = &self.table;
+        let restricted =
+            !self.clustering_eq.is_empty() || self.lower.is_some() || self.upper.is_some();
+        let (start, finish) = if restricted {
+            // The general path's bounds, from the same function.
+            let n = t.columns.len();
+            let mut eq: Vec<Option<Vec<Vec<u8>>>> = vec![None; n];
+            for (s, &i) in self.clustering_eq.iter().zip(&t.clustering) {
+                eq[i] = Some(vec![resolve(s, values)?.to_vec()]);
+            }
+            let next = t.clustering[self.clustering_eq.len()];
+            let bound = |b: &RangeBound| -> Option<Option<(Vec<u8>, bool)>> {
+                match b {
+                    None => Some(None),
+                    Some((s, inclusive)) => Some(Some((resolve(s, values)?.to_vec(), *inclusive))),
+                }
+            };
+            let (mut lower, mut upper) = (vec![None; n], vec![None; n]);
+            lower[next] = bound(&self.lower)?;
+            upper[next] = bound(&self.upper)?;
+            match clustering_slices(t, &eq, &lower, &upper).ok()?.pop() {
+                Some(b) => (b.start, b.finish),
+                None => return Some((key, None, limit)),
+            }
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let (start, finish) = if self.reversed {
+            (finish, start)
+        } else {
+            (start, finish)
+        };
+        let range = SliceRange {
+            start,
+            finish,
+            reversed: self.reversed,
+            count: limit,
+        };
+        Some((key, Some(SlicePredicate::Range(range)), limit))
+    }
+
+    /// One output row of the CQL row whose cells' names begin with the sort key `prefix`.
+    fn row(
+        &self,
+        values: &[Option<&[u8]>],
+        prefix: &[u8],
+        cells: &mut [Option<Kept>],
+        now_seconds: i64,
+        scratch: &mut Vec<u8>,
+    ) -> Option<Vec<Option<Vec<u8>>>> {
+        let mut out = Vec::with_capacity(self.outputs.len());
+        for o in &self.outputs {
+            out.push(match *o {
+                Out::Key(k) => resolve(&self.key[k], values).map(<[u8]>::to_vec),
+                Out::Clustering(k) => Some(self.clustering_value(prefix, k, scratch)?),
+                Out::Value(n, true) => cells[n].as_mut().map(|c| std::mem::take(&mut c.0)),
+                Out::Value(n, false) => cells[n].as_ref().map(|c| c.0.clone()),
+                Out::WriteTime(n) => cells[n].as_ref().map(|c| c.1.to_be_bytes().to_vec()),
+                Out::Ttl(n) => cells[n].as_ref().and_then(|c| c.2).map(|expires| {
+                    let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
+                    (left as i32).to_be_bytes().to_vec()
+                }),
+            });
+        }
+        Some(out)
+    }
+
+    /// Clustering column `k`'s value, decoded from a row's sort key prefix.
+    fn clustering_value(&self, prefix: &[u8], k: usize, scratch: &mut Vec<u8>) -> Option<Vec<u8>> {
+        let mut rest = prefix;
+        for _ in 0..k {
+            rest = &rest[escaped_len(rest)?..];
+        }
+        let n = escaped_len(rest)?;
+        let part = &rest[..n - 2];
+        let part = if part.contains(&0) {
+            scratch.clear();
+            unescape_into(part, scratch);
+            &scratch[..]
+        } else {
+            part
+        };
+        let mut value = Vec::with_capacity(part.len());
+        self.clustering_cmp[k]
+            .decode_sort_key(part, &mut value)
+            .ok()?;
+        Some(value)
+    }
+}
+
+/// A cell name's clustering prefix length, column name, and whether an element follows.
+type NameParts<'a> = (usize, &'a [u8], bool);
+
+/// Where a cell's sort key splits: its clustering prefix's length, its column's name (as
+/// stored, escaped), and whether a collection element follows; `Err` for a key that does not
+/// split into terminated components (damage: the general path reports it), `Ok(None)` for one
+/// of another shape (the general path skips it).
+fn split(key: &[u8], n_ck: usize) -> Result<Option<NameParts<'_>>, ()> {
+    let mut parts: SmallVec<[usize; 8]> = SmallVec::new();
+    let mut at = 0;
+    while at < key.len() {
+        let n = escaped_len(&key[at..]).ok_or(())?;
+        if !(1..=3).contains(&key[at + n - 1]) {
+            return Err(());
+        }
+        at += n;
+        parts.push(at);
+    }
+    if parts.len() < n_ck + 1 || parts.len() > n_ck + 2 {
+        return Ok(None);
+    }
+    let prefix = if n_ck == 0 { 0 } else { parts[n_ck - 1] };
+    let column = &key[prefix..parts[n_ck] - 2];
+    Ok(Some((prefix, column, parts.len() == n_ck + 2)))
+}
+
+impl Session<'_> {
+    /// Runs a planned slice; `Ok(None)` when its values (or the data) need the general path.
+    pub(super) fn run_slice_plan(
+        &self,
+        p: &SlicePlan,
+        values: &[Option<&[u8]>],
+    ) -> Result<Option<Rows>, CqlError> {
+        checked(&p.checks, values)?;
+        let Some((key, predicate, limit)) = p.request(values) else {
+            return Ok(None);
+        };
+        let mut out = Rows {
+            columns: p.columns.clone(),
+            rows: Vec::new(),
+        };
+        let Some(predicate) = predicate else {
+            return Ok(Some(out));
+        };
+        // TTL() counts down as the general path's does (see `select`).
+        let now_seconds = (self.db.options().clock.now_micros() + 999_999).div_euclid(1_000_000);
+        let n_ck = p.table.clustering.len();
+        let mut prefix: Vec<u8> = Vec::new();
+        let mut cells: SmallVec<[Option<Kept>; 4]> = SmallVec::new();
+        let mut open = false;
+        let mut fallback = false;
+        // One buffer for every escaped name part unescaped on the way.
+        let mut scratch = Vec::new();
+        let mut emit = |prefix: &[u8], cells: &mut [Option<Kept>], out: &mut Rows| -> bool {
+            match p.row(values, prefix, cells, now_seconds, &mut scratch) {
+                Some(row) => {
+                    out.rows.push(row);
+                    true
+                }
+                None => false,
+            }
+        };
+        self.db.visit_slice(
+            &p.table.keyspace,
+            &key,
+            &p.parent,
+            &predicate,
+            |name, cell| {
+                let (prefix_len, column, element) = match split(name, n_ck) {
+                    Ok(Some(s)) => s,
+                    Ok(None) => return Ok(true),
+                    Err(()) => {
+                        fallback = true;
+                        return Ok(false);
+                    }
+                };
+                if open && prefix[..] != name[..prefix_len] {
+                    if !emit(&prefix, &mut cells, &mut out) {
+                        fallback = true;
+                        return Ok(false);
+                    }
+                    open = false;
+                    if out.rows.len() >= limit {
+                        return Ok(false);
+                    }
+                }
+                if !open {
+                    prefix.clear();
+                    prefix.extend_from_slice(&name[..prefix_len]);
+                    cells.clear();
+                    cells.resize(p.regular.len(), None);
+                    open = true;
+                }
+                // The marker (or a column dropped since) only says the row is live.
+                let mut unescaped = Vec::new();
+                let column = if column.contains(&0) {
+                    // A quoted column name holding a NUL: rare enough to allocate for.
+                    unescape_into(column, &mut unescaped);
+                    &unescaped[..]
+                } else {
+                    column
+                };
+                let slot = p.regular.iter().position(|r| r[..] == *column);
+                if let (Some(slot), false) = (slot, element) {
+                    if let CellValue::Live { value, ttl } = cell.value {
+                        let expires = ttl.map(|t| t.local_expiration_time);
+                        cells[slot] = Some((value, cell.timestamp, expires));
+                    }
+                }
+                Ok(true)
+            },
+        )?;
+        if fallback {
+            return Ok(None);
+        }
+        if open && out.rows.len() < limit && !emit(&prefix, &mut cells, &mut out) {
+            return Ok(None);
+        }
+        Ok(Some(out))
+    }
+}
