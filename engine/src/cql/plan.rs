@@ -51,12 +51,15 @@ pub(super) struct InsertPlan {
     key: Vec<Source>,
     /// The clustering columns' sources, in clustering order.
     clustering: Vec<Source>,
-    /// The regular columns given: the last component of their cell names, and their sources.
-    regular: Vec<(Vec<u8>, Source)>,
+    /// The regular columns given: the last component of their cell names, its sort key, and
+    /// their sources.
+    regular: Vec<(Vec<u8>, Vec<u8>, Source)>,
     /// Each bind marker's column type, by position, to check the bytes bound to it.
     checks: Vec<(usize, CqlType, String)>,
-    /// The row marker's last component.
-    marker: Vec<u8>,
+    /// The row marker's last component, and its sort key.
+    marker: (Vec<u8>, Vec<u8>),
+    /// Each clustering column's component comparator, to build the names' sort keys.
+    clustering_cmp: Vec<Arc<dyn Comparator>>,
 }
 
 /// One output column of a point read.
@@ -91,6 +94,13 @@ pub(super) struct PointReadPlan {
 /// A cell name's last component as `CompositeType` writes it: length, bytes, end of component.
 fn suffix(column: &str) -> Vec<u8> {
     CompositeType::build(&[column.as_bytes()], 0)
+}
+
+/// The sort key of a cell name's last component, `column`.
+fn sort_suffix(column: &str) -> Vec<u8> {
+    let mut key = Vec::new();
+    push_sort_key(&Utf8Type, column.as_bytes(), &mut key, &mut Vec::new());
+    key
 }
 
 /// The sort key of a component `value` under `cmp` inside a composite name (its end of
@@ -173,14 +183,15 @@ fn insert_plan(t: &Table, columns: &[String], values: &[Term]) -> Option<InsertP
         .iter()
         .zip(given)
         .filter(|(def, _)| def.kind == Kind::Regular)
-        .filter_map(|(def, g)| Some((suffix(&def.name), g?)))
+        .filter_map(|(def, g)| Some((suffix(&def.name), sort_suffix(&def.name), g?)))
         .collect();
     Some(InsertPlan {
         key,
         clustering,
         regular,
         checks,
-        marker: suffix(""),
+        marker: (suffix(""), sort_suffix("")),
+        clustering_cmp: t.clustering_comparators(),
     })
 }
 
@@ -212,14 +223,9 @@ fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
         .map(|&i| given[i].clone())
         .collect::<Option<Vec<_>>>()?;
     let regular = t.regular_sorted();
-    let mut scratch = Vec::new();
     let suffixes: Vec<Vec<u8>> = std::iter::once("")
         .chain(regular.iter().map(|&i| t.columns[i].name.as_str()))
-        .map(|name| {
-            let mut key = Vec::new();
-            push_sort_key(&Utf8Type, name.as_bytes(), &mut key, &mut scratch);
-            key
-        })
+        .map(sort_suffix)
         .collect();
     let (columns, selectors) = output_columns(t, s).ok()?;
     let read_index = |c: &str| {
@@ -309,14 +315,17 @@ fn clustering_prefix(parts: &[&[u8]]) -> Option<Vec<u8>> {
     })
 }
 
-/// A regular column's cell: its name's last component and its value (`None`: null).
-type Cell<'v> = (&'v [u8], Option<&'v [u8]>);
+/// A regular column's cell: its name's last component, that component's sort key, and its
+/// value (`None`: null).
+type Cell<'v> = (&'v [u8], &'v [u8], Option<&'v [u8]>);
 
 /// A planned insert's row key, clustering prefix and regular cells, when the values fit it.
 pub(super) struct InsertCells<'v> {
     pub key: Vec<u8>,
     pub prefix: Vec<u8>,
-    /// Each regular column's name suffix and value (`None`: null, a tombstone).
+    /// The sort key of `prefix`.
+    pub sort_prefix: Vec<u8>,
+    /// Each regular column's name suffix, its sort key and value (`None`: null, a tombstone).
     pub cells: SmallVec<[Cell<'v>; 4]>,
 }
 
@@ -332,15 +341,25 @@ impl InsertPlan {
             return Ok(None);
         };
         let ck: Option<Parts<'_>> = self.clustering.iter().map(|s| resolve(s, values)).collect();
-        let Some(prefix) = ck.as_deref().and_then(clustering_prefix) else {
+        let (Some(prefix), Some(ck)) = (ck.as_deref().and_then(clustering_prefix), ck) else {
             return Ok(None);
         };
+        let mut sort_prefix = Vec::with_capacity(prefix.len());
+        let mut scratch = Vec::new();
+        for (cmp, value) in self.clustering_cmp.iter().zip(&ck) {
+            push_sort_key(cmp.as_ref(), value, &mut sort_prefix, &mut scratch);
+        }
         let cells = self
             .regular
             .iter()
-            .map(|(name, s)| (name.as_slice(), resolve(s, values)))
+            .map(|(name, sort, s)| (name.as_slice(), sort.as_slice(), resolve(s, values)))
             .collect();
-        Ok(Some(InsertCells { key, prefix, cells }))
+        Ok(Some(InsertCells {
+            key,
+            prefix,
+            sort_prefix,
+            cells,
+        }))
     }
 }
 
@@ -495,14 +514,20 @@ impl Session<'_> {
         };
         let write = self.stamped(write, t);
         let cf = t.name.as_str();
-        let mut name = cells.prefix.clone();
-        name.extend_from_slice(&p.marker);
-        batch.insert(&cells.key, ColumnPathRef::new(cf).column(&name), b"", write);
-        for (last, value) in cells.cells {
+        // The names, and their sort keys: the engine takes those as given.
+        let (mut name, mut sort) = (cells.prefix.clone(), cells.sort_prefix.clone());
+        name.extend_from_slice(&p.marker.0);
+        sort.extend_from_slice(&p.marker.1);
+        batch.insert_sorted(&cells.key, cf, &name, &sort, b"", write);
+        for (last, last_sort, value) in cells.cells {
             name.truncate(cells.prefix.len());
             name.extend_from_slice(last);
             match value {
-                Some(v) => batch.insert(&cells.key, ColumnPathRef::new(cf).column(&name), v, write),
+                Some(v) => {
+                    sort.truncate(cells.sort_prefix.len());
+                    sort.extend_from_slice(last_sort);
+                    batch.insert_sorted(&cells.key, cf, &name, &sort, v, write)
+                }
                 None => batch.remove(
                     &cells.key,
                     ColumnPathRef::new(cf).column(&name),

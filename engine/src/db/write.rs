@@ -91,7 +91,7 @@ impl Database {
         // Validate everything first, grouping by row key, then by column family.
         let mut rows: Vec<(&[u8], Vec<CfUpdate>)> = Vec::new();
         let mut row_index: HashMap<&[u8], usize> = HashMap::new();
-        for (key, m) in batch.iter() {
+        for (key, m, sort_key) in batch.iter_sorted() {
             validate_key(key)?;
             let cf_name = m.path().column_family;
             let cf = ks
@@ -127,8 +127,12 @@ impl Database {
                     updates.len() - 1
                 }
             };
-            cf.validator()
-                .add(m, now, &mut updates[j].1, &keys, &mut scratch)?;
+            match sort_key {
+                Some(k) => cf.validator().add_sorted(m, k, now, &mut updates[j].1)?,
+                None => cf
+                    .validator()
+                    .add(m, now, &mut updates[j].1, &keys, &mut scratch)?,
+            }
         }
         let records: Vec<RowWrite<'_, CfUpdate>> = rows
             .iter()

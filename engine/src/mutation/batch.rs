@@ -130,6 +130,9 @@ struct Item {
     column_family: Span,
     super_column: Option<Span>,
     column: Option<Span>,
+    /// The sort key of an insert's name, when the caller built it (see
+    /// [`BatchMutation::insert_sorted`]).
+    sort_key: Option<Span>,
     op: Op,
 }
 
@@ -181,6 +184,30 @@ impl BatchMutation {
         );
         let value = self.store(value);
         self.add(key, path, Op::Insert { value, write });
+        self
+    }
+
+    /// Adds an insert into a Standard column family together with the sort key of its name,
+    /// built by a caller that validated the name (CQL's planned writes): applying it skips
+    /// the name's validation and encoding.
+    pub(crate) fn insert_sorted(
+        &mut self,
+        key: &[u8],
+        column_family: &str,
+        name: &[u8],
+        sort_key: &[u8],
+        value: &[u8],
+        write: WriteOptions,
+    ) -> &mut Self {
+        self.bytes
+            .reserve(value.len() + name.len() + sort_key.len());
+        let value = self.store(value);
+        let path = ColumnPathRef::new(column_family).column(name);
+        self.add(key, path, Op::Insert { value, write });
+        let sort_key = self.store(sort_key);
+        if let Some(item) = self.items.last_mut() {
+            item.sort_key = Some(sort_key);
+        }
         self
     }
 
@@ -236,6 +263,14 @@ impl BatchMutation {
 
     /// The mutations with their row keys, in the order added.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], MutationRef<'_>)> {
+        self.iter_sorted().map(|(key, m, _)| (key, m))
+    }
+
+    /// The mutations with their row keys and, for inserts added by
+    /// [`insert_sorted`](Self::insert_sorted), their names' sort keys.
+    pub(crate) fn iter_sorted(
+        &self,
+    ) -> impl Iterator<Item = (&[u8], MutationRef<'_>, Option<&[u8]>)> {
         self.items.iter().map(|item| {
             let path = ColumnPathRef {
                 column_family: self.name(item.column_family),
@@ -251,7 +286,7 @@ impl BatchMutation {
                 Op::Remove { timestamp } => MutationRef::Remove { path, timestamp },
                 Op::RemovePrefix { timestamp } => MutationRef::RemovePrefix { path, timestamp },
             };
-            (self.get(item.key), m)
+            (self.get(item.key), m, item.sort_key.map(|s| self.get(s)))
         })
     }
 
@@ -290,6 +325,7 @@ impl BatchMutation {
             column_family,
             super_column,
             column,
+            sort_key: None,
             op,
         });
     }

@@ -258,28 +258,8 @@ impl Validator<'_> {
             MutationRef::Insert { path, value, write } => {
                 self.path(path, true)?;
                 self.value(value)?;
-                let ttl = match write.ttl {
-                    None => None,
-                    Some(0) => return Err(Error::invalid("a TTL must be positive")),
-                    // Counted from the next whole second, so a column never expires early (it may
-                    // outlive its TTL by under a second, as in Cassandra).
-                    Some(t) => Some(Ttl {
-                        ttl: t,
-                        local_expiration_time: now
-                            .micros
-                            .div_euclid(1_000_000)
-                            .saturating_add(i64::from(now.micros.rem_euclid(1_000_000) != 0))
-                            .saturating_add(i64::from(t)),
-                    }),
-                };
-                let ts = write.timestamp.unwrap_or(now.micros);
-                update.entries.push((
-                    self.entry_key(path, keys, scratch),
-                    EntryRef::Cell(CellRef {
-                        timestamp: ts,
-                        value: CellValueRef::Live { value, ttl },
-                    }),
-                ));
+                let key = self.entry_key(path, keys, scratch);
+                update.entries.push((key, Self::live(value, write, now)?));
             }
             MutationRef::Remove { path, timestamp } => {
                 self.path(path, false)?;
@@ -466,6 +446,69 @@ impl Validator<'_> {
 
     /// The entry key of a validated path that names a column: the name itself when it is its
     /// own sort key.
+    /// An insert's cell: its timestamp (now when unset) and its expiry.
+    fn live(value: &[u8], write: WriteOptions, now: Now) -> Result<EntryRef<'_>> {
+        let ttl = match write.ttl {
+            None => None,
+            Some(0) => return Err(Error::invalid("a TTL must be positive")),
+            // Counted from the next whole second, so a column never expires early (it may
+            // outlive its TTL by under a second, as in Cassandra).
+            Some(t) => Some(Ttl {
+                ttl: t,
+                local_expiration_time: now
+                    .micros
+                    .div_euclid(1_000_000)
+                    .saturating_add(i64::from(now.micros.rem_euclid(1_000_000) != 0))
+                    .saturating_add(i64::from(t)),
+            }),
+        };
+        Ok(EntryRef::Cell(CellRef {
+            timestamp: write.timestamp.unwrap_or(now.micros),
+            value: CellValueRef::Live { value, ttl },
+        }))
+    }
+
+    /// [`add`](Self::add) of an insert into a Standard column family whose name's sort key the
+    /// caller built from a name it validated (CQL's planned writes, from type-checked values):
+    /// the name is checked for its length only, and not encoded again. The commit log and the
+    /// memtable take the sort key as given (a debug build checks it against the name).
+    pub fn add_sorted<'m>(
+        &self,
+        mutation: MutationRef<'m>,
+        sort_key: &'m [u8],
+        now: Now,
+        update: &mut RowUpdate<'m>,
+    ) -> Result<()> {
+        let MutationRef::Insert { path, value, write } = mutation else {
+            return Err(Error::invalid("only an insert carries a sort key"));
+        };
+        let name = path.column.unwrap_or_default();
+        if self.cf.column_type != ColumnType::Standard
+            || path.super_column.is_some()
+            || name.is_empty()
+            || name.len() > MAX_NAME_LEN
+        {
+            // The general checks give the error.
+            self.path(path, true)?;
+            return Err(Error::invalid(
+                "a sorted insert needs a Standard column name",
+            ));
+        }
+        debug_assert!(
+            {
+                let mut k = Vec::new();
+                cell_key::column_into(self.cf.comparator.as_ref(), name, &mut k);
+                k == sort_key || (self.cf.comparator.sort_key_is_name() && name == sort_key)
+            },
+            "a sorted insert's key is not its name's sort key"
+        );
+        self.value(value)?;
+        update
+            .entries
+            .push((Cow::Borrowed(sort_key), Self::live(value, write, now)?));
+        Ok(())
+    }
+
     fn entry_key<'m>(
         &self,
         path: ColumnPathRef<'m>,
