@@ -320,9 +320,10 @@ impl<'db> Session<'db> {
         };
         let saved = self.keyspace.replace(ks.clone());
         let mut batch = BatchMutation::new();
+        let mut buffers = plan::InsertBuffers::default();
         let mut result = Ok(());
         let mut checked: Option<&Prepared> = None;
-        for (p, values) in items {
+        for (i, (p, values)) in items.iter().enumerate() {
             if p.keyspace.as_deref() != Some(ks.as_str()) {
                 result = Err(if p.keyspace.is_none() {
                     only_writes()
@@ -344,10 +345,18 @@ impl<'db> Session<'db> {
                     _ => self.check_pinned(t, *id),
                 };
                 checked = Some(*p);
-                let planned =
-                    check.and_then(|()| self.add_planned_insert(plan, t, values, &mut batch));
+                let planned = check.and_then(|()| {
+                    self.add_planned_insert(plan, t, values, &mut batch, &mut buffers)
+                });
                 match planned {
-                    Ok(true) => continue,
+                    Ok(true) => {
+                        if i == 0 && items.len() > 1 {
+                            // The rest of the batch is most likely rows of this shape: grow once.
+                            let rest = items.len() - 1;
+                            batch.reserve(rest * batch.len(), rest * batch.stored_bytes());
+                        }
+                        continue;
+                    }
                     Ok(false) => {}
                     Err(e) => {
                         result = Err(e);

@@ -303,63 +303,46 @@ pub(super) fn row_key(parts: &[&[u8]]) -> Option<Vec<u8>> {
     }
 }
 
-/// The composite prefix every cell of the CQL row with these clustering values starts with.
-fn clustering_prefix(parts: &[&[u8]]) -> Option<Vec<u8>> {
-    // One more component (the column's) follows; its length is checked by the engine.
-    CompositeType::fits(parts).then(|| {
-        if parts.is_empty() {
-            Vec::new()
-        } else {
-            CompositeType::build(parts, 0)
-        }
-    })
-}
-
-/// A regular column's cell: its name's last component, that component's sort key, and its
-/// value (`None`: null).
-type Cell<'v> = (&'v [u8], &'v [u8], Option<&'v [u8]>);
-
-/// A planned insert's row key, clustering prefix and regular cells, when the values fit it.
-pub(super) struct InsertCells<'v> {
-    pub key: Vec<u8>,
-    pub prefix: Vec<u8>,
-    /// The sort key of `prefix`.
-    pub sort_prefix: Vec<u8>,
-    /// Each regular column's name suffix, its sort key and value (`None`: null, a tombstone).
-    pub cells: SmallVec<[Cell<'v>; 4]>,
+/// Buffers a planned insert fills for each CQL row (a batch of many rows allocates them once).
+#[derive(Default)]
+pub(super) struct InsertBuffers {
+    key: Vec<u8>,
+    /// A cell name: the clustering prefix, then the column's component.
+    name: Vec<u8>,
+    /// The cell name's sort key, likewise.
+    sort: Vec<u8>,
+    scratch: Vec<u8>,
 }
 
 impl InsertPlan {
-    /// The cells to write, or `Ok(None)` when the general path must run.
-    pub(super) fn cells<'v>(
-        &'v self,
-        values: &[Option<&'v [u8]>],
-    ) -> Result<Option<InsertCells<'v>>, CqlError> {
+    /// Writes the row key of these values into `b.key`, and their clustering prefix and its
+    /// sort key into `b.name` and `b.sort`; `Ok(false)` when the general path must run (a null
+    /// or empty key part, a component over 65,535 bytes).
+    fn fill(&self, values: &[Option<&[u8]>], b: &mut InsertBuffers) -> Result<bool, CqlError> {
         checked(&self.checks, values)?;
-        let parts: Option<Parts<'_>> = self.key.iter().map(|s| resolve(s, values)).collect();
-        let Some(key) = parts.as_deref().and_then(row_key) else {
-            return Ok(None);
-        };
+        let pk: Option<Parts<'_>> = self.key.iter().map(|s| resolve(s, values)).collect();
         let ck: Option<Parts<'_>> = self.clustering.iter().map(|s| resolve(s, values)).collect();
-        let (Some(prefix), Some(ck)) = (ck.as_deref().and_then(clustering_prefix), ck) else {
-            return Ok(None);
+        let (Some(pk), Some(ck)) = (pk, ck) else {
+            return Ok(false);
         };
-        let mut sort_prefix = Vec::with_capacity(prefix.len());
-        let mut scratch = Vec::new();
-        for (cmp, value) in self.clustering_cmp.iter().zip(&ck) {
-            push_sort_key(cmp.as_ref(), value, &mut sort_prefix, &mut scratch);
+        b.key.clear();
+        match pk.as_slice() {
+            [one] if !one.is_empty() => b.key.extend_from_slice(one),
+            [_] => return Ok(false),
+            many if CompositeType::fits(many) => CompositeType::build_into(many, 0, &mut b.key),
+            _ => return Ok(false),
         }
-        let cells = self
-            .regular
-            .iter()
-            .map(|(name, sort, s)| (name.as_slice(), sort.as_slice(), resolve(s, values)))
-            .collect();
-        Ok(Some(InsertCells {
-            key,
-            prefix,
-            sort_prefix,
-            cells,
-        }))
+        // One more component (the column's) follows; its length is checked by the engine.
+        if !CompositeType::fits(&ck) {
+            return Ok(false);
+        }
+        b.name.clear();
+        b.sort.clear();
+        CompositeType::build_into(&ck, 0, &mut b.name);
+        for (cmp, value) in self.clustering_cmp.iter().zip(&ck) {
+            push_sort_key(cmp.as_ref(), value, &mut b.sort, &mut b.scratch);
+        }
+        Ok(true)
     }
 }
 
@@ -467,7 +450,8 @@ impl Session<'_> {
         match plan {
             Plan::Insert(p) => {
                 let mut batch = BatchMutation::new();
-                if !self.add_planned_insert(p, t, values, &mut batch)? {
+                let mut buffers = InsertBuffers::default();
+                if !self.add_planned_insert(p, t, values, &mut batch, &mut buffers)? {
                     return Ok(None);
                 }
                 Self::apply(self.db, &t.keyspace, &batch)?;
@@ -504,10 +488,11 @@ impl Session<'_> {
         t: &Table,
         values: &[Option<&[u8]>],
         batch: &mut BatchMutation,
+        buffers: &mut InsertBuffers,
     ) -> Result<bool, CqlError> {
-        let Some(cells) = p.cells(values)? else {
+        if !p.fill(values, buffers)? {
             return Ok(false);
-        };
+        }
         let write = match self.default_timestamp {
             Some(ts) => WriteOptions::at(ts),
             None => WriteOptions::now(),
@@ -515,24 +500,23 @@ impl Session<'_> {
         let write = self.stamped(write, t);
         let cf = t.name.as_str();
         // The names, and their sort keys: the engine takes those as given.
-        let (mut name, mut sort) = (cells.prefix.clone(), cells.sort_prefix.clone());
+        let InsertBuffers {
+            key, name, sort, ..
+        } = buffers;
+        let (prefix, sort_prefix) = (name.len(), sort.len());
         name.extend_from_slice(&p.marker.0);
         sort.extend_from_slice(&p.marker.1);
-        batch.insert_sorted(&cells.key, cf, &name, &sort, b"", write);
-        for (last, last_sort, value) in cells.cells {
-            name.truncate(cells.prefix.len());
+        batch.insert_sorted(key, cf, name, sort, b"", write);
+        for (last, last_sort, source) in &p.regular {
+            name.truncate(prefix);
             name.extend_from_slice(last);
-            match value {
+            match resolve(source, values) {
                 Some(v) => {
-                    sort.truncate(cells.sort_prefix.len());
+                    sort.truncate(sort_prefix);
                     sort.extend_from_slice(last_sort);
-                    batch.insert_sorted(&cells.key, cf, &name, &sort, v, write)
+                    batch.insert_sorted(key, cf, name, sort, v, write)
                 }
-                None => batch.remove(
-                    &cells.key,
-                    ColumnPathRef::new(cf).column(&name),
-                    write.timestamp,
-                ),
+                None => batch.remove(&*key, ColumnPathRef::new(cf).column(name), write.timestamp),
             };
         }
         Ok(true)

@@ -251,6 +251,19 @@ impl BatchMutation {
         }
     }
 
+    /// Makes room for `mutations` more mutations holding `bytes` more bytes of keys, names
+    /// and values, so a batch filled in a loop grows once.
+    pub fn reserve(&mut self, mutations: usize, bytes: usize) -> &mut Self {
+        self.items.reserve(mutations);
+        self.bytes.reserve(bytes);
+        self
+    }
+
+    /// Bytes of keys, names and values held (what [`reserve`](Self::reserve) counts).
+    pub fn stored_bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
     /// Number of mutations.
     pub fn len(&self) -> usize {
         self.items.len()

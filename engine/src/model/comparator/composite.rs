@@ -63,6 +63,12 @@ impl CompositeType {
     /// refuses them, and callers building names from bytes must check with [`Self::fits`].
     pub fn build(parts: &[&[u8]], last_eoc: i8) -> Vec<u8> {
         let mut out = Vec::new();
+        Self::build_into(parts, last_eoc, &mut out);
+        out
+    }
+
+    /// [`build`](Self::build), appending to `out`.
+    pub fn build_into(parts: &[&[u8]], last_eoc: i8, out: &mut Vec<u8>) {
         for (i, p) in parts.iter().enumerate() {
             let len = u16::try_from(p.len()).unwrap_or(u16::MAX);
             out.extend_from_slice(&len.to_be_bytes());
@@ -73,7 +79,6 @@ impl CompositeType {
                 0
             });
         }
-        out
     }
 
     /// Whether every component fits the 16-bit length of the format.
