@@ -399,18 +399,18 @@ pub fn write(
     if matches!(
         statement,
         Statement::Insert {
-            conditional: true,
+            condition: Some(_),
             ..
         } | Statement::Update {
-            conditional: true,
+            condition: Some(_),
             ..
         } | Statement::Delete {
-            conditional: true,
+            condition: Some(_),
             ..
         }
     ) {
         return Err(CqlError::invalid(
-            "conditional writes (IF …) are not supported",
+            "conditional writes (IF …) to a Thrift-era column family are not supported",
         ));
     }
     let (using, delete) = match statement {

@@ -1,6 +1,6 @@
 //! The clients users really have, against a server on a fresh database: the Python driver
 //! (`clients/driver_suite.py`: every type and collection, prepared statements, paging over
-//! 10,000 rows, batches, errors, driver metadata) and cqlsh (`clients/cqlsh_suite.py`: seed
+//! 10,000 rows, batches, lightweight transactions, errors, driver metadata) and cqlsh (`clients/cqlsh_suite.py`: seed
 //! 002's statements, DESCRIBE, COPY out and back in). They need `python3` with the PyPI
 //! packages `cassandra-driver` and `cqlsh` (CI installs them; see the README): without them
 //! these tests fail, they do not skip.

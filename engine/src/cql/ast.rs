@@ -41,6 +41,28 @@ impl Bind {
     }
 }
 
+/// The `IF` of a conditional write (a lightweight transaction).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Condition {
+    /// `IF NOT EXISTS` (an `INSERT`): the row must not be there.
+    NotExists,
+    /// `IF EXISTS` (an `UPDATE` or `DELETE`): the row must be there.
+    Exists,
+    /// `IF c op v AND …` (an `UPDATE` or `DELETE`): each regular column compares so.
+    Columns(Vec<(String, Op, Term)>),
+}
+
+impl Condition {
+    /// The terms of its comparisons.
+    pub fn terms(&self) -> impl Iterator<Item = (&str, &Term)> {
+        let cs: &[(String, Op, Term)] = match self {
+            Condition::Columns(cs) => cs,
+            _ => &[],
+        };
+        cs.iter().map(|(c, _, t)| (c.as_str(), t))
+    }
+}
+
 /// `USING TTL n AND TIMESTAMP t`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Using {
@@ -190,8 +212,8 @@ pub enum Statement {
         values: Vec<Term>,
         /// `USING`
         using: Using,
-        /// `IF NOT EXISTS` was given.
-        conditional: bool,
+        /// `IF NOT EXISTS`
+        condition: Option<Condition>,
     },
     /// `UPDATE`
     Update {
@@ -203,8 +225,8 @@ pub enum Statement {
         assignments: Vec<Assignment>,
         /// `WHERE`
         relations: Vec<Relation>,
-        /// `IF …` was given.
-        conditional: bool,
+        /// `IF EXISTS` or `IF c op v AND …`
+        condition: Option<Condition>,
     },
     /// `DELETE`
     Delete {
@@ -217,8 +239,8 @@ pub enum Statement {
         using: Using,
         /// `WHERE`
         relations: Vec<Relation>,
-        /// `IF …` was given.
-        conditional: bool,
+        /// `IF EXISTS` or `IF c op v AND …`
+        condition: Option<Condition>,
     },
     /// `SELECT`
     Select(Box<Select>),
@@ -282,6 +304,15 @@ pub fn markers(s: &Statement) -> usize {
         }
     }
     let mut n = 0;
+    if let Statement::Update {
+        condition: Some(c), ..
+    }
+    | Statement::Delete {
+        condition: Some(c), ..
+    } = s
+    {
+        c.terms().for_each(|(_, t)| term(t, &mut n));
+    }
     match s {
         Statement::Insert {
             values, using: u, ..

@@ -3,7 +3,7 @@
 //! token`), in marker order. A client (the native protocol's PREPARED result) needs this to
 //! serialize the values it binds. This file only reads a parsed statement and its table.
 
-use super::ast::{Assignment, Bind, Relation, Selector, Statement, Term, Using};
+use super::ast::{Assignment, Bind, Condition, Relation, Selector, Statement, Term, Using};
 use super::error::CqlError;
 use super::table::Table;
 use super::types::CqlType;
@@ -80,7 +80,22 @@ fn relations(rs: &[Relation], table: Option<&Table>, out: &mut Vec<Option<(Strin
     }
 }
 
+/// The `IF` of a conditional `UPDATE` or `DELETE`.
+fn condition(s: &Statement) -> Option<&Condition> {
+    match s {
+        Statement::Update { condition, .. } | Statement::Delete { condition, .. } => {
+            condition.as_ref()
+        }
+        _ => None,
+    }
+}
+
 fn walk(s: &Statement, table: Option<&Table>, out: &mut Vec<Option<(String, CqlType)>>) {
+    if let Some(c) = condition(s) {
+        for (column, t) in c.terms() {
+            put(out, t, column, column_type(table, column));
+        }
+    }
     match s {
         Statement::Insert {
             columns,
@@ -180,6 +195,11 @@ pub fn check(statement: &Statement, table: &Table) -> Result<(), CqlError> {
         }
         Ok(())
     };
+    if let Some(c) = condition(statement) {
+        for (column, t) in c.terms() {
+            literal(column, t)?;
+        }
+    }
     match statement {
         Statement::Insert {
             columns, values, ..

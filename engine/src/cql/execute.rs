@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::ast::{Assignment, Bind, Op, Relation, Statement, TableName, Term, Using};
+use super::ast::{Assignment, Bind, Condition, Op, Relation, Statement, TableName, Term, Using};
 use super::collection::{CollectionOp, Target};
 use super::error::CqlError;
 use super::table::{Kind, Table};
@@ -199,9 +199,9 @@ impl Session<'_> {
                 columns,
                 values,
                 using,
-                conditional,
+                condition,
             } => {
-                refuse_conditional(*conditional)?;
+                refuse_conditional(condition)?;
                 let t = self.table(table)?;
                 if columns.len() != values.len() {
                     return Err(CqlError::invalid(format!(
@@ -257,9 +257,9 @@ impl Session<'_> {
                 using,
                 assignments,
                 relations,
-                conditional,
+                condition,
             } => {
-                refuse_conditional(*conditional)?;
+                refuse_conditional(condition)?;
                 let t = self.table(table)?;
                 let write = self.write_options(using, batch_using)?;
                 let write = self.stamped(write, &t);
@@ -316,9 +316,9 @@ impl Session<'_> {
                 table,
                 using,
                 relations,
-                conditional,
+                condition,
             } => {
-                refuse_conditional(*conditional)?;
+                refuse_conditional(condition)?;
                 if using.ttl.is_some() {
                     return Err(CqlError::invalid("a DELETE cannot have a TTL"));
                 }
@@ -504,7 +504,7 @@ impl Session<'_> {
 
     /// The partitions (and, when `full`, the CQL rows) a `WHERE` of a write names: `=` or `IN`
     /// on every partition key column and, when `full`, on every clustering column.
-    fn rows_named(
+    pub(super) fn rows_named(
         &self,
         t: &Table,
         relations: &[Relation],
@@ -588,14 +588,13 @@ fn cross(prefixes: Vec<Vec<Vec<u8>>>, vals: &[Vec<u8>]) -> Vec<Vec<Vec<u8>>> {
     out
 }
 
-fn refuse_conditional(conditional: bool) -> Result<(), CqlError> {
-    if conditional {
-        Err(CqlError::invalid(
-            "conditional writes (IF …) are not supported yet; nothing was written",
-        ))
-    } else {
-        Ok(())
+fn refuse_conditional(condition: &Option<Condition>) -> Result<(), CqlError> {
+    if condition.is_some() {
+        return Err(CqlError::invalid(
+            "a conditional write (IF …) cannot be part of a BATCH here; nothing was written",
+        ));
     }
+    Ok(())
 }
 
 fn key_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<u8>, CqlError> {

@@ -21,6 +21,7 @@ mod ast;
 mod binds;
 mod bounds;
 mod collection;
+mod conditional;
 mod error;
 mod execute;
 mod lexer;
@@ -425,6 +426,9 @@ impl<'db> Session<'db> {
             Statement::Insert { table, .. }
             | Statement::Update { table, .. }
             | Statement::Delete { table, .. } => {
+                if let Some(condition) = conditional::condition_of(stmt) {
+                    return self.conditional_write(stmt, condition);
+                }
                 let ks = self.keyspace_of(table)?;
                 let mut batch = BatchMutation::new();
                 self.add_write(stmt, &ast::Using::default(), &mut batch)?;

@@ -142,7 +142,7 @@ impl Plan {
                 columns,
                 values,
                 using,
-                conditional: false,
+                condition: None,
                 ..
             } if using.ttl.is_none() && using.timestamp.is_none() => {
                 insert_plan(t, columns, values).map(Plan::Insert)

@@ -289,6 +289,21 @@ try:
         assert got[:3] == (4, "upd", TS_NOW + 1), f"got {got}"
         assert got[3] is not None and 0 < got[3] <= 120, f"ttl(v) = {got[3]} right after USING TTL 120"
 
+    @check("lightweight transactions: IF NOT EXISTS, IF v = ?, was_applied")
+    def _():
+        session.execute("CREATE TABLE lwt (k int PRIMARY KEY, v text)")
+        p = session.prepare("INSERT INTO lwt (k, v) VALUES (?, ?) IF NOT EXISTS")
+        r = session.execute(p, (1, "a"))
+        assert r.was_applied, f"first IF NOT EXISTS not applied: {list(r)}"
+        r = session.execute(p, (1, "b"))
+        assert not r.was_applied, f"second IF NOT EXISTS applied: {list(r)}"
+        assert r.one().v == "a", f"not applied, the existing row: {list(r)}"
+        u = session.prepare("UPDATE lwt SET v = ? WHERE k = ? IF v = ?")
+        assert not session.execute(u, ("c", 1, "zzz")).was_applied, "IF v = 'zzz' applied"
+        assert session.execute(u, ("c", 1, "a")).was_applied, "IF v = 'a' not applied"
+        got = session.execute("SELECT v FROM lwt WHERE k = 1").one().v
+        assert got == "c", f"after the conditional UPDATE v = {got!r}"
+
     @check("USING TTL ?: a 1-second TTL expires")
     def _():
         session.execute(session.prepare("INSERT INTO tt (k, v) VALUES (?, ?) USING TTL ?"), (5, "gone", 1))

@@ -1,7 +1,7 @@
 //! The parser's statements that read and write rows: `INSERT`, `UPDATE`, `DELETE`, `SELECT`
 //! and `BATCH`, with their `USING`, `WHERE` and `IF` clauses.
 
-use super::super::ast::{Assignment, Op, Relation, Select, Selector, Statement, Using};
+use super::super::ast::{Assignment, Condition, Op, Relation, Select, Selector, Statement, Using};
 use super::super::error::CqlError;
 use super::super::lexer::Tok;
 use super::Parser;
@@ -41,14 +41,14 @@ impl Parser {
             values.push(self.term()?);
         }
         self.sym(")")?;
-        let conditional = self.if_not_exists()?;
+        let condition = self.if_not_exists()?.then_some(Condition::NotExists);
         let using = self.using()?;
         Ok(Statement::Insert {
             table,
             columns,
             values,
             using,
-            conditional,
+            condition,
         })
     }
 
@@ -151,15 +151,23 @@ impl Parser {
         Ok(op)
     }
 
-    fn if_clause(&mut self) -> Result<bool, CqlError> {
+    fn if_clause(&mut self) -> Result<Option<Condition>, CqlError> {
         if !self.eat_word("if") {
-            return Ok(false);
+            return Ok(None);
         }
         if self.eat_word("exists") {
-            return Ok(true);
+            return Ok(Some(Condition::Exists));
         }
-        self.relations()?;
-        Ok(true)
+        let mut conditions = Vec::new();
+        for r in self.relations()? {
+            let Relation::Compare(c, op, t) = r else {
+                return Err(CqlError::invalid(
+                    "IF takes comparisons of columns with values (c = v AND d < w)",
+                ));
+            };
+            conditions.push((c, op, t));
+        }
+        Ok(Some(Condition::Columns(conditions)))
     }
 
     pub(super) fn update(&mut self) -> Result<Statement, CqlError> {
@@ -172,13 +180,13 @@ impl Parser {
         }
         self.word("where")?;
         let relations = self.relations()?;
-        let conditional = self.if_clause()?;
+        let condition = self.if_clause()?;
         Ok(Statement::Update {
             table,
             using,
             assignments,
             relations,
-            conditional,
+            condition,
         })
     }
 
@@ -203,13 +211,13 @@ impl Parser {
         let using = self.using()?;
         self.word("where")?;
         let relations = self.relations()?;
-        let conditional = self.if_clause()?;
+        let condition = self.if_clause()?;
         Ok(Statement::Delete {
             columns,
             table,
             using,
             relations,
-            conditional,
+            condition,
         })
     }
 
