@@ -327,24 +327,31 @@ type NameParts<'a> = (usize, &'a [u8], bool);
 /// Where a cell's sort key splits: its clustering prefix's length, its column's name (as
 /// stored, escaped), and whether a collection element follows; `Err` for a key that does not
 /// split into terminated components (damage: the general path reports it), `Ok(None)` for one
-/// of another shape (the general path skips it).
-fn split(key: &[u8], n_ck: usize) -> Result<Option<NameParts<'_>>, ()> {
-    let mut parts: SmallVec<[usize; 8]> = SmallVec::new();
-    let mut at = 0;
+/// of another shape (the general path skips it). The first `known` bytes, when not 0, are
+/// known to hold the clustering components (the row's prefix, met again).
+fn split(key: &[u8], n_ck: usize, known: usize) -> Result<Option<NameParts<'_>>, ()> {
+    let mut ends: SmallVec<[usize; 8]> = SmallVec::new();
+    let mut at = known;
     while at < key.len() {
         let n = escaped_len(&key[at..]).ok_or(())?;
         if !(1..=3).contains(&key[at + n - 1]) {
             return Err(());
         }
         at += n;
-        parts.push(at);
+        ends.push(at);
     }
-    if parts.len() < n_ck + 1 || parts.len() > n_ck + 2 {
+    let skipped = if known > 0 { n_ck } else { 0 };
+    let parts = skipped + ends.len();
+    if parts < n_ck + 1 || parts > n_ck + 2 {
         return Ok(None);
     }
-    let prefix = if n_ck == 0 { 0 } else { parts[n_ck - 1] };
-    let column = &key[prefix..parts[n_ck] - 2];
-    Ok(Some((prefix, column, parts.len() == n_ck + 2)))
+    let prefix = match (n_ck, known) {
+        (0, _) => 0,
+        (_, 0) => ends[n_ck - 1],
+        _ => known,
+    };
+    let column = &key[prefix..ends[n_ck - skipped] - 2];
+    Ok(Some((prefix, column, parts == n_ck + 2)))
 }
 
 impl Session<'_> {
@@ -389,7 +396,13 @@ impl Session<'_> {
             &p.parent,
             &predicate,
             |name, cell| {
-                let (prefix_len, column, element) = match split(name, n_ck) {
+                // A row's cells after its first share its prefix: only the rest is split.
+                let known = if open && n_ck > 0 && name.starts_with(&prefix) {
+                    prefix.len()
+                } else {
+                    0
+                };
+                let (prefix_len, column, element) = match split(name, n_ck, known) {
                     Ok(Some(s)) => s,
                     Ok(None) => return Ok(true),
                     Err(()) => {
@@ -440,5 +453,48 @@ impl Session<'_> {
             return Ok(None);
         }
         Ok(Some(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+    use crate::model::sort_key::escape_into;
+
+    /// A composite sort key of these components (each at end of component 0).
+    fn key(parts: &[&[u8]]) -> Vec<u8> {
+        let mut k = Vec::new();
+        for p in parts {
+            escape_into(p, &mut k);
+            k.extend_from_slice(&[0, 2]);
+        }
+        k
+    }
+
+    #[test]
+    fn a_sort_key_splits_alike_with_or_without_its_known_prefix() {
+        let ck: &[u8] = b"a\0b";
+        let prefix = key(&[ck]).len();
+        for (parts, want) in [
+            (vec![ck, b"" as &[u8]], Some((prefix, &b""[..], false))),
+            (vec![ck, b"v"], Some((prefix, &b"v"[..], false))),
+            (vec![ck, b"m", b"e"], Some((prefix, &b"m"[..], true))),
+            (vec![ck, b"m", b"e", b"x"], None),
+        ] {
+            let k = key(&parts);
+            assert_eq!(split(&k, 1, 0), Ok(want), "{parts:?}");
+            assert_eq!(
+                split(&k, 1, prefix),
+                Ok(want),
+                "{parts:?} with its prefix known"
+            );
+        }
+        // The clustering component alone is no cell of a column.
+        assert_eq!(split(&key(&[ck]), 1, 0), Ok(None));
+        // Damage: an unterminated or badly terminated component.
+        assert_eq!(split(b"ab", 1, 0), Err(()));
+        assert_eq!(split(&[b'a', 0, 9], 1, 0), Err(()));
+        // A table without clustering columns: the column is the first component.
+        assert_eq!(split(&key(&[b"v"]), 0, 0), Ok(Some((0, &b"v"[..], false))));
     }
 }
