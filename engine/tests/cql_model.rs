@@ -332,20 +332,32 @@ fn run_sequence(
                 )
             }
             7 if !s.ck.is_empty() => {
-                let row = model
+                // One row, or every row under a prefix of its clustering values (a range of
+                // rows).
+                let named = if rng.pick(2) == 0 {
+                    s.ck.len()
+                } else {
+                    1 + rng.pick(s.ck.len())
+                };
+                let prefix = &ck[..named];
+                model
                     .entry(pk.clone())
                     .or_default()
                     .entry(ck.clone())
                     .or_default();
-                row.marker = Some((None, *ts));
-                for c in &s.regular {
-                    row.cells.insert(c.name.clone(), (None, *ts));
+                for (key, row) in model.entry(pk.clone()).or_default().iter_mut() {
+                    if key.starts_with(prefix) {
+                        row.marker = Some((None, *ts));
+                        for c in &s.regular {
+                            row.cells.insert(c.name.clone(), (None, *ts));
+                        }
+                        row.colls.clear();
+                    }
                 }
-                row.colls.clear();
                 format!(
                     "DELETE FROM ks.{} USING TIMESTAMP {ts} WHERE {}",
                     s.name,
-                    where_clause(&s, &pk, Some(&ck))
+                    where_clause(&s, &pk, Some(prefix))
                 )
             }
             7 | 8 => {

@@ -18,6 +18,7 @@ use parking_lot::{Mutex, MutexGuard};
 
 use super::ast::{Bind, Condition, Op, Relation, Select, Statement, Term, Using};
 use super::error::CqlError;
+use super::execute::Naming;
 use super::table::{Kind, Table};
 use super::types::{matches_filter, CqlType};
 use super::{CqlResult, Rows, Session};
@@ -111,7 +112,7 @@ impl Session<'_> {
                 }
             }
         }
-        let rows = self.rows_named(&t, &relations, true)?;
+        let rows = self.rows_named(&t, &relations, Naming::Rows)?;
         let [(key, clustering)] = rows.as_slice() else {
             return Err(CqlError::invalid(
                 "a conditional write names exactly one row, by its whole primary key",

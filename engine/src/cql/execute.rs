@@ -294,7 +294,7 @@ impl Session<'_> {
                         sets.push((def.name.clone(), self.value(&def.ty, term, c)?));
                     }
                 }
-                for (key, ck) in self.rows_named(&t, relations, true)? {
+                for (key, ck) in self.rows_named(&t, relations, Naming::Rows)? {
                     let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
                     for (def, op) in &ops {
                         let at = Target::new(&t, &key, &ck, def);
@@ -340,7 +340,15 @@ impl Session<'_> {
                             .is_ok_and(|(_, d)| matches!(d.kind, Kind::Clustering(_))),
                         Relation::Token(..) => false,
                     });
-                for (key, ck) in self.rows_named(&t, relations, !whole_partition)? {
+                // Whole rows may be named by a clustering prefix: every row under it (a range
+                // of rows, Cassandra's range tombstone over the prefix). Columns are deleted
+                // from rows named whole.
+                let naming = match (whole_partition, columns.is_empty()) {
+                    (true, _) => Naming::Partitions,
+                    (false, true) => Naming::Prefix,
+                    (false, false) => Naming::Rows,
+                };
+                for (key, ck) in self.rows_named(&t, relations, naming)? {
                     if whole_partition {
                         batch.remove(&key, ColumnPath::new(&t.name), ts);
                         continue;
@@ -508,7 +516,7 @@ impl Session<'_> {
         &self,
         t: &Table,
         relations: &[Relation],
-        full: bool,
+        clustering: Naming,
     ) -> Result<Vec<NamedRow>, CqlError> {
         let mut choices: Vec<Option<Vec<Vec<u8>>>> = vec![None; t.columns.len()];
         for r in relations {
@@ -553,12 +561,24 @@ impl Session<'_> {
             keys = cross(keys, vals);
         }
         let mut cks: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
-        if full {
-            for &i in &t.clustering {
-                let vals = choices[i].as_ref().ok_or_else(|| {
-                    CqlError::invalid(format!("missing clustering column {}", t.columns[i].name))
-                })?;
-                cks = cross(cks, vals);
+        let mut unrestricted: Option<&str> = None;
+        for &i in &t.clustering {
+            let name = t.columns[i].name.as_str();
+            match (&choices[i], clustering) {
+                (_, Naming::Partitions) => break,
+                (None, Naming::Rows) => {
+                    return Err(CqlError::invalid(format!(
+                        "missing clustering column {name}"
+                    )))
+                }
+                (None, Naming::Prefix) => unrestricted = unrestricted.or(Some(name)),
+                (Some(_), Naming::Prefix) if unrestricted.is_some() => {
+                    return Err(CqlError::invalid(format!(
+                        "clustering column {name} cannot be restricted: {} before it is not",
+                        unrestricted.unwrap_or_default()
+                    )))
+                }
+                (Some(vals), _) => cks = cross(cks, vals),
             }
         }
         let mut out = Vec::new();
@@ -575,6 +595,17 @@ impl Session<'_> {
 
 /// A row key and the clustering values of one CQL row in it.
 type NamedRow = (Vec<u8>, Vec<Vec<u8>>);
+
+/// What a write's `WHERE` must name besides whole partitions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Naming {
+    /// Partitions only (the clustering columns are not looked at).
+    Partitions,
+    /// Whole CQL rows: every clustering column.
+    Rows,
+    /// A prefix of the clustering columns, maybe all of them (a range of rows sharing it).
+    Prefix,
+}
 
 fn cross(prefixes: Vec<Vec<Vec<u8>>>, vals: &[Vec<u8>]) -> Vec<Vec<Vec<u8>>> {
     let mut out = Vec::with_capacity(prefixes.len() * vals.len());
