@@ -209,12 +209,22 @@ fn column_slice<T>(
             if range.count <= 64 {
                 out.reserve(range.count);
             }
-            visit_live(sources, ctx, cmp, prefix, del, range, |name_key, cell| {
-                if let Some(c) = column_of(name_key, cell, cmp, ctx)? {
+            let mut covering = Covering::new(sources, covered_type(ctx, prefix));
+            let (lo, hi) = column_bounds(prefix, cmp, range);
+            for item in merged_entries(sources, as_ref(&lo), as_ref(&hi), range.reversed) {
+                let (key, entry) = item?;
+                let Entry::Cell(cell) = entry else { continue };
+                let Some(name_key) = key.get(prefix.len()..) else {
+                    continue;
+                };
+                let del = DeletionTime::merge_opt(del, covering.of(sources, &key)?);
+                if let Some(c) = live_column(name_key, cell, del, cmp, ctx)? {
                     out.push(wrap(c));
+                    if out.len() >= range.count {
+                        break;
+                    }
                 }
-                Ok(out.len() < range.count)
-            })?;
+            }
         }
         SlicePredicate::Names(names) => {
             let mut covering = Covering::new(sources, covered_type(ctx, prefix));
