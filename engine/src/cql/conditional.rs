@@ -18,9 +18,9 @@ use parking_lot::{Mutex, MutexGuard};
 
 use super::ast::{Bind, Condition, Op, Relation, Select, Statement, Term, Using};
 use super::error::CqlError;
-use super::execute::Naming;
 use super::table::{Kind, Table};
 use super::types::{matches_filter, CqlType};
+use super::write_rows::Naming;
 use super::{CqlResult, Rows, Session};
 use crate::mutation::BatchMutation;
 

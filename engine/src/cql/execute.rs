@@ -5,11 +5,12 @@
 
 use std::sync::Arc;
 
-use super::ast::{Assignment, Bind, Condition, Op, Relation, Statement, TableName, Term, Using};
+use super::ast::{Assignment, Bind, Condition, Relation, Statement, TableName, Term, Using};
 use super::collection::{CollectionOp, Target};
 use super::error::CqlError;
 use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
+use super::write_rows::Naming;
 use super::{CqlResult, Session};
 use crate::db::Database;
 use crate::mutation::{BatchMutation, WriteOptions};
@@ -509,116 +510,9 @@ impl Session<'_> {
             },
         }
     }
-
-    /// The partitions (and, when `full`, the CQL rows) a `WHERE` of a write names: `=` or `IN`
-    /// on every partition key column and, when `full`, on every clustering column.
-    pub(super) fn rows_named(
-        &self,
-        t: &Table,
-        relations: &[Relation],
-        clustering: Naming,
-    ) -> Result<Vec<NamedRow>, CqlError> {
-        let mut choices: Vec<Option<Vec<Vec<u8>>>> = vec![None; t.columns.len()];
-        for r in relations {
-            let (c, terms) = match r {
-                Relation::Compare(c, Op::Eq, v) => (c, std::slice::from_ref(v)),
-                Relation::In(c, vs) => (c, vs.as_slice()),
-                Relation::Compare(c, ..) => {
-                    return Err(CqlError::invalid(format!(
-                        "only = and IN can restrict {c} in a write"
-                    )))
-                }
-                Relation::Token(..) => {
-                    return Err(CqlError::invalid("token() cannot restrict a write"))
-                }
-            };
-            let (i, def) = t.column(c)?;
-            if def.kind == Kind::Regular {
-                return Err(CqlError::invalid(format!(
-                    "non PRIMARY KEY column {c} found in WHERE of a write"
-                )));
-            }
-            if choices[i].is_some() {
-                return Err(CqlError::invalid(format!("{c} is restricted twice")));
-            }
-            let mut vals = Vec::new();
-            for term in terms {
-                vals.push(
-                    self.value(&def.ty, term, c)?
-                        .ok_or_else(|| CqlError::invalid(format!("invalid null value for {c}")))?,
-                );
-            }
-            choices[i] = Some(vals);
-        }
-        let mut keys: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
-        for &i in &t.partition_key {
-            let vals = choices[i].as_ref().ok_or_else(|| {
-                CqlError::invalid(format!(
-                    "missing partition key column {}",
-                    t.columns[i].name
-                ))
-            })?;
-            keys = cross(keys, vals);
-        }
-        let mut cks: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
-        let mut unrestricted: Option<&str> = None;
-        for &i in &t.clustering {
-            let name = t.columns[i].name.as_str();
-            match (&choices[i], clustering) {
-                (_, Naming::Partitions) => break,
-                (None, Naming::Rows) => {
-                    return Err(CqlError::invalid(format!(
-                        "missing clustering column {name}"
-                    )))
-                }
-                (None, Naming::Prefix) => unrestricted = unrestricted.or(Some(name)),
-                (Some(_), Naming::Prefix) if unrestricted.is_some() => {
-                    return Err(CqlError::invalid(format!(
-                        "clustering column {name} cannot be restricted: {} before it is not",
-                        unrestricted.unwrap_or_default()
-                    )))
-                }
-                (Some(vals), _) => cks = cross(cks, vals),
-            }
-        }
-        let mut out = Vec::new();
-        for k in &keys {
-            let parts: Vec<&[u8]> = k.iter().map(Vec::as_slice).collect();
-            let key = t.row_key(&parts)?;
-            for ck in &cks {
-                out.push((key.clone(), ck.clone()));
-            }
-        }
-        Ok(out)
-    }
 }
 
 /// A row key and the clustering values of one CQL row in it.
-type NamedRow = (Vec<u8>, Vec<Vec<u8>>);
-
-/// What a write's `WHERE` must name besides whole partitions.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Naming {
-    /// Partitions only (the clustering columns are not looked at).
-    Partitions,
-    /// Whole CQL rows: every clustering column.
-    Rows,
-    /// A prefix of the clustering columns, maybe all of them (a range of rows sharing it).
-    Prefix,
-}
-
-fn cross(prefixes: Vec<Vec<Vec<u8>>>, vals: &[Vec<u8>]) -> Vec<Vec<Vec<u8>>> {
-    let mut out = Vec::with_capacity(prefixes.len() * vals.len());
-    for p in prefixes {
-        for v in vals {
-            let mut n = p.clone();
-            n.push(v.clone());
-            out.push(n);
-        }
-    }
-    out
-}
-
 fn refuse_conditional(condition: &Option<Condition>) -> Result<(), CqlError> {
     if condition.is_some() {
         return Err(CqlError::invalid(

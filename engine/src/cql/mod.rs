@@ -32,6 +32,7 @@ mod select;
 mod slice_plan;
 mod table;
 mod types;
+mod write_rows;
 
 pub use ast::{
     table_of, Assignment, Bind, Op, Relation, Select, Selector, Statement, TableName, Term, Using,
