@@ -330,7 +330,11 @@ type NameParts<'a> = (usize, &'a [u8], bool);
 /// of another shape (the general path skips it). The first `known` bytes, when not 0, are
 /// known to hold the clustering components (the row's prefix, met again).
 fn split(key: &[u8], n_ck: usize, known: usize) -> Result<Option<NameParts<'_>>, ()> {
-    let mut ends: SmallVec<[usize; 8]> = SmallVec::new();
+    // Only the two ends a caller needs are kept: where the clustering prefix ends and where
+    // the column's component does; every component is still checked to be terminated.
+    let mut parts = if known > 0 { n_ck } else { 0 };
+    let mut prefix = if n_ck == 0 { 0 } else { known };
+    let mut column_end = 0;
     let mut at = known;
     while at < key.len() {
         let n = escaped_len(&key[at..]).ok_or(())?;
@@ -338,20 +342,18 @@ fn split(key: &[u8], n_ck: usize, known: usize) -> Result<Option<NameParts<'_>>,
             return Err(());
         }
         at += n;
-        ends.push(at);
+        parts += 1;
+        if parts == n_ck && known == 0 {
+            prefix = at;
+        }
+        if parts == n_ck + 1 {
+            column_end = at - 2;
+        }
     }
-    let skipped = if known > 0 { n_ck } else { 0 };
-    let parts = skipped + ends.len();
     if parts < n_ck + 1 || parts > n_ck + 2 {
         return Ok(None);
     }
-    let prefix = match (n_ck, known) {
-        (0, _) => 0,
-        (_, 0) => ends[n_ck - 1],
-        _ => known,
-    };
-    let column = &key[prefix..ends[n_ck - skipped] - 2];
-    Ok(Some((prefix, column, parts == n_ck + 2)))
+    Ok(Some((prefix, &key[prefix..column_end], parts == n_ck + 2)))
 }
 
 impl Session<'_> {
@@ -367,7 +369,8 @@ impl Session<'_> {
         };
         let mut out = Rows {
             columns: p.columns.clone(),
-            rows: Vec::new(),
+            // A LIMIT's rows at once (up to a page's worth): no regrowth on the way.
+            rows: Vec::with_capacity(limit.min(256)),
         };
         let Some(predicate) = predicate else {
             return Ok(Some(out));
@@ -410,7 +413,8 @@ impl Session<'_> {
                         return Ok(false);
                     }
                 };
-                if open && prefix[..] != name[..prefix_len] {
+                // A known prefix was met again: the same row.
+                if open && known == 0 && prefix[..] != name[..prefix_len] {
                     if !emit(&prefix, &mut cells, &mut out) {
                         fallback = true;
                         return Ok(false);

@@ -18,12 +18,38 @@ pub fn merged_entries<'s>(
     hi: Bound<&[u8]>,
     reversed: bool,
 ) -> impl Iterator<Item = Result<(Cow<'s, [u8]>, Entry)>> + 's {
+    // One source (a row in one SSTable, the usual read after compaction) has nothing to merge:
+    // its stream is passed through, without a head moved in and out per entry.
+    if let [only] = sources {
+        return Merged::Single(only.scan(lo, hi, reversed));
+    }
     let mut streams: SmallVec<[_; 4]> = sources.iter().map(|s| s.scan(lo, hi, reversed)).collect();
     let heads = streams.iter_mut().map(Iterator::next).collect();
-    EntryMerge {
+    Merged::Many(EntryMerge {
         streams,
         heads,
         reversed,
+    })
+}
+
+/// A merge of several sources, or one source's stream as it is.
+enum Merged<I: Iterator> {
+    Single(I),
+    Many(EntryMerge<I>),
+}
+
+impl<'s, I> Iterator for Merged<I>
+where
+    I: Iterator<Item = Result<EntryItem<'s>>>,
+{
+    type Item = Result<(Cow<'s, [u8]>, Entry)>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Merged::Single(stream) => stream.next().map(|r| r.map(|(k, e)| (k, e.into_owned()))),
+            Merged::Many(merge) => merge.next(),
+        }
     }
 }
 

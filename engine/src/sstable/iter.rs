@@ -440,7 +440,7 @@ impl<'a> RowEntries<'a> {
             self.from += 1;
             self.from - 1
         };
-        let ItemRef::Entry { key, .. } = b.block.item(i) else {
+        let ItemRef::Entry { key, value } = b.block.item(i) else {
             return None;
         };
         // In the blocks the row holds for its whole life, the key is lent, not copied.
@@ -455,8 +455,7 @@ impl<'a> RowEntries<'a> {
             Some(b) => Cow::Borrowed(b.block.entry_key(i)),
             None => Cow::Owned(key.to_vec()),
         };
-        let decoded = b.block.item(i).entry()?;
-        Some(match decoded {
+        Some(match value.decode() {
             Ok(entry) => Ok((key, Cow::Owned(entry))),
             Err(e) => Err(self.row.table.fault(e.at(Place::Block(*number as u64)))),
         })
