@@ -28,7 +28,7 @@ use common::Rng;
 use supercolumn::cql::{Rows, Session};
 use supercolumn::{Database, Options};
 
-use values::{Val, KEY_TYPES, VALUE_TYPES};
+use values::{Val, FROZEN_TYPES, KEY_TYPES, VALUE_TYPES};
 
 struct Column {
     name: String,
@@ -67,6 +67,7 @@ fn pick_type(rng: &mut Rng, key: bool) -> (&'static str, &'static [Val]) {
     let all: Vec<_> = KEY_TYPES
         .iter()
         .chain(if key { &[][..] } else { VALUE_TYPES })
+        .chain(if key { &[][..] } else { FROZEN_TYPES })
         .collect();
     *all[rng.pick(all.len())]
 }

@@ -155,7 +155,7 @@ impl Rows {
     }
 
     /// Each value as cqlsh shows it (`null` for a null).
-    fn displayed(&self) -> Vec<Vec<String>> {
+    pub fn displayed(&self) -> Vec<Vec<String>> {
         self.rows
             .iter()
             .map(|r| {

@@ -126,14 +126,8 @@ impl Table {
             .enumerate()
             .map(|(i, n)| find(n, Kind::Clustering(i)))
             .collect::<Result<Vec<_>, _>>()?;
-        if let Some(c) = defs.iter().find(|c| {
-            matches!(c.ty, CqlType::Frozen(_))
-                || c.ty.is_collection() && !collection_of_scalars(&c.ty)
-        }) {
-            return Err(CqlError::invalid(format!(
-                "column {} is {}: frozen and nested collections are not supported yet",
-                c.name, c.ty
-            )));
+        if let Some(c) = defs.iter().find(|c| !storable(&c.ty)) {
+            return Err(unstorable(&c.name, &c.ty));
         }
         let mut descending = vec![false; ck.len()];
         for (i, (name, desc)) in order.iter().enumerate() {
@@ -171,7 +165,10 @@ impl Table {
             if name.is_empty() || name.len() > 255 {
                 return Err(CqlError::invalid("column names are 1 to 255 bytes"));
             }
-            if ty.is_collection() || matches!(ty, CqlType::Frozen(_)) {
+            if !storable(ty) {
+                return Err(unstorable(name, ty));
+            }
+            if ty.is_collection() {
                 return Err(CqlError::invalid(format!(
                     "adding the {ty} column {name} is not supported yet: ALTER TABLE adds scalar columns"
                 )));
@@ -396,13 +393,26 @@ impl Table {
     }
 }
 
-/// A collection whose elements (and a map's keys and values) are scalars.
-fn collection_of_scalars(ty: &CqlType) -> bool {
+/// Whether a column of this type can be stored: a scalar, a collection of scalars (a list's
+/// elements and a map's values may be frozen collections of scalars), or a frozen collection
+/// of scalars.
+fn storable(ty: &CqlType) -> bool {
     match ty {
-        CqlType::List(e) | CqlType::Set(e) => e.comparator().is_some(),
-        CqlType::Map(k, v) => k.comparator().is_some() && !v.is_collection(),
-        _ => false,
+        CqlType::Frozen(_) => ty.is_frozen_collection(),
+        t if t.is_collection() => t.is_collection_of_scalars(),
+        _ => true,
     }
+}
+
+fn unstorable(name: &str, ty: &CqlType) -> CqlError {
+    CqlError::invalid(match ty {
+        CqlType::Frozen(inner) if !inner.is_collection() => {
+            format!("column {name} is {ty}: frozen<> is only allowed on collections")
+        }
+        _ => format!(
+            "column {name} is {ty}: collections nested deeper than a frozen collection of scalars inside a collection are not supported yet"
+        ),
+    })
 }
 
 /// A name as CQL must write it to keep it: bare when it is lower-case letters, digits and `_`

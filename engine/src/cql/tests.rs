@@ -217,8 +217,10 @@ fn writes_that_cannot_be_honoured_are_refused_whole() {
         "INSERT INTO t (k, nope) VALUES (1, 'x')",
         "UPDATE t SET k = 2 WHERE k = 1",
         "BEGIN BATCH INSERT INTO t (k, v) VALUES (1, 'a'); INSERT INTO t (k, v) VALUES (2, 3) APPLY BATCH",
-        "CREATE TABLE m (k int PRIMARY KEY, m frozen<map<text, text>>)",
+        "CREATE TABLE m (k int PRIMARY KEY, m frozen<int>)",
         "CREATE TABLE m (k int PRIMARY KEY, m map<text, list<int>>)",
+        "CREATE TABLE m (k int PRIMARY KEY, s set<frozen<list<int>>>)",
+        "CREATE TABLE m (k frozen<list<int>> PRIMARY KEY, v int)",
         "SELECT * FROM nosuch",
     ] {
         assert!(cql.execute(bad).is_err(), "{bad}");
@@ -467,15 +469,7 @@ fn shown(cql: &mut Session<'_>, select: &str) -> Vec<Vec<String>> {
     let Some(CqlResult::Rows(r)) = cql.execute(select).unwrap().pop() else {
         panic!("{select} returned no rows");
     };
-    r.rows
-        .iter()
-        .map(|row| {
-            row.iter()
-                .zip(&r.columns)
-                .map(|(v, (_, ty))| v.as_ref().map_or("null".into(), |v| ty.display(v)))
-                .collect()
-        })
-        .collect()
+    r.displayed()
 }
 
 #[test]

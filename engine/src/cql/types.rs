@@ -132,6 +132,37 @@ impl CqlType {
         })
     }
 
+    /// Whether this is a collection whose elements are scalars (a map's values may also be
+    /// frozen collections of scalars, as may a list's elements): the collections the engine
+    /// stores, as cells or frozen in one cell.
+    pub fn is_collection_of_scalars(&self) -> bool {
+        let scalar = |t: &CqlType| t.comparator().is_some();
+        let value = |t: &CqlType| scalar(t) || t.is_frozen_collection();
+        match self {
+            CqlType::List(e) => value(e),
+            CqlType::Set(e) => scalar(e),
+            CqlType::Map(k, v) => scalar(k) && value(v),
+            _ => false,
+        }
+    }
+
+    /// Whether this is `frozen<…>` of a collection of scalars.
+    pub fn is_frozen_collection(&self) -> bool {
+        matches!(self, CqlType::Frozen(inner)
+            if inner.is_collection() && inner.is_collection_of_scalars() && !inner.has_frozen())
+    }
+
+    /// Whether this collection holds frozen collections.
+    fn has_frozen(&self) -> bool {
+        match self {
+            CqlType::List(e) | CqlType::Set(e) => matches!(**e, CqlType::Frozen(_)),
+            CqlType::Map(k, v) => {
+                matches!(**k, CqlType::Frozen(_)) || matches!(**v, CqlType::Frozen(_))
+            }
+            _ => false,
+        }
+    }
+
     /// Whether this is a (non-frozen) collection.
     pub fn is_collection(&self) -> bool {
         matches!(self, CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..))
@@ -216,6 +247,8 @@ impl CqlType {
                 b
             }
             (CqlType::Blob, Literal::Hex(h)) => from_hex(h).map_err(|_| mismatch())?,
+            // A frozen collection is one cell holding the collection's serialized form.
+            (CqlType::Frozen(inner), lit) => return inner.encode(lit, column),
             (ty, Literal::BlobAs(name, h)) if !ty.is_collection() => {
                 let same = CqlType::scalar(name).is_some_and(|t| t == *ty)
                     || matches!((ty, name.as_str()), (CqlType::Blob, "blob"));
@@ -356,6 +389,7 @@ impl CqlType {
                 _ => format!("0x{}", to_hex(bytes)),
             },
             CqlType::Decimal => decode_decimal(bytes).unwrap_or_else(|| to_hex(bytes)),
+            CqlType::Frozen(inner) => inner.display(bytes),
             CqlType::List(e) | CqlType::Set(e) | CqlType::Map(e, _) => {
                 let Ok(items) = self.elements(bytes) else {
                     return format!("0x{}", to_hex(bytes));

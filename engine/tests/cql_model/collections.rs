@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Rng, Val, KEY_TYPES};
+use super::{Rng, Val, FROZEN_TYPES, KEY_TYPES};
 
 /// A collection column's kind and the values its parts take.
 pub enum Kind {
@@ -32,20 +32,18 @@ pub struct State {
 
 pub fn coll(rng: &mut Rng, i: usize) -> Coll {
     let which = rng.pick(3);
-    let mut ty = || KEY_TYPES[rng.pick(KEY_TYPES.len())];
+    let key = KEY_TYPES[rng.pick(KEY_TYPES.len())];
+    // A map's values and a list's elements may be frozen collections; a set's elements, which
+    // name cells, are scalars.
+    let values: Vec<_> = KEY_TYPES.iter().chain(FROZEN_TYPES).collect();
+    let value = *values[rng.pick(values.len())];
     let (kind, text) = match which {
-        0 => {
-            let (k, v) = (ty(), ty());
-            (Kind::Map(k.1, v.1), format!("map<{}, {}>", k.0, v.0))
-        }
-        1 => {
-            let e = ty();
-            (Kind::Set(e.1), format!("set<{}>", e.0))
-        }
-        _ => {
-            let e = ty();
-            (Kind::List(e.1), format!("list<{}>", e.0))
-        }
+        0 => (
+            Kind::Map(key.1, value.1),
+            format!("map<{}, {}>", key.0, value.0),
+        ),
+        1 => (Kind::Set(key.1), format!("set<{}>", key.0)),
+        _ => (Kind::List(value.1), format!("list<{}>", value.0)),
     };
     Coll {
         name: format!("w{i}"),

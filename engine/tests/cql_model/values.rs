@@ -159,3 +159,46 @@ pub const VALUE_TYPES: &[(&str, &[Val])] = &[
         )],
     ),
 ];
+
+/// Frozen collections of scalars: one cell each, holding the collection's serialized form (a
+/// count, then each element, a map's key then value, as an `int` length and bytes); a set's
+/// elements and a map's keys sorted, as Cassandra writes them. Seen as regular columns, a
+/// list's elements and a map's values.
+pub const FROZEN_TYPES: &[(&str, &[Val])] = &[
+    (
+        "frozen<list<int>>",
+        &[
+            (
+                "[1, 2]",
+                &[0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2],
+                0,
+            ),
+            ("[]", &[0, 0, 0, 0], 1),
+        ],
+    ),
+    (
+        "frozen<set<text>>",
+        &[
+            (
+                "{'b', 'a'}",
+                &[0, 0, 0, 2, 0, 0, 0, 1, b'a', 0, 0, 0, 1, b'b'],
+                0,
+            ),
+            ("{'a'}", &[0, 0, 0, 1, 0, 0, 0, 1, b'a'], 1),
+        ],
+    ),
+    (
+        "frozen<map<int, text>>",
+        &[
+            (
+                "{2: 'x', 1: 'y'}",
+                &[
+                    0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'y', 0, 0, 0, 4, 0, 0, 0, 2,
+                    0, 0, 0, 1, b'x',
+                ],
+                0,
+            ),
+            ("{}", &[0, 0, 0, 0], 1),
+        ],
+    ),
+];

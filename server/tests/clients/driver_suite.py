@@ -42,7 +42,8 @@ TYPES_COLUMNS = {
     "si": "smallint", "ti": "tinyint", "vi": "varint", "de": "decimal", "bo": "boolean",
     "f": "float", "d": "double", "u": "uuid", "tu": "timeuuid", "ts": "timestamp",
     "dt": "date", "tm": "time", "b": "blob", "ip": "inet", "li": "list<int>",
-    "st": "set<text>", "mp": "map<text, int>",
+    "st": "set<text>", "mp": "map<text, int>", "fl": "frozen<list<int>>",
+    "fm": "frozen<map<text, int>>", "lf": "list<frozen<set<int>>>",
 }
 # The DDL spells varchar as varchar; Cassandra (and so the driver's metadata) calls it text.
 TYPES_DDL = ", ".join(
@@ -56,18 +57,21 @@ TYPE_ROWS = {
             bo=True, f=3.5, d=-2.718281828459045, u=uuid.uuid4(), tu=uuid.uuid1(),
             ts=datetime.datetime(2024, 2, 29, 12, 34, 56, 789000), dt=datetime.date(2024, 2, 29),
             tm=datetime.time(23, 59, 59, 999999), b=bytes(range(256)), ip="192.168.1.20",
-            li=[3, 1, 2, 1], st={"b", "a", "ü"}, mp={"x": 1, "y": -2}),
+            li=[3, 1, 2, 1], st={"b", "a", "ü"}, mp={"x": 1, "y": -2}, fl=[3, 1, 3],
+            fm={"b": 2, "a": 1}, lf=[{2, 1}, {5}]),
     2: dict(a="", t="", vc="", i=-(2**31), bi=-(2**63), si=-(2**15), ti=-(2**7), vi=2**200,
             de=Decimal("1E+30"), bo=False, f=-3.4028234663852886e38, d=5e-324,
             u=uuid.UUID(int=0), tu=uuid.uuid1(), ts=datetime.datetime(1969, 7, 20, 20, 17, 40),
             dt=datetime.date(1900, 1, 1), tm=datetime.time(0, 0), b=b"", ip="::1",
-            li=[-(2**31)], st={""}, mp={"": 0}),
+            li=[-(2**31)], st={""}, mp={"": 0}, fl=[0], fm={"": 0}, lf=[{0}]),
     3: dict(a="~" * 100, t="x" * 10_000, vc="\u0000nul", i=2**31 - 1, bi=2**63 - 1,
             si=2**15 - 1, ti=2**7 - 1, vi=0, de=Decimal("-0.000000000000000000000000000001"),
             bo=True, f=float("inf"), d=1.7976931348623157e308, u=uuid.UUID(int=2**128 - 1),
             tu=uuid.uuid1(), ts=datetime.datetime(1970, 1, 1), dt=datetime.date(1970, 1, 1),
             tm=datetime.time(12, 0, 0, 1), b=b"\x00", ip="2001:db8::ff00:42:8329",
-            li=[2**31 - 1, 0], st={"z" * 300}, mp={"k" + str(n): n for n in range(50)}),
+            li=[2**31 - 1, 0], st={"z" * 300}, mp={"k" + str(n): n for n in range(50)},
+            fl=list(range(100)), fm={"k" + str(n): n for n in range(20)},
+            lf=[{n, -n} for n in range(10)]),
     4: {c: None for c in COLS},  # every column null
 }
 
@@ -84,8 +88,12 @@ def same(col, want, got):
         return got is not None and set(got) == want
     if col == "mp":
         return got is not None and dict(got) == want
-    if col == "li":
+    if col in ("li", "fl"):
         return got is not None and list(got) == want
+    if col == "fm":
+        return got is not None and dict(got) == want
+    if col == "lf":
+        return got is not None and [set(x) for x in got] == want
     return got == want
 
 

@@ -1,0 +1,187 @@
+//! A frozen collection is one cell holding the collection's serialized form: it is written,
+//! replaced and deleted whole, reads back as cqlsh prints it, survives a flush, a compaction and
+//! a reopen, may be a list's element or a map's value, and refuses the element operations only
+//! a non-frozen collection has.
+
+// A test stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use supercolumn::cql::{CqlResult, Session};
+use supercolumn::query::{ColumnParent, SlicePredicate, SliceRange};
+use supercolumn::{Database, Options};
+
+const SCHEMA: &str =
+    "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
+     CREATE TABLE t (k int, c int, l frozen<list<int>>, s frozen<set<text>>,
+                     m frozen<map<int, text>>, ll list<frozen<list<int>>>,
+                     ms map<text, frozen<set<int>>>, PRIMARY KEY (k, c))";
+
+/// A database in a fresh directory holding table `ks.t`.
+fn fresh() -> (tempfile::TempDir, Database) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    Session::new(&db).execute(SCHEMA).unwrap();
+    (dir, db)
+}
+
+/// The rows of a SELECT, each value as cqlsh prints it (`null` for none).
+fn shown(cql: &mut Session<'_>, select: &str) -> Vec<Vec<String>> {
+    let Some(CqlResult::Rows(r)) = cql.execute(select).unwrap().pop() else {
+        panic!("{select} returned no rows");
+    };
+    r.displayed()
+}
+
+/// The partition's cells as the Thrift-era API reads them: (name as `list` prints it, value).
+fn cells(db: &Database, key: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let def = db.describe_column_family("ks", "t").unwrap();
+    db.get_slice(
+        "ks",
+        key,
+        &ColumnParent::new("t"),
+        &SlicePredicate::Range(SliceRange::all().count(1000)),
+    )
+    .unwrap()
+    .into_iter()
+    .map(|c| {
+        let c = c.as_column().unwrap().clone();
+        (def.comparator.to_text(&c.name), c.value)
+    })
+    .collect()
+}
+
+#[test]
+fn a_frozen_collection_is_one_cell_written_and_read_whole() {
+    let (dir, db) = fresh();
+    let mut cql = Session::new(&db);
+    cql.execute("USE ks").unwrap();
+    cql.execute(
+        "INSERT INTO t (k, c, l, s, m) VALUES (1, 1, [3, 1, 3], {'b', 'a', 'b'}, {2: 'x', 1: 'y', 2: 'z'})",
+    )
+    .unwrap();
+    let select = "SELECT l, s, m FROM t WHERE k = 1";
+    // A list keeps its order and repeats; a set and a map are sorted, a map's last value stands.
+    let want = vec![vec![
+        "[3, 1, 3]".to_string(),
+        "{'a', 'b'}".into(),
+        "{1: 'y', 2: 'z'}".into(),
+    ]];
+    assert_eq!(shown(&mut cql, select), want);
+    // One cell each, named `c:column`, holding the serialized collection.
+    let int = |v: i32| v.to_be_bytes().to_vec();
+    let elem = |b: &[u8]| [int(b.len() as i32), b.to_vec()].concat();
+    let list = [int(3), elem(&int(3)), elem(&int(1)), elem(&int(3))].concat();
+    let set = [int(2), elem(b"a"), elem(b"b")].concat();
+    let map = [int(2), elem(&int(1)), elem(b"y"), elem(&int(2)), elem(b"z")].concat();
+    let key = 1i32.to_be_bytes();
+    let want_cells = vec![
+        ("1:".to_string(), Vec::new()),
+        ("1:l".into(), list),
+        ("1:m".into(), map),
+        ("1:s".into(), set),
+    ];
+    assert_eq!(cells(&db, &key), want_cells);
+    // Replaced whole: what the old value held is gone, with no tombstone to write first.
+    cql.execute("UPDATE t SET l = [7], m = {} WHERE k = 1 AND c = 1")
+        .unwrap();
+    let want = vec![vec!["[7]".to_string(), "{'a', 'b'}".into(), "{}".into()]];
+    assert_eq!(shown(&mut cql, select), want);
+    // Through a flush, a compaction and a reopen.
+    db.flush_all().unwrap();
+    db.compact("ks", Some("t")).unwrap();
+    drop(cql);
+    db.close().unwrap();
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    let mut cql = Session::new(&db);
+    cql.execute("USE ks").unwrap();
+    assert_eq!(shown(&mut cql, select), want);
+    cql.execute("DELETE s FROM t WHERE k = 1 AND c = 1")
+        .unwrap();
+    let want = vec![vec!["[7]".to_string(), "null".into(), "{}".into()]];
+    assert_eq!(shown(&mut cql, select), want);
+    // The schema kept beside the column family (what DESCRIBE prints) names the types.
+    let def = db.describe_column_family("ks", "t").unwrap();
+    let text = def.cql_table.unwrap();
+    assert!(text.contains("l frozen<list<int>>"), "{text}");
+    assert!(text.contains("ms map<text, frozen<set<int>>>"), "{text}");
+}
+
+#[test]
+fn frozen_collections_may_be_list_elements_and_map_values() {
+    let (_dir, db) = fresh();
+    let mut cql = Session::new(&db);
+    cql.execute("USE ks").unwrap();
+    cql.execute(
+        "INSERT INTO t (k, c, ll, ms) VALUES (1, 1, [[1, 2], []], {'a': {3, 1}});
+         UPDATE t SET ll = ll + [[5]], ms['b'] = {2} WHERE k = 1 AND c = 1;
+         UPDATE t SET ll = [[0]] + ll WHERE k = 1 AND c = 1",
+    )
+    .unwrap();
+    let select = "SELECT ll, ms FROM t WHERE k = 1 AND c = 1";
+    let want = vec![vec![
+        "[[0], [1, 2], [], [5]]".to_string(),
+        "{'a': {1, 3}, 'b': {2}}".into(),
+    ]];
+    assert_eq!(shown(&mut cql, select), want);
+    // An element is removed by its whole value.
+    cql.execute("UPDATE t SET ll = ll - [[1, 2]] WHERE k = 1 AND c = 1")
+        .unwrap();
+    db.flush_all().unwrap();
+    let want = vec![vec![
+        "[[0], [], [5]]".to_string(),
+        "{'a': {1, 3}, 'b': {2}}".into(),
+    ]];
+    assert_eq!(shown(&mut cql, select), want);
+}
+
+#[test]
+fn what_a_frozen_collection_cannot_do_is_refused_and_writes_nothing() {
+    let (_dir, db) = fresh();
+    let mut cql = Session::new(&db);
+    cql.execute("USE ks").unwrap();
+    cql.execute("INSERT INTO t (k, c, l) VALUES (1, 1, [1])")
+        .unwrap();
+    for bad in [
+        // Element operations belong to non-frozen collections.
+        "UPDATE t SET l = l + [2] WHERE k = 1 AND c = 1",
+        "UPDATE t SET l[0] = 2 WHERE k = 1 AND c = 1",
+        "UPDATE t SET m[1] = 'x' WHERE k = 1 AND c = 1",
+        "DELETE l[0] FROM t WHERE k = 1 AND c = 1",
+        // A value of the wrong shape.
+        "UPDATE t SET l = {1} WHERE k = 1 AND c = 1",
+        "UPDATE t SET l = ['a'] WHERE k = 1 AND c = 1",
+        "UPDATE t SET l = [null] WHERE k = 1 AND c = 1",
+        // Types it cannot hold, and keys it cannot order.
+        "CREATE TABLE u (k int PRIMARY KEY, f frozen<int>)",
+        "CREATE TABLE u (k int PRIMARY KEY, f frozen<list<frozen<list<int>>>>)",
+        "CREATE TABLE u (k int PRIMARY KEY, f set<frozen<list<int>>>)",
+        "CREATE TABLE u (k frozen<list<int>> PRIMARY KEY, v int)",
+    ] {
+        assert!(cql.execute(bad).is_err(), "{bad}");
+    }
+    assert_eq!(
+        shown(&mut cql, "SELECT l FROM t WHERE k = 1"),
+        [["[1]".to_string()]]
+    );
+    // A bound value is checked against the frozen type before anything is written.
+    let p = cql
+        .prepare("UPDATE t SET l = ? WHERE k = 1 AND c = 1")
+        .unwrap();
+    let bad = [0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1];
+    assert!(cql.execute_prepared(&p, &[Some(&bad)]).is_err());
+    let good = [0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 9];
+    cql.execute_prepared(&p, &[Some(&good)]).unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT l FROM t WHERE k = 1"),
+        [["[9]".to_string()]]
+    );
+    // A frozen column may be added later: it is one more cell, no new comparator.
+    cql.execute("ALTER TABLE t ADD f frozen<map<text, int>>")
+        .unwrap();
+    cql.execute("UPDATE t SET f = {'n': 1} WHERE k = 1 AND c = 1")
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT f FROM t WHERE k = 1"),
+        [["{'n': 1}".to_string()]]
+    );
+}
