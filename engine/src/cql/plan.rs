@@ -314,6 +314,21 @@ pub(super) struct InsertBuffers {
     scratch: Vec<u8>,
 }
 
+impl InsertBuffers {
+    fn capacity(&self) -> usize {
+        self.key.capacity() + self.name.capacity() + self.sort.capacity() + self.scratch.capacity()
+    }
+}
+
+thread_local! {
+    /// The batch and buffers of the last lone planned insert on this thread, emptied.
+    static INSERT_SCRATCH: std::cell::Cell<Option<(BatchMutation, InsertBuffers)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Room a thread keeps for its next planned insert.
+const KEPT_INSERT_SCRATCH: usize = 64 * 1024;
+
 impl InsertPlan {
     /// Writes the row key of these values into `b.key`, and their clustering prefix and its
     /// sort key into `b.name` and `b.sort`; `Ok(false)` when the general path must run (a null
@@ -449,13 +464,19 @@ impl Session<'_> {
         self.check_pinned(t, id)?;
         match plan {
             Plan::Insert(p) => {
-                let mut batch = BatchMutation::new();
-                let mut buffers = InsertBuffers::default();
-                if !self.add_planned_insert(p, t, values, &mut batch, &mut buffers)? {
-                    return Ok(None);
+                // A lone insert fills this thread's batch and buffers: fresh ones grow from
+                // empty, several allocations a statement.
+                let (mut batch, mut buffers) = INSERT_SCRATCH.take().unwrap_or_default();
+                let done = match self.add_planned_insert(p, t, values, &mut batch, &mut buffers) {
+                    Ok(true) => Self::apply(self.db, &t.keyspace, &batch).map(|()| true),
+                    other => other,
+                };
+                batch.clear();
+                // A statement that carried a large value gives its room back.
+                if batch.capacity_bytes() + buffers.capacity() <= KEPT_INSERT_SCRATCH {
+                    INSERT_SCRATCH.set(Some((batch, buffers)));
                 }
-                Self::apply(self.db, &t.keyspace, &batch)?;
-                Ok(Some(CqlResult::Void))
+                Ok(done?.then_some(CqlResult::Void))
             }
             Plan::Slice(p) => Ok(self.run_slice_plan(p, values)?.map(CqlResult::Rows)),
             Plan::PointRead(p) => {

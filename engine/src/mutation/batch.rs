@@ -259,6 +259,17 @@ impl BatchMutation {
         self
     }
 
+    /// Empties the batch, keeping its room (a caller that fills one batch per statement).
+    pub(crate) fn clear(&mut self) {
+        self.bytes.clear();
+        self.items.clear();
+    }
+
+    /// Bytes of room the batch holds, used or not.
+    pub(crate) fn capacity_bytes(&self) -> usize {
+        self.bytes.capacity() + self.items.capacity() * std::mem::size_of::<Item>()
+    }
+
     /// Bytes of keys, names and values held (what [`reserve`](Self::reserve) counts).
     pub fn stored_bytes(&self) -> usize {
         self.bytes.len()
