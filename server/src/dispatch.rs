@@ -517,7 +517,19 @@ impl Shared {
             .map(|(p, r)| (&**p, r.as_slice()))
             .collect();
         match session.execute_batch_of(&items) {
-            Ok(()) => (Opcode::Result, results::void(version)),
+            // A conditional batch's `[applied]` rows.
+            Ok(CqlResult::Rows(rows)) => {
+                let (ks, table) = prepared
+                    .first()
+                    .and_then(|p| p.table())
+                    .map(|t| (t.keyspace.clone(), t.name.clone()))
+                    .unwrap_or_default();
+                (
+                    Opcode::Result,
+                    results::rows(&ks, &table, rows, None, version),
+                )
+            }
+            Ok(_) => (Opcode::Result, results::void(version)),
             Err(e) => err(&e, version),
         }
     }

@@ -11,12 +11,17 @@
 //! The answer is Cassandra's: one row whose `[applied]` column says whether the write was
 //! made and, when not, the values that decided it (the whole row for `IF NOT EXISTS`, the
 //! conditioned columns otherwise).
+//!
+//! A `BATCH` holding conditional writes is one transaction on one partition of one table:
+//! every condition is evaluated under the partition's lock and the batch applies whole only
+//! if all of them hold. Not applied, it answers a row per CQL row that was checked and
+//! exists, in clustering order, each with its key columns and the conditioned ones.
 
 use std::hash::{Hash, Hasher};
 
 use parking_lot::{Mutex, MutexGuard};
 
-use super::ast::{Bind, Condition, Op, Relation, Select, Statement, Term, Using};
+use super::ast::{Bind, Condition, Op, Relation, Select, Statement, TableName, Term, Using};
 use super::error::CqlError;
 use super::table::{Kind, Table};
 use super::types::{matches_filter, CqlType};
@@ -56,14 +61,18 @@ fn unconditional(stmt: &Statement) -> Statement {
     s
 }
 
+/// One statement of a batch, with the values its markers take (`None`: the session's own,
+/// as for a batch given as text).
+pub(super) type BatchItem<'a> = (&'a Statement, Option<&'a [Option<&'a [u8]>]>);
+
 impl Session<'_> {
-    /// Runs a conditional write; the answer is the `[applied]` row.
-    pub(super) fn conditional_write(
-        &mut self,
-        stmt: &Statement,
-        condition: &Condition,
-    ) -> Result<CqlResult, CqlError> {
-        let (table, using, relations) = match stmt {
+    /// The table a write names, its `USING`, and the relations naming its rows (an INSERT's:
+    /// its key columns' values).
+    fn target<'s>(
+        &self,
+        stmt: &'s Statement,
+    ) -> Result<(&'s TableName, &'s Using, Vec<Relation>), CqlError> {
+        match stmt {
             Statement::Insert {
                 table,
                 columns,
@@ -71,7 +80,6 @@ impl Session<'_> {
                 using,
                 ..
             } => {
-                // The row an INSERT names: its key columns' values.
                 let t = self.table(table)?;
                 let named = columns
                     .iter()
@@ -79,7 +87,7 @@ impl Session<'_> {
                     .filter(|(c, _)| t.column(c).is_ok_and(|(_, d)| d.kind != Kind::Regular))
                     .map(|(c, v)| Relation::Compare(c.clone(), Op::Eq, v.clone()))
                     .collect();
-                (table, using, named)
+                Ok((table, using, named))
             }
             Statement::Update {
                 table,
@@ -92,16 +100,26 @@ impl Session<'_> {
                 using,
                 relations,
                 ..
-            } => (table, using, relations.clone()),
-            _ => return Err(CqlError::invalid("only a write can be conditional")),
-        };
+            } => Ok((table, using, relations.clone())),
+            _ => Err(CqlError::invalid(
+                "only INSERT, UPDATE and DELETE can be conditional or in a BATCH",
+            )),
+        }
+    }
+
+    /// The one CQL row a conditional write names, after checking what it may not carry.
+    fn conditioned_row(
+        &self,
+        t: &Table,
+        using: &Using,
+        relations: &[Relation],
+        condition: &Condition,
+    ) -> Result<(Vec<u8>, Vec<Vec<u8>>), CqlError> {
         if using.timestamp.is_some() {
             return Err(CqlError::invalid(
                 "a conditional write cannot have a custom timestamp (USING TIMESTAMP)",
             ));
         }
-        let ks = self.keyspace_of(table)?;
-        let t = self.table(table)?;
         if let Condition::Columns(cs) = condition {
             for (c, ..) in cs {
                 let (_, def) = t.column(c)?;
@@ -112,16 +130,19 @@ impl Session<'_> {
                 }
             }
         }
-        let rows = self.rows_named(&t, &relations, Naming::Rows)?;
-        let [(key, clustering)] = rows.as_slice() else {
-            return Err(CqlError::invalid(
+        let mut rows = self.rows_named(t, relations, Naming::Rows)?;
+        match rows.pop() {
+            Some(row) if rows.is_empty() => Ok(row),
+            _ => Err(CqlError::invalid(
                 "a conditional write names exactly one row, by its whole primary key",
-            ));
-        };
-        let mut last = stripe(&ks, &t.name, key);
-        let current = self.read_row(&t, key, clustering)?;
+            )),
+        }
+    }
+
+    /// Whether `condition` holds of `current`, the row as `SELECT *` read it.
+    fn holds(&self, t: &Table, condition: &Condition, current: &Rows) -> Result<bool, CqlError> {
         let row = current.rows.first();
-        let applied = match condition {
+        Ok(match condition {
             Condition::NotExists => row.is_none(),
             Condition::Exists => row.is_some(),
             Condition::Columns(cs) => {
@@ -135,15 +156,31 @@ impl Session<'_> {
                 }
                 holds
             }
-        };
+        })
+    }
+
+    /// The timestamp of a conditional write that applies under the lock holding `last`.
+    fn next_timestamp(&self, last: &mut i64) -> i64 {
+        let now = self.db.options().clock.now_micros();
+        *last = now.max(last.saturating_add(1));
+        *last
+    }
+
+    /// Runs a conditional write; the answer is the `[applied]` row.
+    pub(super) fn conditional_write(
+        &mut self,
+        stmt: &Statement,
+        condition: &Condition,
+    ) -> Result<CqlResult, CqlError> {
+        let (table, using, relations) = self.target(stmt)?;
+        let ks = self.keyspace_of(table)?;
+        let t = self.table(table)?;
+        let (key, clustering) = self.conditioned_row(&t, using, &relations, condition)?;
+        let mut last = stripe(&ks, &t.name, &key);
+        let current = self.read_row(&t, &key, &clustering)?;
+        let applied = self.holds(&t, condition, &current)?;
         if applied {
-            let ts = self
-                .db
-                .options()
-                .clock
-                .now_micros()
-                .max(last.saturating_add(1));
-            *last = ts;
+            let ts = self.next_timestamp(&mut last);
             // The write's timestamp is the lock's, whatever the client's default.
             let saved = self.default_timestamp.replace(ts);
             let mut batch = BatchMutation::new();
@@ -154,6 +191,117 @@ impl Session<'_> {
             written?;
         }
         Ok(CqlResult::Rows(answer(applied, condition, current)))
+    }
+
+    /// Runs a `BATCH` holding conditional writes: the statements must write one partition of
+    /// one table, and apply together only if every condition holds.
+    pub(super) fn conditional_batch(
+        &mut self,
+        items: &[BatchItem<'_>],
+        batch_using: &Using,
+    ) -> Result<CqlResult, CqlError> {
+        if batch_using.timestamp.is_some() {
+            return Err(CqlError::invalid(
+                "a conditional BATCH cannot have a custom timestamp (USING TIMESTAMP)",
+            ));
+        }
+        let saved = (self.binds.clone(), self.default_timestamp);
+        let result = self.run_conditional_batch(items, batch_using);
+        (self.binds, self.default_timestamp) = saved;
+        result
+    }
+
+    /// Puts an item's values in place of the session's markers' (when it has its own).
+    fn bind_item(&mut self, values: Option<&[Option<&[u8]>]>) {
+        if let Some(v) = values {
+            self.binds = v.iter().map(|v| v.map(<[u8]>::to_vec)).collect();
+        }
+    }
+
+    fn run_conditional_batch(
+        &mut self,
+        items: &[BatchItem<'_>],
+        batch_using: &Using,
+    ) -> Result<CqlResult, CqlError> {
+        let mut target: Option<(String, std::sync::Arc<Table>, Vec<u8>)> = None;
+        // Per conditional statement: its item, the row it names, its condition.
+        let mut checks: Vec<(usize, Vec<Vec<u8>>, &Condition)> = Vec::new();
+        for (i, (stmt, values)) in items.iter().enumerate() {
+            self.bind_item(*values);
+            let (table, using, relations) = self.target(stmt)?;
+            let ks = self.keyspace_of(table)?;
+            let t = self.table(table)?;
+            if let Some((k, t0, _)) = &target {
+                if (k, &t0.name) != (&ks, &t.name) {
+                    return Err(CqlError::invalid(
+                        "a BATCH with conditions cannot span multiple tables",
+                    ));
+                }
+            }
+            let keys: Vec<Vec<u8>> = match condition_of(stmt) {
+                Some(c) => {
+                    let (key, clustering) = self.conditioned_row(&t, using, &relations, c)?;
+                    checks.push((i, clustering, c));
+                    vec![key]
+                }
+                None => {
+                    if using.timestamp.is_some() {
+                        return Err(CqlError::invalid(
+                            "a statement of a conditional BATCH cannot have a custom timestamp (USING TIMESTAMP)",
+                        ));
+                    }
+                    let named = self.rows_named(&t, &relations, Naming::Partitions)?;
+                    named.into_iter().map(|(k, _)| k).collect()
+                }
+            };
+            for key in keys {
+                match &target {
+                    Some((_, _, k)) if *k != key => {
+                        return Err(CqlError::invalid(
+                            "a BATCH with conditions cannot span multiple partitions",
+                        ))
+                    }
+                    Some(_) => {}
+                    None => target = Some((ks.clone(), t.clone(), key)),
+                }
+            }
+        }
+        let Some((ks, t, key)) = target else {
+            return Err(CqlError::invalid("a conditional BATCH writes nothing"));
+        };
+        let mut last = stripe(&ks, &t.name, &key);
+        // Each row checked, read once, in the order first checked.
+        let mut read: Vec<(Vec<Vec<u8>>, Rows)> = Vec::new();
+        let mut applied = true;
+        for (i, clustering, condition) in &checks {
+            self.bind_item(items[*i].1);
+            let at = match read.iter().position(|(c, _)| c == clustering) {
+                Some(at) => at,
+                None => {
+                    let rows = self.read_row(&t, &key, clustering)?;
+                    read.push((clustering.clone(), rows));
+                    read.len() - 1
+                }
+            };
+            // Every condition is evaluated (and its values checked), not just up to a failure.
+            applied &= self.holds(&t, condition, &read[at].1)?;
+        }
+        if applied {
+            self.default_timestamp = Some(self.next_timestamp(&mut last));
+            let mut batch = BatchMutation::new();
+            for (stmt, values) in items {
+                self.bind_item(*values);
+                self.add_write(&unconditional(stmt), batch_using, &mut batch)?;
+            }
+            Self::apply(self.db, &ks, &batch)?;
+        }
+        let conditions: Vec<&Condition> = checks.iter().map(|(_, _, c)| *c).collect();
+        Ok(CqlResult::Rows(batch_answer(
+            applied,
+            &t,
+            &conditions,
+            read,
+        )))
     }
 
     /// The CQL row at `key` and `clustering`, every column, as `SELECT *` reads it.
@@ -246,4 +394,65 @@ fn answer(applied: bool, condition: &Condition, current: Rows) -> Rows {
         columns,
         rows: vec![row],
     }
+}
+
+/// A conditional batch's answer: `[applied]` alone when applied (or when no row checked
+/// exists), else a row per existing row checked, in clustering order, with its key columns and
+/// the conditioned ones (every column, when a statement asked whether its row exists).
+fn batch_answer(
+    applied: bool,
+    t: &Table,
+    conditions: &[&Condition],
+    mut read: Vec<(Vec<Vec<u8>>, Rows)>,
+) -> Rows {
+    let flag = Some(vec![u8::from(applied)]);
+    read.retain(|(_, r)| !r.rows.is_empty());
+    let Some(columns) = read
+        .first()
+        .map(|(_, r)| r.columns.clone())
+        .filter(|_| !applied)
+    else {
+        return Rows {
+            columns: vec![("[applied]".to_string(), CqlType::Boolean)],
+            rows: vec![vec![flag]],
+        };
+    };
+    let every = conditions
+        .iter()
+        .any(|c| matches!(c, Condition::Exists | Condition::NotExists));
+    let conditioned = |name: &str| {
+        conditions.iter().any(|c| match c {
+            Condition::Columns(cs) => cs.iter().any(|(n, ..)| n == name),
+            _ => false,
+        })
+    };
+    let kept: Vec<usize> = (0..columns.len())
+        .filter(|&i| {
+            let name = &columns[i].0;
+            every || conditioned(name) || t.column(name).is_ok_and(|(_, d)| d.kind != Kind::Regular)
+        })
+        .collect();
+    let cmps = t.clustering_comparators();
+    read.sort_by(|(a, _), (b, _)| {
+        a.iter()
+            .zip(b)
+            .zip(&cmps)
+            .map(|((x, y), cmp)| cmp.compare(x, y))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut out = Rows {
+        columns: std::iter::once(("[applied]".to_string(), CqlType::Boolean))
+            .chain(kept.iter().map(|&i| columns[i].clone()))
+            .collect(),
+        rows: Vec::new(),
+    };
+    for (_, r) in read {
+        for row in r.rows {
+            let values = kept.iter().map(|&i| row[i].clone());
+            out.rows
+                .push(std::iter::once(flag.clone()).chain(values).collect());
+        }
+    }
+    out
 }

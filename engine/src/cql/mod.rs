@@ -303,23 +303,30 @@ impl<'db> Session<'db> {
         rows: &[&[Option<&[u8]>]],
     ) -> Result<(), CqlError> {
         let items: Vec<(&Prepared, &[Option<&[u8]>])> = rows.iter().map(|r| (p, *r)).collect();
-        self.execute_batch_of(&items)
+        self.execute_batch_of(&items).map(drop)
     }
 
     /// Executes prepared writes, each with its values, as one batch of one keyspace (the
-    /// native protocol's BATCH): all of it is validated before any of it is applied.
+    /// native protocol's BATCH): all of it is validated before any of it is applied. A batch
+    /// holding conditional writes answers with its `[applied]` rows; any other, `Void`.
     pub fn execute_batch_of(
         &mut self,
         items: &[(&Prepared, &[Option<&[u8]>])],
-    ) -> Result<(), CqlError> {
+    ) -> Result<CqlResult, CqlError> {
         let only_writes = || CqlError::invalid("only INSERT, UPDATE and DELETE can be in a BATCH");
         let Some(ks) = items.first().and_then(|(p, _)| p.keyspace.clone()) else {
             return if items.is_empty() {
-                Ok(())
+                Ok(CqlResult::Void)
             } else {
                 Err(only_writes())
             };
         };
+        if items
+            .iter()
+            .any(|(p, _)| conditional::condition_of(&p.statement).is_some())
+        {
+            return self.prepared_conditional_batch(&ks, items);
+        }
         let saved = self.keyspace.replace(ks.clone());
         let mut batch = BatchMutation::new();
         let mut buffers = plan::InsertBuffers::default();
@@ -377,7 +384,38 @@ impl<'db> Session<'db> {
         self.binds.clear();
         self.keyspace = saved;
         result?;
-        Self::apply(self.db, &ks, &batch)
+        Self::apply(self.db, &ks, &batch)?;
+        Ok(CqlResult::Void)
+    }
+
+    /// A native protocol BATCH holding conditional writes: each statement checked against
+    /// the table it was prepared for, then run as one conditional batch.
+    fn prepared_conditional_batch(
+        &mut self,
+        ks: &str,
+        items: &[(&Prepared, &[Option<&[u8]>])],
+    ) -> Result<CqlResult, CqlError> {
+        for (p, values) in items {
+            if p.keyspace.as_deref() != Some(ks) {
+                return Err(CqlError::invalid("a BATCH here writes to one keyspace"));
+            }
+            if values.len() != p.markers {
+                return Err(CqlError::invalid(
+                    "a batch row has the wrong number of values",
+                ));
+            }
+            if let Some((t, id)) = &p.table {
+                self.check_pinned(t, *id)?;
+            }
+        }
+        let saved = self.keyspace.replace(ks.to_string());
+        let batch: Vec<conditional::BatchItem<'_>> = items
+            .iter()
+            .map(|(p, values)| (&p.statement, Some(*values)))
+            .collect();
+        let result = self.conditional_batch(&batch, &ast::Using::default());
+        self.keyspace = saved;
+        result
     }
 
     /// Switches the keyspace in use without a `USE` statement (a server keeps it per
@@ -437,6 +475,14 @@ impl<'db> Session<'db> {
                 Ok(CqlResult::Void)
             }
             Statement::Batch { statements, using } => {
+                if statements
+                    .iter()
+                    .any(|s| conditional::condition_of(s).is_some())
+                {
+                    let items: Vec<conditional::BatchItem<'_>> =
+                        statements.iter().map(|s| (s, None)).collect();
+                    return self.conditional_batch(&items, using);
+                }
                 let mut keyspace: Option<String> = None;
                 let mut batch = BatchMutation::new();
                 for s in statements {

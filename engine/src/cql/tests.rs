@@ -211,7 +211,7 @@ fn writes_that_cannot_be_honoured_are_refused_whole() {
         .unwrap();
     for bad in [
         "INSERT INTO t (k, v) VALUES (1, 'x') IF NOT EXISTS USING TIMESTAMP 5",
-        "BEGIN BATCH INSERT INTO t (k, v) VALUES (1, 'x') IF NOT EXISTS APPLY BATCH",
+        "BEGIN BATCH INSERT INTO t (k, v) VALUES (1, 'x') IF NOT EXISTS USING TIMESTAMP 5 APPLY BATCH",
         "INSERT INTO t (v) VALUES ('x')",
         "INSERT INTO t (k, v) VALUES ('one', 'x')",
         "INSERT INTO t (k, nope) VALUES (1, 'x')",

@@ -2,6 +2,8 @@
 //! test controls, and short ways to read results.
 #![allow(dead_code)]
 
+pub mod cql;
+
 use std::sync::Arc;
 
 use supercolumn::{

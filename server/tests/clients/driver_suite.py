@@ -312,6 +312,25 @@ try:
         got = session.execute("SELECT v FROM lwt WHERE k = 1").one().v
         assert got == "c", f"after the conditional UPDATE v = {got!r}"
 
+    @check("conditional batches: one partition, applied whole or not at all")
+    def _():
+        session.execute("CREATE TABLE lwtb (k int, c int, v text, PRIMARY KEY (k, c))")
+        ins = session.prepare("INSERT INTO lwtb (k, c, v) VALUES (?, ?, ?) IF NOT EXISTS")
+        upd = session.prepare("UPDATE lwtb SET v = ? WHERE k = ? AND c = ?")
+
+        def batch(v):
+            b = BatchStatement()
+            b.add(ins, (1, 1, v))
+            b.add(upd, (v, 1, 2))
+            return session.execute(b)
+
+        r = batch("first")
+        assert r.was_applied, f"first conditional batch not applied: {list(r)}"
+        r = batch("second")
+        assert not r.was_applied, f"second conditional batch applied: {list(r)}"
+        got = sorted(tuple(x) for x in session.execute("SELECT c, v FROM lwtb WHERE k = 1"))
+        assert got == [(1, "first"), (2, "first")], f"after the batches: {got}"
+
     @check("USING TTL ?: a 1-second TTL expires")
     def _():
         session.execute(session.prepare("INSERT INTO tt (k, v) VALUES (?, ?) USING TTL ?"), (5, "gone", 1))

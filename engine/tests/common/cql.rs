@@ -1,0 +1,26 @@
+//! CQL helpers for the integration tests: a database whose keyspace `ks` holds a schema, and
+//! a session on it.
+
+use std::path::Path;
+
+use supercolumn::cql::Session;
+use supercolumn::{Database, Options};
+
+/// A database in `dir` whose keyspace `ks` (one replica) holds what `schema` creates.
+pub fn open_cql(dir: &Path, schema: &str) -> Database {
+    let db = Database::open(dir, Options::default()).unwrap();
+    let mut cql = Session::new(&db);
+    cql.execute(
+        "CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks",
+    )
+    .unwrap();
+    cql.execute(schema).unwrap();
+    db
+}
+
+/// A session on keyspace `ks`.
+pub fn ks_session(db: &Database) -> Session<'_> {
+    let mut cql = Session::new(db);
+    cql.execute("USE ks").unwrap();
+    cql
+}
