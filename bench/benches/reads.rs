@@ -1,7 +1,8 @@
 //! The read path through the public API, on 100,000 rows (16-byte key, one 100-byte column) and
 //! 20 wide rows of 10,000 8-byte columns: point reads from the memtable, from SSTables with the
 //! block cache cold (off) and warm, key-cache hits, bloom-filter misses; slices of a wide row
-//! (first 10, last 10 reversed, 10 by name); range slices of 100 rows.
+//! (first 10, last 10 reversed, 10 by name; first 10 of a row in the memtable, and of one in
+//! the memtable and an SSTable); range slices of 100 rows.
 //!
 //! `cargo bench -p supercolumn-bench --bench reads`
 
@@ -99,6 +100,26 @@ fn point_reads(c: &mut Criterion) {
                         p,
                     )
                     .expect("slice"),
+                )
+            })
+        });
+    }
+    // The same first 10 of a row still in the memtable, and of a row in both the memtable
+    // (every other column written again) and an SSTable: slices that merge or copy.
+    let (_m, in_memory) = load(32, false);
+    let (_b, both) = load(256, true);
+    let again = (0..20).flat_map(|r| (0..10_000).step_by(2).map(move |c| wide_cell(r, c)));
+    load_cells(&both, again, 5000).expect("write");
+    for (label, db) in [
+        ("first_10_memtable", &in_memory),
+        ("first_10_two_sources", &both),
+    ] {
+        g.bench_function(label, |b| {
+            b.iter(|| {
+                let row = wide_key(ks.next().unwrap_or(0) % 20);
+                black_box(
+                    db.get_slice("Keyspace1", row, &parent, &first)
+                        .expect("slice"),
                 )
             })
         });

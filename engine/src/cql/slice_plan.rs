@@ -18,7 +18,6 @@ use super::select::{output_columns, read_reversed};
 use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
 use super::{Rows, Session};
-use crate::model::cell::CellValue;
 use crate::model::comparator::Comparator;
 use crate::model::sort_key::{escaped_len, unescape_into};
 use crate::query::{ColumnParent, SlicePredicate, SliceRange};
@@ -442,9 +441,10 @@ impl Session<'_> {
                 };
                 let slot = p.regular.iter().position(|r| r[..] == *column);
                 if let (Some(slot), false) = (slot, element) {
-                    if let CellValue::Live { value, ttl } = cell.value {
+                    let timestamp = cell.as_ref().timestamp;
+                    if let Some((value, ttl)) = cell.into_live() {
                         let expires = ttl.map(|t| t.local_expiration_time);
-                        cells[slot] = Some((value, cell.timestamp, expires));
+                        cells[slot] = Some((value, timestamp, expires));
                     }
                 }
                 Ok(true)

@@ -5,7 +5,7 @@ use std::ops::Bound;
 
 use super::Database;
 use crate::error::{Error, NameKind, Result};
-use crate::model::cell::Cell;
+use crate::model::cell::{Cell, CellIn};
 use crate::model::partitioner::{Partitioner, RowKey};
 use crate::mutation::validate_key;
 use crate::query::{
@@ -169,7 +169,7 @@ impl Database {
         key: &[u8],
         parent: &ColumnParent,
         predicate: &SlicePredicate,
-        f: impl FnMut(&[u8], Cell) -> Result<bool>,
+        f: impl FnMut(&[u8], CellIn<'_>) -> Result<bool>,
     ) -> Result<()> {
         validate_key(key)?;
         let cf = self.cf(keyspace, &parent.column_family)?;

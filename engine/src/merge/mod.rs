@@ -9,4 +9,4 @@ mod source;
 
 pub use entries::merged_entries;
 pub use kmerge::KMerge;
-pub use source::{merged_deletion, EntryItem, RowSource};
+pub use source::{merged_deletion, EntryItem, RowSource, Visitor};

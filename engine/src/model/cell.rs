@@ -96,16 +96,6 @@ impl Cell {
             },
         }
     }
-
-    /// Whether the cell reads as deleted at `now_seconds`: a tombstone, or a TTL cell whose
-    /// expiration time has come.
-    pub fn is_deleted(&self, now_seconds: i64) -> bool {
-        match &self.value {
-            CellValue::Tombstone { .. } => true,
-            CellValue::Live { ttl: Some(t), .. } => now_seconds >= t.local_expiration_time,
-            CellValue::Live { ttl: None, .. } => false,
-        }
-    }
 }
 
 /// A cell as stored, borrowed: what reconciling and reading need without copying the value.
@@ -152,6 +142,16 @@ impl Cell {
 }
 
 impl CellRef<'_> {
+    /// Whether the cell reads as deleted at `now_seconds`: a tombstone, or a TTL cell whose
+    /// expiration time has come.
+    pub fn is_deleted(&self, now_seconds: i64) -> bool {
+        match &self.value {
+            CellValueRef::Tombstone { .. } => true,
+            CellValueRef::Live { ttl: Some(t), .. } => now_seconds >= t.local_expiration_time,
+            CellValueRef::Live { ttl: None, .. } => false,
+        }
+    }
+
     /// The cell, owned.
     pub fn to_cell(self) -> Cell {
         Cell {
@@ -217,4 +217,63 @@ pub enum Entry {
     /// The deletion of a group of entries, stored under the group's key: a whole super column,
     /// or every name under a composite prefix (see [`crate::model::cell_key`]).
     GroupDeletion(DeletionTime),
+}
+
+/// An entry a reader is handed: lent from where it lies (a block in the cache), or owned where
+/// it had to be built (a merge of versions), so a reader that keeps a value takes it without a
+/// copy when it can.
+#[derive(Debug)]
+pub enum EntryIn<'a> {
+    /// Borrowed from its source.
+    Lent(EntryRef<'a>),
+    /// Built for the reader.
+    Owned(Entry),
+}
+
+/// A cell a reader is handed, lent or owned as [`EntryIn`] says.
+#[derive(Debug)]
+pub enum CellIn<'a> {
+    /// Borrowed from its source.
+    Lent(CellRef<'a>),
+    /// Built for the reader.
+    Owned(Cell),
+}
+
+impl<'a> EntryIn<'a> {
+    /// The cell, if the entry is one.
+    pub fn into_cell(self) -> Option<CellIn<'a>> {
+        match self {
+            EntryIn::Lent(EntryRef::Cell(c)) => Some(CellIn::Lent(c)),
+            EntryIn::Owned(Entry::Cell(c)) => Some(CellIn::Owned(c)),
+            EntryIn::Lent(EntryRef::GroupDeletion(_)) | EntryIn::Owned(Entry::GroupDeletion(_)) => {
+                None
+            }
+        }
+    }
+}
+
+impl CellIn<'_> {
+    /// The cell, borrowed.
+    pub fn as_ref(&self) -> CellRef<'_> {
+        match self {
+            CellIn::Lent(c) => *c,
+            CellIn::Owned(c) => c.as_ref(),
+        }
+    }
+
+    /// A live cell's value (moved when owned, copied when lent) and TTL; `None` for a
+    /// tombstone.
+    pub fn into_live(self) -> Option<(Vec<u8>, Option<Ttl>)> {
+        match self {
+            CellIn::Lent(CellRef {
+                value: CellValueRef::Live { value, ttl },
+                ..
+            }) => Some((value.to_vec(), ttl)),
+            CellIn::Owned(Cell {
+                value: CellValue::Live { value, ttl },
+                ..
+            }) => Some((value, ttl)),
+            CellIn::Lent(_) | CellIn::Owned(_) => None,
+        }
+    }
 }

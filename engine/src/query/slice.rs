@@ -10,7 +10,7 @@ use super::prefix_deletion::{self, Covering};
 use super::result::{Column, ColumnOrSuperColumn, SuperColumn};
 use crate::error::Error;
 use crate::merge::{merged_deletion, merged_entries, RowSource};
-use crate::model::cell::{Cell, CellValue, DeletionTime, Entry};
+use crate::model::cell::{Cell, CellIn, CellRef, CellValue, DeletionTime, Entry, EntryIn, Ttl};
 use crate::model::cell_key;
 use crate::model::comparator::{Comparator, MarshalError};
 use crate::model::reconcile::reconcile_entries;
@@ -105,14 +105,15 @@ fn super_column_deletion(
     Ok(None)
 }
 
-/// The cell, if it is live: not shadowed by `del`, not a tombstone, not expired.
-fn live(cell: Cell, del: Option<DeletionTime>, ctx: &SliceContext<'_>) -> Option<Cell> {
+/// Whether the cell is live: not shadowed by `del`, not a tombstone, not expired.
+fn is_live(cell: &CellRef<'_>, del: Option<DeletionTime>, ctx: &SliceContext<'_>) -> bool {
     let shadowed = del.is_some_and(|d| d.shadows(cell.timestamp));
-    if shadowed || cell.is_deleted(ctx.now_seconds) || !matches!(cell.value, CellValue::Live { .. })
-    {
-        return None;
-    }
-    Some(cell)
+    !shadowed && !cell.is_deleted(ctx.now_seconds)
+}
+
+/// The cell, if it is live.
+fn live(cell: Cell, del: Option<DeletionTime>, ctx: &SliceContext<'_>) -> Option<Cell> {
+    is_live(&cell.as_ref(), del, ctx).then_some(cell)
 }
 
 /// A live cell as a column, its name decoded from its sort key.
@@ -125,17 +126,29 @@ fn column_of(
     let CellValue::Live { value, ttl } = cell.value else {
         return Ok(None);
     };
+    column(name_key, cell.timestamp, value, ttl, cmp, ctx).map(Some)
+}
+
+/// The column of a live cell's parts.
+fn column(
+    name_key: &[u8],
+    timestamp: i64,
+    value: Vec<u8>,
+    ttl: Option<Ttl>,
+    cmp: &dyn Comparator,
+    ctx: &SliceContext<'_>,
+) -> Result<Column, Error> {
     // A composite name is a byte per component longer than its sort key: room for it at once.
     let mut name = Vec::with_capacity(name_key.len() + 8);
     cmp.decode_sort_key(name_key, &mut name)
         .map_err(|e| ctx.undecodable(e))?;
-    Ok(Some(Column {
+    Ok(Column {
         name,
         value,
-        timestamp: cell.timestamp,
+        timestamp,
         ttl: ttl.map(|t| t.ttl),
         expires_at: ttl.map(|t| t.local_expiration_time),
-    }))
+    })
 }
 
 fn live_column(
@@ -209,22 +222,13 @@ fn column_slice<T>(
             if range.count <= 64 {
                 out.reserve(range.count);
             }
-            let mut covering = Covering::new(sources, covered_type(ctx, prefix));
-            let (lo, hi) = column_bounds(prefix, cmp, range);
-            for item in merged_entries(sources, as_ref(&lo), as_ref(&hi), range.reversed) {
-                let (key, entry) = item?;
-                let Entry::Cell(cell) = entry else { continue };
-                let Some(name_key) = key.get(prefix.len()..) else {
-                    continue;
-                };
-                let del = DeletionTime::merge_opt(del, covering.of(sources, &key)?);
-                if let Some(c) = live_column(name_key, cell, del, cmp, ctx)? {
-                    out.push(wrap(c));
-                    if out.len() >= range.count {
-                        break;
-                    }
+            visit_live(sources, ctx, cmp, prefix, del, range, |name_key, cell| {
+                let timestamp = cell.as_ref().timestamp;
+                if let Some((value, ttl)) = cell.into_live() {
+                    out.push(wrap(column(name_key, timestamp, value, ttl, cmp, ctx)?));
                 }
-            }
+                Ok(out.len() < range.count)
+            })?;
         }
         SlicePredicate::Names(names) => {
             let mut covering = Covering::new(sources, covered_type(ctx, prefix));
@@ -257,7 +261,9 @@ fn covered_type(ctx: &SliceContext<'_>, prefix: &[u8]) -> ColumnType {
 
 /// Visits the live cells of `range` (its `count` aside) under `prefix` in read order, each as
 /// the sort key of its name and the cell, until `f` answers `false`: a slice that builds no
-/// column (a CQL read assembles its rows straight from these).
+/// column (a CQL read assembles its rows straight from these). A row read from one source
+/// (the usual read of a compacted row) lends each cell from where it lies: nothing is copied
+/// or allocated per cell but what `f` keeps.
 pub fn visit_live(
     sources: &[&dyn RowSource],
     ctx: &SliceContext<'_>,
@@ -265,21 +271,28 @@ pub fn visit_live(
     prefix: &[u8],
     del: Option<DeletionTime>,
     range: &SliceRange,
-    mut f: impl FnMut(&[u8], Cell) -> Result<bool, Error>,
+    mut f: impl FnMut(&[u8], CellIn<'_>) -> Result<bool, Error>,
 ) -> Result<(), Error> {
     let mut covering = Covering::new(sources, covered_type(ctx, prefix));
     let (lo, hi) = column_bounds(prefix, cmp, range);
+    let mut each = |key: &[u8], entry: EntryIn<'_>| -> Result<bool, Error> {
+        let (Some(cell), Some(name_key)) = (entry.into_cell(), key.get(prefix.len()..)) else {
+            return Ok(true);
+        };
+        let del = DeletionTime::merge_opt(del, covering.of(sources, key)?);
+        if is_live(&cell.as_ref(), del, ctx) {
+            f(name_key, cell)
+        } else {
+            Ok(true)
+        }
+    };
+    if let [only] = sources {
+        return only.visit(as_ref(&lo), as_ref(&hi), range.reversed, &mut each);
+    }
     for item in merged_entries(sources, as_ref(&lo), as_ref(&hi), range.reversed) {
         let (key, entry) = item?;
-        let Entry::Cell(cell) = entry else { continue };
-        let Some(name_key) = key.get(prefix.len()..) else {
-            continue;
-        };
-        let del = DeletionTime::merge_opt(del, covering.of(sources, &key)?);
-        if let Some(cell) = live(cell, del, ctx) {
-            if !f(name_key, cell)? {
-                break;
-            }
+        if !each(&key, EntryIn::Owned(entry))? {
+            break;
         }
     }
     Ok(())

@@ -13,7 +13,8 @@ use super::index::RowPoint;
 use super::reader::{CachedBlock, ReadContext, Sstable};
 use crate::cache::RowPosition;
 use crate::error::{FormatError, Place, Result};
-use crate::merge::{EntryItem, RowSource};
+use crate::merge::{EntryItem, RowSource, Visitor};
+use crate::model::cell::EntryIn;
 use crate::model::partitioner::SortKey;
 
 impl Sstable {
@@ -332,6 +333,23 @@ impl RowSource for SstRow<'_> {
         hi: Bound<&[u8]>,
         reversed: bool,
     ) -> Box<dyn Iterator<Item = Result<EntryItem<'s>>> + 's> {
+        Box::new(self.entries(lo, hi, reversed))
+    }
+
+    fn visit(
+        &self,
+        lo: Bound<&[u8]>,
+        hi: Bound<&[u8]>,
+        reversed: bool,
+        f: &mut Visitor<'_>,
+    ) -> Result<()> {
+        self.entries(lo, hi, reversed).visit(f)
+    }
+}
+
+impl<'a> SstRow<'a> {
+    /// The row's entries within the bounds, forward or reversed.
+    fn entries(&'a self, lo: Bound<&[u8]>, hi: Bound<&[u8]>, reversed: bool) -> RowEntries<'a> {
         let (start, end) = (self.pos.start_block as usize, self.pos.end_block as usize);
         let seek = |b: Bound<&[u8]>, default: usize| match b {
             Bound::Unbounded => default,
@@ -347,7 +365,7 @@ impl RowSource for SstRow<'_> {
         } else {
             seek(lo, start)
         };
-        Box::new(RowEntries {
+        RowEntries {
             row: self,
             lo: lo.map(<[u8]>::to_vec),
             hi: hi.map(<[u8]>::to_vec),
@@ -357,7 +375,7 @@ impl RowSource for SstRow<'_> {
             from: 0,
             to: 0,
             done: false,
-        })
+        }
     }
 }
 
@@ -426,20 +444,27 @@ impl<'a> RowEntries<'a> {
         Ok(stop)
     }
 
-    /// The next item to yield from the current block, decoded.
-    fn take(&mut self) -> Option<Result<EntryItem<'a>>> {
+    /// The number of the next item of the current block to yield: from the front going
+    /// forward, from the back reversed.
+    fn step(&mut self) -> Option<usize> {
         if self.from >= self.to {
             return None;
         }
-        let row: &'a SstRow<'a> = self.row;
-        let (number, b) = self.current.as_ref()?;
-        let i = if self.reversed {
+        Some(if self.reversed {
             self.to -= 1;
             self.to
         } else {
             self.from += 1;
             self.from - 1
-        };
+        })
+    }
+
+    /// The next item to yield from the current block, decoded.
+    fn take(&mut self) -> Option<Result<EntryItem<'a>>> {
+        let row: &'a SstRow<'a> = self.row;
+        self.current.as_ref()?;
+        let i = self.step()?;
+        let (number, b) = self.current.as_ref()?;
         let ItemRef::Entry { key, value } = b.block.item(i) else {
             return None;
         };
@@ -462,6 +487,70 @@ impl<'a> RowEntries<'a> {
     }
 }
 
+impl<'a> RowEntries<'a> {
+    /// Loads the next block holding entries of the row within the bounds: `None` once there
+    /// is none.
+    fn advance(&mut self) -> Option<Result<()>> {
+        self.current = None;
+        if self.done {
+            return None;
+        }
+        let (start, end) = (
+            self.row.pos.start_block as usize,
+            self.row.pos.end_block as usize,
+        );
+        if self.block < start || self.block > end {
+            return None;
+        }
+        Some(match self.load() {
+            Ok(stop) => {
+                let last = if self.reversed {
+                    self.block == start
+                } else {
+                    self.block == end
+                };
+                if stop || last {
+                    self.done = true;
+                } else if self.reversed {
+                    self.block -= 1;
+                } else {
+                    self.block += 1;
+                }
+                Ok(())
+            }
+            Err(e) => {
+                self.done = true;
+                Err(e)
+            }
+        })
+    }
+
+    /// Walks the entries as the iterator does, each lent to `f` straight from its block (no
+    /// key copied, no value allocated), until `f` answers `false`; the first entry that fails
+    /// to decode ends the walk with its error.
+    fn visit(mut self, f: &mut Visitor<'_>) -> Result<()> {
+        loop {
+            if let Some((number, b)) = self.current.take() {
+                while let Some(i) = self.step() {
+                    let ItemRef::Entry { key, value } = b.block.item(i) else {
+                        break;
+                    };
+                    let entry = value
+                        .decode_ref()
+                        .map_err(|e| self.row.table.fault(e.at(Place::Block(number as u64))))?;
+                    if !f(key, EntryIn::Lent(entry))? {
+                        return Ok(());
+                    }
+                }
+            }
+            match self.advance() {
+                None => return Ok(()),
+                Some(loaded) => loaded?,
+            }
+        }
+    }
+}
+
 impl<'a> Iterator for RowEntries<'a> {
     type Item = Result<EntryItem<'a>>;
 
@@ -470,36 +559,8 @@ impl<'a> Iterator for RowEntries<'a> {
             if let Some(item) = self.take() {
                 return Some(item);
             }
-            self.current = None;
-            if self.done {
-                return None;
-            }
-            let (start, end) = (
-                self.row.pos.start_block as usize,
-                self.row.pos.end_block as usize,
-            );
-            if self.block < start || self.block > end {
-                return None;
-            }
-            match self.load() {
-                Ok(stop) => {
-                    let last = if self.reversed {
-                        self.block == start
-                    } else {
-                        self.block == end
-                    };
-                    if stop || last {
-                        self.done = true;
-                    } else if self.reversed {
-                        self.block -= 1;
-                    } else {
-                        self.block += 1;
-                    }
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
+            if let Err(e) = self.advance()? {
+                return Some(Err(e));
             }
         }
     }

@@ -14,7 +14,7 @@ use super::column_family::{ColumnFamilyStore, View};
 use crate::error::Result;
 use crate::memtable::MemRow;
 use crate::merge::{merged_deletion, EntryItem, KMerge, RowSource};
-use crate::model::cell::{Cell, DeletionTime};
+use crate::model::cell::{Cell, CellIn, DeletionTime};
 use crate::model::partitioner::RowKey;
 use crate::query::slice::{self, NamedRead, SliceContext};
 use crate::query::{Column, ColumnOrSuperColumn, KeySlice, SlicePredicate, SliceRange};
@@ -114,7 +114,7 @@ impl ColumnFamilyStore {
         row: &RowKey<'_>,
         range: &SliceRange,
         now_seconds: i64,
-        f: impl FnMut(&[u8], Cell) -> Result<bool>,
+        f: impl FnMut(&[u8], CellIn<'_>) -> Result<bool>,
     ) -> Result<()> {
         let view = self.view();
         let Some(mem_rows) = self.memtable_rows(&view, row)? else {
