@@ -1,10 +1,14 @@
 //! `ALTER TABLE … ADD`: a column added to a table with data reads as null in the rows written
-//! before it, takes values from then on, shows in `DESCRIBE`, and survives a reopen; what it
-//! cannot do is refused with a clear error and leaves the table as it was.
+//! before it, takes values from then on, shows in `DESCRIBE`, and survives a reopen.
+//! `ALTER TABLE … RENAME` renames primary key columns over the data already written. What
+//! either cannot do is refused with a clear error and leaves the table as it was.
 
 // A test stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::cql::{ks_session, open_cql};
 use supercolumn::cql::{CqlResult, Session};
 use supercolumn::{Database, Options};
 
@@ -95,7 +99,10 @@ fn what_alter_cannot_do_is_refused_and_changes_nothing() {
         ("ALTER TABLE t ADD (a int, a text)", "already exists"),
         ("ALTER TABLE t ADD m map<int, text>", "not supported yet"),
         ("ALTER TABLE nope ADD a int", "nope"),
-        ("ALTER TABLE t DROP v", "ADD"),
+        ("ALTER TABLE t DROP v", "ADD or RENAME"),
+        ("ALTER TABLE t RENAME v TO w", "non PRIMARY KEY"),
+        ("ALTER TABLE t RENAME k TO v", "already exists"),
+        ("ALTER TABLE t RENAME nope TO x", "nope"),
         ("ALTER KEYSPACE ks WITH durable_writes = false", "TABLE"),
     ] {
         let e = cql.execute(statement).unwrap_err().to_string();
@@ -104,5 +111,40 @@ fn what_alter_cannot_do_is_refused_and_changes_nothing() {
     assert_eq!(
         db.describe_column_family("ks", "t").unwrap().cql_table,
         before
+    );
+}
+
+#[test]
+fn renamed_key_columns_read_the_data_written_under_their_old_names() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = open_cql(
+            dir.path(),
+            "CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c));
+             INSERT INTO t (k, c, v) VALUES (1, 2, 10);",
+        );
+        let mut cql = ks_session(&db);
+        db.flush_all().unwrap();
+        cql.execute("ALTER TABLE t RENAME k TO id AND c TO seq")
+            .unwrap();
+        cql.execute("INSERT INTO t (id, seq, v) VALUES (1, 3, 30)")
+            .unwrap();
+        let got = rows(&mut cql, "SELECT seq, v FROM t WHERE id = 1 AND seq >= 2");
+        assert_eq!(got, [vec![int(2), int(10)], vec![int(3), int(30)]]);
+        assert!(cql.execute("SELECT k FROM t WHERE id = 1").is_err());
+        db.close().unwrap();
+    }
+    // The new names are what the catalog keeps.
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    let mut cql = ks_session(&db);
+    let got = rows(
+        &mut cql,
+        "SELECT id, seq, v FROM t WHERE id = 1 AND seq = 2",
+    );
+    assert_eq!(got, [vec![int(1), int(2), int(10)]]);
+    let stored = db.describe_column_family("ks", "t").unwrap().cql_table;
+    assert!(
+        stored.unwrap().contains("PRIMARY KEY (id, seq)"),
+        "the stored schema names the new columns"
     );
 }

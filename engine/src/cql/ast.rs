@@ -193,6 +193,13 @@ pub enum Statement {
         /// The columns, in the order given.
         columns: Vec<(String, CqlType)>,
     },
+    /// `ALTER TABLE … RENAME a TO b [AND c TO d …]`: primary key columns renamed.
+    AlterTableRename {
+        /// The table.
+        table: TableName,
+        /// (old name, new name), in the order given.
+        renames: Vec<(String, String)>,
+    },
     /// `DROP TABLE`
     DropTable {
         /// Its name.

@@ -161,6 +161,15 @@ impl Session<'_> {
                     t.keyspace, t.name
                 )))
             }
+            Statement::AlterTableRename { table, renames } => {
+                let t = self.table(table)?;
+                let altered = t.with_renamed(renames)?;
+                db.set_cql_table(&t.keyspace, &t.name, altered.create_statement())?;
+                Ok(CqlResult::SchemaChange(format!(
+                    "UPDATED TABLE {}.{}",
+                    t.keyspace, t.name
+                )))
+            }
             Statement::Truncate(table) => {
                 let t = self.table(table)?;
                 db.drop_column_family(&t.keyspace, &t.name)?;

@@ -151,6 +151,32 @@ impl Table {
         })
     }
 
+    /// This table with primary key columns renamed (`ALTER TABLE … RENAME`): their names are
+    /// in no cell (a cell is named by clustering values and a regular column's name), so the
+    /// data stays as it is. A regular column cannot be renamed, as in Cassandra.
+    pub fn with_renamed(&self, renames: &[(String, String)]) -> Result<Table, CqlError> {
+        let mut t = self.clone();
+        for (from, to) in renames {
+            let (i, def) = t.column(from)?;
+            if def.kind == Kind::Regular {
+                return Err(CqlError::invalid(format!(
+                    "cannot rename non PRIMARY KEY column {from}"
+                )));
+            }
+            if t.columns.iter().any(|c| &c.name == to) {
+                return Err(CqlError::invalid(format!(
+                    "cannot rename {from} to {to}: column {to} already exists in table {}.{}",
+                    self.keyspace, self.name
+                )));
+            }
+            if to.is_empty() || to.len() > 255 {
+                return Err(CqlError::invalid("column names are 1 to 255 bytes"));
+            }
+            t.columns[i].name = to.clone();
+        }
+        Ok(t)
+    }
+
     /// This table with regular `columns` added (`ALTER TABLE … ADD`). A collection is refused:
     /// it would change the cell names' comparator under the data already written.
     pub fn with_columns(&self, columns: &[(String, CqlType)]) -> Result<Table, CqlError> {

@@ -180,8 +180,24 @@ impl Parser {
                 return Err(self.unexpected("TABLE (ALTER KEYSPACE is not supported)"));
             }
             let table = self.table_name()?;
+            if self.eat_word("rename") {
+                let mut renames = Vec::new();
+                loop {
+                    let from = self.ident()?;
+                    if !self.eat_word("to") {
+                        return Err(self.unexpected("TO"));
+                    }
+                    renames.push((from, self.ident()?));
+                    if !self.eat_word("and") {
+                        break;
+                    }
+                }
+                return Ok(Statement::AlterTableRename { table, renames });
+            }
             if !self.eat_word("add") {
-                return Err(self.unexpected("ADD (ALTER TABLE can only add columns here)"));
+                return Err(self.unexpected(
+                    "ADD or RENAME (ALTER TABLE can only add or rename columns here)",
+                ));
             }
             let mut columns = Vec::new();
             if self.eat_sym("(") {
