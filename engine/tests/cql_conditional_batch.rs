@@ -192,3 +192,62 @@ fn of_racing_conditional_batches_for_one_row_exactly_one_applies() {
     // The winner's two rows, and no loser's.
     assert_eq!(rows(&mut cql).rows.len(), 2);
 }
+
+#[test]
+fn every_statement_is_checked_even_when_a_condition_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = session(&db);
+    cql.execute("INSERT INTO t (k, c, v) VALUES (1, 1, 'x')")
+        .unwrap();
+    for bad in [
+        // The condition fails (the row exists), and the other statement is no valid write.
+        "BEGIN BATCH INSERT INTO t (k, c, v) VALUES (1, 1, 'y') IF NOT EXISTS;
+         UPDATE t SET nosuch = 1 WHERE k = 1 AND c = 2 APPLY BATCH",
+        "UPDATE t SET nosuch = 1 WHERE k = 1 AND c = 1 IF v = 'zz'",
+        // IF NOT EXISTS mixes with no other condition on the same row.
+        "BEGIN BATCH INSERT INTO t (k, c, v) VALUES (1, 5, 'a') IF NOT EXISTS;
+         UPDATE t SET w = 2 WHERE k = 1 AND c = 5 IF v = null APPLY BATCH",
+        "BEGIN BATCH INSERT INTO t (k, c, v) VALUES (1, 5, 'a') IF NOT EXISTS;
+         DELETE FROM t WHERE k = 1 AND c = 5 IF EXISTS APPLY BATCH",
+    ] {
+        assert!(cql.execute(bad).is_err(), "{bad}");
+    }
+    let want = table(&[&["1", "x", "null"]]);
+    assert_eq!(rows(&mut cql).displayed(), want);
+    // The conditioned columns of a failure come in the order the conditions name them.
+    let fails =
+        "BEGIN BATCH UPDATE t SET v = 'n' WHERE k = 1 AND c = 1 IF w = 99 AND v = 'zz' APPLY BATCH";
+    let want = table(&[
+        &["[applied]", "k", "c", "w", "v"],
+        &["False", "1", "1", "null", "x"],
+    ]);
+    assert_eq!(run(&mut cql, fails), want);
+}
+
+#[test]
+fn a_prepared_conditional_batch_keeps_its_table_and_answers_through_execute_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = session(&db);
+    let insert = cql
+        .prepare("INSERT INTO t (k, c, v) VALUES (?, ?, ?) IF NOT EXISTS")
+        .unwrap();
+    let one = 1i32.to_be_bytes();
+    let row: [Option<&[u8]>; 3] = [Some(&one), Some(&one), Some(b"a")];
+    let first = shown(cql.execute_batch(&insert, &[&row[..]]).unwrap());
+    assert_eq!(first, table(&[&["[applied]"], &["True"]]));
+    let again = shown(cql.execute_batch(&insert, &[&row[..]]).unwrap());
+    assert_eq!(again[1][0], "False", "{again:?}");
+    // A key column renamed since: the statement still writes the table it was prepared for.
+    cql.execute("ALTER TABLE t RENAME k TO id").unwrap();
+    let two = 2i32.to_be_bytes();
+    let other: [Option<&[u8]>; 3] = [Some(&one), Some(&two), Some(b"b")];
+    let applied = shown(cql.execute_batch_of(&[(&insert, &other[..])]).unwrap());
+    assert_eq!(applied, table(&[&["[applied]"], &["True"]]));
+    let got = cql
+        .query("SELECT c, v FROM t WHERE id = 1")
+        .unwrap()
+        .displayed();
+    assert_eq!(got, table(&[&["2", "b"], &["1", "a"]]));
+}

@@ -185,3 +185,31 @@ fn what_a_frozen_collection_cannot_do_is_refused_and_writes_nothing() {
         [["{'n': 1}".to_string()]]
     );
 }
+
+#[test]
+fn a_bound_frozen_set_or_map_is_kept_sorted_as_a_literal_is() {
+    let (_dir, db) = fresh();
+    let mut cql = Session::new(&db);
+    cql.execute("USE ks").unwrap();
+    let p = cql
+        .prepare("UPDATE t SET s = ?, m = ? WHERE k = 1 AND c = 1")
+        .unwrap();
+    let int = |v: i32| v.to_be_bytes().to_vec();
+    let elem = |b: &[u8]| [int(b.len() as i32), b.to_vec()].concat();
+    // As a driver might send them: out of order, with a repeat.
+    let set = [int(3), elem(b"b"), elem(b"a"), elem(b"b")].concat();
+    let map = [int(2), elem(&int(2)), elem(b"x"), elem(&int(1)), elem(b"y")].concat();
+    cql.execute_prepared(&p, &[Some(&set), Some(&map)]).unwrap();
+    let select = "SELECT s, m FROM t WHERE k = 1";
+    let want = vec![vec!["{'a', 'b'}".to_string(), "{1: 'y', 2: 'x'}".into()]];
+    assert_eq!(shown(&mut cql, select), want);
+    // Equal to the literal, so a condition on it holds; an ordering condition is refused.
+    let r = cql
+        .execute("UPDATE t SET l = [5] WHERE k = 1 AND c = 1 IF s = {'b', 'a'}")
+        .unwrap();
+    assert!(format!("{r:?}").contains("[applied]"));
+    assert_eq!(shown(&mut cql, "SELECT l FROM t WHERE k = 1"), [["[5]"]]);
+    assert!(cql
+        .execute("UPDATE t SET l = [6] WHERE k = 1 AND c = 1 IF l < [9]")
+        .is_err());
+}

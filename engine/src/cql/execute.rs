@@ -56,6 +56,21 @@ impl Session<'_> {
         })
     }
 
+    /// Stores `altered` as table `t`'s schema, if the catalog still holds `t` (an ALTER that
+    /// raced another, or a table dropped and created again, is refused, not lost).
+    fn store_altered(&self, t: &Table, altered: &Table) -> Result<(), CqlError> {
+        self.db.alter_cql_table(&t.keyspace, &t.name, |def| {
+            match Table::from_cf(&t.keyspace, def) {
+                Ok(Some(now)) if now == *t => Ok(altered.create_statement()),
+                _ => Err(crate::error::Error::invalid(format!(
+                    "{}.{} changed while it was being altered: alter it again",
+                    t.keyspace, t.name
+                ))),
+            }
+        })?;
+        Ok(())
+    }
+
     pub(super) fn schema_statement(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
         let db = self.db;
         match stmt {
@@ -155,7 +170,7 @@ impl Session<'_> {
             Statement::AlterTableAdd { table, columns } => {
                 let t = self.table(table)?;
                 let altered = t.with_columns(columns)?;
-                db.set_cql_table(&t.keyspace, &t.name, altered.create_statement())?;
+                self.store_altered(&t, &altered)?;
                 Ok(CqlResult::SchemaChange(format!(
                     "UPDATED TABLE {}.{}",
                     t.keyspace, t.name
@@ -164,7 +179,7 @@ impl Session<'_> {
             Statement::AlterTableRename { table, renames } => {
                 let t = self.table(table)?;
                 let altered = t.with_renamed(renames)?;
-                db.set_cql_table(&t.keyspace, &t.name, altered.create_statement())?;
+                self.store_altered(&t, &altered)?;
                 Ok(CqlResult::SchemaChange(format!(
                     "UPDATED TABLE {}.{}",
                     t.keyspace, t.name
@@ -455,10 +470,11 @@ impl Session<'_> {
             Term::Bind(b) => match self.bound(b)? {
                 None => Ok(None),
                 Some(bytes) => {
-                    ty.check(bytes).map_err(|e| {
-                        CqlError::invalid(format!("invalid value for {column}: {e}"))
-                    })?;
-                    Ok(Some(bytes.to_vec()))
+                    let invalid =
+                        |e: String| CqlError::invalid(format!("invalid value for {column}: {e}"));
+                    ty.check(bytes).map_err(invalid)?;
+                    let canonical = ty.canonical(bytes).map_err(invalid)?;
+                    Ok(Some(canonical.unwrap_or_else(|| bytes.to_vec())))
                 }
             },
         }

@@ -21,6 +21,7 @@ mod ast;
 mod binds;
 mod bounds;
 mod collection;
+mod collection_value;
 mod conditional;
 mod error;
 mod execute;
@@ -296,14 +297,15 @@ impl<'db> Session<'db> {
     }
 
     /// Executes prepared writes (`INSERT`, `UPDATE`, `DELETE` of one table) as one batch: one
-    /// validation, and one commit-log record per partition.
+    /// validation, and one commit-log record per partition. A conditional statement's batch
+    /// answers with its `[applied]` rows (see [`execute_batch_of`](Self::execute_batch_of)).
     pub fn execute_batch(
         &mut self,
         p: &Prepared,
         rows: &[&[Option<&[u8]>]],
-    ) -> Result<(), CqlError> {
+    ) -> Result<CqlResult, CqlError> {
         let items: Vec<(&Prepared, &[Option<&[u8]>])> = rows.iter().map(|r| (p, *r)).collect();
-        self.execute_batch_of(&items).map(drop)
+        self.execute_batch_of(&items)
     }
 
     /// Executes prepared writes, each with its values, as one batch of one keyspace (the
@@ -411,7 +413,11 @@ impl<'db> Session<'db> {
         let saved = self.keyspace.replace(ks.to_string());
         let batch: Vec<conditional::BatchItem<'_>> = items
             .iter()
-            .map(|(p, values)| (&p.statement, Some(*values)))
+            .map(|(p, values)| conditional::BatchItem {
+                statement: &p.statement,
+                values: Some(*values),
+                pinned: p.table.clone(),
+            })
             .collect();
         let result = self.conditional_batch(&batch, &ast::Using::default());
         self.keyspace = saved;
@@ -479,8 +485,14 @@ impl<'db> Session<'db> {
                     .iter()
                     .any(|s| conditional::condition_of(s).is_some())
                 {
-                    let items: Vec<conditional::BatchItem<'_>> =
-                        statements.iter().map(|s| (s, None)).collect();
+                    let items: Vec<conditional::BatchItem<'_>> = statements
+                        .iter()
+                        .map(|statement| conditional::BatchItem {
+                            statement,
+                            values: None,
+                            pinned: None,
+                        })
+                        .collect();
                     return self.conditional_batch(&items, using);
                 }
                 let mut keyspace: Option<String> = None;

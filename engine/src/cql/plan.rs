@@ -163,7 +163,8 @@ fn insert_plan(t: &Table, columns: &[String], values: &[Term]) -> Option<InsertP
     let mut checks = Vec::new();
     for (c, v) in columns.iter().zip(values) {
         let (i, def) = t.column(c).ok()?;
-        if given[i].is_some() || def.ty.is_collection() {
+        // Collections, and frozen ones whose bound bytes may need sorting, take the general path.
+        if given[i].is_some() || def.ty.is_collection() || matches!(def.ty, CqlType::Frozen(_)) {
             return None;
         }
         given[i] = Some(source(v, &def.ty, c, &mut checks)?);

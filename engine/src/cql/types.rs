@@ -1,14 +1,14 @@
 //! CQL's data types: their names, how a literal becomes the bytes Cassandra stores for it (an
 //! `int` 2 is `00000002`), how stored bytes print in cqlsh's form, and which comparator orders
-//! them when they are part of a key or filtered on, and a collection's serialized form (the
-//! protocol's: a count, then each element's length and bytes), which binds carry, reads build
-//! from element cells and writes split into them.
+//! them when they are part of a key or filtered on. A collection's serialized form (the
+//! protocol's: a count, then each element's length and bytes) is `collection_value.rs`'s.
 
 use std::sync::Arc;
 
 use num_bigint::BigInt;
 
 use super::ast::Op;
+pub(super) use super::collection_value::{add_element, serialize, Element};
 use super::error::CqlError;
 use crate::model::comparator::builtin::{from_hex, to_hex};
 use crate::model::comparator::{
@@ -304,55 +304,6 @@ impl CqlType {
         Ok(Some(bytes))
     }
 
-    /// The elements of a collection value in its serialized form (protocol v3: an `int` count,
-    /// then each element, a map's key then value, as an `int` length and bytes), each checked
-    /// against its type: (element or key, value of a map).
-    pub fn elements(&self, bytes: &[u8]) -> Result<Vec<Element>, String> {
-        let (first, second) = match self {
-            CqlType::List(e) | CqlType::Set(e) => (e.as_ref(), None),
-            CqlType::Map(k, v) => (k.as_ref(), Some(v.as_ref())),
-            other => return Err(format!("{other} is not a collection")),
-        };
-        let mut r = bytes;
-        let int = |r: &mut &[u8]| -> Result<i32, String> {
-            let (head, rest) = r
-                .split_first_chunk::<4>()
-                .ok_or("a collection value cut short")?;
-            *r = rest;
-            Ok(i32::from_be_bytes(*head))
-        };
-        let n = int(&mut r)?;
-        // Every element takes at least 4 bytes: a count beyond that is a lie, refused before
-        // anything is allocated for it.
-        let n = usize::try_from(n)
-            .ok()
-            .filter(|n| n.saturating_mul(4) <= r.len())
-            .ok_or("a collection count that does not fit its bytes")?;
-        let mut out = Vec::with_capacity(n);
-        let take = |r: &mut &[u8], ty: &CqlType| -> Result<Vec<u8>, String> {
-            let len = usize::try_from(int(r)?).map_err(|_| "a null inside a collection")?;
-            if len > r.len() {
-                return Err("a collection element cut short".into());
-            }
-            let (b, rest) = r.split_at(len);
-            *r = rest;
-            ty.check(b)?;
-            Ok(b.to_vec())
-        };
-        for _ in 0..n {
-            let a = take(&mut r, first)?;
-            let b = match second {
-                Some(t) => Some(take(&mut r, t)?),
-                None => None,
-            };
-            out.push((a, b));
-        }
-        if !r.is_empty() {
-            return Err("bytes after the collection's last element".into());
-        }
-        Ok(out)
-    }
-
     /// Checks serialized bytes bound to a marker: they must be a valid value of this type.
     pub fn check(&self, bytes: &[u8]) -> Result<(), String> {
         match self {
@@ -420,25 +371,6 @@ impl CqlType {
             },
         }
     }
-}
-
-/// One element of a collection value: the element (a map's key) and a map's value.
-pub type Element = (Vec<u8>, Option<Vec<u8>>);
-
-/// A collection value in its serialized form: the count, then each element (and a map's
-/// value) as an `int` length and bytes.
-pub fn serialize<'a>(items: impl Iterator<Item = (&'a [u8], Option<&'a [u8]>)>) -> Vec<u8> {
-    let mut out = vec![0; 4];
-    let mut n = 0i32;
-    for (a, b) in items {
-        n = n.saturating_add(1);
-        for part in std::iter::once(a).chain(b) {
-            out.extend_from_slice(&(part.len() as i32).to_be_bytes());
-            out.extend_from_slice(part);
-        }
-    }
-    out[..4].copy_from_slice(&n.to_be_bytes());
-    out
 }
 
 fn describe(lit: &Literal) -> &'static str {
@@ -550,35 +482,6 @@ pub(super) fn matches_filter(ty: &CqlType, value: Option<&[u8]>, op: Op, v: &[u8
         Op::Le => ord.is_le(),
         Op::Gt => ord.is_gt(),
         Op::Ge => ord.is_ge(),
-    }
-}
-
-/// Appends one element to a collection value being built in its serialized form (count first).
-/// With `first`, the element goes before those already there.
-pub(super) fn add_element(
-    out: &mut Vec<u8>,
-    ty: &CqlType,
-    element: &[u8],
-    value: &[u8],
-    first: bool,
-) {
-    let parts: &[&[u8]] = match ty {
-        CqlType::List(_) => &[value],
-        CqlType::Set(_) => &[element],
-        _ => &[element, value],
-    };
-    let mut bytes = Vec::new();
-    for p in parts {
-        bytes.extend_from_slice(&(p.len() as i32).to_be_bytes());
-        bytes.extend_from_slice(p);
-    }
-    if first {
-        out.splice(4..4, bytes);
-    } else {
-        out.extend_from_slice(&bytes);
-    }
-    if let Some(count) = out.first_chunk_mut::<4>() {
-        *count = i32::from_be_bytes(*count).saturating_add(1).to_be_bytes();
     }
 }
 

@@ -120,9 +120,17 @@ impl Database {
         })
     }
 
-    /// Replaces the CQL schema stored beside a column family (`ALTER TABLE … ADD`). Only the
-    /// statement changes: the comparator, the id and the data stay as they are.
-    pub fn set_cql_table(&self, keyspace: &str, cf: &str, cql_table: String) -> Result<()> {
+    /// Replaces the CQL schema stored beside a column family (`ALTER TABLE`) with the one
+    /// `alter` makes of the column family as it is, under the schema lock: two changes racing,
+    /// or a table dropped and created again meanwhile, are seen by `alter` (which may refuse)
+    /// rather than one undoing the other. Only the statement changes: the comparator, the id
+    /// and the data stay as they are.
+    pub fn alter_cql_table(
+        &self,
+        keyspace: &str,
+        cf: &str,
+        alter: impl FnOnce(&ColumnFamilyDef) -> Result<String>,
+    ) -> Result<()> {
         self.change_schema(|s| {
             let ks = s
                 .keyspaces
@@ -137,7 +145,7 @@ impl Database {
                     keyspace: keyspace.to_string(),
                     column_family: cf.to_string(),
                 })?;
-            def.cql_table = Some(cql_table);
+            def.cql_table = Some(alter(def)?);
             Ok(())
         })
     }
