@@ -14,7 +14,7 @@ use supercolumn::{Database, Options};
 
 fn rows(cql: &mut Session<'_>, q: &str) -> Vec<Vec<Option<Vec<u8>>>> {
     match cql.execute(q).unwrap().pop().unwrap() {
-        CqlResult::Rows(r) => r.rows,
+        CqlResult::Rows(r) => r.to_vecs(),
         other => panic!("{other:?}"),
     }
 }

@@ -9,7 +9,7 @@
 mod common;
 
 use common::cql::{ks_session as session, open_cql};
-use supercolumn::cql::{CqlResult, Rows, Session};
+use supercolumn::cql::{CqlResult, Session};
 use supercolumn::{Database, Options};
 
 fn open(dir: &std::path::Path) -> Database {
@@ -23,11 +23,11 @@ fn open(dir: &std::path::Path) -> Database {
 fn answer(cql: &mut Session<'_>, text: &str) -> (Vec<String>, Vec<Option<Vec<u8>>>) {
     let mut out = cql.execute(text).unwrap_or_else(|e| panic!("{text}: {e}"));
     match out.pop() {
-        Some(CqlResult::Rows(Rows { columns, mut rows })) => {
+        Some(CqlResult::Rows(rows)) => {
             assert_eq!(rows.len(), 1, "{text}");
             (
-                columns.into_iter().map(|(n, _)| n).collect(),
-                rows.remove(0),
+                rows.columns.iter().map(|(n, _)| n.clone()).collect(),
+                rows.row(0).to_vec(),
             )
         }
         other => panic!("{text}: {other:?}"),
@@ -41,7 +41,7 @@ fn applied(cql: &mut Session<'_>, text: &str) -> bool {
 }
 
 fn rows(cql: &mut Session<'_>, text: &str) -> Vec<Vec<Option<Vec<u8>>>> {
-    cql.query(text).unwrap().rows
+    cql.query(text).unwrap().to_vecs()
 }
 
 fn text(s: &str) -> Option<Vec<u8>> {
@@ -182,7 +182,7 @@ fn a_prepared_condition_binds_its_markers() {
         .execute_prepared(&p, &[Some(b), Some(&one), Some(&one), Some(expect)])
         .unwrap()
     {
-        CqlResult::Rows(r) => r.rows[0][0] == Some(vec![1]),
+        CqlResult::Rows(r) => r.to_vecs()[0][0] == Some(vec![1]),
         other => panic!("{other:?}"),
     };
     assert!(!run(&mut cql, b"zzz"));

@@ -138,8 +138,8 @@ fn what_a_conditional_batch_may_not_do_is_refused_and_writes_nothing() {
     ] {
         assert!(cql.execute(bad).is_err(), "{bad}");
     }
-    assert!(rows(&mut cql).rows.is_empty());
-    assert!(cql.query("SELECT * FROM u").unwrap().rows.is_empty());
+    assert!(rows(&mut cql).to_vecs().is_empty());
+    assert!(cql.query("SELECT * FROM u").unwrap().to_vecs().is_empty());
 }
 
 #[test]
@@ -190,7 +190,7 @@ fn of_racing_conditional_batches_for_one_row_exactly_one_applies() {
     assert_eq!(applied.into_inner(), 1);
     let mut cql = session(&db);
     // The winner's two rows, and no loser's.
-    assert_eq!(rows(&mut cql).rows.len(), 2);
+    assert_eq!(rows(&mut cql).to_vecs().len(), 2);
 }
 
 #[test]

@@ -12,7 +12,7 @@ fn rows(cql: &mut Session<'_>) -> Vec<(i32, i32, String)> {
     let int = |v: &Option<Vec<u8>>| i32::from_be_bytes(v.as_deref().unwrap().try_into().unwrap());
     cql.query("SELECT a, b, v FROM t WHERE k = 1")
         .unwrap()
-        .rows
+        .to_vecs()
         .iter()
         .map(|r| {
             let v = String::from_utf8(r[2].clone().unwrap_or_default()).unwrap();
@@ -54,7 +54,7 @@ fn a_clustering_prefix_deletes_every_row_under_it() {
     db.flush_all().unwrap();
     db.compact("ks", Some("t")).unwrap();
     assert_eq!(rows(&mut cql), [(1, 6, "new".into())]);
-    let other = cql.query("SELECT v FROM t WHERE k = 2").unwrap().rows;
+    let other = cql.query("SELECT v FROM t WHERE k = 2").unwrap().to_vecs();
     assert_eq!(other, [vec![Some(b"other partition".to_vec())]]);
     for bad in [
         // Columns are deleted from rows named whole.

@@ -459,14 +459,14 @@ fn check(cql: &mut Session<'_>, s: &Shape, model: &Model, rng: &mut Rng, after: 
         );
         let want = expected(s, pk, rows, false);
         assert_eq!(
-            rows_of(cql, &q).rows,
+            rows_of(cql, &q).to_vecs(),
             want,
             "{q} after {after}\n{}",
             create(s)
         );
         // The same partition read prepared (a planned slice when the table has clustering
         // columns and no collections).
-        let got = prepared::select(cql, &s.name, &partition_key(s, pk)).rows;
+        let got = prepared::select(cql, &s.name, &partition_key(s, pk)).to_vecs();
         assert_eq!(got, want, "prepared {q} after {after}\n{}", create(s));
     }
     // One CQL row named by its whole primary key (read by cell names, not as a slice).
@@ -484,7 +484,7 @@ fn check(cql: &mut Session<'_>, s: &Shape, model: &Model, rng: &mut Rng, after: 
             .collect();
         let want = expected(s, pk, &one, false);
         assert_eq!(
-            rows_of(cql, &q).rows,
+            rows_of(cql, &q).to_vecs(),
             want,
             "{q} after {after}\n{}",
             create(s)
@@ -498,7 +498,7 @@ fn check(cql: &mut Session<'_>, s: &Shape, model: &Model, rng: &mut Rng, after: 
                     .map(|((c, _), &v)| (quoted(&c.name), c.values[v].1)),
             )
             .collect();
-        let got = prepared::select(cql, &s.name, &key).rows;
+        let got = prepared::select(cql, &s.name, &key).to_vecs();
         assert_eq!(got, want, "prepared {q} after {after}\n{}", create(s));
     }
     let Some(((c0, desc), (pk, rows))) = s.ck.first().zip(model.iter().next()) else {
@@ -530,7 +530,7 @@ fn check(cql: &mut Session<'_>, s: &Shape, model: &Model, rng: &mut Rng, after: 
     let mut want = expected(s, pk, &kept, reversed);
     want.truncate(limit);
     assert_eq!(
-        rows_of(cql, &q).rows,
+        rows_of(cql, &q).to_vecs(),
         want,
         "{q} after {after}\n{}",
         create(s)
@@ -544,7 +544,12 @@ fn check(cql: &mut Session<'_>, s: &Shape, model: &Model, rng: &mut Rng, after: 
         order,
         limit,
     );
-    assert_eq!(got.rows, want, "prepared {q} after {after}\n{}", create(s));
+    assert_eq!(
+        got.to_vecs(),
+        want,
+        "prepared {q} after {after}\n{}",
+        create(s)
+    );
 }
 
 /// The partition key's columns and the serialized values of partition `pk`.
@@ -561,11 +566,11 @@ fn check_all(cql: &mut Session<'_>, s: &Shape, model: &Model) {
         .iter()
         .flat_map(|(pk, rows)| expected(s, pk, rows, false))
         .collect();
-    let mut got = rows_of(cql, &format!("SELECT * FROM ks.{}", s.name)).rows;
+    let mut got = rows_of(cql, &format!("SELECT * FROM ks.{}", s.name)).to_vecs();
     want.sort();
     got.sort();
     assert_eq!(got, want, "{}", create(s));
-    let count = rows_of(cql, &format!("SELECT COUNT(*) FROM ks.{}", s.name)).rows;
+    let count = rows_of(cql, &format!("SELECT COUNT(*) FROM ks.{}", s.name)).to_vecs();
     assert_eq!(
         count,
         [vec![Some((want.len() as i64).to_be_bytes().to_vec())]]

@@ -45,7 +45,7 @@ fn rows(
     values: &[Option<&[u8]>],
 ) -> Vec<Vec<Option<Vec<u8>>>> {
     match run(cql, p, values).unwrap() {
-        CqlResult::Rows(r) => r.rows,
+        CqlResult::Rows(r) => r.to_vecs(),
         other => panic!("{other:?}"),
     }
 }
@@ -97,7 +97,7 @@ fn a_prepared_point_insert_and_read_match_the_typed_statements() {
         &read,
         &[Some(&i(1)), Some(b"x"), Some(&l(7)), Some(b"\x00\x01")],
     );
-    assert_eq!(got, typed.rows);
+    assert_eq!(got, typed.to_vecs());
     assert_eq!(got[0][0].as_deref(), Some(&b"hello"[..]));
     assert_eq!(
         got[0][5].as_deref(),
@@ -112,7 +112,7 @@ fn a_prepared_point_insert_and_read_match_the_typed_statements() {
         got,
         cql.query("SELECT * FROM t WHERE a = 1 AND b = 'x' AND c = 8 AND d = 0x")
             .unwrap()
-            .rows
+            .to_vecs()
     );
     assert_eq!(got[0][4], None, "the null column");
     // A row that is not there, and one whose only cell is its marker.
@@ -176,8 +176,8 @@ fn values_a_plan_cannot_take_get_the_typed_statements_errors() {
     let e = run(&mut cql, &wrong, &[Some(b"abc")]).unwrap_err();
     assert!(e.to_string().contains("invalid value for a"), "{e}");
     // Nothing of a refused statement was written.
-    assert!(cql.query("SELECT * FROM p").unwrap().rows.is_empty());
-    assert!(cql.query("SELECT * FROM t").unwrap().rows.is_empty());
+    assert!(cql.query("SELECT * FROM p").unwrap().to_vecs().is_empty());
+    assert!(cql.query("SELECT * FROM t").unwrap().to_vecs().is_empty());
 }
 
 #[test]
@@ -198,7 +198,7 @@ fn a_planned_statement_of_a_dropped_table_asks_to_be_prepared_again() {
     let batch = [&[Some(&b"k"[..]), Some(&b"v"[..])][..]];
     let e = cql.execute_batch(&insert, &batch).unwrap_err();
     assert!(matches!(e, CqlError::Stale(_)), "{e}");
-    assert!(cql.query("SELECT * FROM p").unwrap().rows.is_empty());
+    assert!(cql.query("SELECT * FROM p").unwrap().to_vecs().is_empty());
 }
 
 #[test]
@@ -288,7 +288,7 @@ fn named_markers_are_numbered_with_the_others_and_reported_by_name() {
 fn typed(cql: &mut Session<'_>, text: &str) -> Vec<Vec<Option<Vec<u8>>>> {
     cql.query(text)
         .unwrap_or_else(|e| panic!("{text}: {e}"))
-        .rows
+        .to_vecs()
 }
 
 #[test]

@@ -64,11 +64,7 @@ pub struct Cache {
 }
 
 fn bytes_of(rows: &Rows) -> usize {
-    rows.rows
-        .iter()
-        .flat_map(|r| r.iter())
-        .map(|v| v.as_ref().map_or(0, Vec::len) + 8)
-        .sum()
+    rows.value_bytes() + 8 * rows.len() * rows.width()
 }
 
 impl Default for Cache {
@@ -128,12 +124,9 @@ fn slice(
     statement: &[u8],
     id: u64,
 ) -> (Rows, Option<Vec<u8>>) {
-    let total = all.rows.len();
+    let total = all.len();
     let end = start.saturating_add(size).min(total);
-    let page = Rows {
-        columns: all.columns.clone(),
-        rows: all.rows[start.min(total)..end].to_vec(),
-    };
+    let page = all.page(start.min(total)..end);
     (page, (end < total).then(|| encode(end, statement, id)))
 }
 
@@ -169,7 +162,7 @@ impl Cache {
             return Ok((kept.rows, None));
         };
         let start = state(params, statement)?.map_or(0, |s| s.offset);
-        let total = kept.rows.rows.len();
+        let total = kept.rows.len();
         let bytes = bytes_of(&kept.rows);
         if start.saturating_add(size) >= total
             || total > MAX_KEPT_ROWS
@@ -202,10 +195,10 @@ mod tests {
         Kept {
             ks: "ks".into(),
             table: "t".into(),
-            rows: Rows {
-                columns: vec![("k".into(), CqlType::Blob)],
-                rows: (0..n).map(|i| vec![Some(vec![i])]).collect(),
-            },
+            rows: Rows::from_vecs(
+                vec![("k".into(), CqlType::Blob)],
+                (0..n).map(|i| vec![Some(vec![i])]),
+            ),
         }
     }
 
@@ -228,7 +221,7 @@ mod tests {
                     cache.page(kept(8), &params, b"q").unwrap()
                 }
             };
-            seen.extend(rows.rows.into_iter().map(|r| r[0].clone().unwrap()[0]));
+            seen.extend(rows.iter().map(|r| r.get(0).unwrap()[0]));
             match next {
                 Some(s) => params.paging_state = Some(s),
                 None => break,

@@ -95,13 +95,12 @@ pub fn rows(
     };
     let body = BodyResResultRows {
         metadata,
-        rows_count: rows.rows.len() as i32,
+        rows_count: rows.len() as i32,
         rows_content: rows
-            .rows
-            .into_iter()
+            .iter()
             .map(|r| {
-                r.into_iter()
-                    .map(|v| v.map_or_else(CBytes::new_null, CBytes::new))
+                r.iter()
+                    .map(|v| v.map_or_else(CBytes::new_null, |v| CBytes::new(v.to_vec())))
                     .collect()
             })
             .collect(),

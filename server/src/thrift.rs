@@ -280,10 +280,10 @@ pub fn select(
 
 fn project(t: &Table, sel: &Select, cells: Vec<Cell>, now_seconds: i64) -> Result<Rows, CqlError> {
     if let [Selector::Count] = sel.selectors.as_slice() {
-        return Ok(Rows {
-            columns: vec![("count".into(), CqlType::Bigint)],
-            rows: vec![vec![Some((cells.len() as i64).to_be_bytes().to_vec())]],
-        });
+        return Ok(Rows::from_vecs(
+            vec![("count".into(), CqlType::Bigint)],
+            [vec![Some((cells.len() as i64).to_be_bytes().to_vec())]],
+        ));
     }
     let value = t.columns.len() - 1;
     enum Pick {
@@ -344,8 +344,8 @@ fn project(t: &Table, sel: &Select, cells: Vec<Cell>, now_seconds: i64) -> Resul
                 })
                 .collect()
         })
-        .collect();
-    Ok(Rows { columns, rows })
+        .collect::<Vec<_>>();
+    Ok(Rows::from_vecs(columns, rows))
 }
 
 /// The bytes of a literal term for column `i`.

@@ -54,7 +54,7 @@ fn values_sent_by_name_reach_the_markers_of_that_name() {
         .remove(0)
     {
         CqlResult::Rows(r) => assert_eq!(
-            r.rows,
+            r.to_vecs(),
             vec![vec![Some(c.to_vec()), Some(b"hello".to_vec())]]
         ),
         other => panic!("{other:?}"),

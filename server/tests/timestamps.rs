@@ -85,7 +85,7 @@ fn the_client_timestamp_stamps_writes_that_give_none() {
         .query("SELECT k, v, writetime(v) FROM ts.t")
         .unwrap();
     let mut got: Vec<(i32, i32, i64)> = rows
-        .rows
+        .to_vecs()
         .iter()
         .map(|r| {
             let int = |i: usize| i32::from_be_bytes(r[i].clone().unwrap().try_into().unwrap());

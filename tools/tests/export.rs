@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use supercolumn::comparator::TimeUuidType;
-use supercolumn::cql::{Rows, Session};
+use supercolumn::cql::{Columns, Session};
 use supercolumn::{
     BatchMutation, ColumnFamilyDef, ColumnPath, Database, KeyspaceDef, Options, TimeUuidGenerator,
     WriteOptions,
@@ -155,11 +155,21 @@ fn serve(dir: &Path) -> (std::process::Child, u16) {
     (child, port)
 }
 
+/// A query's columns and rows, sorted.
+struct Read {
+    columns: Columns,
+    rows: Vec<Vec<Option<Vec<u8>>>>,
+}
+
 /// Every row of a query, each value with its write time and TTL where it has one.
-fn read(db: &Database, q: &str) -> Rows {
-    let mut rows = Session::new(db).query(q).unwrap();
-    rows.rows.sort();
-    rows
+fn read(db: &Database, q: &str) -> Read {
+    let got = Session::new(db).query(q).unwrap();
+    let mut rows = got.to_vecs();
+    rows.sort();
+    Read {
+        columns: got.columns,
+        rows,
+    }
 }
 
 #[test]

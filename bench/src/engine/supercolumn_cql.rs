@@ -56,7 +56,7 @@ impl SupercolumnCql {
 
     fn rows(&self, p: &Prepared, values: &[Option<&[u8]>]) -> anyhow::Result<usize> {
         match Session::new(&self.db).execute_prepared(p, values)? {
-            CqlResult::Rows(r) => Ok(r.rows.len()),
+            CqlResult::Rows(r) => Ok(r.len()),
             other => anyhow::bail!("a SELECT returned {other:?}"),
         }
     }

@@ -145,7 +145,7 @@ impl Session<'_> {
 
     /// Whether `condition` holds of `current`, the row as `SELECT *` read it.
     fn holds(&self, t: &Table, condition: &Condition, current: &Rows) -> Result<bool, CqlError> {
-        let row = current.rows.first();
+        let row = current.first();
         Ok(match condition {
             Condition::NotExists => row.is_none(),
             Condition::Exists => row.is_some(),
@@ -155,7 +155,7 @@ impl Session<'_> {
                     let (_, def) = t.column(c)?;
                     let want = self.value(&def.ty, term, c)?;
                     let at = current.columns.iter().position(|(n, _)| n == c);
-                    let have = row.zip(at).and_then(|(r, i)| r[i].as_deref());
+                    let have = row.zip(at).and_then(|(r, i)| r.get(i));
                     holds &= compare(&def.ty, have, *op, want.as_deref(), c)?;
                 }
                 holds
@@ -422,17 +422,17 @@ fn refuse_mixed(a: &Condition, b: &Condition) -> Result<(), &'static str> {
 
 /// The `[applied]` row: alone when applied (and for `IF EXISTS`), else with what decided it.
 fn answer(applied: bool, condition: &Condition, current: Rows) -> Rows {
-    let flag = Some(vec![u8::from(applied)]);
+    let flag = [u8::from(applied)];
     let mut columns = vec![("[applied]".to_string(), CqlType::Boolean)];
-    let mut row = vec![flag];
+    let mut row = vec![Some(&flag[..])];
     if !applied {
-        let existing = current.rows.into_iter().next();
+        let existing = current.first();
         match condition {
             Condition::Exists => {}
             Condition::NotExists => {
                 if let Some(r) = existing {
-                    columns.extend(current.columns);
-                    row.extend(r);
+                    columns.extend(current.columns.iter().cloned());
+                    row.extend(r.iter());
                 }
             }
             Condition::Columns(cs) => {
@@ -442,16 +442,15 @@ fn answer(applied: bool, condition: &Condition, current: Rows) -> Rows {
                     }
                     if let Some(i) = current.columns.iter().position(|(n, _)| n == c) {
                         columns.push(current.columns[i].clone());
-                        row.push(existing.as_ref().and_then(|r| r[i].clone()));
+                        row.push(existing.and_then(|r| r.get(i)));
                     }
                 }
             }
         }
     }
-    Rows {
-        columns,
-        rows: vec![row],
-    }
+    let mut out = Rows::new(columns);
+    out.push_row(row);
+    out
 }
 
 /// A conditional batch's answer: `[applied]` alone when applied (or when no row checked
@@ -463,17 +462,16 @@ fn batch_answer(
     conditions: &[&Condition],
     mut read: Vec<(Vec<Vec<u8>>, Rows)>,
 ) -> Rows {
-    let flag = Some(vec![u8::from(applied)]);
-    read.retain(|(_, r)| !r.rows.is_empty());
+    let flag = [u8::from(applied)];
+    read.retain(|(_, r)| !r.is_empty());
     let Some(columns) = read
         .first()
         .map(|(_, r)| r.columns.clone())
         .filter(|_| !applied)
     else {
-        return Rows {
-            columns: vec![("[applied]".to_string(), CqlType::Boolean)],
-            rows: vec![vec![flag]],
-        };
+        let mut out = Rows::new(vec![("[applied]".to_string(), CqlType::Boolean)]);
+        out.push_row([Some(&flag[..])]);
+        return out;
     };
     let every = conditions
         .iter()
@@ -508,17 +506,15 @@ fn batch_answer(
             .find(|o| o.is_ne())
             .unwrap_or(std::cmp::Ordering::Equal)
     });
-    let mut out = Rows {
-        columns: std::iter::once(("[applied]".to_string(), CqlType::Boolean))
+    let mut out = Rows::new(
+        std::iter::once(("[applied]".to_string(), CqlType::Boolean))
             .chain(kept.iter().map(|&i| columns[i].clone()))
-            .collect(),
-        rows: Vec::new(),
-    };
-    for (_, r) in read {
-        for row in r.rows {
-            let values = kept.iter().map(|&i| row[i].clone());
-            out.rows
-                .push(std::iter::once(flag.clone()).chain(values).collect());
+            .collect::<Vec<_>>(),
+    );
+    for (_, r) in &read {
+        for row in r {
+            let values = kept.iter().map(|&i| row.get(i));
+            out.push_row(std::iter::once(Some(&flag[..])).chain(values));
         }
     }
     out

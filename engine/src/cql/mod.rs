@@ -29,6 +29,7 @@ mod lexer;
 mod pages;
 mod parser;
 mod plan;
+mod rows;
 mod select;
 mod slice_plan;
 mod table;
@@ -41,6 +42,7 @@ pub use ast::{
 pub use error::CqlError;
 pub use lexer::split_statements;
 pub use parser::parse;
+pub use rows::{Columns, Row, Rows, RowsIter};
 pub use table::{quote_ident, ColumnDef, Kind, Table};
 pub use types::{CqlType, Literal};
 
@@ -62,111 +64,6 @@ pub enum CqlResult {
     SetKeyspace(String),
     /// A schema change, described (`CREATED TABLE ks.t`).
     SchemaChange(String),
-}
-
-/// A `SELECT`'s result: typed columns and rows of serialized values (`None`: null).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Rows {
-    /// Column names and types, in result order.
-    pub columns: Vec<(String, CqlType)>,
-    /// The rows.
-    pub rows: Vec<Vec<Option<Vec<u8>>>>,
-}
-
-impl Rows {
-    /// The rows as cqlsh prints them: a header, a separator, the rows (values right-aligned),
-    /// then `(N rows)`.
-    pub fn to_table(&self) -> String {
-        let cells = self.displayed();
-        let widths: Vec<usize> = self
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(i, (name, _))| {
-                cells
-                    .iter()
-                    .map(|r| r[i].chars().count())
-                    .chain([name.chars().count()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let line = |vals: Vec<String>| format!(" {}", vals.join(" | "));
-        let mut out = vec![line(
-            self.columns
-                .iter()
-                .zip(&widths)
-                .map(|((n, _), w)| format!("{n:<w$}"))
-                .collect(),
-        )
-        .trim_end()
-        .to_string()];
-        out.push(
-            widths
-                .iter()
-                .map(|w| "-".repeat(w + 2))
-                .collect::<Vec<_>>()
-                .join("+"),
-        );
-        for r in &cells {
-            out.push(line(
-                r.iter()
-                    .zip(&widths)
-                    .map(|(v, w)| format!("{v:>w$}"))
-                    .collect(),
-            ));
-        }
-        out.push(String::new());
-        out.push(format!("({} rows)", self.rows.len()));
-        out.join("\n")
-    }
-
-    /// The rows as cqlsh prints them with `EXPAND ON`: each row as `@ Row N`, a separator, and
-    /// a `name | value` line per column, then `(N rows)`.
-    pub fn to_expanded(&self) -> String {
-        let name_width = self
-            .columns
-            .iter()
-            .map(|(n, _)| n.chars().count())
-            .max()
-            .unwrap_or(0);
-        let rows = self.displayed();
-        // One width for the values of every row, as cqlsh's.
-        let value_width = rows
-            .iter()
-            .flatten()
-            .map(|v| v.chars().count())
-            .max()
-            .unwrap_or(0);
-        let mut out = Vec::new();
-        for (i, values) in rows.iter().enumerate() {
-            out.push(format!("@ Row {}", i + 1));
-            out.push(format!(
-                "{}+{}",
-                "-".repeat(name_width + 2),
-                "-".repeat(value_width + 2)
-            ));
-            for ((name, _), v) in self.columns.iter().zip(values) {
-                out.push(format!(" {name:<name_width$} | {v}").trim_end().to_string());
-            }
-            out.push(String::new());
-        }
-        out.push(format!("({} rows)", self.rows.len()));
-        out.join("\n")
-    }
-
-    /// Each value as cqlsh shows it (`null` for a null).
-    pub fn displayed(&self) -> Vec<Vec<String>> {
-        self.rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .zip(&self.columns)
-                    .map(|(v, (_, ty))| v.as_ref().map_or_else(|| "null".into(), |b| ty.display(b)))
-                    .collect()
-            })
-            .collect()
-    }
 }
 
 /// A statement parsed and resolved once, to execute many times with values for its `?`

@@ -17,7 +17,7 @@ use super::select::output_columns;
 use super::slice_plan::SlicePlan;
 use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
-use super::{CqlResult, Rows, Session};
+use super::{Columns, CqlResult, Rows, Session};
 use crate::model::cell::CellValue;
 use crate::model::comparator::{Comparator, CompositeType, Utf8Type};
 use crate::model::sort_key::escape_into;
@@ -67,9 +67,8 @@ pub(super) struct InsertPlan {
 enum Out {
     /// A primary key column: the value the statement bound it to.
     Key(usize),
-    /// A regular column's value, write time or TTL (by index into the names read); a value
-    /// no later output needs is moved out, not copied.
-    Value(usize, bool),
+    /// A regular column's value, write time or TTL (by index into the names read).
+    Value(usize),
     WriteTime(usize),
     Ttl(usize),
 }
@@ -87,7 +86,7 @@ pub(super) struct PointReadPlan {
     /// Each clustering column's component comparator, to build the names' sort keys.
     clustering_cmp: Vec<Arc<dyn Comparator>>,
     outputs: Vec<Out>,
-    columns: Vec<(String, CqlType)>,
+    columns: Columns,
     checks: Vec<(usize, CqlType, String)>,
 }
 
@@ -241,7 +240,7 @@ fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
         .iter()
         .map(|sel| match sel {
             Selector::Column(c) => Some(match read_index(c)? {
-                Ok(n) => Out::Value(n, false),
+                Ok(n) => Out::Value(n),
                 Err(k) => Out::Key(k),
             }),
             Selector::WriteTime(c) => read_index(c)?.ok().map(Out::WriteTime),
@@ -249,25 +248,13 @@ fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
             Selector::Count => None,
         })
         .collect::<Option<Vec<_>>>()?;
-    let mut outputs = outputs;
-    let mut needed = vec![false; suffixes.len()];
-    for o in outputs.iter_mut().rev() {
-        match o {
-            Out::Value(n, last) => {
-                *last = !needed[*n];
-                needed[*n] = true;
-            }
-            Out::WriteTime(n) | Out::Ttl(n) => needed[*n] = true,
-            Out::Key(_) => {}
-        }
-    }
     Some(PointReadPlan {
         key,
         partition_len: t.partition_key.len(),
         suffixes,
         clustering_cmp: t.clustering_comparators(),
         outputs,
-        columns,
+        columns: columns.into(),
         checks,
     })
 }
@@ -420,32 +407,41 @@ impl PointReadPlan {
     pub(super) fn rows(
         &self,
         values: &[Option<&[u8]>],
-        mut found: SmallVec<[Option<Kept>; 8]>,
+        found: SmallVec<[Option<Kept>; 8]>,
         now_seconds: i64,
     ) -> Rows {
-        let mut out = Rows {
-            columns: self.columns.clone(),
-            rows: Vec::new(),
-        };
+        let mut out = Rows::with_capacity(self.columns.clone(), 1);
         if found.iter().all(Option::is_none) {
             return out;
         }
-        let row = self
-            .outputs
-            .iter()
-            .map(|o| match *o {
-                Out::Key(k) => resolve(&self.key[k], values).map(<[u8]>::to_vec),
-                Out::Value(n, true) => found[n].as_mut().map(|c| std::mem::take(&mut c.0)),
-                Out::Value(n, false) => found[n].as_ref().map(|c| c.0.clone()),
-                Out::WriteTime(n) => found[n].as_ref().map(|c| c.1.to_be_bytes().to_vec()),
-                Out::Ttl(n) => {
-                    let expires = found[n].as_ref()?.2?;
-                    let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
-                    Some((left as i32).to_be_bytes().to_vec())
+        for o in &self.outputs {
+            let value = match *o {
+                Out::Key(k) => resolve(&self.key[k], values),
+                Out::Value(n) => found[n].as_ref().map(|c| &c.0[..]),
+                Out::WriteTime(n) => {
+                    match found[n].as_ref() {
+                        Some(c) => out.push_value(&c.1.to_be_bytes()),
+                        None => out.push_null(),
+                    }
+                    continue;
                 }
-            })
-            .collect();
-        out.rows.push(row);
+                Out::Ttl(n) => {
+                    match found[n].as_ref().and_then(|c| c.2) {
+                        Some(expires) => {
+                            let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
+                            out.push_value(&(left as i32).to_be_bytes());
+                        }
+                        None => out.push_null(),
+                    }
+                    continue;
+                }
+            };
+            match value {
+                Some(v) => out.push_value(v),
+                None => out.push_null(),
+            }
+        }
+        out.end_row();
         out
     }
 }

@@ -184,10 +184,7 @@ impl Session<'_> {
             ));
         }
 
-        let mut out = Rows {
-            columns,
-            rows: Vec::new(),
-        };
+        let mut out = Rows::new(columns);
         let mut count = 0usize;
         // `in_partition` counts the partition's rows across all its slices (IN on clustering).
         let resolved = resolve(&t, &selectors);
@@ -222,8 +219,8 @@ impl Session<'_> {
                     *in_partition += 1;
                     *count += 1;
                     if !matches!(selectors.first(), Some(Selector::Count)) {
-                        out.rows
-                            .push(project(&resolved, &pk, prefix, row, now_seconds));
+                        let row = project(&resolved, &pk, prefix, row, now_seconds);
+                        out.push_row(row.iter().map(Option::as_deref));
                     }
                 }
                 *count < limit && *in_partition < per_partition && !s.distinct
@@ -410,8 +407,7 @@ impl Session<'_> {
             }
         }
         if matches!(selectors.first(), Some(Selector::Count)) {
-            out.rows
-                .push(vec![Some((count as i64).to_be_bytes().to_vec())]);
+            out.push_row([Some(&(count as i64).to_be_bytes()[..])]);
         }
         Ok(out)
     }

@@ -13,11 +13,12 @@ use smallvec::SmallVec;
 use super::ast::{Op, Relation, Select, Selector, Term};
 use super::bounds::clustering_slices;
 use super::error::CqlError;
-use super::plan::{checked, resolve, row_key, source, Kept, Parts, Source};
+use super::plan::{checked, resolve, row_key, source, Parts, Source};
 use super::select::{output_columns, read_reversed};
 use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
-use super::{Rows, Session};
+use super::{Columns, Rows, Session};
+use crate::model::cell::CellValueRef;
 use crate::model::comparator::Comparator;
 use crate::model::sort_key::{escaped_len, unescape_into};
 use crate::query::{ColumnParent, SlicePredicate, SliceRange};
@@ -29,8 +30,8 @@ enum Out {
     Key(usize),
     /// A clustering column, decoded from the row's cells' names.
     Clustering(usize),
-    /// A regular column's value (by its slot); moved out when no later output needs it.
-    Value(usize, bool),
+    /// A regular column's value (by its slot).
+    Value(usize),
     WriteTime(usize),
     Ttl(usize),
 }
@@ -60,7 +61,7 @@ pub(super) struct SlicePlan {
     regular: Vec<Vec<u8>>,
     clustering_cmp: Vec<Arc<dyn Comparator>>,
     outputs: Vec<Out>,
-    columns: Vec<(String, CqlType)>,
+    columns: Columns,
     checks: Vec<(usize, CqlType, String)>,
 }
 
@@ -170,25 +171,13 @@ impl SlicePlan {
                 Some(match (sel, def.kind) {
                     (Selector::Column(_), Kind::PartitionKey(k)) => Out::Key(k),
                     (Selector::Column(_), Kind::Clustering(k)) => Out::Clustering(k),
-                    (Selector::Column(_), Kind::Regular) => Out::Value(slot_of(i)?, false),
+                    (Selector::Column(_), Kind::Regular) => Out::Value(slot_of(i)?),
                     (Selector::WriteTime(_), Kind::Regular) => Out::WriteTime(slot_of(i)?),
                     (Selector::Ttl(_), Kind::Regular) => Out::Ttl(slot_of(i)?),
                     _ => return None,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
-        let mut outputs = outputs;
-        let mut needed = vec![false; regular.len()];
-        for o in outputs.iter_mut().rev() {
-            match o {
-                Out::Value(n, take) => {
-                    *take = !needed[*n];
-                    needed[*n] = true;
-                }
-                Out::WriteTime(n) | Out::Ttl(n) => needed[*n] = true,
-                Out::Key(_) | Out::Clustering(_) => {}
-            }
-        }
         Some(SlicePlan {
             table: Arc::new(t.clone()),
             parent: ColumnParent::new(&t.name),
@@ -204,7 +193,7 @@ impl SlicePlan {
                 .collect(),
             clustering_cmp: t.clustering_comparators(),
             outputs,
-            columns,
+            columns: columns.into(),
             checks,
         })
     }
@@ -271,34 +260,64 @@ impl SlicePlan {
         Some((key, Some(SlicePredicate::Range(range)), limit))
     }
 
-    /// One output row of the CQL row whose cells' names begin with the sort key `prefix`.
-    fn row(
+    /// Appends to `out` the output row of the CQL row whose cells' names begin with the sort
+    /// key `prefix` and whose kept cells are `cells` (values in `held`); `false` (and nothing
+    /// appended) when a clustering value does not decode.
+    fn push_row(
         &self,
         values: &[Option<&[u8]>],
         prefix: &[u8],
-        cells: &mut [Option<Kept>],
+        (cells, held): (&[Option<Held>], &[u8]),
         now_seconds: i64,
         scratch: &mut Vec<u8>,
-    ) -> Option<Vec<Option<Vec<u8>>>> {
-        let mut out = Vec::with_capacity(self.outputs.len());
+        out: &mut Rows,
+    ) -> bool {
         for o in &self.outputs {
-            out.push(match *o {
-                Out::Key(k) => resolve(&self.key[k], values).map(<[u8]>::to_vec),
-                Out::Clustering(k) => Some(self.clustering_value(prefix, k, scratch)?),
-                Out::Value(n, true) => cells[n].as_mut().map(|c| std::mem::take(&mut c.0)),
-                Out::Value(n, false) => cells[n].as_ref().map(|c| c.0.clone()),
-                Out::WriteTime(n) => cells[n].as_ref().map(|c| c.1.to_be_bytes().to_vec()),
-                Out::Ttl(n) => cells[n].as_ref().and_then(|c| c.2).map(|expires| {
-                    let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
-                    (left as i32).to_be_bytes().to_vec()
-                }),
-            });
+            let value = match *o {
+                Out::Key(k) => resolve(&self.key[k], values),
+                Out::Clustering(k) => {
+                    if self.clustering_value(prefix, k, scratch, out).is_none() {
+                        out.abandon_row();
+                        return false;
+                    }
+                    continue;
+                }
+                Out::Value(n) => cells[n].as_ref().map(|c| &held[c.0.clone()]),
+                Out::WriteTime(n) => {
+                    match cells[n].as_ref() {
+                        Some(c) => out.push_value(&c.1.to_be_bytes()),
+                        None => out.push_null(),
+                    }
+                    continue;
+                }
+                Out::Ttl(n) => {
+                    match cells[n].as_ref().and_then(|c| c.2) {
+                        Some(expires) => {
+                            let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
+                            out.push_value(&(left as i32).to_be_bytes());
+                        }
+                        None => out.push_null(),
+                    }
+                    continue;
+                }
+            };
+            match value {
+                Some(v) => out.push_value(v),
+                None => out.push_null(),
+            }
         }
-        Some(out)
+        out.end_row();
+        true
     }
 
-    /// Clustering column `k`'s value, decoded from a row's sort key prefix.
-    fn clustering_value(&self, prefix: &[u8], k: usize, scratch: &mut Vec<u8>) -> Option<Vec<u8>> {
+    /// Appends clustering column `k`'s value, decoded from a row's sort key prefix, to `out`.
+    fn clustering_value(
+        &self,
+        prefix: &[u8],
+        k: usize,
+        scratch: &mut Vec<u8>,
+        out: &mut Rows,
+    ) -> Option<()> {
         let mut rest = prefix;
         for _ in 0..k {
             rest = &rest[escaped_len(rest)?..];
@@ -312,13 +331,17 @@ impl SlicePlan {
         } else {
             part
         };
-        let mut value = Vec::with_capacity(part.len());
         self.clustering_cmp[k]
-            .decode_sort_key(part, &mut value)
+            .decode_sort_key(part, out.value_buf())
             .ok()?;
-        Some(value)
+        out.end_value();
+        Some(())
     }
 }
+
+/// A live cell kept for the row being assembled: where its value is in the row's buffer, its
+/// timestamp and its expiry (seconds).
+type Held = (std::ops::Range<usize>, i64, Option<i64>);
 
 /// A cell name's clustering prefix length, column name, and whether an element follows.
 type NameParts<'a> = (usize, &'a [u8], bool);
@@ -366,11 +389,8 @@ impl Session<'_> {
         let Some((key, predicate, limit)) = p.request(values) else {
             return Ok(None);
         };
-        let mut out = Rows {
-            columns: p.columns.clone(),
-            // A LIMIT's rows at once (up to a page's worth): no regrowth on the way.
-            rows: Vec::with_capacity(limit.min(256)),
-        };
+        // A LIMIT's rows at once (up to a page's worth): no regrowth on the way.
+        let mut out = Rows::with_capacity(p.columns.clone(), limit.min(256));
         let Some(predicate) = predicate else {
             return Ok(Some(out));
         };
@@ -378,20 +398,13 @@ impl Session<'_> {
         let now_seconds = (self.db.options().clock.now_micros() + 999_999).div_euclid(1_000_000);
         let n_ck = p.table.clustering.len();
         let mut prefix: Vec<u8> = Vec::new();
-        let mut cells: SmallVec<[Option<Kept>; 4]> = SmallVec::new();
+        // The open row's kept cells, by slot, and their values, one after another.
+        let mut cells: SmallVec<[Option<Held>; 4]> = SmallVec::new();
+        let mut held: Vec<u8> = Vec::new();
         let mut open = false;
         let mut fallback = false;
         // One buffer for every escaped name part unescaped on the way.
         let mut scratch = Vec::new();
-        let mut emit = |prefix: &[u8], cells: &mut [Option<Kept>], out: &mut Rows| -> bool {
-            match p.row(values, prefix, cells, now_seconds, &mut scratch) {
-                Some(row) => {
-                    out.rows.push(row);
-                    true
-                }
-                None => false,
-            }
-        };
         self.db.visit_slice(
             &p.table.keyspace,
             &key,
@@ -414,12 +427,13 @@ impl Session<'_> {
                 };
                 // A known prefix was met again: the same row.
                 if open && known == 0 && prefix[..] != name[..prefix_len] {
-                    if !emit(&prefix, &mut cells, &mut out) {
+                    let row = (&cells[..], &held[..]);
+                    if !p.push_row(values, &prefix, row, now_seconds, &mut scratch, &mut out) {
                         fallback = true;
                         return Ok(false);
                     }
                     open = false;
-                    if out.rows.len() >= limit {
+                    if out.len() >= limit {
                         return Ok(false);
                     }
                 }
@@ -428,6 +442,7 @@ impl Session<'_> {
                     prefix.extend_from_slice(&name[..prefix_len]);
                     cells.clear();
                     cells.resize(p.regular.len(), None);
+                    held.clear();
                     open = true;
                 }
                 // The marker (or a column dropped since) only says the row is live.
@@ -441,10 +456,12 @@ impl Session<'_> {
                 };
                 let slot = p.regular.iter().position(|r| r[..] == *column);
                 if let (Some(slot), false) = (slot, element) {
-                    let timestamp = cell.as_ref().timestamp;
-                    if let Some((value, ttl)) = cell.into_live() {
+                    let c = cell.as_ref();
+                    if let CellValueRef::Live { value, ttl } = c.value {
+                        let at = held.len();
+                        held.extend_from_slice(value);
                         let expires = ttl.map(|t| t.local_expiration_time);
-                        cells[slot] = Some((value, timestamp, expires));
+                        cells[slot] = Some((at..held.len(), c.timestamp, expires));
                     }
                 }
                 Ok(true)
@@ -453,7 +470,11 @@ impl Session<'_> {
         if fallback {
             return Ok(None);
         }
-        if open && out.rows.len() < limit && !emit(&prefix, &mut cells, &mut out) {
+        let row = (&cells[..], &held[..]);
+        if open
+            && out.len() < limit
+            && !p.push_row(values, &prefix, row, now_seconds, &mut scratch, &mut out)
+        {
             return Ok(None);
         }
         Ok(Some(out))

@@ -65,9 +65,12 @@ fn seed_002_simple_table_is_stored_as_the_seed_shows() {
     );
     let rows = cql.query("SELECT * FROM example WHERE field1 = 4").unwrap();
     assert_eq!(rows.to_table(), " field1 | field2 | field3\n--------+--------+--------\n      4 |      5 |      6\n\n(1 rows)");
-    assert_eq!(cql.query("SELECT * FROM example").unwrap().rows.len(), 3);
     assert_eq!(
-        cql.query("SELECT COUNT(*) FROM example").unwrap().rows,
+        cql.query("SELECT * FROM example").unwrap().to_vecs().len(),
+        3
+    );
+    assert_eq!(
+        cql.query("SELECT COUNT(*) FROM example").unwrap().to_vecs(),
         [vec![Some(3i64.to_be_bytes().to_vec())]]
     );
 }
@@ -154,7 +157,7 @@ fn tables_survive_reopen_and_read_through_clustering_slices() {
     let mut cql = Session::new(&db);
     cql.execute("USE ks").unwrap();
     let ints = |rows: Rows| -> Vec<i32> {
-        rows.rows
+        rows.to_vecs()
             .iter()
             .map(|r| i32::from_be_bytes(r[0].clone().unwrap().try_into().unwrap()))
             .collect()
@@ -184,18 +187,18 @@ fn tables_survive_reopen_and_read_through_clustering_slices() {
     let v = cql
         .query("SELECT v FROM t WHERE k = 'a' AND c = 7")
         .unwrap();
-    assert_eq!(v.rows, [vec![Some((-1i64).to_be_bytes().to_vec())]]);
+    assert_eq!(v.to_vecs(), [vec![Some((-1i64).to_be_bytes().to_vec())]]);
     assert!(cql
         .query("SELECT * FROM t WHERE k = 'a' AND c = 6")
         .unwrap()
-        .rows
+        .to_vecs()
         .is_empty());
     let e = cql.query("SELECT * FROM t WHERE v = 3").unwrap_err();
     assert!(e.to_string().contains("ALLOW FILTERING"), "{e}");
     assert_eq!(
         cql.query("SELECT c FROM t WHERE v = -1 ALLOW FILTERING")
             .unwrap()
-            .rows
+            .to_vecs()
             .len(),
         2
     );
@@ -226,7 +229,7 @@ fn writes_that_cannot_be_honoured_are_refused_whole() {
         assert!(cql.execute(bad).is_err(), "{bad}");
     }
     assert!(
-        cql.query("SELECT * FROM t").unwrap().rows.is_empty(),
+        cql.query("SELECT * FROM t").unwrap().to_vecs().is_empty(),
         "nothing of a refused batch was written"
     );
     assert!(matches!(
@@ -276,7 +279,7 @@ fn prepared_statements_bind_serialized_values_without_a_keyspace_in_use() {
         panic!()
     };
     assert_eq!(
-        r.rows,
+        r.to_vecs(),
         [
             vec![Some(4i64.to_be_bytes().to_vec())],
             vec![Some(3i64.to_be_bytes().to_vec())]
@@ -299,10 +302,16 @@ fn prepared_statements_bind_serialized_values_without_a_keyspace_in_use() {
     let CqlResult::Rows(after_k) = other.execute_prepared(&scan, &[Some(b"k")]).unwrap() else {
         panic!()
     };
-    assert!(after_j.rows.iter().all(|r| r[0].as_deref() != Some(b"j")));
-    assert!(after_k.rows.iter().all(|r| r[0].as_deref() != Some(b"k")));
+    assert!(after_j
+        .to_vecs()
+        .iter()
+        .all(|r| r[0].as_deref() != Some(b"j")));
+    assert!(after_k
+        .to_vecs()
+        .iter()
+        .all(|r| r[0].as_deref() != Some(b"k")));
     assert!(
-        after_j.rows.is_empty() != after_k.rows.is_empty(),
+        after_j.to_vecs().is_empty() != after_k.to_vecs().is_empty(),
         "exactly one of the two partitions comes after the other"
     );
 }
@@ -336,7 +345,7 @@ fn ttl_and_writetime_answer_from_the_cells() {
     clock.advance_micros(70_000_000);
     // The marker and a expired with the TTL; b, written later without one, keeps the row.
     let r = cql.query("SELECT a, b FROM t WHERE k = 1").unwrap();
-    assert_eq!(r.rows, [vec![None, Some(b"z".to_vec())]]);
+    assert_eq!(r.to_vecs(), [vec![None, Some(b"z".to_vec())]]);
     // Between seconds, TTL() right after the write is the TTL given, never one more (as
     // Cassandra's), and it counts down from there.
     clock.advance_micros(400_000);
@@ -351,7 +360,7 @@ fn ttl_and_writetime_answer_from_the_cells() {
 
 /// The `int` values of column `i` of a result.
 fn ints_at(rows: &Rows, i: usize) -> Vec<i32> {
-    rows.rows
+    rows.to_vecs()
         .iter()
         .map(|r| i32::from_be_bytes(r[i].clone().unwrap().try_into().unwrap()))
         .collect()
@@ -384,20 +393,20 @@ fn in_on_clustering_columns_reads_each_row_once_in_clustering_order() {
     assert_eq!(
         cql.query("SELECT COUNT(*) FROM t WHERE k = 0 AND c IN (1, 1, 2)")
             .unwrap()
-            .rows,
+            .to_vecs(),
         [vec![Some(2i64.to_be_bytes().to_vec())]]
     );
     assert_eq!(
         cql.query("SELECT k FROM t WHERE k IN (0, 0)")
             .unwrap()
-            .rows
+            .to_vecs()
             .len(),
         3
     );
     assert_eq!(
         cql.query("SELECT DISTINCT k FROM t WHERE k IN (0, 0)")
             .unwrap()
-            .rows
+            .to_vecs()
             .len(),
         1
     );
@@ -437,7 +446,7 @@ fn a_prepared_statement_refuses_a_table_dropped_and_created_again_differently() 
         .unwrap_err();
     assert!(e.to_string().contains("prepare it again"), "{e}");
     assert!(
-        cql.query("SELECT * FROM t").unwrap().rows.is_empty(),
+        cql.query("SELECT * FROM t").unwrap().to_vecs().is_empty(),
         "nothing was written"
     );
 }

@@ -57,32 +57,28 @@ fn text(v: &str) -> Option<Vec<u8>> {
 }
 
 fn names(rows: Vec<(String, &str, String)>) -> Rows {
-    Rows {
-        columns: vec![
+    Rows::from_vecs(
+        vec![
             ("keyspace_name".into(), CqlType::Text),
             ("type".into(), CqlType::Text),
             ("name".into(), CqlType::Text),
         ],
-        rows: rows
-            .into_iter()
-            .map(|(k, t, n)| vec![text(&k), text(t), text(&n)])
-            .collect(),
-    }
+        rows.into_iter()
+            .map(|(k, t, n)| vec![text(&k), text(t), text(&n)]),
+    )
 }
 
 fn statements(rows: Vec<(String, &str, String, String)>) -> Rows {
-    Rows {
-        columns: vec![
+    Rows::from_vecs(
+        vec![
             ("keyspace_name".into(), CqlType::Text),
             ("type".into(), CqlType::Text),
             ("name".into(), CqlType::Text),
             ("create_statement".into(), CqlType::Text),
         ],
-        rows: rows
-            .into_iter()
-            .map(|(k, t, n, s)| vec![text(&k), text(t), text(&n), text(&s)])
-            .collect(),
-    }
+        rows.into_iter()
+            .map(|(k, t, n, s)| vec![text(&k), text(t), text(&n), text(&s)]),
+    )
 }
 
 /// The `CREATE KEYSPACE` that recreates `ks`.
@@ -149,13 +145,13 @@ pub fn describe(db: &Database, current: Option<&str>, statement: &str) -> Result
                 .collect(),
         )),
         ["types"] | ["functions"] | ["aggregates"] => Ok(names(Vec::new())),
-        ["cluster"] => Ok(Rows {
-            columns: vec![
+        ["cluster"] => Ok(Rows::from_vecs(
+            vec![
                 ("cluster".into(), CqlType::Text),
                 ("partitioner".into(), CqlType::Text),
                 ("snitch".into(), CqlType::Text),
             ],
-            rows: vec![vec![
+            [vec![
                 text("supercolumn"),
                 text(&format!(
                     "org.apache.cassandra.dht.{}",
@@ -163,7 +159,7 @@ pub fn describe(db: &Database, current: Option<&str>, statement: &str) -> Result
                 )),
                 text("org.apache.cassandra.locator.SimpleSnitch"),
             ]],
-        }),
+        )),
         ["schema"] | ["full", "schema"] => {
             let mut out = Vec::new();
             for ks in db.keyspaces().iter().filter(|k| user(k)) {
@@ -234,17 +230,26 @@ mod tests {
         s.execute("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; CREATE TABLE ks.t (k int PRIMARY KEY, v text)")
             .unwrap();
         let r = describe(&db, None, "DESCRIBE KEYSPACE ks;").unwrap();
-        assert_eq!(r.rows.len(), 2);
-        let stmt = String::from_utf8(r.rows[1][3].clone().unwrap()).unwrap();
+        assert_eq!(r.to_vecs().len(), 2);
+        let stmt = String::from_utf8(r.to_vecs()[1][3].clone().unwrap()).unwrap();
         assert!(stmt.starts_with("CREATE TABLE ks.t ("), "{stmt}");
-        assert_eq!(describe(&db, Some("ks"), "desc t").unwrap().rows.len(), 1);
-        assert_eq!(describe(&db, None, "DESC ks.t").unwrap().rows.len(), 1);
         assert_eq!(
-            describe(&db, Some("ks"), "DESC TABLES").unwrap().rows.len(),
+            describe(&db, Some("ks"), "desc t").unwrap().to_vecs().len(),
+            1
+        );
+        assert_eq!(describe(&db, None, "DESC ks.t").unwrap().to_vecs().len(), 1);
+        assert_eq!(
+            describe(&db, Some("ks"), "DESC TABLES")
+                .unwrap()
+                .to_vecs()
+                .len(),
             1
         );
         // Every keyspace's, Keyspace1's four Thrift-era column families among them.
-        assert_eq!(describe(&db, None, "DESC TABLES").unwrap().rows.len(), 5);
+        assert_eq!(
+            describe(&db, None, "DESC TABLES").unwrap().to_vecs().len(),
+            5
+        );
         assert!(describe(&db, None, "DESC TABLE ks.nothing").is_err());
         assert!(describe(&db, None, "DESC KEYSPACE \"Nothing\"").is_err());
         assert!(is_describe("  desc keyspaces"));

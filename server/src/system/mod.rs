@@ -78,13 +78,13 @@ pub fn select(db: &Database, node: &Node, keyspace: &str, sel: &Select) -> Resul
         .map(|(n, t)| (n.to_string(), t.clone()))
         .collect();
     if sel.selectors.is_empty() {
-        return Ok(Rows { columns, rows });
+        return Ok(Rows::from_vecs(columns, rows));
     }
     if let [Selector::Count] = sel.selectors.as_slice() {
-        return Ok(Rows {
-            columns: vec![("count".into(), CqlType::Bigint)],
-            rows: vec![vec![Some((rows.len() as i64).to_be_bytes().to_vec())]],
-        });
+        return Ok(Rows::from_vecs(
+            vec![("count".into(), CqlType::Bigint)],
+            [vec![Some((rows.len() as i64).to_be_bytes().to_vec())]],
+        ));
     }
     let mut picks = Vec::with_capacity(sel.selectors.len());
     for s in &sel.selectors {
@@ -95,13 +95,14 @@ pub fn select(db: &Database, node: &Node, keyspace: &str, sel: &Select) -> Resul
         };
         picks.push(column(name)?);
     }
-    Ok(Rows {
-        columns: picks.iter().map(|&i| columns[i].clone()).collect(),
-        rows: rows
-            .into_iter()
-            .map(|r| picks.iter().map(|&i| r[i].clone()).collect())
-            .collect(),
-    })
+    Ok(Rows::from_vecs(
+        picks
+            .iter()
+            .map(|&i| columns[i].clone())
+            .collect::<Vec<_>>(),
+        rows.into_iter()
+            .map(|r| picks.iter().map(|&i| r[i].clone()).collect()),
+    ))
 }
 
 #[cfg(test)]
@@ -138,7 +139,7 @@ mod tests {
         .unwrap();
         let text = |b: &Option<Vec<u8>>| String::from_utf8(b.clone().unwrap()).unwrap();
         let got: Vec<(String, String, String, String)> = cols
-            .rows
+            .to_vecs()
             .iter()
             .map(|r| (text(&r[0]), text(&r[1]), text(&r[3]), text(&r[4])))
             .collect();
@@ -165,23 +166,23 @@ mod tests {
                 ),
             ]
         );
-        assert_eq!(cols.rows[2][2], Some((-1i32).to_be_bytes().to_vec()));
+        assert_eq!(cols.to_vecs()[2][2], Some((-1i32).to_be_bytes().to_vec()));
         let ks = query(
             &db,
             "SELECT * FROM system_schema.keyspaces WHERE keyspace_name = 'ks'",
         )
         .unwrap();
-        assert_eq!(ks.rows.len(), 1);
+        assert_eq!(ks.to_vecs().len(), 1);
         let local = query(
             &db,
             "SELECT schema_version, partitioner FROM system.local WHERE key = 'local'",
         )
         .unwrap();
-        assert_eq!(local.rows.len(), 1);
-        assert!(text(&local.rows[0][1]).ends_with("RandomPartitioner"));
+        assert_eq!(local.to_vecs().len(), 1);
+        assert!(text(&local.to_vecs()[0][1]).ends_with("RandomPartitioner"));
         assert!(query(&db, "SELECT * FROM system.peers")
             .unwrap()
-            .rows
+            .to_vecs()
             .is_empty());
         assert!(matches!(
             query(&db, "SELECT * FROM system.nothing"),
@@ -195,14 +196,14 @@ mod tests {
             "SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name IN ('system', 'system_schema')",
         )
         .unwrap();
-        assert_eq!(ks.rows.len(), 2);
+        assert_eq!(ks.to_vecs().len(), 2);
         let local = query(
             &db,
             "SELECT column_name, kind FROM system_schema.columns WHERE keyspace_name = 'system' AND table_name = 'local'",
         )
         .unwrap();
         assert_eq!(
-            local.rows[0],
+            local.to_vecs()[0],
             [Some(b"key".to_vec()), Some(b"partition_key".to_vec())]
         );
         let t = query(
@@ -210,6 +211,6 @@ mod tests {
             "SELECT table_name FROM system_schema.tables WHERE keyspace_name = 'system_schema'",
         )
         .unwrap();
-        assert_eq!(t.rows.len(), 9);
+        assert_eq!(t.to_vecs().len(), 9);
     }
 }
