@@ -32,6 +32,7 @@ mod plan;
 mod rows;
 mod select;
 mod slice_plan;
+mod slice_read;
 mod table;
 mod types;
 mod write_rows;

@@ -96,7 +96,7 @@ fn suffix(column: &str) -> Vec<u8> {
 }
 
 /// The sort key of a cell name's last component, `column`.
-fn sort_suffix(column: &str) -> Vec<u8> {
+pub(super) fn sort_suffix(column: &str) -> Vec<u8> {
     let mut key = Vec::new();
     push_sort_key(&Utf8Type, column.as_bytes(), &mut key, &mut Vec::new());
     key
@@ -419,30 +419,37 @@ impl PointReadPlan {
                 Out::Key(k) => resolve(&self.key[k], values),
                 Out::Value(n) => found[n].as_ref().map(|c| &c.0[..]),
                 Out::WriteTime(n) => {
-                    match found[n].as_ref() {
-                        Some(c) => out.push_value(&c.1.to_be_bytes()),
-                        None => out.push_null(),
-                    }
+                    push_write_time(&mut out, found[n].as_ref().map(|c| c.1));
                     continue;
                 }
                 Out::Ttl(n) => {
-                    match found[n].as_ref().and_then(|c| c.2) {
-                        Some(expires) => {
-                            let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
-                            out.push_value(&(left as i32).to_be_bytes());
-                        }
-                        None => out.push_null(),
-                    }
+                    push_ttl(&mut out, found[n].as_ref().and_then(|c| c.2), now_seconds);
                     continue;
                 }
             };
-            match value {
-                Some(v) => out.push_value(v),
-                None => out.push_null(),
-            }
+            out.push_opt(value);
         }
         out.end_row();
         out
+    }
+}
+
+/// Appends a kept cell's write time (null without the cell).
+pub(super) fn push_write_time(out: &mut Rows, timestamp: Option<i64>) {
+    match timestamp {
+        Some(t) => out.push_value(&t.to_be_bytes()),
+        None => out.push_null(),
+    }
+}
+
+/// Appends the seconds a kept cell has left at `now_seconds` (null when it does not expire).
+pub(super) fn push_ttl(out: &mut Rows, expires: Option<i64>, now_seconds: i64) {
+    match expires {
+        Some(expires) => {
+            let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
+            out.push_value(&(left as i32).to_be_bytes());
+        }
+        None => out.push_null(),
     }
 }
 
@@ -490,9 +497,13 @@ impl Session<'_> {
                             found[at] = Some((value, cell.timestamp, expires));
                         }
                     })?;
-                // TTL() counts down as the general path's does (see `select`).
-                let now_seconds =
-                    (self.db.options().clock.now_micros() + 999_999).div_euclid(1_000_000);
+                // TTL() counts down as the general path's does (see `select`); read only if
+                // asked.
+                let now_seconds = if p.outputs.iter().any(|o| matches!(o, Out::Ttl(_))) {
+                    (self.db.options().clock.now_micros() + 999_999).div_euclid(1_000_000)
+                } else {
+                    0
+                };
                 Ok(Some(CqlResult::Rows(p.rows(values, found, now_seconds))))
             }
         }

@@ -110,10 +110,7 @@ impl Rows {
     pub fn push_row<'v>(&mut self, values: impl IntoIterator<Item = Option<&'v [u8]>>) {
         let mut n = 0;
         for v in values.into_iter().take(self.width()) {
-            match v {
-                Some(v) => self.push_value(v),
-                None => self.push_null(),
-            }
+            self.push_opt(v);
             n += 1;
         }
         for _ in n..self.width() {
@@ -180,6 +177,13 @@ impl Rows {
         self.end_value();
     }
 
+    pub(crate) fn push_opt(&mut self, v: Option<&[u8]>) {
+        match v {
+            Some(v) => self.push_value(v),
+            None => self.push_null(),
+        }
+    }
+
     pub(crate) fn push_null(&mut self) {
         self.ends.push(self.data.len() | NULL);
     }
@@ -188,6 +192,12 @@ impl Rows {
     pub(crate) fn end_row(&mut self) {
         debug_assert_eq!(self.ends.len(), (self.len + 1) * self.width());
         self.len += 1;
+    }
+
+    /// Makes room for `bytes` more bytes of values, up to 64 KiB (a guess must not reserve
+    /// what a result will never hold): the buffer grows once, not by doubling from nothing.
+    pub(crate) fn reserve_values(&mut self, bytes: usize) {
+        self.data.reserve(bytes.min(64 << 10));
     }
 
     /// Drops the values pushed since the last complete row.

@@ -2,30 +2,26 @@
 //! plain columns of one partition, named by `=` on its whole partition key, with `=` on a
 //! prefix of the clustering columns and a range on the next, in either order, with a `LIMIT`.
 //! It reads through the engine's cell visitor and builds each CQL row straight from the cells'
-//! sort keys: no column, name or page is built per cell. What the plan does not take — and
-//! every value it would have to refuse — runs `select.rs`, which owns the answers and the
-//! errors; this file only ever answers what that path would.
+//! sort keys: no column, name or page is built per cell (`slice_read.rs` runs it). What the
+//! plan does not take — and every value it would have to refuse — runs `select.rs`, which owns
+//! the answers and the errors; this file only ever answers what that path would.
 
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
-
-use smallvec::SmallVec;
 
 use super::ast::{Op, Relation, Select, Selector, Term};
 use super::bounds::clustering_slices;
-use super::error::CqlError;
-use super::plan::{checked, resolve, row_key, source, Parts, Source};
+use super::plan::{resolve, row_key, sort_suffix, source, Parts, Source};
 use super::select::{output_columns, read_reversed};
 use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
-use super::{Columns, Rows, Session};
-use crate::model::cell::CellValueRef;
+use super::Columns;
 use crate::model::comparator::Comparator;
-use crate::model::sort_key::{escaped_len, unescape_into};
 use crate::query::{ColumnParent, SlicePredicate, SliceRange};
 
 /// One output column of a planned slice.
 #[derive(Debug, Clone)]
-enum Out {
+pub(super) enum Out {
     /// A partition key column: the value the statement bound it to.
     Key(usize),
     /// A clustering column, decoded from the row's cells' names.
@@ -46,23 +42,32 @@ type Request = (Vec<u8>, Option<SlicePredicate>, usize);
 /// A planned `SELECT` of many CQL rows of one partition.
 #[derive(Clone)]
 pub(super) struct SlicePlan {
-    table: Arc<Table>,
-    parent: ColumnParent,
+    pub(super) table: Arc<Table>,
+    pub(super) parent: ColumnParent,
     /// Partition key sources, in key order.
-    key: Vec<Source>,
+    pub(super) key: Vec<Source>,
     /// Sources of `=` on the first clustering columns, in clustering order.
-    clustering_eq: Vec<Source>,
+    pub(super) clustering_eq: Vec<Source>,
     /// `>`/`>=` and `<`/`<=` on the next clustering column.
-    lower: RangeBound,
-    upper: RangeBound,
-    limit: Option<Source>,
-    reversed: bool,
+    pub(super) lower: RangeBound,
+    pub(super) upper: RangeBound,
+    pub(super) limit: Option<Source>,
+    pub(super) reversed: bool,
     /// The regular columns, by slot: their names as stored in a cell name's last component.
-    regular: Vec<Vec<u8>>,
-    clustering_cmp: Vec<Arc<dyn Comparator>>,
-    outputs: Vec<Out>,
-    columns: Columns,
-    checks: Vec<(usize, CqlType, String)>,
+    pub(super) regular: Vec<Vec<u8>>,
+    pub(super) clustering_cmp: Vec<Arc<dyn Comparator>>,
+    pub(super) outputs: Vec<Out>,
+    pub(super) columns: Columns,
+    pub(super) checks: Vec<(usize, CqlType, String)>,
+    /// The sort key of the last component of each cell name a row may hold: the row marker's
+    /// first, then the regular columns', by slot.
+    pub(super) suffixes: Vec<Vec<u8>>,
+    /// When the outputs are key or clustering columns, then values in the order a read
+    /// meets their cells (so each can be written as its cell comes): how many key or
+    /// clustering columns lead.
+    pub(super) lead: Option<usize>,
+    /// The bytes of the last result's rows, each: what the next reserves for its own.
+    pub(super) row_bytes: Arc<AtomicUsize>,
 }
 
 impl std::fmt::Debug for SlicePlan {
@@ -192,15 +197,21 @@ impl SlicePlan {
                 .map(|&i| t.columns[i].name.as_bytes().to_vec())
                 .collect(),
             clustering_cmp: t.clustering_comparators(),
+            lead: streamed(&outputs, reversed),
             outputs,
             columns: columns.into(),
             checks,
+            suffixes: std::iter::once("")
+                .chain(regular.iter().map(|&i| t.columns[i].name.as_str()))
+                .map(sort_suffix)
+                .collect(),
+            row_bytes: Arc::new(AtomicUsize::new(0)),
         })
     }
 
     /// The slice predicate and row limit of these values; `None` when the general path must
     /// run (a null, a bad limit, a bound it refuses), `Some(None)` when the slice is empty.
-    fn request(&self, values: &[Option<&[u8]>]) -> Option<Request> {
+    pub(super) fn request(&self, values: &[Option<&[u8]>]) -> Option<Request> {
         let parts: Parts<'_> = self
             .key
             .iter()
@@ -259,267 +270,24 @@ impl SlicePlan {
         };
         Some((key, Some(SlicePredicate::Range(range)), limit))
     }
-
-    /// Appends to `out` the output row of the CQL row whose cells' names begin with the sort
-    /// key `prefix` and whose kept cells are `cells` (values in `held`); `false` (and nothing
-    /// appended) when a clustering value does not decode.
-    fn push_row(
-        &self,
-        values: &[Option<&[u8]>],
-        prefix: &[u8],
-        (cells, held): (&[Option<Held>], &[u8]),
-        now_seconds: i64,
-        scratch: &mut Vec<u8>,
-        out: &mut Rows,
-    ) -> bool {
-        for o in &self.outputs {
-            let value = match *o {
-                Out::Key(k) => resolve(&self.key[k], values),
-                Out::Clustering(k) => {
-                    if self.clustering_value(prefix, k, scratch, out).is_none() {
-                        out.abandon_row();
-                        return false;
-                    }
-                    continue;
-                }
-                Out::Value(n) => cells[n].as_ref().map(|c| &held[c.0.clone()]),
-                Out::WriteTime(n) => {
-                    match cells[n].as_ref() {
-                        Some(c) => out.push_value(&c.1.to_be_bytes()),
-                        None => out.push_null(),
-                    }
-                    continue;
-                }
-                Out::Ttl(n) => {
-                    match cells[n].as_ref().and_then(|c| c.2) {
-                        Some(expires) => {
-                            let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
-                            out.push_value(&(left as i32).to_be_bytes());
-                        }
-                        None => out.push_null(),
-                    }
-                    continue;
-                }
-            };
-            match value {
-                Some(v) => out.push_value(v),
-                None => out.push_null(),
-            }
-        }
-        out.end_row();
-        true
-    }
-
-    /// Appends clustering column `k`'s value, decoded from a row's sort key prefix, to `out`.
-    fn clustering_value(
-        &self,
-        prefix: &[u8],
-        k: usize,
-        scratch: &mut Vec<u8>,
-        out: &mut Rows,
-    ) -> Option<()> {
-        let mut rest = prefix;
-        for _ in 0..k {
-            rest = &rest[escaped_len(rest)?..];
-        }
-        let n = escaped_len(rest)?;
-        let part = &rest[..n - 2];
-        let part = if part.contains(&0) {
-            scratch.clear();
-            unescape_into(part, scratch);
-            &scratch[..]
-        } else {
-            part
-        };
-        self.clustering_cmp[k]
-            .decode_sort_key(part, out.value_buf())
-            .ok()?;
-        out.end_value();
-        Some(())
-    }
 }
 
-/// A live cell kept for the row being assembled: where its value is in the row's buffer, its
-/// timestamp and its expiry (seconds).
-type Held = (std::ops::Range<usize>, i64, Option<i64>);
-
-/// A cell name's clustering prefix length, column name, and whether an element follows.
-type NameParts<'a> = (usize, &'a [u8], bool);
-
-/// Where a cell's sort key splits: its clustering prefix's length, its column's name (as
-/// stored, escaped), and whether a collection element follows; `Err` for a key that does not
-/// split into terminated components (damage: the general path reports it), `Ok(None)` for one
-/// of another shape (the general path skips it). The first `known` bytes, when not 0, are
-/// known to hold the clustering components (the row's prefix, met again).
-fn split(key: &[u8], n_ck: usize, known: usize) -> Result<Option<NameParts<'_>>, ()> {
-    // Only the two ends a caller needs are kept: where the clustering prefix ends and where
-    // the column's component does; every component is still checked to be terminated.
-    let mut parts = if known > 0 { n_ck } else { 0 };
-    let mut prefix = if n_ck == 0 { 0 } else { known };
-    let mut column_end = 0;
-    let mut at = known;
-    while at < key.len() {
-        let n = escaped_len(&key[at..]).ok_or(())?;
-        if !(1..=3).contains(&key[at + n - 1]) {
-            return Err(());
-        }
-        at += n;
-        parts += 1;
-        if parts == n_ck && known == 0 {
-            prefix = at;
-        }
-        if parts == n_ck + 1 {
-            column_end = at - 2;
+/// How many key or clustering outputs lead, when every value output can be written as its
+/// cell comes: no write time or TTL, values after the key and clustering columns, in the
+/// order a read meets their cells (by slot, forward; a reversed read meets them backwards, so
+/// there it takes one value at most).
+fn streamed(outputs: &[Out], reversed: bool) -> Option<usize> {
+    let lead = outputs
+        .iter()
+        .take_while(|o| matches!(o, Out::Key(_) | Out::Clustering(_)))
+        .count();
+    let mut slots = Vec::new();
+    for o in &outputs[lead..] {
+        match o {
+            Out::Value(n) => slots.push(*n),
+            _ => return None,
         }
     }
-    if parts < n_ck + 1 || parts > n_ck + 2 {
-        return Ok(None);
-    }
-    Ok(Some((prefix, &key[prefix..column_end], parts == n_ck + 2)))
-}
-
-impl Session<'_> {
-    /// Runs a planned slice; `Ok(None)` when its values (or the data) need the general path.
-    pub(super) fn run_slice_plan(
-        &self,
-        p: &SlicePlan,
-        values: &[Option<&[u8]>],
-    ) -> Result<Option<Rows>, CqlError> {
-        checked(&p.checks, values)?;
-        let Some((key, predicate, limit)) = p.request(values) else {
-            return Ok(None);
-        };
-        // A LIMIT's rows at once (up to a page's worth): no regrowth on the way.
-        let mut out = Rows::with_capacity(p.columns.clone(), limit.min(256));
-        let Some(predicate) = predicate else {
-            return Ok(Some(out));
-        };
-        // TTL() counts down as the general path's does (see `select`).
-        let now_seconds = (self.db.options().clock.now_micros() + 999_999).div_euclid(1_000_000);
-        let n_ck = p.table.clustering.len();
-        let mut prefix: Vec<u8> = Vec::new();
-        // The open row's kept cells, by slot, and their values, one after another.
-        let mut cells: SmallVec<[Option<Held>; 4]> = SmallVec::new();
-        let mut held: Vec<u8> = Vec::new();
-        let mut open = false;
-        let mut fallback = false;
-        // One buffer for every escaped name part unescaped on the way.
-        let mut scratch = Vec::new();
-        self.db.visit_slice(
-            &p.table.keyspace,
-            &key,
-            &p.parent,
-            &predicate,
-            |name, cell| {
-                // A row's cells after its first share its prefix: only the rest is split.
-                let known = if open && n_ck > 0 && name.starts_with(&prefix) {
-                    prefix.len()
-                } else {
-                    0
-                };
-                let (prefix_len, column, element) = match split(name, n_ck, known) {
-                    Ok(Some(s)) => s,
-                    Ok(None) => return Ok(true),
-                    Err(()) => {
-                        fallback = true;
-                        return Ok(false);
-                    }
-                };
-                // A known prefix was met again: the same row.
-                if open && known == 0 && prefix[..] != name[..prefix_len] {
-                    let row = (&cells[..], &held[..]);
-                    if !p.push_row(values, &prefix, row, now_seconds, &mut scratch, &mut out) {
-                        fallback = true;
-                        return Ok(false);
-                    }
-                    open = false;
-                    if out.len() >= limit {
-                        return Ok(false);
-                    }
-                }
-                if !open {
-                    prefix.clear();
-                    prefix.extend_from_slice(&name[..prefix_len]);
-                    cells.clear();
-                    cells.resize(p.regular.len(), None);
-                    held.clear();
-                    open = true;
-                }
-                // The marker (or a column dropped since) only says the row is live.
-                let mut unescaped = Vec::new();
-                let column = if column.contains(&0) {
-                    // A quoted column name holding a NUL: rare enough to allocate for.
-                    unescape_into(column, &mut unescaped);
-                    &unescaped[..]
-                } else {
-                    column
-                };
-                let slot = p.regular.iter().position(|r| r[..] == *column);
-                if let (Some(slot), false) = (slot, element) {
-                    let c = cell.as_ref();
-                    if let CellValueRef::Live { value, ttl } = c.value {
-                        let at = held.len();
-                        held.extend_from_slice(value);
-                        let expires = ttl.map(|t| t.local_expiration_time);
-                        cells[slot] = Some((at..held.len(), c.timestamp, expires));
-                    }
-                }
-                Ok(true)
-            },
-        )?;
-        if fallback {
-            return Ok(None);
-        }
-        let row = (&cells[..], &held[..]);
-        if open
-            && out.len() < limit
-            && !p.push_row(values, &prefix, row, now_seconds, &mut scratch, &mut out)
-        {
-            return Ok(None);
-        }
-        Ok(Some(out))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::split;
-    use crate::model::sort_key::escape_into;
-
-    /// A composite sort key of these components (each at end of component 0).
-    fn key(parts: &[&[u8]]) -> Vec<u8> {
-        let mut k = Vec::new();
-        for p in parts {
-            escape_into(p, &mut k);
-            k.extend_from_slice(&[0, 2]);
-        }
-        k
-    }
-
-    #[test]
-    fn a_sort_key_splits_alike_with_or_without_its_known_prefix() {
-        let ck: &[u8] = b"a\0b";
-        let prefix = key(&[ck]).len();
-        for (parts, want) in [
-            (vec![ck, b"" as &[u8]], Some((prefix, &b""[..], false))),
-            (vec![ck, b"v"], Some((prefix, &b"v"[..], false))),
-            (vec![ck, b"m", b"e"], Some((prefix, &b"m"[..], true))),
-            (vec![ck, b"m", b"e", b"x"], None),
-        ] {
-            let k = key(&parts);
-            assert_eq!(split(&k, 1, 0), Ok(want), "{parts:?}");
-            assert_eq!(
-                split(&k, 1, prefix),
-                Ok(want),
-                "{parts:?} with its prefix known"
-            );
-        }
-        // The clustering component alone is no cell of a column.
-        assert_eq!(split(&key(&[ck]), 1, 0), Ok(None));
-        // Damage: an unterminated or badly terminated component.
-        assert_eq!(split(b"ab", 1, 0), Err(()));
-        assert_eq!(split(&[b'a', 0, 9], 1, 0), Err(()));
-        // A table without clustering columns: the column is the first component.
-        assert_eq!(split(&key(&[b"v"]), 0, 0), Ok(Some((0, &b"v"[..], false))));
-    }
+    let ordered = slots.windows(2).all(|w| w[0] < w[1]);
+    (ordered && (!reversed || slots.len() <= 1)).then_some(lead)
 }

@@ -48,26 +48,37 @@ pub fn split_escaped(key: &[u8]) -> Option<(Vec<u8>, u8, &[u8])> {
 /// Appends an escaped part (its terminator already cut off) to `out` with each `00 FF` written
 /// back as `00`. The part must come from [`escaped_len`], so every `00` in it is escaped.
 pub fn unescape_into(part: &[u8], out: &mut Vec<u8>) {
-    out.reserve(part.len());
-    if part.len() <= 16 {
-        // A number's few bytes, often most of them escaped zeros: a copy per run would cost a
-        // call per byte, and a push per byte a capacity check each; a stack copy costs neither.
-        let mut buf = [0u8; 16];
-        let (mut i, mut n) = (0, 0);
-        while let Some(&b) = part.get(i) {
-            buf[n] = b;
-            n += 1;
-            i += if b == 0 { 2 } else { 1 };
-        }
-        out.extend_from_slice(&buf[..n]);
+    if let Some(small) = unescape_small(part, &mut [0; SMALL]) {
+        out.extend_from_slice(small);
         return;
     }
+    out.reserve(part.len());
     let mut rest = part;
     while let Some(z) = rest.iter().position(|&b| b == 0) {
         out.extend_from_slice(&rest[..=z]);
         rest = rest.get(z + 2..).unwrap_or(&[]);
     }
     out.extend_from_slice(rest);
+}
+
+/// The longest escaped part [`unescape_small`] takes.
+pub const SMALL: usize = 16;
+
+/// An escaped part of at most [`SMALL`] bytes (as for [`unescape_into`]) unescaped into `buf`;
+/// `None` for a longer one.
+pub fn unescape_small<'b>(part: &[u8], buf: &'b mut [u8; SMALL]) -> Option<&'b [u8]> {
+    if part.len() > SMALL {
+        return None;
+    }
+    // A number's few bytes, often most of them escaped zeros: a copy per run would cost a call
+    // per byte, and a push per byte a capacity check each; a stack copy costs neither.
+    let (mut i, mut n) = (0, 0);
+    while let Some(&b) = part.get(i) {
+        buf[n] = b;
+        n += 1;
+        i += if b == 0 { 2 } else { 1 };
+    }
+    Some(&buf[..n])
 }
 
 /// The length of the escaped part at the front of `key` including its two-byte terminator,

@@ -19,6 +19,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::model::sort_key::{unescape_into, unescape_small, SMALL};
+
 pub use builtin::{
     built_in, AsciiType, BytesType, LexicalUuidType, LongType, TimeUuidType, Utf8Type,
 };
@@ -102,6 +104,19 @@ pub trait Comparator: Send + Sync + fmt::Debug {
     /// Appends the name whose sort key is `key` to `out`. `key` may come from a damaged file,
     /// so this must return an error, never panic, on bytes it could not have produced.
     fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError>;
+
+    /// [`decode_sort_key`](Self::decode_sort_key) of a sort key as a composite name holds it,
+    /// escaped (each `00` written `00 FF`, as `escaped_len` delimits it). The default unescapes
+    /// first; a type may decode straight from the escaped bytes.
+    fn decode_escaped_sort_key(&self, part: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
+        let mut small = [0; SMALL];
+        if let Some(key) = unescape_small(part, &mut small) {
+            return self.decode_sort_key(key, out);
+        }
+        let mut key = Vec::with_capacity(part.len());
+        unescape_into(part, &mut key);
+        self.decode_sort_key(&key, out)
+    }
 
     /// The text form of a name, as the shell and `sstable-dump` print it.
     fn to_text(&self, name: &[u8]) -> String;
