@@ -119,10 +119,9 @@ impl Assembly<'_> {
     fn cell(&mut self, name: &[u8], cell: CellIn<'_>, out: &mut Rows) -> bool {
         let n_ck = self.p.table.clustering.len();
         // A row's cells after its first share its prefix.
-        let known = if self.open && name.starts_with(&self.s.prefix) {
-            self.s.prefix.len()
-        } else {
-            0
+        let known = match name.get(..self.s.prefix.len()) {
+            Some(start) if self.open && same(start, &self.s.prefix) => start.len(),
+            _ => 0,
         };
         let (prefix_len, slot) = match self.p.place(name, n_ck, known) {
             Ok(Some(place)) => place,
@@ -237,7 +236,7 @@ impl SlicePlan {
     fn place(&self, name: &[u8], n_ck: usize, known: usize) -> Result<Option<Place>, ()> {
         if known > 0 {
             let rest = &name[known..];
-            if let Some(j) = self.suffixes.iter().position(|s| s[..] == *rest) {
+            if let Some(j) = self.suffixes.iter().position(|s| same(s, rest)) {
                 return Ok(Some((known, j.checked_sub(1))));
             }
         }
@@ -318,6 +317,26 @@ impl SlicePlan {
     }
 }
 
+/// Whether `a == b`, for the short strings names are made of: up to 16 bytes, two word
+/// compares (overlapping when shorter) in place of a call to `memcmp`, twice a cell.
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_ne_bytes(w)
+    };
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        0..8 => a.iter().zip(b).all(|(x, y)| x == y),
+        _ => a == b,
+    }
+}
+
 /// A cell name's clustering prefix length, column name, and whether an element follows.
 type NameParts<'a> = (usize, &'a [u8], bool);
 
@@ -378,7 +397,7 @@ const KEPT_SLICE_SCRATCH: usize = 64 * 1024;
 
 #[cfg(test)]
 mod tests {
-    use super::split;
+    use super::{same, split};
     use crate::model::sort_key::escape_into;
 
     /// A composite sort key of these components (each at end of component 0).
@@ -389,6 +408,25 @@ mod tests {
             k.extend_from_slice(&[0, 2]);
         }
         k
+    }
+
+    #[test]
+    fn short_names_compare_as_bytes_do() {
+        let bytes: Vec<u8> = (0..40).map(|i| (i * 37 % 7) as u8).collect();
+        for n in 0..40usize {
+            for m in [n, n.saturating_sub(1)] {
+                let (a, mut b) = (&bytes[..n], bytes[..m].to_vec());
+                assert_eq!(same(a, &b), a == &b[..], "{n} {m}");
+                if let Some(last) = b.last_mut() {
+                    *last ^= 1;
+                    assert_eq!(same(a, &b), a == &b[..], "{n} {m} changed");
+                }
+                if let Some(first) = b.first_mut() {
+                    *first ^= 1;
+                    assert!(!same(a, &b) || a == &b[..]);
+                }
+            }
+        }
     }
 
     #[test]
