@@ -21,6 +21,9 @@ pub struct RowPosition {
     pub end_block: u32,
     /// The row's deletion in that SSTable.
     pub deletion: Option<DeletionTime>,
+    /// The item number of the row's header in its first block, when the search that found
+    /// the row saw it: reading the row then needs no second search of that block.
+    pub header: Option<u32>,
 }
 
 /// (SSTable id, row key), as the id's 8 bytes then the key: one buffer, so a lookup can borrow
@@ -171,6 +174,7 @@ mod tests {
             start_block: 1,
             end_block: 2,
             deletion: None,
+            header: None,
         };
         assert!(!c.insert(1, b"k", pos));
         assert_eq!(c.get(1, b"k"), None);

@@ -181,6 +181,18 @@ impl ItemRef<'_> {
     }
 }
 
+/// The first (up to) 8 bytes of `key` as a word, zero-padded.
+fn first_word(key: &[u8]) -> u64 {
+    match key.first_chunk::<8>() {
+        Some(w) => u64::from_ne_bytes(*w),
+        // Shorter keys byte by byte: a copy of a length not known here is a call.
+        None => key
+            .iter()
+            .enumerate()
+            .fold(0, |w, (i, &b)| w | u64::from(b) << (8 * i)),
+    }
+}
+
 impl DataBlock {
     /// Checks and decodes a data block's raw bytes written in `format` (1 or 2).
     pub fn parse(
@@ -214,10 +226,18 @@ impl DataBlock {
                 .ok()?,
             // Format 2 rows hold client keys, ordered by a token they do not store: a block
             // holds a few dozen rows at most, and comparing keys for equality needs no token.
-            BlockFormat::V2 { .. } => self
-                .rows
-                .iter()
-                .position(|&h| self.key_of(&self.items[h as usize]) == key)?,
+            // Their lengths and first words are compared inline first: a call to `memcmp` per
+            // row was an eighth of a point read.
+            BlockFormat::V2 { .. } => {
+                let first = first_word(key);
+                self.rows.iter().position(|&h| {
+                    let at = &self.items[h as usize];
+                    at.key_len as usize == key.len() && {
+                        let k = self.key_of(at);
+                        first_word(k) == first && k == key
+                    }
+                })?
+            }
         };
         Some(self.span(r))
     }

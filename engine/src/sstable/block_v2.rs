@@ -388,6 +388,39 @@ mod tests {
     }
 
     #[test]
+    fn rows_are_found_by_the_whole_key_not_its_first_word() {
+        // Keys sharing their first 8 bytes, a prefix of another, shorter than a word, empty.
+        let keys: [&[u8]; 6] = [
+            b"wide-00000001",
+            b"wide-00000002",
+            b"wide-0000000",
+            b"wide-000",
+            b"w",
+            b"wide-00000001x",
+        ];
+        let cell = Entry::Cell(Cell::live(1, b"v".to_vec(), None));
+        let mut b = BlockBuilder::default();
+        for k in keys {
+            b.row(k, None, false);
+            b.entry(b"c", cell.as_ref());
+        }
+        let block = parse(b.finish()).unwrap();
+        for (i, k) in keys.iter().enumerate() {
+            let (h, _) = block.row(b"", k).unwrap();
+            assert_eq!(h, 2 * i, "{}", String::from_utf8_lossy(k));
+        }
+        for missing in [
+            &b"wide-00000003"[..],
+            b"wide-0000",
+            b"",
+            b"x",
+            b"wide-00000001y",
+        ] {
+            assert!(block.row(b"", missing).is_none());
+        }
+    }
+
+    #[test]
     fn truncations_inside_an_item_and_most_flips_are_refused_and_none_panics() {
         let (raw, _) = sample();
         let whole = parse(raw.clone()).unwrap();

@@ -28,9 +28,9 @@ impl Sstable {
         SstRow {
             table: self,
             sort_key: SortKey::from_slice(sort_key),
+            header: pos.header.map(|h| h as usize),
             pos,
             ctx,
-            header: None,
             first: OnceCell::new(),
             last: OnceCell::new(),
             first_entries: OnceCell::new(),
@@ -170,6 +170,7 @@ impl<'a> Iterator for Rows<'a> {
                         start_block: self.block as u32,
                         end_block: self.table.last_block_of(&sort_key, self.block) as u32,
                         deletion,
+                        header: u32::try_from(header).ok(),
                     };
                     return Some(Ok(SstRow {
                         table: self.table,

@@ -526,6 +526,7 @@ impl Sstable {
                 start_block: start as u32,
                 end_block: end as u32,
                 deletion: e.deletion,
+                header: None,
             }));
         }
         // Otherwise the row, if here, lies wholly inside block `end`.
@@ -538,6 +539,7 @@ impl Sstable {
                     start_block: end as u32,
                     end_block: end as u32,
                     deletion,
+                    header: u32::try_from(header).ok(),
                 }),
                 ItemRef::Entry { .. } => None,
             }))
