@@ -26,7 +26,7 @@ fn answer(cql: &mut Session<'_>, text: &str) -> (Vec<String>, Vec<Option<Vec<u8>
         Some(CqlResult::Rows(rows)) => {
             assert_eq!(rows.len(), 1, "{text}");
             (
-                rows.columns.iter().map(|(n, _)| n.clone()).collect(),
+                rows.columns().iter().map(|(n, _)| n.clone()).collect(),
                 rows.row(0).to_vec(),
             )
         }

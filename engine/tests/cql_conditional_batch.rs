@@ -25,7 +25,7 @@ fn shown(result: CqlResult) -> Vec<Vec<String>> {
     let CqlResult::Rows(r) = result else {
         panic!("no rows: {result:?}");
     };
-    let names = r.columns.iter().map(|(n, _)| n.clone()).collect();
+    let names = r.columns().iter().map(|(n, _)| n.clone()).collect();
     std::iter::once(names).chain(r.displayed()).collect()
 }
 

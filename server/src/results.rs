@@ -84,14 +84,14 @@ pub fn rows(
     }
     let metadata = RowsMetadata {
         flags,
-        columns_count: rows.columns.len() as i32,
+        columns_count: rows.columns().len() as i32,
         paging_state: paging_state.map(CBytes::new),
         new_metadata_id: None,
         global_table_spec: Some(TableSpec {
             ks_name: keyspace.to_string(),
             table_name: table.to_string(),
         }),
-        col_specs: col_specs(&rows.columns),
+        col_specs: col_specs(rows.columns()),
     };
     let body = BodyResResultRows {
         metadata,

@@ -167,7 +167,7 @@ fn read(db: &Database, q: &str) -> Read {
     let mut rows = got.to_vecs();
     rows.sort();
     Read {
-        columns: got.columns,
+        columns: got.columns().clone(),
         rows,
     }
 }

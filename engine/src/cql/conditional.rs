@@ -154,7 +154,7 @@ impl Session<'_> {
                 for (c, op, term) in cs {
                     let (_, def) = t.column(c)?;
                     let want = self.value(&def.ty, term, c)?;
-                    let at = current.columns.iter().position(|(n, _)| n == c);
+                    let at = current.columns().iter().position(|(n, _)| n == c);
                     let have = row.zip(at).and_then(|(r, i)| r.get(i));
                     holds &= compare(&def.ty, have, *op, want.as_deref(), c)?;
                 }
@@ -431,7 +431,7 @@ fn answer(applied: bool, condition: &Condition, current: Rows) -> Rows {
             Condition::Exists => {}
             Condition::NotExists => {
                 if let Some(r) = existing {
-                    columns.extend(current.columns.iter().cloned());
+                    columns.extend(current.columns().iter().cloned());
                     row.extend(r.iter());
                 }
             }
@@ -440,8 +440,8 @@ fn answer(applied: bool, condition: &Condition, current: Rows) -> Rows {
                     if columns.iter().any(|(n, _)| n == c) {
                         continue;
                     }
-                    if let Some(i) = current.columns.iter().position(|(n, _)| n == c) {
-                        columns.push(current.columns[i].clone());
+                    if let Some(i) = current.columns().iter().position(|(n, _)| n == c) {
+                        columns.push(current.columns()[i].clone());
                         row.push(existing.and_then(|r| r.get(i)));
                     }
                 }
@@ -466,7 +466,7 @@ fn batch_answer(
     read.retain(|(_, r)| !r.is_empty());
     let Some(columns) = read
         .first()
-        .map(|(_, r)| r.columns.clone())
+        .map(|(_, r)| r.columns().clone())
         .filter(|_| !applied)
     else {
         let mut out = Rows::new(vec![("[applied]".to_string(), CqlType::Boolean)]);

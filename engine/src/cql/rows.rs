@@ -18,8 +18,9 @@ const NULL: usize = 1 << (usize::BITS - 1);
 /// A `SELECT`'s result: typed columns and rows of serialized values (`None`: null).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Rows {
-    /// Column names and types, in result order.
-    pub columns: Columns,
+    /// Column names and types, in result order; their number is every row's width, so it is
+    /// fixed when the result is made.
+    columns: Columns,
     /// Complete rows.
     len: usize,
     /// Each value's end in `data`, row after row, `columns.len()` a row; `NULL` marks a null.
@@ -60,6 +61,11 @@ impl Rows {
             out.push_row(r.iter().map(Option::as_deref));
         }
         out
+    }
+
+    /// Column names and types, in result order.
+    pub fn columns(&self) -> &Columns {
+        &self.columns
     }
 
     /// How many rows.
@@ -190,7 +196,12 @@ impl Rows {
 
     /// Completes the row whose values were pushed since the last one ended.
     pub(crate) fn end_row(&mut self) {
-        debug_assert_eq!(self.ends.len(), (self.len + 1) * self.width());
+        // A row of the wrong width would shift every row after it: a bug to stop at, here.
+        assert_eq!(
+            self.ends.len(),
+            (self.len + 1) * self.width(),
+            "a row's width"
+        );
         self.len += 1;
     }
 

@@ -52,11 +52,12 @@ impl Session<'_> {
         if scratch.capacity() <= KEPT_SLICE_SCRATCH {
             SLICE_SCRATCH.set(Some(scratch));
         }
-        if !out.is_empty() {
+        let read = read?;
+        if read && !out.is_empty() {
             p.row_bytes
                 .store(out.value_bytes() / out.len(), Ordering::Relaxed);
         }
-        Ok(read?.then_some(out))
+        Ok(read.then_some(out))
     }
 
     /// Reads a planned slice's rows into `out`; `Ok(false)` when the data needs the general
@@ -117,6 +118,10 @@ struct Assembly<'a> {
 impl Assembly<'_> {
     /// Takes one live cell; `false` to stop (the limit's rows are read, or damage).
     fn cell(&mut self, name: &[u8], cell: CellIn<'_>, out: &mut Rows) -> bool {
+        if !self.open && out.len() >= self.limit {
+            // A visitor that went on after `false`: the limit stands.
+            return false;
+        }
         let n_ck = self.p.table.clustering.len();
         // A row's cells after its first share its prefix.
         let known = match name.get(..self.s.prefix.len()) {
