@@ -1,7 +1,9 @@
 //! Each CQL operation `stress` prices (issue 15's item 4) beside the same operation through the
 //! Thrift-era API, through the very engines `stress` drives: the first and last 10 CQL rows of
-//! a wide partition, a point read, and a point insert. Both sides hold the same cells, flushed
-//! and compacted into one SSTable, with the block cache warm.
+//! a wide partition, a point read, and a point insert. `cells` writes and reads the very cells
+//! CQL does (row markers and values under composite names) through the Thrift-era API;
+//! `supercolumn` keeps the Thrift-era model (one cell per value). Every side holds its data
+//! flushed and compacted into one SSTable, with the block cache warm.
 //!
 //! `cargo bench -p supercolumn-bench --bench cql`
 
@@ -47,7 +49,7 @@ fn open(name: &str) -> (tempfile::TempDir, Box<dyn Engine>) {
 
 fn cql_against_thrift(c: &mut Criterion) {
     let mut g = c.benchmark_group("cql_vs_thrift");
-    for name in ["supercolumn", "cql"] {
+    for name in ["supercolumn", "cells", "cql"] {
         let (_dir, e) = open(name);
         let mut ks = KeyStream::new(7);
         for (label, reversed) in [("slice_first_10", false), ("slice_last_10", true)] {

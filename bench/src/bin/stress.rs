@@ -43,7 +43,9 @@ struct Args {
     /// settledmissing (readmissing again, meant after `compact`: every row in one file).
     #[arg(long, default_value = ALL)]
     workloads: String,
-    /// Engines, comma-separated: supercolumn, rocksdb, fjall (the last two need --features peers).
+    /// Engines, comma-separated: supercolumn, rocksdb, fjall (the two need --features peers),
+    /// cql (CQL tables through prepared statements), cells (the cells CQL writes, through the
+    /// Thrift-era API), server (CQL through the native protocol; needs --features server).
     #[arg(long, default_value = "supercolumn")]
     engine: String,
     /// Point rows written by the fills (and read by the reads).

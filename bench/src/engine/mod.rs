@@ -4,6 +4,7 @@
 //! nothing about phases or reports.
 
 mod supercolumn;
+mod supercolumn_cells;
 mod supercolumn_cql;
 #[cfg(feature = "server")]
 mod supercolumn_server;
@@ -53,7 +54,7 @@ pub struct EngineConfig {
 }
 
 /// The engines `stress` knows, in the order it prints them.
-pub const ENGINES: [&str; 5] = ["supercolumn", "rocksdb", "fjall", "cql", "server"];
+pub const ENGINES: [&str; 6] = ["supercolumn", "rocksdb", "fjall", "cql", "cells", "server"];
 
 /// One engine under test. Point rows hold one column; wide rows hold many, sorted by name.
 pub trait Engine: Send + Sync {
@@ -82,6 +83,9 @@ pub fn open(name: &str, dir: &Path, config: EngineConfig) -> anyhow::Result<Box<
     match name {
         "supercolumn" => Ok(Box::new(supercolumn::Supercolumn::open(dir, config)?)),
         "cql" => Ok(Box::new(supercolumn_cql::SupercolumnCql::open(
+            dir, config,
+        )?)),
+        "cells" => Ok(Box::new(supercolumn_cells::SupercolumnCells::open(
             dir, config,
         )?)),
         #[cfg(feature = "server")]

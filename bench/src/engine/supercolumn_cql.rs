@@ -12,7 +12,7 @@ use supercolumn::Database;
 use super::supercolumn::options;
 use super::{Engine, EngineConfig};
 
-const KS: &str = "stress";
+pub(super) const KS: &str = "stress";
 
 pub struct SupercolumnCql {
     db: Database,
@@ -26,15 +26,9 @@ pub struct SupercolumnCql {
 
 impl SupercolumnCql {
     pub fn open(dir: &Path, config: EngineConfig) -> anyhow::Result<SupercolumnCql> {
-        let db = Database::open(dir, options(config))
-            .with_context(|| format!("opening {}", dir.display()))?;
+        let db = open_with_tables(dir, config)?;
         let mut s = Session::new(&db);
-        s.execute(&format!(
-            "CREATE KEYSPACE IF NOT EXISTS {KS} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};
-             USE {KS};
-             CREATE TABLE IF NOT EXISTS point (k blob, c blob, v blob, PRIMARY KEY (k, c));
-             CREATE TABLE IF NOT EXISTS wide (k blob, c bigint, v blob, PRIMARY KEY (k, c));"
-        ))?;
+        s.execute(&format!("USE {KS}"))?;
         let insert_point = s.prepare("INSERT INTO point (k, c, v) VALUES (?, ?, ?)")?;
         let insert_wide = s.prepare("INSERT INTO wide (k, c, v) VALUES (?, ?, ?)")?;
         let get = s.prepare("SELECT v FROM point WHERE k = ? AND c = ?")?;
@@ -60,6 +54,19 @@ impl SupercolumnCql {
             other => anyhow::bail!("a SELECT returned {other:?}"),
         }
     }
+}
+
+/// Opens the database with the two CQL tables (created on first use).
+pub(super) fn open_with_tables(dir: &Path, config: EngineConfig) -> anyhow::Result<Database> {
+    let db = Database::open(dir, options(config))
+        .with_context(|| format!("opening {}", dir.display()))?;
+    Session::new(&db).execute(&format!(
+        "CREATE KEYSPACE IF NOT EXISTS {KS} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': 1}};
+         USE {KS};
+         CREATE TABLE IF NOT EXISTS point (k blob, c blob, v blob, PRIMARY KEY (k, c));
+         CREATE TABLE IF NOT EXISTS wide (k blob, c bigint, v blob, PRIMARY KEY (k, c));"
+    ))?;
+    Ok(db)
 }
 
 /// Compacts the two tables (what `--engine cql` and `--engine server` both keep).
