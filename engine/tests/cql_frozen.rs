@@ -1,7 +1,8 @@
 //! A frozen collection is one cell holding the collection's serialized form: it is written,
 //! replaced and deleted whole, reads back as cqlsh prints it, survives a flush, a compaction and
 //! a reopen, may be a list's element or a map's value, and refuses the element operations only
-//! a non-frozen collection has.
+//! a non-frozen collection has. It orders element by element, so it may also be a key, a
+//! clustering column, a set's element or a map's key.
 
 // A test stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -154,8 +155,9 @@ fn what_a_frozen_collection_cannot_do_is_refused_and_writes_nothing() {
         // Types it cannot hold, and keys it cannot order.
         "CREATE TABLE u (k int PRIMARY KEY, f frozen<int>)",
         "CREATE TABLE u (k int PRIMARY KEY, f frozen<list<frozen<list<int>>>>)",
-        "CREATE TABLE u (k int PRIMARY KEY, f set<frozen<list<int>>>)",
-        "CREATE TABLE u (k frozen<list<int>> PRIMARY KEY, v int)",
+        "CREATE TABLE u (k frozen<list<decimal>> PRIMARY KEY, v int)",
+        "CREATE TABLE u (k int PRIMARY KEY, f set<frozen<list<decimal>>>)",
+        "CREATE TABLE u (k int PRIMARY KEY, f set<frozen<set<frozen<list<int>>>>>)",
     ] {
         assert!(cql.execute(bad).is_err(), "{bad}");
     }
@@ -203,13 +205,115 @@ fn a_bound_frozen_set_or_map_is_kept_sorted_as_a_literal_is() {
     let select = "SELECT s, m FROM t WHERE k = 1";
     let want = vec![vec!["{'a', 'b'}".to_string(), "{1: 'y', 2: 'x'}".into()]];
     assert_eq!(shown(&mut cql, select), want);
-    // Equal to the literal, so a condition on it holds; an ordering condition is refused.
+    // Equal to the literal, so a condition on it holds; an ordering condition orders element
+    // by element.
     let r = cql
         .execute("UPDATE t SET l = [5] WHERE k = 1 AND c = 1 IF s = {'b', 'a'}")
         .unwrap();
     assert!(format!("{r:?}").contains("[applied]"));
     assert_eq!(shown(&mut cql, "SELECT l FROM t WHERE k = 1"), [["[5]"]]);
-    assert!(cql
-        .execute("UPDATE t SET l = [6] WHERE k = 1 AND c = 1 IF l < [9]")
-        .is_err());
+    cql.execute("UPDATE t SET l = [6] WHERE k = 1 AND c = 1 IF l > [4, 9]")
+        .unwrap();
+    cql.execute("UPDATE t SET l = [7] WHERE k = 1 AND c = 1 IF l < [6]")
+        .unwrap();
+    assert_eq!(shown(&mut cql, "SELECT l FROM t WHERE k = 1"), [["[6]"]]);
+}
+
+/// A frozen collection orders as Cassandra orders it, element by element with a shorter one
+/// first, so it can be a partition key, a clustering column (either order), a set's element
+/// and a map's key; a bound one is put in order as a literal is, and all of it survives a
+/// flush, a compaction and a reopen.
+#[test]
+fn frozen_collections_are_keys_clustering_columns_set_elements_and_map_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    let mut cql = Session::new(&db);
+    cql.execute(
+        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
+         CREATE TABLE p (k frozen<list<int>> PRIMARY KEY, v int);
+         CREATE TABLE d (k int, c frozen<set<text>>, v int, PRIMARY KEY (k, c))
+             WITH CLUSTERING ORDER BY (c DESC);
+         CREATE TABLE a (k int, c frozen<map<int, text>>, v int, PRIMARY KEY (k, c));
+         CREATE TABLE e (k int PRIMARY KEY, s set<frozen<list<int>>>, m map<frozen<set<int>>, int>);
+         INSERT INTO p (k, v) VALUES ([1, 2], 1); INSERT INTO p (k, v) VALUES ([], 2);
+         INSERT INTO d (k, c, v) VALUES (1, {'x'}, 1); INSERT INTO d (k, c, v) VALUES (1, {'y', 'x'}, 2);
+         INSERT INTO d (k, c, v) VALUES (1, {'a'}, 3); INSERT INTO d (k, c, v) VALUES (1, {}, 4);
+         INSERT INTO a (k, c, v) VALUES (1, {2: 'b'}, 1); INSERT INTO a (k, c, v) VALUES (1, {1: 'z', 3: 'a'}, 2);
+         INSERT INTO a (k, c, v) VALUES (1, {1: 'z'}, 3); INSERT INTO a (k, c, v) VALUES (1, {-4: ''}, 4);
+         INSERT INTO e (k, s, m) VALUES (1, {[3], [1, 2], [1], [-1, 5]}, {{2, 1}: 5, {}: 6});
+         UPDATE e SET s = s - {[1]}, m[{9}] = 7 WHERE k = 1",
+    )
+    .unwrap();
+    // A bound set in a clustering key, out of order and repeated as a driver might send it,
+    // names the row its literal names.
+    let int = |v: i32| v.to_be_bytes().to_vec();
+    let elem = |b: &[u8]| [int(b.len() as i32), b.to_vec()].concat();
+    let p = cql
+        .prepare("UPDATE d SET v = ? WHERE k = 1 AND c = ?")
+        .unwrap();
+    let set = [int(3), elem(b"y"), elem(b"x"), elem(b"y")].concat();
+    cql.execute_prepared(&p, &[Some(&int(20)), Some(&set)])
+        .unwrap();
+    for select in [
+        "SELECT v FROM d WHERE k = 1 AND c = ?",
+        "SELECT v FROM d WHERE k = 1 AND c >= ? AND c <= ?",
+    ] {
+        let p = cql.prepare(select).unwrap();
+        let binds: Vec<Option<&[u8]>> = vec![Some(&set); p.markers()];
+        let Ok(CqlResult::Rows(r)) = cql.execute_prepared(&p, &binds) else {
+            panic!("{select}: no rows");
+        };
+        assert_eq!(r.displayed(), [["20"]], "{select}");
+    }
+    let check = |cql: &mut Session<'_>| {
+        assert_eq!(
+            shown(cql, "SELECT k, v FROM p"),
+            [["[]", "2"], ["[1, 2]", "1"]].map(|r| r.map(String::from))
+        );
+        assert_eq!(shown(cql, "SELECT v FROM p WHERE k = [1, 2]"), [["1"]]);
+        assert_eq!(
+            shown(cql, "SELECT c, v FROM d WHERE k = 1"),
+            [
+                ["{'x', 'y'}", "20"],
+                ["{'x'}", "1"],
+                ["{'a'}", "3"],
+                ["{}", "4"]
+            ]
+            .map(|r| r.map(String::from))
+        );
+        assert_eq!(
+            shown(
+                cql,
+                "SELECT v FROM d WHERE k = 1 AND c > {'a'} AND c <= {'x'}"
+            ),
+            [["1"]]
+        );
+        assert_eq!(
+            shown(cql, "SELECT v FROM d WHERE k = 1 ORDER BY c ASC LIMIT 2"),
+            [["4"], ["3"]]
+        );
+        assert_eq!(
+            shown(cql, "SELECT v FROM a WHERE k = 1"),
+            [["4"], ["3"], ["2"], ["1"]]
+        );
+        assert_eq!(
+            shown(cql, "SELECT s, m FROM e WHERE k = 1"),
+            [[
+                "{[-1, 5], [1, 2], [3]}".to_string(),
+                "{{}: 6, {1, 2}: 5, {9}: 7}".to_string()
+            ]]
+        );
+    };
+    check(&mut cql);
+    db.flush_all().unwrap();
+    for t in ["p", "d", "a", "e"] {
+        db.compact("ks", Some(t)).unwrap();
+    }
+    check(&mut cql);
+    drop(cql);
+    db.close().unwrap();
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    let mut cql = Session::new(&db);
+    cql.execute("USE ks").unwrap();
+    check(&mut cql);
 }

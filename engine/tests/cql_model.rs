@@ -66,8 +66,8 @@ type Model = BTreeMap<Vec<usize>, BTreeMap<Vec<usize>, Row>>;
 fn pick_type(rng: &mut Rng, key: bool) -> (&'static str, &'static [Val]) {
     let all: Vec<_> = KEY_TYPES
         .iter()
+        .chain(FROZEN_TYPES)
         .chain(if key { &[][..] } else { VALUE_TYPES })
-        .chain(if key { &[][..] } else { FROZEN_TYPES })
         .collect();
     *all[rng.pick(all.len())]
 }

@@ -124,6 +124,8 @@ pub(super) fn source(
     checks: &mut Vec<(usize, CqlType, String)>,
 ) -> Option<Source> {
     match term {
+        // Bound frozen sets and maps are put in order first: the general path does that.
+        Term::Bind(_) if matches!(ty, CqlType::Frozen(_)) => None,
         Term::Bind(b) => {
             checks.push((b.index(), ty.clone(), column.to_string()));
             Some(Source::Bind(b.index()))

@@ -13,8 +13,8 @@ use super::error::CqlError;
 use crate::model::comparator::builtin::{from_hex, to_hex};
 use crate::model::comparator::{
     AsciiType, BooleanType, ByteType, BytesType, Collection, Comparator, DoubleType, FloatType,
-    InetAddressType, Int32Type, IntegerType, LongType, ShortType, SimpleDateType, TimeType,
-    TimeUuidType, TimestampType, Utf8Type, UuidType,
+    FrozenType, InetAddressType, Int32Type, IntegerType, LongType, ShortType, SimpleDateType,
+    TimeType, TimeUuidType, TimestampType, Utf8Type, UuidType,
 };
 
 /// A CQL type.
@@ -169,7 +169,8 @@ impl CqlType {
     }
 
     /// The comparator that orders this type inside a key; `None` for types that cannot be in a
-    /// key yet (decimal, collections).
+    /// key yet (decimal, a collection that is not frozen, a frozen one holding decimals or
+    /// frozen collections).
     pub fn comparator(&self) -> Option<Arc<dyn Comparator>> {
         Some(match self {
             CqlType::Ascii => Arc::new(AsciiType),
@@ -189,6 +190,15 @@ impl CqlType {
             CqlType::Time => Arc::new(TimeType),
             CqlType::Blob => Arc::new(BytesType),
             CqlType::Inet => Arc::new(InetAddressType),
+            // A frozen collection of key-able scalars orders element by element.
+            CqlType::Frozen(inner) if self.is_frozen_collection() => {
+                Arc::new(FrozenType(match &**inner {
+                    CqlType::List(e) => Collection::List(e.comparator()?),
+                    CqlType::Set(e) => Collection::Set(e.comparator()?),
+                    CqlType::Map(k, v) => Collection::Map(k.comparator()?, v.comparator()?),
+                    _ => return None,
+                }))
+            }
             CqlType::Decimal
             | CqlType::List(_)
             | CqlType::Set(_)

@@ -32,11 +32,11 @@ pub struct State {
 
 pub fn coll(rng: &mut Rng, i: usize) -> Coll {
     let which = rng.pick(3);
-    let key = KEY_TYPES[rng.pick(KEY_TYPES.len())];
-    // A map's values and a list's elements may be frozen collections; a set's elements, which
-    // name cells, are scalars.
-    let values: Vec<_> = KEY_TYPES.iter().chain(FROZEN_TYPES).collect();
-    let value = *values[rng.pick(values.len())];
+    // Any element, key or value may be a frozen collection (a set's elements and a map's keys
+    // name cells, in the frozen collection's order).
+    let types: Vec<_> = KEY_TYPES.iter().chain(FROZEN_TYPES).collect();
+    let key = *types[rng.pick(types.len())];
+    let value = *types[rng.pick(types.len())];
     let (kind, text) = match which {
         0 => (
             Kind::Map(key.1, value.1),

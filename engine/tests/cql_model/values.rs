@@ -162,43 +162,63 @@ pub const VALUE_TYPES: &[(&str, &[Val])] = &[
 
 /// Frozen collections of scalars: one cell each, holding the collection's serialized form (a
 /// count, then each element, a map's key then value, as an `int` length and bytes); a set's
-/// elements and a map's keys sorted, as Cassandra writes them. Seen as regular columns, a
-/// list's elements and a map's values.
+/// elements and a map's keys sorted, as Cassandra writes them. Ranked as Cassandra orders them
+/// (element by element, a shorter collection first), for keys, set elements and map keys.
 pub const FROZEN_TYPES: &[(&str, &[Val])] = &[
     (
         "frozen<list<int>>",
         &[
+            ("[]", &[0, 0, 0, 0], 0),
+            ("[-1]", &[0, 0, 0, 1, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff], 1),
+            (
+                "[-1, 0]",
+                &[
+                    0, 0, 0, 2, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 4, 0, 0, 0, 0,
+                ],
+                2,
+            ),
             (
                 "[1, 2]",
                 &[0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2],
-                0,
+                3,
             ),
-            ("[]", &[0, 0, 0, 0], 1),
         ],
     ),
     (
         "frozen<set<text>>",
         &[
+            ("{}", &[0, 0, 0, 0], 0),
+            ("{'a'}", &[0, 0, 0, 1, 0, 0, 0, 1, b'a'], 1),
             (
                 "{'b', 'a'}",
                 &[0, 0, 0, 2, 0, 0, 0, 1, b'a', 0, 0, 0, 1, b'b'],
-                0,
+                2,
             ),
-            ("{'a'}", &[0, 0, 0, 1, 0, 0, 0, 1, b'a'], 1),
+            ("{'b'}", &[0, 0, 0, 1, 0, 0, 0, 1, b'b'], 3),
         ],
     ),
     (
         "frozen<map<int, text>>",
         &[
+            ("{}", &[0, 0, 0, 0], 0),
+            (
+                "{1: 'y'}",
+                &[0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'y'],
+                1,
+            ),
             (
                 "{2: 'x', 1: 'y'}",
                 &[
                     0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'y', 0, 0, 0, 4, 0, 0, 0, 2,
                     0, 0, 0, 1, b'x',
                 ],
-                0,
+                2,
             ),
-            ("{}", &[0, 0, 0, 0], 1),
+            (
+                "{2: 'a'}",
+                &[0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, 1, b'a'],
+                3,
+            ),
         ],
     ),
 ];

@@ -164,6 +164,38 @@ impl Comparator for CqlLiteral {
     }
 }
 
+/// Parses `MapType(K,V)`, `ListType(E)` or `SetType(E)`, each inner type resolved by `resolve`.
+pub fn parse_collection(
+    ty: &str,
+    mut resolve: impl FnMut(&str) -> Result<Arc<dyn Comparator>, MarshalError>,
+) -> Result<Collection, MarshalError> {
+    let inner = |prefix: &str| {
+        ty.strip_prefix(prefix)
+            .and_then(|s| s.strip_suffix(')'))
+            .map(super::split_top_level)
+    };
+    Ok(if let Some(kv) = inner("MapType(") {
+        match kv.as_slice() {
+            [k, v] => Collection::Map(resolve(k)?, resolve(v)?),
+            _ => return Err(MarshalError::new(format!("'{ty}' needs two types"))),
+        }
+    } else if let Some(e) = inner("ListType(") {
+        match e.as_slice() {
+            [e] => Collection::List(resolve(e)?),
+            _ => return Err(MarshalError::new(format!("'{ty}' needs one type"))),
+        }
+    } else if let Some(e) = inner("SetType(") {
+        match e.as_slice() {
+            [e] => Collection::Set(resolve(e)?),
+            _ => return Err(MarshalError::new(format!("'{ty}' needs one type"))),
+        }
+    } else {
+        return Err(MarshalError::new(format!(
+            "'{ty}' is not a MapType, ListType or SetType"
+        )));
+    })
+}
+
 /// Parses the inside of `ColumnToCollectionType(…)`: `hexname:Type` fields, each type resolved
 /// by `resolve` (`MapType(K,V)`, `ListType(E)`, `SetType(E)` of resolvable types).
 pub fn parse_fields(
@@ -176,32 +208,7 @@ pub fn parse_fields(
             .split_once(':')
             .ok_or_else(|| MarshalError::new(format!("'{f}' is not hexname:CollectionType")))?;
         let name = from_hex(hex.trim())?;
-        let ty = ty.trim();
-        let inner = |prefix: &str| {
-            ty.strip_prefix(prefix)
-                .and_then(|s| s.strip_suffix(')'))
-                .map(super::split_top_level)
-        };
-        let c = if let Some(kv) = inner("MapType(") {
-            match kv.as_slice() {
-                [k, v] => Collection::Map(resolve(k)?, resolve(v)?),
-                _ => return Err(MarshalError::new(format!("'{ty}' needs two types"))),
-            }
-        } else if let Some(e) = inner("ListType(") {
-            match e.as_slice() {
-                [e] => Collection::List(resolve(e)?),
-                _ => return Err(MarshalError::new(format!("'{ty}' needs one type"))),
-            }
-        } else if let Some(e) = inner("SetType(") {
-            match e.as_slice() {
-                [e] => Collection::Set(resolve(e)?),
-                _ => return Err(MarshalError::new(format!("'{ty}' needs one type"))),
-            }
-        } else {
-            return Err(MarshalError::new(format!(
-                "'{ty}' is not a MapType, ListType or SetType"
-            )));
-        };
+        let c = parse_collection(ty.trim(), &mut resolve)?;
         columns.push((name, c));
     }
     Ok(ColumnToCollectionType::new(columns))

@@ -11,6 +11,7 @@ pub mod builtin;
 pub mod collection;
 pub mod composite;
 pub mod cql_types;
+mod frozen;
 mod reversed;
 mod varint;
 
@@ -30,6 +31,7 @@ pub use cql_types::{
     BooleanType, ByteType, DoubleType, FloatType, InetAddressType, Int32Type, IntegerType,
     ReversedType, ShortType, SimpleDateType, TimeType, TimestampType, UuidType,
 };
+pub use frozen::FrozenType;
 
 /// Why a name or a text literal does not fit a comparator.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -293,6 +295,13 @@ impl ComparatorRegistry {
             return Ok(Arc::new(collection::parse_fields(&fields, |t| {
                 self.resolve_at(t, depth + 1)
             })?));
+        }
+        if let Some(inner) = short
+            .strip_prefix("FrozenType(")
+            .and_then(|s| s.strip_suffix(')'))
+        {
+            let c = collection::parse_collection(inner.trim(), |t| self.resolve_at(t, depth + 1))?;
+            return Ok(Arc::new(FrozenType(c)));
         }
         if let Some(inner) = short
             .strip_prefix("ReversedType(")
