@@ -59,9 +59,14 @@ impl Session<'_> {
     /// Stores `altered` as table `t`'s schema, if the catalog still holds `t` (an ALTER that
     /// raced another, or a table dropped and created again, is refused, not lost).
     fn store_altered(&self, t: &Table, altered: &Table) -> Result<(), CqlError> {
+        // A collection column added to the table adds to the cell names' comparator.
+        let comparator = altered.comparator();
+        let grows = comparator.name() != t.comparator().name();
         self.db.alter_cql_table(&t.keyspace, &t.name, |def| {
             match Table::from_cf(&t.keyspace, def) {
-                Ok(Some(now)) if now == *t => Ok(altered.create_statement()),
+                Ok(Some(now)) if now == *t => {
+                    Ok((altered.create_statement(), grows.then_some(comparator)))
+                }
                 _ => Err(crate::error::Error::invalid(format!(
                     "{}.{} changed while it was being altered: alter it again",
                     t.keyspace, t.name

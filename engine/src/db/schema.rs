@@ -9,6 +9,8 @@ use super::flush::FlushJob;
 use super::state::{KeyspaceState, SchemaState};
 use super::Database;
 use crate::error::{Error, Result};
+use crate::model::comparator::collection::adds_collections;
+use crate::model::comparator::Comparator;
 use crate::schema::{ColumnFamilyDef, KeyspaceDef};
 use crate::store::ColumnFamilyStore;
 
@@ -123,31 +125,53 @@ impl Database {
     /// Replaces the CQL schema stored beside a column family (`ALTER TABLE`) with the one
     /// `alter` makes of the column family as it is, under the schema lock: two changes racing,
     /// or a table dropped and created again meanwhile, are seen by `alter` (which may refuse)
-    /// rather than one undoing the other. Only the statement changes: the comparator, the id
-    /// and the data stay as they are.
+    /// rather than one undoing the other. The id and the data stay as they are; so does the
+    /// comparator, unless `alter` gives one that only adds collection columns to it
+    /// ([`adds_collections`]), which orders every name already written as before.
     pub fn alter_cql_table(
         &self,
         keyspace: &str,
         cf: &str,
-        alter: impl FnOnce(&ColumnFamilyDef) -> Result<String>,
+        alter: impl FnOnce(&ColumnFamilyDef) -> Result<(String, Option<Arc<dyn Comparator>>)>,
     ) -> Result<()> {
+        let mut replaced = None;
         self.change_schema(|s| {
             let ks = s
                 .keyspaces
                 .get_mut(keyspace)
                 .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+            let unknown = || Error::UnknownColumnFamily {
+                keyspace: keyspace.to_string(),
+                column_family: cf.to_string(),
+            };
+            let store = ks.cfs.get(cf).ok_or_else(unknown)?.clone();
             let def = ks
                 .def
                 .column_families
                 .iter_mut()
                 .find(|c| c.name == cf)
-                .ok_or_else(|| Error::UnknownColumnFamily {
-                    keyspace: keyspace.to_string(),
-                    column_family: cf.to_string(),
-                })?;
-            def.cql_table = Some(alter(def)?);
+                .ok_or_else(unknown)?;
+            let (text, comparator) = alter(def)?;
+            def.cql_table = Some(text);
+            if let Some(c) = comparator {
+                if !adds_collections(def.comparator.as_ref(), c.as_ref()) {
+                    return Err(Error::Schema(format!(
+                        "{keyspace}.{cf}: the comparator {} cannot become {}: only collection columns may be added to it",
+                        def.comparator.name(),
+                        c.name()
+                    )));
+                }
+                def.comparator = c;
+            }
+            replaced = Some((store, def.clone()));
             Ok(())
-        })
+        })?;
+        // Once the catalog holds it: a writer that saw the old definition fails validation of a
+        // new collection's cells rather than storing them.
+        if let Some((store, def)) = replaced {
+            store.replace_def(def);
+        }
+        Ok(())
     }
 
     /// Drops a column family and all its data.

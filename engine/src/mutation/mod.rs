@@ -137,8 +137,8 @@ pub struct Now {
 pub struct Validator<'a> {
     /// Keyspace name, for errors.
     pub keyspace: &'a str,
-    /// The column family.
-    pub cf: &'a ColumnFamilyDef,
+    /// The column family, as defined when the validator was made.
+    pub cf: arc_swap::Guard<std::sync::Arc<ColumnFamilyDef>>,
 }
 
 impl Validator<'_> {

@@ -12,6 +12,7 @@ use std::time::Duration;
 /// An operation at least this slow is logged (a warning) as it finishes.
 pub const SLOW_OPERATION: Duration = Duration::from_millis(500);
 
+use arc_swap::{ArcSwap, Guard};
 use parking_lot::{Mutex, RwLock};
 
 use super::manifest::{CfManifest, Manifest};
@@ -96,7 +97,9 @@ pub struct ColumnFamilyStore {
     /// `Keyspace/ColumnFamily`, for errors.
     pub(super) origin: String,
     pub(super) id: u32,
-    pub(super) def: ColumnFamilyDef,
+    /// The definition: replaced whole when a CQL table gains a collection column (its
+    /// comparator grows a component that orders no name already written differently).
+    pub(super) def: ArcSwap<ColumnFamilyDef>,
     pub(super) dir: PathBuf,
     pub(super) view: RwLock<Arc<View>>,
     pub(super) ctx: Arc<StoreContext>,
@@ -141,7 +144,7 @@ impl ColumnFamilyStore {
                 .keys_cached
                 .unwrap_or(KeysCached::Fraction(keys_cached_fraction)),
             dir: ctx.root.join(keyspace),
-            def,
+            def: ArcSwap::from_pointee(def),
             view: RwLock::new(Arc::new(View {
                 active: Arc::new(Memtable::with_expected_rows(expected_rows(&limits))),
                 ..View::default()
@@ -167,21 +170,27 @@ impl ColumnFamilyStore {
         self.id
     }
 
-    /// The definition.
-    pub fn def(&self) -> &ColumnFamilyDef {
-        &self.def
+    /// The definition as it is now.
+    pub fn def(&self) -> Guard<Arc<ColumnFamilyDef>> {
+        self.def.load()
     }
 
-    /// A validator for this CF's names and values.
+    /// Replaces the definition with `def`, whose comparator must order every name the old one
+    /// accepted as the old one did (the caller checks; see `Database::alter_cql_table`).
+    pub fn replace_def(&self, def: ColumnFamilyDef) {
+        self.def.store(Arc::new(def));
+    }
+
+    /// A validator for this CF's names and values, under the definition as it is now.
     pub fn validator(&self) -> Validator<'_> {
         Validator {
             keyspace: &self.keyspace,
-            cf: &self.def,
+            cf: self.def.load(),
         }
     }
 
     pub(super) fn is_super(&self) -> bool {
-        self.def.column_type == ColumnType::Super
+        self.def.load().column_type == ColumnType::Super
     }
 
     pub(super) fn view(&self) -> Arc<View> {
@@ -203,7 +212,9 @@ impl ColumnFamilyStore {
         let mut tables = Vec::with_capacity(generations.len());
         let mut broken = Vec::new();
         for g in generations {
-            let path = self.dir.join(file_names::sstable(&self.def.name, *g));
+            let path = self
+                .dir
+                .join(file_names::sstable(&self.def.load().name, *g));
             match Sstable::open(&path, *g, self.ctx.partitioner) {
                 Ok(t) => tables.push(Arc::new(t)),
                 Err(Error::Corrupt {
@@ -421,7 +432,7 @@ impl ColumnFamilyStore {
         let e = m.cfs.entry(self.id).or_default();
         if e.name.is_empty() {
             e.keyspace.clone_from(&self.keyspace);
-            e.name.clone_from(&self.def.name);
+            e.name.clone_from(&self.def.load().name);
         }
         e
     }

@@ -96,7 +96,7 @@ impl ColumnFamilyStore {
         let generation = self.ctx.next_generation();
         let dest = self
             .dir
-            .join(file_names::sstable(&self.def.name, generation));
+            .join(file_names::sstable(&self.def.load().name, generation));
         let kind = if major { "major" } else { "minor" };
         tracing::info!(
             "{kind} compaction of {} started: {} SSTables, {}",

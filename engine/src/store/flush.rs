@@ -76,7 +76,7 @@ impl ColumnFamilyStore {
         let generation = self.ctx.next_generation();
         let path = self
             .dir
-            .join(file_names::sstable(&self.def.name, generation));
+            .join(file_names::sstable(&self.def.load().name, generation));
         let mut w = SstableWriter::create(fs, &path, self.ctx.table, mem.rows())?;
         let mut rows = 0;
         let partitioner = self.ctx.partitioner;

@@ -18,6 +18,7 @@ use crate::model::cell::{Cell, CellIn, DeletionTime};
 use crate::model::partitioner::RowKey;
 use crate::query::slice::{self, NamedRead, SliceContext};
 use crate::query::{Column, ColumnOrSuperColumn, KeySlice, SlicePredicate, SliceRange};
+use crate::schema::ColumnFamilyDef;
 use crate::sstable::iter::SstRow;
 use crate::sstable::Sstable;
 use crate::stats::bump;
@@ -45,13 +46,13 @@ pub struct RowRange<'a> {
 }
 
 impl ColumnFamilyStore {
-    fn context(&self, now_seconds: i64) -> SliceContext<'_> {
+    /// A read's context, under `def` (the definition as it was when the read began).
+    fn context<'a>(&'a self, def: &'a ColumnFamilyDef, now_seconds: i64) -> SliceContext<'a> {
         SliceContext {
             origin: &self.origin,
-            column_type: self.def.column_type,
-            comparator: self.def.comparator.as_ref(),
-            subcomparator: self
-                .def
+            column_type: def.column_type,
+            comparator: def.comparator.as_ref(),
+            subcomparator: def
                 .subcomparator
                 .as_deref()
                 .unwrap_or(&crate::model::comparator::BytesType),
@@ -70,7 +71,8 @@ impl ColumnFamilyStore {
         let Some(mem_rows) = self.memtable_rows(view, row)? else {
             return Ok(Vec::new());
         };
-        let ctx = self.context(req.now_seconds);
+        let def = self.def();
+        let ctx = self.context(&def, req.now_seconds);
         if let Some(named) = NamedRead::new(&ctx, super_column, predicate) {
             let named = self.read_named(view, row, &mem_rows, named)?;
             return named.finish(&ctx, ColumnOrSuperColumn::Column);
@@ -120,7 +122,8 @@ impl ColumnFamilyStore {
         let Some(mem_rows) = self.memtable_rows(&view, row)? else {
             return Ok(());
         };
-        let ctx = self.context(now_seconds);
+        let def = self.def();
+        let ctx = self.context(&def, now_seconds);
         self.with_sources(&view, row, &mem_rows, |sources| {
             let del = merged_deletion(sources)?;
             slice::visit_live(sources, &ctx, ctx.comparator, &[], del, range, f)
@@ -208,7 +211,7 @@ impl ColumnFamilyStore {
             return Ok(());
         };
         let named = self.read_named(&view, row, &mem_rows, NamedRead::of_sort_keys(keys))?;
-        named.visit(&self.context(now_seconds), f);
+        named.visit(&self.context(&self.def(), now_seconds), f);
         Ok(())
     }
 
@@ -237,7 +240,8 @@ impl ColumnFamilyStore {
         let Some(mem_rows) = self.memtable_rows(&view, row)? else {
             return Ok(None);
         };
-        let ctx = self.context(now_seconds);
+        let def = self.def();
+        let ctx = self.context(&def, now_seconds);
         let named = NamedRead::of(&ctx, names);
         let named = self.read_named(&view, row, &mem_rows, named)?;
         finish(named, &ctx).map(Some)
@@ -263,7 +267,8 @@ impl ColumnFamilyStore {
         let view = self.view();
         view.check_broken()?;
         let rctx = self.read_context();
-        let ctx = self.context(req.now_seconds);
+        let def = self.def();
+        let ctx = self.context(&def, req.now_seconds);
         let mut streams: Vec<Box<dyn Iterator<Item = Result<ScanRow<'_>>> + '_>> = Vec::new();
         for m in view.memtables() {
             streams.push(Box::new(

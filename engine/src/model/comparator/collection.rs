@@ -164,6 +164,53 @@ impl Comparator for CqlLiteral {
     }
 }
 
+/// Whether `new` is `old` with collection columns added: a CQL table's cell-name comparator
+/// (`CompositeType(…,UTF8Type)`) given a `ColumnToCollectionType` last component, or one whose
+/// `ColumnToCollectionType` gained columns and kept every column it had. Such a comparator orders
+/// every name `old` accepts as `old` does: what `ALTER TABLE … ADD` of a collection may change.
+pub fn adds_collections(old: &dyn Comparator, new: &dyn Comparator) -> bool {
+    const C2C: &str = "ColumnToCollectionType(";
+    let (old, new) = (old.name(), new.name());
+    let parts = |name: &str| -> Option<Vec<String>> {
+        let inner = name.strip_prefix("CompositeType(")?.strip_suffix(')')?;
+        Some(
+            super::split_top_level(inner)
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        )
+    };
+    let columns = |part: &str| -> Option<Vec<String>> {
+        let inner = part.strip_prefix(C2C)?.strip_suffix(')')?;
+        Some(
+            super::split_top_level(inner)
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        )
+    };
+    let (Some(o), Some(n)) = (parts(&old), parts(&new)) else {
+        return false;
+    };
+    let (Some(o_last), Some(n_last)) = (o.last(), n.last()) else {
+        return false;
+    };
+    let Some(added) = columns(n_last) else {
+        return false;
+    };
+    match columns(o_last) {
+        // The component is new: everything before it is unchanged.
+        None => n.len() == o.len() + 1 && n[..o.len()] == o[..] && !added.is_empty(),
+        // Columns were added to it: the rest is unchanged and no column changed or went.
+        Some(had) => {
+            n.len() == o.len()
+                && n[..o.len() - 1] == o[..o.len() - 1]
+                && had.iter().all(|c| added.contains(c))
+                && added.len() > had.len()
+        }
+    }
+}
+
 /// Parses `MapType(K,V)`, `ListType(E)` or `SetType(E)`, each inner type resolved by `resolve`.
 pub fn parse_collection(
     ty: &str,
@@ -258,6 +305,54 @@ mod tests {
             t.decode_sort_key(&sort_key(&t, &n), &mut back).unwrap();
             assert_eq!(back, n);
         }
+    }
+
+    #[test]
+    fn collections_may_be_added_and_nothing_else_changed() {
+        let plain = CompositeType::new(vec![Arc::new(Int32Type), Arc::new(Utf8Type)]);
+        let with = |cols: Vec<(&[u8], Collection)>| {
+            let cols = cols.into_iter().map(|(n, c)| (n.to_vec(), c)).collect();
+            CompositeType::new(vec![
+                Arc::new(Int32Type),
+                Arc::new(Utf8Type),
+                Arc::new(ColumnToCollectionType::new(cols)),
+            ])
+        };
+        let set = || Collection::Set(Arc::new(Utf8Type));
+        let list = || Collection::List(Arc::new(Int32Type));
+        let one = with(vec![(b"s", set())]);
+        let two = with(vec![(b"l", list()), (b"s", set())]);
+        assert!(adds_collections(&plain, &one));
+        assert!(adds_collections(&one, &two));
+        assert!(adds_collections(&plain, &two));
+        for (old, new) in [
+            (&one as &dyn Comparator, &plain as &dyn Comparator),
+            (&two, &one),
+            (&one, &one),
+            (&plain, &plain),
+            (
+                &one,
+                &with(vec![(b"s", Collection::Set(Arc::new(Int32Type)))]),
+            ),
+            (&one, &with(vec![(b"t", set())])),
+        ] {
+            assert!(
+                !adds_collections(old, new),
+                "{} -> {}",
+                old.name(),
+                new.name()
+            );
+        }
+        let other = CompositeType::new(vec![
+            Arc::new(Utf8Type),
+            Arc::new(Utf8Type),
+            Arc::new(ColumnToCollectionType::new(vec![(b"s".to_vec(), set())])),
+        ]);
+        assert!(
+            !adds_collections(&plain, &other),
+            "a clustering type changed"
+        );
+        assert!(!adds_collections(&Utf8Type, &one));
     }
 
     #[test]
