@@ -90,6 +90,7 @@ impl Compact {
                 keyspace: keyspace.to_string(),
                 name: cf.name.clone(),
                 descending: vec![false; clustering.len()],
+                options: Default::default(),
                 partition_key: vec![0],
                 clustering,
                 columns,

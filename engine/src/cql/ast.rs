@@ -185,6 +185,8 @@ pub enum Statement {
         clustering: Vec<String>,
         /// `CLUSTERING ORDER BY`: (column, descending).
         order: Vec<(String, bool)>,
+        /// The other `WITH` options: (name, value).
+        options: Vec<(String, Literal)>,
     },
     /// `ALTER TABLE … ADD`: regular columns added to a table.
     AlterTableAdd {

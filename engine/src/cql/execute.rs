@@ -252,7 +252,7 @@ impl Session<'_> {
                 }
                 let key = key_from(&t, &given)?;
                 let clustering = clustering_from(&t, &given)?;
-                let write = self.write_options(using, batch_using)?;
+                let write = self.write_options(using, batch_using, &t)?;
                 let write = self.stamped(write, &t);
                 let cf = t.name.as_str();
                 let ck: Vec<&[u8]> = clustering.iter().map(Vec::as_slice).collect();
@@ -291,7 +291,7 @@ impl Session<'_> {
             } => {
                 refuse_conditional(condition)?;
                 let t = self.table(table)?;
-                let write = self.write_options(using, batch_using)?;
+                let write = self.write_options(using, batch_using, &t)?;
                 let write = self.stamped(write, &t);
                 let mut sets = Vec::new();
                 let mut ops = Vec::new();
@@ -353,8 +353,12 @@ impl Session<'_> {
                     return Err(CqlError::invalid("a DELETE cannot have a TTL"));
                 }
                 let t = self.table(table)?;
-                let write = self.write_options(using, batch_using)?;
-                let write = self.stamped(write, &t);
+                let write = self.write_options(using, batch_using, &t)?;
+                // A deletion does not expire (the table's default TTL is for what is written).
+                let write = WriteOptions {
+                    ttl: None,
+                    ..self.stamped(write, &t)
+                };
                 let ts = write.timestamp;
                 let mut elements = Vec::new();
                 for (c, e) in columns {
@@ -498,7 +502,13 @@ impl Session<'_> {
             })
     }
 
-    fn write_options(&self, using: &Using, batch: &Using) -> Result<WriteOptions, CqlError> {
+    /// A write's timestamp and TTL; without `USING TTL`, the table's `default_time_to_live`.
+    fn write_options(
+        &self,
+        using: &Using,
+        batch: &Using,
+        t: &Table,
+    ) -> Result<WriteOptions, CqlError> {
         let mut w = match self.default_timestamp {
             Some(t) => WriteOptions::at(t),
             None => WriteOptions::now(),
@@ -518,6 +528,8 @@ impl Session<'_> {
             if v > 0 {
                 w = w.with_ttl(v);
             }
+        } else if t.options.default_ttl > 0 {
+            w = w.with_ttl(t.options.default_ttl);
         }
         Ok(w)
     }

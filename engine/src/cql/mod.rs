@@ -34,6 +34,7 @@ mod select;
 mod slice_plan;
 mod slice_read;
 mod table;
+mod table_options;
 mod types;
 mod write_rows;
 
@@ -45,6 +46,7 @@ pub use lexer::split_statements;
 pub use parser::parse;
 pub use rows::{Columns, Row, Rows, RowsIter};
 pub use table::{quote_ident, ColumnDef, Kind, Table};
+pub use table_options::TableOptions;
 pub use types::{CqlType, Literal};
 
 use std::cell::OnceCell;

@@ -145,7 +145,7 @@ impl Plan {
                 using,
                 condition: None,
                 ..
-            } if using.ttl.is_none() && using.timestamp.is_none() => {
+            } if using.ttl.is_none() && using.timestamp.is_none() && t.options.default_ttl == 0 => {
                 insert_plan(t, columns, values).map(Plan::Insert)
             }
             Statement::Select(s) => point_read_plan(t, s)

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::ast::Statement;
 use super::error::CqlError;
 use super::parser::parse;
+use super::table_options::TableOptions;
 use super::types::CqlType;
 use crate::model::comparator::{
     Collection, ColumnToCollectionType, Comparator, CompositeType, ReversedType, Utf8Type,
@@ -54,6 +55,8 @@ pub struct Table {
     pub clustering: Vec<usize>,
     /// Per clustering column: declared descending.
     pub descending: Vec<bool>,
+    /// The `WITH` options kept.
+    pub options: TableOptions,
 }
 
 impl Table {
@@ -65,6 +68,7 @@ impl Table {
             partition_key,
             clustering,
             order,
+            options,
             ..
         } = stmt
         else {
@@ -148,6 +152,7 @@ impl Table {
             partition_key: pk,
             clustering: ck,
             descending,
+            options: TableOptions::from_pairs(options)?,
         })
     }
 
@@ -238,6 +243,8 @@ impl Table {
         def.comparator = self.comparator();
         def.key_validation_class = Some(self.key_comparator());
         def.cql_table = Some(self.create_statement());
+        def.comment.clone_from(&self.options.comment);
+        def.gc_grace_seconds = self.options.gc_grace_seconds;
         def
     }
 
@@ -388,6 +395,7 @@ impl Table {
         } else {
             format!("({})", names(&self.partition_key))
         };
+        let mut with = Vec::new();
         if self.clustering.is_empty() {
             s.push_str(&format!("    PRIMARY KEY ({pk})\n)"));
         } else {
@@ -407,7 +415,11 @@ impl Table {
                     )
                 })
                 .collect();
-            s.push_str(&format!(" WITH CLUSTERING ORDER BY ({})", order.join(", ")));
+            with.push(format!("CLUSTERING ORDER BY ({})", order.join(", ")));
+        }
+        with.extend(self.options.clauses());
+        if !with.is_empty() {
+            s.push_str(&format!(" WITH {}", with.join("\n    AND ")));
         }
         s.push(';');
         s

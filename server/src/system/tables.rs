@@ -168,6 +168,7 @@ fn system_tables(db: &Database) -> Vec<Table> {
                 partition_key: (0..pk).collect(),
                 clustering: (pk..pk + ck).collect(),
                 descending: vec![false; ck],
+                options: Default::default(),
             })
         })
         .collect()
@@ -413,7 +414,7 @@ fn tables(db: &Database) -> Content {
                 n(0.01),
                 map(&[("keys", "ALL"), ("rows_per_partition", "NONE")]),
                 Literal::Bool(false),
-                s(""),
+                s(t.options.comment.as_deref().unwrap_or("")),
                 map(&[
                     (
                         "class",
@@ -428,10 +429,10 @@ fn tables(db: &Database) -> Content {
                 ]),
                 n(1.0),
                 n(0.0),
-                n(0),
+                n(t.options.default_ttl),
                 Literal::Map(Vec::new()),
                 Literal::Set(vec![s("compound")]),
-                n(864000),
+                n(t.options.gc_grace_seconds.unwrap_or(864000)),
                 Literal::Uuid(id),
                 n(2048),
                 n(0),

@@ -370,7 +370,7 @@ impl Parser {
                 break;
             }
         }
-        let mut order = Vec::new();
+        let (mut order, mut options) = (Vec::new(), Vec::new());
         if self.eat_word("with") {
             loop {
                 if self.eat_word("clustering") {
@@ -381,9 +381,9 @@ impl Parser {
                     self.word("storage")?;
                     return Err(CqlError::invalid("COMPACT STORAGE is not supported"));
                 } else {
-                    self.ident()?;
+                    let name = self.ident()?;
                     self.sym("=")?;
-                    self.literal()?;
+                    options.push((name, self.literal()?));
                 }
                 if !self.eat_word("and") {
                     break;
@@ -397,6 +397,7 @@ impl Parser {
             partition_key,
             clustering,
             order,
+            options,
         })
     }
 

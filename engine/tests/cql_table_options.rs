@@ -1,0 +1,103 @@
+//! A table's `WITH` options: `default_time_to_live` makes a write without `USING TTL` expire
+//! (prepared or not, `INSERT` or `UPDATE`; `USING TTL 0` still writes forever), and
+//! `gc_grace_seconds` and `comment` become the column family's; all three are kept across a
+//! reopen and printed back by the table's `CREATE` statement. Options that tune Cassandra's own
+//! machinery are accepted; an unknown one is refused, never ignored.
+
+// A test stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use supercolumn::cql::{CqlResult, Session};
+use supercolumn::{Database, ManualClock, Options};
+
+const T0: i64 = 1_700_000_000_000_000;
+
+fn shown(cql: &mut Session<'_>, q: &str) -> Vec<Vec<String>> {
+    match cql.execute(q).unwrap().pop().unwrap() {
+        CqlResult::Rows(r) => r.displayed(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn default_ttl_expires_writes_and_the_options_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let open = || Database::open(dir.path(), Options::default().with_clock(clock.clone())).unwrap();
+    let db = open();
+    let mut cql = Session::new(&db);
+    cql.execute(
+        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
+         CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))
+             WITH CLUSTERING ORDER BY (c DESC) AND default_time_to_live = 100
+             AND gc_grace_seconds = 0 AND comment = 'short-lived'
+             AND compaction = {'class': 'LeveledCompactionStrategy'} AND caching = {'keys': 'ALL'};
+         INSERT INTO t (k, c, v) VALUES (1, 1, 10);
+         INSERT INTO t (k, c, v) VALUES (1, 2, 20) USING TTL 0;
+         INSERT INTO t (k, c, v) VALUES (1, 3, 30) USING TTL 500;",
+    )
+    .unwrap();
+    let p = cql
+        .prepare("INSERT INTO t (k, c, v) VALUES (?, ?, ?)")
+        .unwrap();
+    let int = |v: i32| v.to_be_bytes().to_vec();
+    cql.execute_prepared(&p, &[Some(&int(1)), Some(&int(4)), Some(&int(40))])
+        .unwrap();
+    cql.execute("UPDATE t SET v = 50 WHERE k = 1 AND c = 5")
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT c, TTL(v) FROM t WHERE k = 1"),
+        [
+            ["5", "100"],
+            ["4", "100"],
+            ["3", "500"],
+            ["2", "null"],
+            ["1", "100"]
+        ]
+        .map(|r| r.map(String::from))
+    );
+    let def = db.describe_column_family("ks", "t").unwrap();
+    assert_eq!(def.gc_grace_seconds, Some(0));
+    assert_eq!(def.comment.as_deref(), Some("short-lived"));
+    let text = def.cql_table.unwrap();
+    assert!(
+        text.contains("default_time_to_live = 100")
+            && text.contains("gc_grace_seconds = 0")
+            && text.contains("comment = 'short-lived'")
+            && text.contains("CLUSTERING ORDER BY (c DESC)"),
+        "{text}"
+    );
+    drop(cql);
+    db.close().unwrap();
+
+    // After a reopen the default still applies, and what outlived it is all that is left.
+    let db = open();
+    let mut cql = Session::new(&db);
+    cql.execute("USE ks").unwrap();
+    cql.execute("INSERT INTO t (k, c, v) VALUES (1, 6, 60)")
+        .unwrap();
+    clock.advance_seconds(101);
+    assert_eq!(
+        shown(&mut cql, "SELECT c, v FROM t WHERE k = 1"),
+        [["3", "30"], ["2", "20"]].map(|r| r.map(String::from))
+    );
+    // A DELETE is not given the default TTL (nor may it have one).
+    cql.execute("DELETE FROM t WHERE k = 1 AND c = 2").unwrap();
+    clock.advance_seconds(1000);
+    assert!(shown(&mut cql, "SELECT c FROM t WHERE k = 1").is_empty());
+
+    for bad in [
+        "CREATE TABLE u (k int PRIMARY KEY) WITH default_ttl = 5",
+        "CREATE TABLE u (k int PRIMARY KEY) WITH default_time_to_live = -1",
+        "CREATE TABLE u (k int PRIMARY KEY) WITH gc_grace_seconds = 'x'",
+    ] {
+        let e = cql.execute(bad).unwrap_err().to_string();
+        assert!(
+            e.contains("default_t") || e.contains("gc_grace"),
+            "{bad}: {e}"
+        );
+    }
+    assert!(db.describe_column_family("ks", "u").is_err());
+}
