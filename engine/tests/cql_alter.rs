@@ -233,6 +233,25 @@ fn a_collection_column_can_be_added_to_a_table_with_data() {
     let mut cql = Session::new(&db);
     cql.execute("USE ks").unwrap();
     check(&mut cql);
+    // A table whose list holds frozen collections (a value type, which orders no name): its
+    // comparator keeps naming it as bytes, and a collection can still be added beside it.
+    cql.execute(
+        "CREATE TABLE f (k int PRIMARY KEY, l list<frozen<list<int>>>);
+         UPDATE f SET l = [[2, 1]] WHERE k = 1;
+         ALTER TABLE f ADD s set<int>;
+         UPDATE f SET s = {3} WHERE k = 1",
+    )
+    .unwrap();
+    let f = db
+        .describe_column_family("ks", "f")
+        .unwrap()
+        .comparator
+        .name();
+    assert!(f.contains("ListType(BytesType)"), "{f}");
+    assert_eq!(
+        shown(&mut cql, "SELECT l, s FROM f WHERE k = 1"),
+        [["[[2, 1]]", "{3}"]]
+    );
     let text = db
         .describe_column_family("ks", "t")
         .unwrap()

@@ -265,6 +265,32 @@ fn frozen_collections_are_keys_clustering_columns_set_elements_and_map_keys() {
         };
         assert_eq!(r.displayed(), [["20"]], "{select}");
     }
+    // Bound whole, out of order: each frozen element or key is put in order as a literal's is,
+    // so removing by literal finds what was added by value and the other way round.
+    let add = cql
+        .prepare("UPDATE e SET s = s + ?, m = m + ? WHERE k = 2")
+        .unwrap();
+    let list = |xs: &[i32]| {
+        [
+            int(xs.len() as i32),
+            xs.iter().flat_map(|x| elem(&int(*x))).collect(),
+        ]
+        .concat()
+    };
+    let set_of_lists = [int(1), elem(&list(&[2, 1]))].concat();
+    let unsorted = [int(2), elem(&int(2)), elem(&int(1))].concat();
+    let map = [int(1), elem(&unsorted), elem(&int(8))].concat();
+    cql.execute_prepared(&add, &[Some(&set_of_lists), Some(&map)])
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT s, m FROM e WHERE k = 2"),
+        [["{[2, 1]}", "{{1, 2}: 8}"]]
+    );
+    let remove = cql.prepare("UPDATE e SET m = m - ? WHERE k = 2").unwrap();
+    let keys = [int(1), elem(&unsorted)].concat();
+    cql.execute_prepared(&remove, &[Some(&keys)]).unwrap();
+    assert_eq!(shown(&mut cql, "SELECT m FROM e WHERE k = 2"), [["null"]]);
+    cql.execute("DELETE FROM e WHERE k = 2").unwrap();
     let check = |cql: &mut Session<'_>| {
         assert_eq!(
             shown(cql, "SELECT k, v FROM p"),

@@ -77,12 +77,26 @@ impl CqlType {
                 }
                 _ => Ok(None),
             },
-            CqlType::List(e) | CqlType::Map(_, e) if frozen(e) => {
+            CqlType::List(e) | CqlType::Set(e) | CqlType::Map(e, _) => {
+                // The elements (a map's keys) and a map's values that are frozen collections.
+                let second = match self {
+                    CqlType::Map(_, v) => Some(v.as_ref()).filter(|v| frozen(v)),
+                    _ => None,
+                };
+                if !frozen(e) && second.is_none() {
+                    return Ok(None);
+                }
                 let mut items = self.elements(bytes)?;
                 for (a, b) in &mut items {
-                    let value = b.as_mut().unwrap_or(a);
-                    if let Some(c) = e.canonical(value)? {
-                        *value = c;
+                    if frozen(e) {
+                        if let Some(c) = e.canonical(a)? {
+                            *a = c;
+                        }
+                    }
+                    if let (Some(v), Some(b)) = (second, b.as_mut()) {
+                        if let Some(c) = v.canonical(b)? {
+                            *b = c;
+                        }
                     }
                 }
                 Ok(Some(serialize(

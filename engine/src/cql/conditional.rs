@@ -394,8 +394,8 @@ fn compare(
         (None, _) => Err(CqlError::invalid(format!(
             "invalid comparison with null for {column}"
         ))),
-        // A frozen collection orders element by element, which is not done here (its bytes
-        // do not sort so): only `=` is answered.
+        // A type without an order (decimal, a frozen collection of decimals) answers only `=`;
+        // a frozen collection of ordered types orders element by element (`FrozenType`).
         (Some(_), Op::Lt | Op::Le | Op::Gt | Op::Ge) if ty.comparator().is_none() => {
             Err(CqlError::invalid(format!(
                 "ordering conditions on {column} of type {ty} are not supported yet"

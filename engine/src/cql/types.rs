@@ -121,13 +121,18 @@ impl CqlType {
 
     /// The engine's collection type for a (non-frozen) collection of scalars.
     pub fn collection(&self) -> Option<Collection> {
-        let bytes = || Arc::new(BytesType) as Arc<dyn Comparator>;
+        // A value's type orders no name: a frozen one stays BytesType there, as it was named
+        // before frozen collections had an order (the stored comparator's name must not change).
+        let value = |t: &CqlType| match t {
+            CqlType::Frozen(_) => Arc::new(BytesType) as Arc<dyn Comparator>,
+            t => t
+                .comparator()
+                .unwrap_or_else(|| Arc::new(BytesType) as Arc<dyn Comparator>),
+        };
         Some(match self {
-            CqlType::List(e) => Collection::List(e.comparator().unwrap_or_else(bytes)),
+            CqlType::List(e) => Collection::List(value(e)),
             CqlType::Set(e) => Collection::Set(e.comparator()?),
-            CqlType::Map(k, v) => {
-                Collection::Map(k.comparator()?, v.comparator().unwrap_or_else(bytes))
-            }
+            CqlType::Map(k, v) => Collection::Map(k.comparator()?, value(v)),
             _ => return None,
         })
     }

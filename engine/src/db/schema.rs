@@ -16,15 +16,26 @@ use crate::store::ColumnFamilyStore;
 
 impl Database {
     fn change_schema(&self, f: impl FnOnce(&mut SchemaState) -> Result<()>) -> Result<()> {
+        self.change_schema_then(f, |()| ())
+    }
+
+    /// [`change_schema`](Self::change_schema), with `stored` run on what `f` returned once the
+    /// catalog holds the change and before anyone sees the new schema, still under the lock.
+    fn change_schema_then<T>(
+        &self,
+        f: impl FnOnce(&mut SchemaState) -> Result<T>,
+        stored: impl FnOnce(T),
+    ) -> Result<()> {
         let _serial = self.inner.schema_change.lock();
         let current = self.schema();
         let mut next = SchemaState {
             keyspaces: current.keyspaces.clone(),
             next_cf_id: current.next_cf_id,
         };
-        f(&mut next)?;
+        let done = f(&mut next)?;
         let catalog = next.to_catalog(self.inner.partitioner, self.inner.options.encode_settings());
         catalog.store(self.inner.options.file_system.as_ref(), &self.inner.root)?;
+        stored(done);
         *self.inner.schema.write() = Arc::new(next);
         Ok(())
     }
@@ -134,8 +145,7 @@ impl Database {
         cf: &str,
         alter: impl FnOnce(&ColumnFamilyDef) -> Result<(String, Option<Arc<dyn Comparator>>)>,
     ) -> Result<()> {
-        let mut replaced = None;
-        self.change_schema(|s| {
+        let change = |s: &mut SchemaState| {
             let ks = s
                 .keyspaces
                 .get_mut(keyspace)
@@ -156,22 +166,21 @@ impl Database {
             if let Some(c) = comparator {
                 if !adds_collections(def.comparator.as_ref(), c.as_ref()) {
                     return Err(Error::Schema(format!(
-                        "{keyspace}.{cf}: the comparator {} cannot become {}: only collection columns may be added to it",
+                        "{keyspace}.{cf}: the comparator {} cannot become {}: only collection \
+                         columns may be added to it",
                         def.comparator.name(),
                         c.name()
                     )));
                 }
                 def.comparator = c;
             }
-            replaced = Some((store, def.clone()));
-            Ok(())
-        })?;
-        // Once the catalog holds it: a writer that saw the old definition fails validation of a
-        // new collection's cells rather than storing them.
-        if let Some((store, def)) = replaced {
-            store.replace_def(def);
-        }
-        Ok(())
+            Ok((store, def.clone()))
+        };
+        // The store takes the definition before anyone sees the new table: a writer that still
+        // has the old table writes only names the new definition orders as the old one did, and
+        // one that has the new table is validated by the new definition. Under the schema lock,
+        // two ALTERs land in order.
+        self.change_schema_then(change, |(store, def)| store.replace_def(def))
     }
 
     /// Drops a column family and all its data.

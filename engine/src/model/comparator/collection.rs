@@ -76,8 +76,18 @@ impl Comparator for ColumnToCollectionType {
         format!("ColumnToCollectionType({})", cols.join(","))
     }
 
+    /// Reached only after a column that is not a collection (a collection's elements are
+    /// validated by their own type, see `after`): such a column has no elements, so nothing but
+    /// an empty component may follow it. (Accepting bytes here would let a name be ordered as
+    /// bytes now and by a collection's type once the column is added as one.)
     fn validate(&self, name: &[u8]) -> Result<(), MarshalError> {
-        BytesType.validate(name)
+        if name.is_empty() {
+            Ok(())
+        } else {
+            Err(MarshalError::new(
+                "an element component after a column that is not a collection",
+            ))
+        }
     }
 
     fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
@@ -198,6 +208,15 @@ pub fn adds_collections(old: &dyn Comparator, new: &dyn Comparator) -> bool {
     let Some(added) = columns(n_last) else {
         return false;
     };
+    // One entry per column: its hex name, before the `:`.
+    let mut names: Vec<&str> = added
+        .iter()
+        .map(|c| c.split(':').next().unwrap_or(""))
+        .collect();
+    names.sort_unstable();
+    if names.windows(2).any(|w| w[0] == w[1]) {
+        return false;
+    }
     match columns(o_last) {
         // The component is new: everything before it is unchanged.
         None => n.len() == o.len() + 1 && n[..o.len()] == o[..] && !added.is_empty(),
@@ -216,6 +235,9 @@ pub fn parse_collection(
     ty: &str,
     mut resolve: impl FnMut(&str) -> Result<Arc<dyn Comparator>, MarshalError>,
 ) -> Result<Collection, MarshalError> {
+    let ty = ty
+        .strip_prefix(super::CASSANDRA_MARSHAL_PREFIX)
+        .unwrap_or(ty);
     let inner = |prefix: &str| {
         ty.strip_prefix(prefix)
             .and_then(|s| s.strip_suffix(')'))
@@ -300,6 +322,11 @@ mod tests {
         let late = uuid::Uuid::parse_str("00000000-0001-1000-8000-000000000000").unwrap();
         let (e, l) = (name(b"l", early.as_bytes()), name(b"l", late.as_bytes()));
         assert!(t.compare(&e, &l).is_lt() && sort_key(&t, &e) < sort_key(&t, &l));
+        assert!(
+            t.validate(&name(b"v", b"x")).is_err(),
+            "v is no collection: it has no elements"
+        );
+        assert!(t.validate(&name(b"v", b"")).is_ok());
         for n in [minus, e, name(b"s", b"x"), name(b"v", b"")] {
             let mut back = Vec::new();
             t.decode_sort_key(&sort_key(&t, &n), &mut back).unwrap();
@@ -335,6 +362,13 @@ mod tests {
                 &with(vec![(b"s", Collection::Set(Arc::new(Int32Type)))]),
             ),
             (&one, &with(vec![(b"t", set())])),
+            (
+                &one,
+                &with(vec![
+                    (b"s", set()),
+                    (b"s", Collection::Set(Arc::new(Int32Type))),
+                ]),
+            ),
         ] {
             assert!(
                 !adds_collections(old, new),

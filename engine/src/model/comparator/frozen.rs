@@ -198,7 +198,7 @@ mod tests {
 
     use proptest::prelude::*;
 
-    use super::super::{sort_key, ComparatorRegistry, Int32Type, Utf8Type};
+    use super::super::{sort_key, BytesType, ComparatorRegistry, Int32Type, Utf8Type};
     use super::*;
 
     fn serialize(items: &[&[u8]], entries: usize) -> Vec<u8> {
@@ -291,6 +291,10 @@ mod tests {
         );
         let back = ComparatorRegistry::default().resolve(&name).unwrap();
         assert_eq!(back.name(), name);
+        let p = "org.apache.cassandra.db.marshal.";
+        let long = format!("{p}FrozenType({p}ListType({p}Int32Type))");
+        let back = ComparatorRegistry::default().resolve(&long).unwrap();
+        assert_eq!(back.name(), "FrozenType(ListType(Int32Type))");
     }
 
     proptest! {
@@ -306,6 +310,23 @@ mod tests {
             t.decode_sort_key(&sort_key(&t, &sa), &mut back).unwrap();
             prop_assert_eq!(back, sa.clone());
             prop_assert_eq!(t.parse_text(&to_hex(&sa)).unwrap(), sa);
+        }
+
+        #[test]
+        fn blobs_with_zero_bytes_order_and_decode_back(
+            a in prop::collection::vec(prop::collection::vec(prop::sample::select(vec![0u8, 1, 0xff]), 0..4), 0..4),
+            b in prop::collection::vec(prop::collection::vec(prop::sample::select(vec![0u8, 1, 0xff]), 0..4), 0..4),
+        ) {
+            let t = FrozenType(Collection::Set(Arc::new(BytesType)));
+            let enc = |v: &Vec<Vec<u8>>| {
+                let r: Vec<&[u8]> = v.iter().map(Vec::as_slice).collect();
+                serialize(&r, v.len())
+            };
+            let (sa, sb) = (enc(&a), enc(&b));
+            prop_assert_eq!(sort_key(&t, &sa).cmp(&sort_key(&t, &sb)), a.cmp(&b));
+            let mut back = Vec::new();
+            t.decode_sort_key(&sort_key(&t, &sa), &mut back).unwrap();
+            prop_assert_eq!(back, sa);
         }
     }
 }

@@ -222,7 +222,12 @@ impl ComparatorRegistry {
             .into_iter()
             .chain(cql_types::cql_types())
             .any(|c| c.name() == name);
-        let built = ["CompositeType(", "ReversedType(", "ColumnToCollectionType("];
+        let built = [
+            "CompositeType(",
+            "ReversedType(",
+            "ColumnToCollectionType(",
+            "FrozenType(",
+        ];
         if reserved || built.iter().any(|p| name.starts_with(p)) {
             return Err(MarshalError::new(format!(
                 "'{name}' is a built-in comparator and cannot be replaced"
