@@ -88,6 +88,48 @@ fn default_ttl_expires_writes_and_the_options_are_kept() {
     clock.advance_seconds(1000);
     assert!(shown(&mut cql, "SELECT c FROM t WHERE k = 1").is_empty());
 
+    // ALTER TABLE … WITH changes what it names and keeps the rest. A statement prepared under
+    // the old default TTL must be prepared again rather than write with it.
+    let p = cql
+        .prepare("INSERT INTO t (k, c, v) VALUES (?, ?, ?)")
+        .unwrap();
+    cql.execute("ALTER TABLE t WITH default_time_to_live = 0 AND comment = 'kept'")
+        .unwrap();
+    let e = cql
+        .execute_prepared(&p, &[Some(&int(2)), Some(&int(9)), Some(&int(9))])
+        .unwrap_err();
+    assert!(e.to_string().contains("prepare it again"), "{e}");
+    cql.execute("INSERT INTO t (k, c, v) VALUES (2, 1, 1)")
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT TTL(v) FROM t WHERE k = 2"),
+        [["null"]]
+    );
+    cql.execute("ALTER TABLE t WITH gc_grace_seconds = 7")
+        .unwrap();
+    let def = db.describe_column_family("ks", "t").unwrap();
+    assert_eq!(
+        (def.gc_grace_seconds, def.comment.as_deref()),
+        (Some(7), Some("kept"))
+    );
+    let text = def.cql_table.unwrap();
+    assert!(
+        !text.contains("default_time_to_live") && text.contains("CLUSTERING ORDER BY (c DESC)"),
+        "{text}"
+    );
+    assert!(cql
+        .execute("ALTER TABLE t WITH default_time_to_live = -5")
+        .is_err());
+    cql.execute("ALTER TABLE t WITH default_time_to_live = 50")
+        .unwrap();
+    cql.execute("INSERT INTO t (k, c, v) VALUES (2, 2, 2)")
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT c, TTL(v) FROM t WHERE k = 2"),
+        [["2", "50"], ["1", "null"]].map(|r| r.map(String::from))
+    );
+    cql.execute("DELETE FROM t WHERE k = 2").unwrap();
+
     for bad in [
         "CREATE TABLE u (k int PRIMARY KEY) WITH default_ttl = 5",
         "CREATE TABLE u (k int PRIMARY KEY) WITH default_time_to_live = -1",

@@ -195,6 +195,13 @@ pub enum Statement {
         /// The columns, in the order given.
         columns: Vec<(String, CqlType)>,
     },
+    /// `ALTER TABLE … WITH name = value [AND …]`: table options changed.
+    AlterTableWith {
+        /// The table.
+        table: TableName,
+        /// (name, value), in the order given.
+        options: Vec<(String, Literal)>,
+    },
     /// `ALTER TABLE … RENAME a TO b [AND c TO d …]`: primary key columns renamed.
     AlterTableRename {
         /// The table.

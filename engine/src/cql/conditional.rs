@@ -66,7 +66,7 @@ fn unconditional(stmt: &Statement) -> Statement {
 pub(super) struct BatchItem<'a> {
     pub statement: &'a Statement,
     pub values: Option<&'a [Option<&'a [u8]>]>,
-    pub pinned: Option<(std::sync::Arc<Table>, u32)>,
+    pub pinned: Option<(std::sync::Arc<Table>, u64)>,
 }
 
 impl Session<'_> {

@@ -65,7 +65,15 @@ impl Session<'_> {
         self.db.alter_cql_table(&t.keyspace, &t.name, |def| {
             match Table::from_cf(&t.keyspace, def) {
                 Ok(Some(now)) if now == *t => {
-                    Ok((altered.create_statement(), grows.then_some(comparator)))
+                    def.cql_table = Some(altered.create_statement());
+                    def.comment.clone_from(&altered.options.comment);
+                    def.gc_grace_seconds = altered.options.gc_grace_seconds;
+                    if grows {
+                        def.comparator = comparator;
+                    }
+                    // A statement prepared before still writes and reads what it names (as in
+                    // Cassandra) unless the options it applies changed (a default TTL).
+                    Ok(altered.options != t.options)
                 }
                 _ => Err(crate::error::Error::invalid(format!(
                     "{}.{} changed while it was being altered: alter it again",
@@ -181,6 +189,15 @@ impl Session<'_> {
                     t.keyspace, t.name
                 )))
             }
+            Statement::AlterTableWith { table, options } => {
+                let t = self.table(table)?;
+                let altered = t.with_options(options)?;
+                self.store_altered(&t, &altered)?;
+                Ok(CqlResult::SchemaChange(format!(
+                    "UPDATED TABLE {}.{}",
+                    t.keyspace, t.name
+                )))
+            }
             Statement::AlterTableRename { table, renames } => {
                 let t = self.table(table)?;
                 let altered = t.with_renamed(renames)?;
@@ -203,10 +220,10 @@ impl Session<'_> {
     /// Adds the writes of an `INSERT`, `UPDATE` or `DELETE` to `batch`.
     /// Fails when the table a statement was prepared against (with column family id `id`) has
     /// been dropped, or dropped and created again (with a new id).
-    pub(super) fn check_pinned(&self, t: &Table, id: u32) -> Result<(), CqlError> {
+    pub(super) fn check_pinned(&self, t: &Table, id: u64) -> Result<(), CqlError> {
         let live = self
             .db
-            .column_family_id(&t.keyspace, &t.name)
+            .column_family_version(&t.keyspace, &t.name)
             .map_err(|_| CqlError::Unconfigured(format!("table {}.{}", t.keyspace, t.name)))?;
         if live != id {
             return Err(CqlError::Stale(format!(

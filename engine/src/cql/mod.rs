@@ -77,7 +77,7 @@ pub struct Prepared {
     statement: Statement,
     keyspace: Option<String>,
     /// The table, and its column family's id when prepared.
-    table: Option<(Arc<Table>, u32)>,
+    table: Option<(Arc<Table>, u64)>,
     markers: usize,
     /// The fast path of a planned shape (`plan.rs`).
     plan: Option<plan::Plan>,
@@ -113,7 +113,7 @@ pub struct Session<'db> {
     /// Serialized values of the executing statement's `?` markers (`None`: null).
     binds: Vec<Option<Vec<u8>>>,
     /// The table a prepared statement was resolved against, while it executes.
-    pinned: Option<(Arc<Table>, u32)>,
+    pinned: Option<(Arc<Table>, u64)>,
     /// The timestamp of writes that give none (a driver's client-side timestamp).
     default_timestamp: Option<i64>,
     uuids: OnceCell<TimeUuidGenerator>,
@@ -143,9 +143,10 @@ impl<'db> Session<'db> {
         let (keyspace, table) = match ast::table_of(&statement) {
             Some(t) => {
                 let ks = self.keyspace_of(t)?;
+                // The version first: an ALTER in between makes the pin stale, never wrong.
+                let id = self.db.column_family_version(&ks, &t.table)?;
                 let table = self.table(t)?;
                 binds::check(&statement, &table)?;
-                let id = self.db.column_family_id(&ks, &t.table)?;
                 (Some(ks), Some((table, id)))
             }
             None => (None, None),

@@ -464,7 +464,7 @@ impl Session<'_> {
         &self,
         plan: &Plan,
         t: &Table,
-        id: u32,
+        id: u64,
         values: &[Option<&[u8]>],
     ) -> Result<Option<CqlResult>, CqlError> {
         self.check_pinned(t, id)?;

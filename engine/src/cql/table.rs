@@ -11,7 +11,7 @@ use super::ast::Statement;
 use super::error::CqlError;
 use super::parser::parse;
 use super::table_options::TableOptions;
-use super::types::CqlType;
+use super::types::{CqlType, Literal};
 use crate::model::comparator::{
     Collection, ColumnToCollectionType, Comparator, CompositeType, ReversedType, Utf8Type,
 };
@@ -205,6 +205,13 @@ impl Table {
                 kind: Kind::Regular,
             });
         }
+        Ok(t)
+    }
+
+    /// This table with the options `pairs` name changed (`ALTER TABLE … WITH`).
+    pub fn with_options(&self, pairs: &[(String, Literal)]) -> Result<Table, CqlError> {
+        let mut t = self.clone();
+        t.options = self.options.with_pairs(pairs)?;
         Ok(t)
     }
 

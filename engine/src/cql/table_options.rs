@@ -47,7 +47,12 @@ pub struct TableOptions {
 impl TableOptions {
     /// The options of a `CREATE TABLE … WITH name = value AND …` (names already lower case).
     pub fn from_pairs(pairs: &[(String, Literal)]) -> Result<TableOptions, CqlError> {
-        let mut o = TableOptions::default();
+        TableOptions::default().with_pairs(pairs)
+    }
+
+    /// These options with those `pairs` name changed (`ALTER TABLE … WITH`).
+    pub fn with_pairs(&self, pairs: &[(String, Literal)]) -> Result<TableOptions, CqlError> {
+        let mut o = self.clone();
         for (name, value) in pairs {
             match name.as_str() {
                 "default_time_to_live" => o.default_ttl = seconds(name, value, MAX_TTL)?,

@@ -213,6 +213,12 @@ impl Database {
         Ok(self.cf(keyspace, cf)?.id())
     }
 
+    /// A column family's id with how many times it was altered (`ALTER TABLE`): two equal
+    /// versions name the same table with the same definition.
+    pub fn column_family_version(&self, keyspace: &str, cf: &str) -> Result<u64> {
+        Ok(self.cf(keyspace, cf)?.version())
+    }
+
     /// A column family's definition, as the catalog holds it now.
     pub fn describe_column_family(&self, keyspace: &str, cf: &str) -> Result<ColumnFamilyDef> {
         self.describe_keyspace(keyspace)?

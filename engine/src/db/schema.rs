@@ -10,7 +10,6 @@ use super::state::{KeyspaceState, SchemaState};
 use super::Database;
 use crate::error::{Error, Result};
 use crate::model::comparator::collection::adds_collections;
-use crate::model::comparator::Comparator;
 use crate::schema::{ColumnFamilyDef, KeyspaceDef};
 use crate::store::ColumnFamilyStore;
 
@@ -133,17 +132,19 @@ impl Database {
         })
     }
 
-    /// Replaces the CQL schema stored beside a column family (`ALTER TABLE`) with the one
-    /// `alter` makes of the column family as it is, under the schema lock: two changes racing,
-    /// or a table dropped and created again meanwhile, are seen by `alter` (which may refuse)
-    /// rather than one undoing the other. The id and the data stay as they are; so does the
-    /// comparator, unless `alter` gives one that only adds collection columns to it
-    /// ([`adds_collections`]), which orders every name already written as before.
+    /// Changes a CQL table's column family as `alter` does to it (`ALTER TABLE`: the CQL schema
+    /// stored beside it, its comment and `GCGraceSeconds`), under the schema lock: two changes
+    /// racing, or a table dropped and created again meanwhile, are seen by `alter` (which may
+    /// refuse) rather than one undoing the other. The name, id, column type and data stay as they
+    /// are; so does the comparator, unless `alter` gives one that only adds collection columns to
+    /// it ([`adds_collections`]), which orders every name already written as before. `alter`
+    /// answers whether what was prepared against the old table must be prepared again (its
+    /// version changes, see [`Database::column_family_version`]).
     pub fn alter_cql_table(
         &self,
         keyspace: &str,
         cf: &str,
-        alter: impl FnOnce(&ColumnFamilyDef) -> Result<(String, Option<Arc<dyn Comparator>>)>,
+        alter: impl FnOnce(&mut ColumnFamilyDef) -> Result<bool>,
     ) -> Result<()> {
         let change = |s: &mut SchemaState| {
             let ks = s
@@ -161,26 +162,44 @@ impl Database {
                 .iter_mut()
                 .find(|c| c.name == cf)
                 .ok_or_else(unknown)?;
-            let (text, comparator) = alter(def)?;
-            def.cql_table = Some(text);
-            if let Some(c) = comparator {
-                if !adds_collections(def.comparator.as_ref(), c.as_ref()) {
-                    return Err(Error::Schema(format!(
-                        "{keyspace}.{cf}: the comparator {} cannot become {}: only collection \
-                         columns may be added to it",
-                        def.comparator.name(),
-                        c.name()
-                    )));
-                }
-                def.comparator = c;
+            let before = def.clone();
+            let stale = alter(def)?;
+            let (old, new) = (before.comparator.as_ref(), def.comparator.as_ref());
+            if new.name() != old.name() && !adds_collections(old, new) {
+                return Err(Error::Schema(format!(
+                    "{keyspace}.{cf}: the comparator {} cannot become {}: only collection \
+                     columns may be added to it",
+                    old.name(),
+                    new.name()
+                )));
             }
-            Ok((store, def.clone()))
+            if def.name != before.name
+                || def.column_type != before.column_type
+                || def.subcomparator.as_ref().map(|c| c.name())
+                    != before.subcomparator.as_ref().map(|c| c.name())
+            {
+                return Err(Error::Schema(format!(
+                    "{keyspace}.{cf}: an ALTER TABLE may not change the column family's name or type"
+                )));
+            }
+            Ok((store, def.clone(), stale))
         };
         // The store takes the definition before anyone sees the new table: a writer that still
         // has the old table writes only names the new definition orders as the old one did, and
         // one that has the new table is validated by the new definition. Under the schema lock,
         // two ALTERs land in order.
-        self.change_schema_then(change, |(store, def)| store.replace_def(def))
+        let mut altered = None;
+        self.change_schema_then(change, |(store, def, stale)| {
+            store.replace_def(def);
+            altered = stale.then_some(store);
+        })?;
+        // After the new table is published: a statement prepared against the old table with
+        // this version, or against the new one with the old version, is found stale and
+        // prepared again, never run with a table its version does not match.
+        if let Some(store) = altered {
+            store.altered();
+        }
+        Ok(())
     }
 
     /// Drops a column family and all its data.

@@ -5,7 +5,7 @@
 //! Writes arrive validated ([`RowUpdate`]) and already in the commit log.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -56,7 +56,8 @@ pub struct CompactionSettings {
     pub min_threshold: u32,
     /// `MaximumCompactionThreshold` (0: no minor compaction).
     pub max_threshold: u32,
-    /// `GCGraceSeconds`.
+    /// `GCGraceSeconds` of the database: a CF's own (which `ALTER TABLE … WITH` may change)
+    /// overrides it, see [`ColumnFamilyStore::gc_grace_seconds`].
     pub gc_grace_seconds: u32,
 }
 
@@ -100,6 +101,9 @@ pub struct ColumnFamilyStore {
     /// The definition: replaced whole when a CQL table gains a collection column (its
     /// comparator grows a component that orders no name already written differently).
     pub(super) def: ArcSwap<ColumnFamilyDef>,
+    /// How many times the definition was altered (after the new one is published), so what was
+    /// prepared against an older one can tell.
+    pub(super) generation: AtomicU32,
     pub(super) dir: PathBuf,
     pub(super) view: RwLock<Arc<View>>,
     pub(super) ctx: Arc<StoreContext>,
@@ -134,7 +138,7 @@ impl ColumnFamilyStore {
             max_threshold: def
                 .max_compaction_threshold
                 .unwrap_or(compaction.max_threshold),
-            gc_grace_seconds: def.gc_grace_seconds.unwrap_or(compaction.gc_grace_seconds),
+            gc_grace_seconds: compaction.gc_grace_seconds,
         };
         ColumnFamilyStore {
             keyspace: keyspace.to_string(),
@@ -145,6 +149,7 @@ impl ColumnFamilyStore {
                 .unwrap_or(KeysCached::Fraction(keys_cached_fraction)),
             dir: ctx.root.join(keyspace),
             def: ArcSwap::from_pointee(def),
+            generation: AtomicU32::new(0),
             view: RwLock::new(Arc::new(View {
                 active: Arc::new(Memtable::with_expected_rows(expected_rows(&limits))),
                 ..View::default()
@@ -181,12 +186,32 @@ impl ColumnFamilyStore {
         self.def.store(Arc::new(def));
     }
 
+    /// This CF's id and how many times its definition was altered: what a prepared statement
+    /// checks before it runs on the table it was planned for.
+    pub fn version(&self) -> u64 {
+        u64::from(self.id) << 32 | u64::from(self.generation.load(Ordering::Acquire))
+    }
+
+    /// Counts an alteration, once the altered table is published.
+    pub fn altered(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
     /// A validator for this CF's names and values, under the definition as it is now.
     pub fn validator(&self) -> Validator<'_> {
         Validator {
             keyspace: &self.keyspace,
             cf: self.def.load(),
         }
+    }
+
+    /// How long a tombstone outlives compaction: the CF's own `GCGraceSeconds`, else the
+    /// database's.
+    pub fn gc_grace_seconds(&self) -> u32 {
+        self.def
+            .load()
+            .gc_grace_seconds
+            .unwrap_or(self.compaction.gc_grace_seconds)
     }
 
     pub(super) fn is_super(&self) -> bool {

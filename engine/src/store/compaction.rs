@@ -86,7 +86,7 @@ impl ColumnFamilyStore {
         let params = CompactionParams {
             major,
             now_seconds: self.ctx.clock.now_seconds(),
-            gc_grace_seconds: self.compaction.gc_grace_seconds,
+            gc_grace_seconds: self.gc_grace_seconds(),
             is_super: self.is_super(),
             elsewhere: &elsewhere,
             key_of: &key_of,

@@ -194,9 +194,21 @@ impl Parser {
                 }
                 return Ok(Statement::AlterTableRename { table, renames });
             }
+            if self.eat_word("with") {
+                let mut options = Vec::new();
+                loop {
+                    let name = self.ident()?;
+                    self.sym("=")?;
+                    options.push((name, self.literal()?));
+                    if !self.eat_word("and") {
+                        break;
+                    }
+                }
+                return Ok(Statement::AlterTableWith { table, options });
+            }
             if !self.eat_word("add") {
                 return Err(self.unexpected(
-                    "ADD or RENAME (ALTER TABLE can only add or rename columns here)",
+                    "ADD, RENAME or WITH (ALTER TABLE cannot drop or retype columns here)",
                 ));
             }
             let mut columns = Vec::new();
