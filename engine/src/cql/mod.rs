@@ -143,8 +143,14 @@ impl<'db> Session<'db> {
         let (keyspace, table) = match ast::table_of(&statement) {
             Some(t) => {
                 let ks = self.keyspace_of(t)?;
-                // The version first: an ALTER in between makes the pin stale, never wrong.
-                let id = self.db.column_family_version(&ks, &t.table)?;
+                // The table (whose lookup says what is unknown, as CQL errors), then its version,
+                // then the table the statement is planned with: an ALTER in between makes the
+                // pin stale, never wrong.
+                self.table(t)?;
+                let id = self
+                    .db
+                    .column_family_version(&ks, &t.table)
+                    .map_err(|_| CqlError::Unconfigured(format!("table {ks}.{}", t.table)))?;
                 let table = self.table(t)?;
                 binds::check(&statement, &table)?;
                 (Some(ks), Some((table, id)))
