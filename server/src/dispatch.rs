@@ -464,8 +464,8 @@ impl Shared {
         session.set_default_timestamp(params.timestamp);
         let result = session.execute_prepared(&p, &refs);
         if let Err(CqlError::Stale(_)) = &result {
-            // Its table was dropped or truncated (a new column family): the driver prepares
-            // it again when told it is unknown.
+            // Its table was dropped or truncated (a new column family), or its options were
+            // altered: the driver prepares it again when told it is unknown.
             if let Ok(key) = <[u8; 16]>::try_from(id) {
                 self.prepared.lock().pop(&key);
             }

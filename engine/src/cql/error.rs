@@ -23,7 +23,8 @@ pub enum CqlError {
     #[error("InvalidRequest: unconfigured {0}")]
     Unconfigured(String),
     /// A prepared statement's table was dropped or truncated since (a new column family
-    /// took its name): prepare it again (a server answers UNPREPARED, code 0x2500).
+    /// took its name), or its options were altered (a new default TTL): prepare it again (a
+    /// server answers UNPREPARED, code 0x2500).
     #[error("InvalidRequest: {0}")]
     Stale(String),
     /// The keyspace or table already exists (code 0x2400).
