@@ -120,6 +120,10 @@ fn default_ttl_expires_writes_and_the_options_are_kept() {
     assert!(cql
         .execute("ALTER TABLE t WITH default_time_to_live = -5")
         .is_err());
+    let e = cql
+        .execute("ALTER TABLE t WITH id = 5a1c395e-b41f-11e5-9f22-ba0be0483c18")
+        .unwrap_err();
+    assert!(e.to_string().contains("table id"), "{e}");
     cql.execute("ALTER TABLE t WITH default_time_to_live = 50")
         .unwrap();
     cql.execute("INSERT INTO t (k, c, v) VALUES (2, 2, 2)")
@@ -142,4 +146,57 @@ fn default_ttl_expires_writes_and_the_options_are_kept() {
         );
     }
     assert!(db.describe_column_family("ks", "u").is_err());
+}
+
+/// A prepared statement pins the table's definition as the open database holds it: one
+/// prepared before an `ALTER … WITH default_time_to_live` is stale, also after the database is
+/// reopened (a count of alterations from zero would match it again, and it would write with
+/// the old default), while an `ALTER` of what no statement applies (the comment, the grace
+/// period) leaves it running.
+#[test]
+fn a_statement_prepared_before_an_alteration_stays_stale_after_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let open = || Database::open(dir.path(), Options::default().with_clock(clock.clone())).unwrap();
+    let int = |v: i32| v.to_be_bytes().to_vec();
+    let db = open();
+    let mut cql = Session::new(&db);
+    cql.execute(
+        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
+         CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c)) WITH default_time_to_live = 100;",
+    )
+    .unwrap();
+    let p = cql
+        .prepare("INSERT INTO t (k, c, v) VALUES (?, ?, ?)")
+        .unwrap();
+    cql.execute("ALTER TABLE t WITH comment = 'only words' AND gc_grace_seconds = 5")
+        .unwrap();
+    cql.execute_prepared(&p, &[Some(&int(1)), Some(&int(1)), Some(&int(1))])
+        .unwrap();
+    cql.execute("ALTER TABLE t WITH default_time_to_live = 0")
+        .unwrap();
+    assert!(cql
+        .execute_prepared(&p, &[Some(&int(1)), Some(&int(2)), Some(&int(2))])
+        .is_err());
+    drop(cql);
+    db.close().unwrap();
+
+    let db = open();
+    let mut cql = Session::new(&db);
+    cql.execute("USE ks").unwrap();
+    let e = cql
+        .execute_prepared(&p, &[Some(&int(1)), Some(&int(3)), Some(&int(3))])
+        .unwrap_err();
+    assert!(e.to_string().contains("prepare it again"), "{e}");
+    assert!(!cql.is_current(&p));
+    let again = cql
+        .prepare("INSERT INTO t (k, c, v) VALUES (?, ?, ?)")
+        .unwrap();
+    assert!(cql.is_current(&again));
+    cql.execute_prepared(&again, &[Some(&int(1)), Some(&int(3)), Some(&int(3))])
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT c, TTL(v) FROM t WHERE k = 1"),
+        [["1", "100"], ["3", "null"]].map(|r| r.map(String::from))
+    );
 }

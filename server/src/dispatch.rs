@@ -511,12 +511,12 @@ impl Shared {
             .iter()
             .map(|v| v.iter().map(Option::as_deref).collect())
             .collect();
-        let items: Vec<(&Prepared, &[Option<&[u8]>])> = prepared
+        let statements: Vec<(&Prepared, &[Option<&[u8]>])> = prepared
             .iter()
             .zip(&refs)
             .map(|(p, r)| (&**p, r.as_slice()))
             .collect();
-        match session.execute_batch_of(&items) {
+        match session.execute_batch_of(&statements) {
             // A conditional batch's `[applied]` rows.
             Ok(CqlResult::Rows(rows)) => {
                 let (ks, table) = prepared
@@ -530,6 +530,23 @@ impl Shared {
                 )
             }
             Ok(_) => (Opcode::Result, results::void(version)),
+            Err(CqlError::Stale(e)) => {
+                // As for EXECUTE: the statement whose table changed is forgotten and reported
+                // unknown, so the driver prepares it again and resends the batch.
+                let stale = items.iter().zip(&prepared).find_map(|((s, _), p)| match s {
+                    Subject::Id(id) if !session.is_current(p) => Some(id),
+                    _ => None,
+                });
+                match stale {
+                    Some(id) => {
+                        if let Ok(key) = <[u8; 16]>::try_from(id.as_slice()) {
+                            self.prepared.lock().pop(&key);
+                        }
+                        (Opcode::Error, results::unprepared(id, version))
+                    }
+                    None => err(&CqlError::Stale(e), version),
+                }
+            }
             Err(e) => err(&e, version),
         }
     }

@@ -72,8 +72,9 @@ impl Session<'_> {
                         def.comparator = comparator;
                     }
                     // A statement prepared before still writes and reads what it names (as in
-                    // Cassandra) unless the options it applies changed (a default TTL).
-                    Ok(altered.options != t.options)
+                    // Cassandra) unless an option it applies changed: the default TTL (the
+                    // comment and the grace period are no statement's business).
+                    Ok(altered.options.default_ttl != t.options.default_ttl)
                 }
                 _ => Err(crate::error::Error::invalid(format!(
                     "{}.{} changed while it was being altered: alter it again",

@@ -169,6 +169,15 @@ impl<'db> Session<'db> {
         })
     }
 
+    /// Whether `p` may still run here: the table it was prepared against has not been dropped,
+    /// created again or had an option it applies altered since, nor the database reopened. (A
+    /// server answers UNPREPARED for a statement that may not, so the driver prepares it again.)
+    pub fn is_current(&self, p: &Prepared) -> bool {
+        p.table
+            .as_ref()
+            .is_none_or(|(t, id)| self.check_pinned(t, *id).is_ok())
+    }
+
     /// Executes a prepared statement with the serialized values of its `?` markers, in order
     /// (`None`: null).
     pub fn execute_prepared(

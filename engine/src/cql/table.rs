@@ -210,6 +210,10 @@ impl Table {
 
     /// This table with the options `pairs` name changed (`ALTER TABLE … WITH`).
     pub fn with_options(&self, pairs: &[(String, Literal)]) -> Result<Table, CqlError> {
+        if pairs.iter().any(|(n, _)| n == "id") {
+            // A table's id is given once, when it is created (Cassandra refuses it too).
+            return Err(CqlError::invalid("Cannot alter table id."));
+        }
         let mut t = self.clone();
         t.options = self.options.with_pairs(pairs)?;
         Ok(t)

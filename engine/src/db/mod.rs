@@ -213,8 +213,9 @@ impl Database {
         Ok(self.cf(keyspace, cf)?.id())
     }
 
-    /// A column family's id with how many times it was altered (`ALTER TABLE`): two equal
-    /// versions name the same table with the same definition.
+    /// A number for a column family's definition as this open database holds it: a new one
+    /// after an alteration (`ALTER TABLE`), for a column family created again, and after a
+    /// reopen, so two equal versions name the same table with the same definition.
     pub fn column_family_version(&self, keyspace: &str, cf: &str) -> Result<u64> {
         Ok(self.cf(keyspace, cf)?.version())
     }

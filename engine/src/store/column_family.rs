@@ -5,7 +5,7 @@
 //! Writes arrive validated ([`RowUpdate`]) and already in the commit log.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,6 +38,12 @@ pub struct FlushLimits {
     pub operations: u64,
     /// `MemtableFlushAfterMinutes`.
     pub age: Duration,
+}
+
+/// A store definition's number, never handed out twice in a process.
+fn fresh_generation() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Rows a memtable may reach before its operation limit flushes it (each row write is at
@@ -101,9 +107,10 @@ pub struct ColumnFamilyStore {
     /// The definition: replaced whole when a CQL table gains a collection column (its
     /// comparator grows a component that orders no name already written differently).
     pub(super) def: ArcSwap<ColumnFamilyDef>,
-    /// How many times the definition was altered (after the new one is published), so what was
-    /// prepared against an older one can tell.
-    pub(super) generation: AtomicU32,
+    /// A number no other store of this process has had, drawn again each time the definition
+    /// is altered (after the new one is published), so what was prepared against an older
+    /// definition, or against this CF before the database was reopened, can tell.
+    pub(super) generation: AtomicU64,
     pub(super) dir: PathBuf,
     pub(super) view: RwLock<Arc<View>>,
     pub(super) ctx: Arc<StoreContext>,
@@ -149,7 +156,7 @@ impl ColumnFamilyStore {
                 .unwrap_or(KeysCached::Fraction(keys_cached_fraction)),
             dir: ctx.root.join(keyspace),
             def: ArcSwap::from_pointee(def),
-            generation: AtomicU32::new(0),
+            generation: AtomicU64::new(fresh_generation()),
             view: RwLock::new(Arc::new(View {
                 active: Arc::new(Memtable::with_expected_rows(expected_rows(&limits))),
                 ..View::default()
@@ -186,15 +193,17 @@ impl ColumnFamilyStore {
         self.def.store(Arc::new(def));
     }
 
-    /// This CF's id and how many times its definition was altered: what a prepared statement
-    /// checks before it runs on the table it was planned for.
+    /// This store's definition as a number no other store, and no earlier definition of this
+    /// one, has had in this process: what a prepared statement checks before it runs on the
+    /// table it was planned for. (A store opened again starts with a new one: a count from
+    /// zero would match what was prepared before a reopen, and an alteration since.)
     pub fn version(&self) -> u64 {
-        u64::from(self.id) << 32 | u64::from(self.generation.load(Ordering::Acquire))
+        self.generation.load(Ordering::Acquire)
     }
 
-    /// Counts an alteration, once the altered table is published.
+    /// Marks an alteration, once the altered table is published.
     pub fn altered(&self) {
-        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.generation.store(fresh_generation(), Ordering::Release);
     }
 
     /// A validator for this CF's names and values, under the definition as it is now.

@@ -432,7 +432,9 @@ fn tables(db: &Database) -> Content {
                 n(t.options.default_ttl),
                 Literal::Map(Vec::new()),
                 Literal::Set(vec![s("compound")]),
-                n(t.options.gc_grace_seconds.unwrap_or(864000)),
+                n(t.options
+                    .gc_grace_seconds
+                    .unwrap_or(db.options().gc_grace_seconds)),
                 Literal::Uuid(id),
                 n(2048),
                 n(0),

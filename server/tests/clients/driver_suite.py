@@ -13,6 +13,8 @@ In a fresh keyspace drv_<hex> (SimpleStrategy, rf 1, dropped at the end) it chec
   * batches: logged and unlogged BatchStatements mixing prepared and simple statements are
     all visible; a batch holding one bad statement fails and writes nothing;
   * USING TIMESTAMP ? / USING TTL ?: writetime() is the bound timestamp, 0 < ttl() <= TTL;
+  * ALTER TABLE ... WITH default_time_to_live: a prepared insert, alone or in a batch, is
+    prepared again (the server answers UNPREPARED) and writes with the new default;
   * errors: SyntaxException, InvalidRequest (unknown table), AlreadyExists (keyspace);
   * driver metadata: columns, cql types, partition key and clustering key.
 Each check prints one line; any failure is printed with its traceback, the others still run,
@@ -330,6 +332,21 @@ try:
         assert not r.was_applied, f"second conditional batch applied: {list(r)}"
         got = sorted(tuple(x) for x in session.execute("SELECT c, v FROM lwtb WHERE k = 1"))
         assert got == [(1, "first"), (2, "first")], f"after the batches: {got}"
+
+    @check("ALTER TABLE ... WITH default_time_to_live: a prepared insert, alone or in a batch, is prepared again")
+    def _():
+        session.execute("CREATE TABLE altered (k int PRIMARY KEY, v int)")
+        ins = session.prepare("INSERT INTO altered (k, v) VALUES (?, ?)")
+        for k in (1, 2):
+            if k == 2:
+                session.execute("ALTER TABLE altered WITH default_time_to_live = 1000")
+            b = BatchStatement(batch_type=BatchType.UNLOGGED)
+            b.add(ins, (k, k))
+            session.execute(b)
+        session.execute(ins, (3, 3))
+        ttls = {r[0]: r[1] for r in session.execute("SELECT k, ttl(v) FROM altered")}
+        assert ttls[1] is None, f"written before the ALTER: {ttls}"
+        assert all(0 < ttls[k] <= 1000 for k in (2, 3)), f"written after the ALTER: {ttls}"
 
     @check("USING TTL ?: a 1-second TTL expires")
     def _():
