@@ -200,3 +200,42 @@ fn a_statement_prepared_before_an_alteration_stays_stale_after_a_reopen() {
         [["1", "100"], ["3", "null"]].map(|r| r.map(String::from))
     );
 }
+
+/// Compaction purges tombstones by the grace period the table has when it runs: one altered
+/// after the delete counts, not the one the column family was opened with.
+#[test]
+fn compaction_follows_an_altered_grace_period() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let db = Database::open(dir.path(), Options::default().with_clock(clock.clone())).unwrap();
+    let mut cql = Session::new(&db);
+    cql.execute(
+        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
+         CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c));
+         INSERT INTO t (k, c, v) VALUES (1, 1, 10);",
+    )
+    .unwrap();
+    db.flush("ks", Some("t")).unwrap();
+    clock.advance_seconds(1);
+    cql.execute("DELETE v FROM t WHERE k = 1 AND c = 1")
+        .unwrap();
+    db.flush("ks", Some("t")).unwrap();
+    clock.advance_seconds(60);
+    // Within the database's grace (ten days), the tombstone stays.
+    db.compact("ks", Some("t")).unwrap();
+    assert_eq!(
+        db.column_family_stats("ks", "t").unwrap().tombstones_purged,
+        0
+    );
+    cql.execute("ALTER TABLE t WITH gc_grace_seconds = 30")
+        .unwrap();
+    db.compact("ks", Some("t")).unwrap();
+    assert_eq!(
+        db.column_family_stats("ks", "t").unwrap().tombstones_purged,
+        1
+    );
+    assert_eq!(
+        shown(&mut cql, "SELECT c, v FROM t WHERE k = 1"),
+        [["1", "null"]]
+    );
+}
