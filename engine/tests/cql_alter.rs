@@ -30,14 +30,12 @@ fn int(v: i32) -> Option<Vec<u8>> {
 fn an_added_column_is_null_before_and_written_after_and_survives_reopen() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let db = Database::open(dir.path(), Options::default()).unwrap();
-        let mut cql = Session::new(&db);
-        cql.execute(
-            "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
-             CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c));
+        let db = open_cql(
+            dir.path(),
+            "CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c));
              INSERT INTO t (k, c, v) VALUES (1, 1, 10);",
-        )
-        .unwrap();
+        );
+        let mut cql = ks_session(&db);
         let insert_before = cql
             .prepare("INSERT INTO t (k, c, v) VALUES (?, ?, ?)")
             .unwrap();
@@ -88,13 +86,8 @@ fn an_added_column_is_null_before_and_written_after_and_survives_reopen() {
 #[test]
 fn what_alter_cannot_do_is_refused_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Database::open(dir.path(), Options::default()).unwrap();
-    let mut cql = Session::new(&db);
-    cql.execute(
-        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
-         CREATE TABLE t (k int PRIMARY KEY, v int)",
-    )
-    .unwrap();
+    let db = open_cql(dir.path(), "CREATE TABLE t (k int PRIMARY KEY, v int)");
+    let mut cql = ks_session(&db);
     let before = db.describe_column_family("ks", "t").unwrap().cql_table;
     for (statement, says) in [
         ("ALTER TABLE t ADD v text", "already exists"),
@@ -165,14 +158,12 @@ fn shown(cql: &mut Session<'_>, q: &str) -> Vec<Vec<String>> {
 #[test]
 fn a_collection_column_can_be_added_to_a_table_with_data() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Database::open(dir.path(), Options::default()).unwrap();
-    let mut cql = Session::new(&db);
-    cql.execute(
-        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
-         CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c));
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c));
          INSERT INTO t (k, c, v) VALUES (1, 1, 10); INSERT INTO t (k, c, v) VALUES (1, 2, 20);",
-    )
-    .unwrap();
+    );
+    let mut cql = ks_session(&db);
     db.flush_all().unwrap();
     let before = db
         .describe_column_family("ks", "t")

@@ -7,6 +7,9 @@
 // A test stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::cql::{ks_session, open_cql};
 use supercolumn::cql::{CqlResult, Session};
 use supercolumn::query::{ColumnParent, SlicePredicate, SliceRange};
 use supercolumn::{Database, Options};
@@ -226,11 +229,9 @@ fn a_bound_frozen_set_or_map_is_kept_sorted_as_a_literal_is() {
 #[test]
 fn frozen_collections_are_keys_clustering_columns_set_elements_and_map_keys() {
     let dir = tempfile::tempdir().unwrap();
-    let db = Database::open(dir.path(), Options::default()).unwrap();
-    let mut cql = Session::new(&db);
-    cql.execute(
-        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
-         CREATE TABLE p (k frozen<list<int>> PRIMARY KEY, v int);
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE p (k frozen<list<int>> PRIMARY KEY, v int);
          CREATE TABLE d (k int, c frozen<set<text>>, v int, PRIMARY KEY (k, c))
              WITH CLUSTERING ORDER BY (c DESC);
          CREATE TABLE a (k int, c frozen<map<int, text>>, v int, PRIMARY KEY (k, c));
@@ -242,8 +243,8 @@ fn frozen_collections_are_keys_clustering_columns_set_elements_and_map_keys() {
          INSERT INTO a (k, c, v) VALUES (1, {1: 'z'}, 3); INSERT INTO a (k, c, v) VALUES (1, {-4: ''}, 4);
          INSERT INTO e (k, s, m) VALUES (1, {[3], [1, 2], [1], [-1, 5]}, {{2, 1}: 5, {}: 6});
          UPDATE e SET s = s - {[1]}, m[{9}] = 7 WHERE k = 1",
-    )
-    .unwrap();
+    );
+    let mut cql = ks_session(&db);
     // A bound set in a clustering key, out of order and repeated as a driver might send it,
     // names the row its literal names.
     let int = |v: i32| v.to_be_bytes().to_vec();

@@ -9,6 +9,9 @@
 
 use std::sync::Arc;
 
+mod common;
+
+use common::cql::{ks_session, open_cql_with};
 use supercolumn::cql::{CqlResult, Session};
 use supercolumn::{Database, ManualClock, Options};
 
@@ -25,20 +28,20 @@ fn shown(cql: &mut Session<'_>, q: &str) -> Vec<Vec<String>> {
 fn default_ttl_expires_writes_and_the_options_are_kept() {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new(T0));
-    let open = || Database::open(dir.path(), Options::default().with_clock(clock.clone())).unwrap();
-    let db = open();
-    let mut cql = Session::new(&db);
-    cql.execute(
-        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
-         CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))
+    let options = || Options::default().with_clock(clock.clone());
+    let open = || Database::open(dir.path(), options()).unwrap();
+    let db = open_cql_with(
+        dir.path(),
+        options(),
+        "CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))
              WITH CLUSTERING ORDER BY (c DESC) AND default_time_to_live = 100
              AND gc_grace_seconds = 0 AND comment = 'short-lived'
              AND compaction = {'class': 'LeveledCompactionStrategy'} AND caching = {'keys': 'ALL'};
          INSERT INTO t (k, c, v) VALUES (1, 1, 10);
          INSERT INTO t (k, c, v) VALUES (1, 2, 20) USING TTL 0;
          INSERT INTO t (k, c, v) VALUES (1, 3, 30) USING TTL 500;",
-    )
-    .unwrap();
+    );
+    let mut cql = ks_session(&db);
     let p = cql
         .prepare("INSERT INTO t (k, c, v) VALUES (?, ?, ?)")
         .unwrap();
@@ -157,15 +160,15 @@ fn default_ttl_expires_writes_and_the_options_are_kept() {
 fn a_statement_prepared_before_an_alteration_stays_stale_after_a_reopen() {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new(T0));
-    let open = || Database::open(dir.path(), Options::default().with_clock(clock.clone())).unwrap();
+    let options = || Options::default().with_clock(clock.clone());
+    let open = || Database::open(dir.path(), options()).unwrap();
     let int = |v: i32| v.to_be_bytes().to_vec();
-    let db = open();
-    let mut cql = Session::new(&db);
-    cql.execute(
-        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
-         CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c)) WITH default_time_to_live = 100;",
-    )
-    .unwrap();
+    let db = open_cql_with(
+        dir.path(),
+        options(),
+        "CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c)) WITH default_time_to_live = 100;",
+    );
+    let mut cql = ks_session(&db);
     let p = cql
         .prepare("INSERT INTO t (k, c, v) VALUES (?, ?, ?)")
         .unwrap();
@@ -207,14 +210,13 @@ fn a_statement_prepared_before_an_alteration_stays_stale_after_a_reopen() {
 fn compaction_follows_an_altered_grace_period() {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new(T0));
-    let db = Database::open(dir.path(), Options::default().with_clock(clock.clone())).unwrap();
-    let mut cql = Session::new(&db);
-    cql.execute(
-        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
-         CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c));
+    let db = open_cql_with(
+        dir.path(),
+        Options::default().with_clock(clock.clone()),
+        "CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c));
          INSERT INTO t (k, c, v) VALUES (1, 1, 10);",
-    )
-    .unwrap();
+    );
+    let mut cql = ks_session(&db);
     db.flush("ks", Some("t")).unwrap();
     clock.advance_seconds(1);
     cql.execute("DELETE v FROM t WHERE k = 1 AND c = 1")

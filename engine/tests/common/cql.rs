@@ -8,7 +8,12 @@ use supercolumn::{Database, Options};
 
 /// A database in `dir` whose keyspace `ks` (one replica) holds what `schema` creates.
 pub fn open_cql(dir: &Path, schema: &str) -> Database {
-    let db = Database::open(dir, Options::default()).unwrap();
+    open_cql_with(dir, Options::default(), schema)
+}
+
+/// [`open_cql`] with these options (a manual clock, say).
+pub fn open_cql_with(dir: &Path, options: Options, schema: &str) -> Database {
+    let db = Database::open(dir, options).unwrap();
     let mut cql = Session::new(&db);
     cql.execute(
         "CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks",
