@@ -14,6 +14,7 @@ use crate::commitlog::{replay, CommitLog};
 use crate::error::{Error, Result};
 use crate::file_names;
 use crate::io::dir_lock::DirLock;
+use crate::memtable::ChunkPool;
 use crate::options::Options;
 use crate::schema::catalog::Catalog;
 use crate::schema::default_keyspaces;
@@ -61,6 +62,14 @@ impl Database {
                 fs: fs.clone(),
                 manifest: Mutex::new(manifest.clone()),
                 blocks: BlockCache::new(options.block_cache_size_mb as usize * (1 << 20)),
+                // A flushed memtable's memory is kept for the next up to one memtable's
+                // worth: what the process held while that memtable was being flushed.
+                chunks: Arc::new(ChunkPool::new(
+                    (options
+                        .memtable_throughput_mb
+                        .min(options.memtable_total_space_mb) as usize)
+                        << 20,
+                )),
                 table: TableOptions {
                     block_size,
                     bloom_fp: options.bloom_filter_fp_chance,

@@ -1,12 +1,19 @@
-//! The memory of one memtable: a bump allocator over large zeroed chunks. Allocations are never
-//! freed one by one; the whole arena goes when the memtable does, as a handful of large frees
+//! The memory of one memtable: a bump allocator over large chunks. Allocations are never freed
+//! one by one; the whole arena goes when the memtable does, as a handful of large frees
 //! (instead of one free per cell racing the writers for the allocator's locks). What it holds is
 //! counted exactly, so the memtable's size is the arena's size, not a guess.
 //!
-//! This file hands out aligned, zeroed, stable pieces of memory; what is stored in them is the
-//! skiplist's business.
+//! A memtable that is flushed gives its large chunks to the database's [`ChunkPool`], and the
+//! next memtable fills those before it asks the system for more: memory the system hands out is
+//! zeroed page by page on first touch (a fault and 2 MiB of `clear_page` per huge page), which
+//! was a sixth of a write.
+//!
+//! This file hands out aligned, stable pieces of memory whose bytes are unspecified (a recycled
+//! chunk holds what an earlier memtable wrote); what is stored in them, and initialising it, is
+//! the skiplist's business.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
@@ -21,8 +28,79 @@ const LARGE_CHUNK: usize = 2 << 20;
 #[derive(Debug)]
 enum Chunk {
     Heap(#[allow(dead_code)] Box<[u64]>),
+    /// A chunk of [`LARGE_CHUNK`] bytes: the kind a [`ChunkPool`] keeps.
+    Large(#[allow(dead_code)] LargeChunk),
+}
+
+/// [`LARGE_CHUNK`] bytes: a huge-page mapping where the system gives one.
+#[derive(Debug)]
+enum LargeChunk {
+    Heap(Box<[u64]>),
     #[cfg(target_os = "linux")]
-    Mapped(#[allow(dead_code)] memmap2::MmapMut),
+    Mapped(memmap2::MmapMut),
+}
+
+impl LargeChunk {
+    fn new() -> LargeChunk {
+        #[cfg(target_os = "linux")]
+        if let Ok(m) = memmap2::MmapMut::map_anon(LARGE_CHUNK) {
+            // Only a hint: without huge pages the mapping is still memory.
+            let _ = m.advise(memmap2::Advice::HugePage);
+            return LargeChunk::Mapped(m);
+        }
+        LargeChunk::Heap(vec![0u64; LARGE_CHUNK / ALIGN].into_boxed_slice())
+    }
+
+    fn start(&mut self) -> *mut u8 {
+        match self {
+            LargeChunk::Heap(b) => b.as_mut_ptr().cast::<u8>(),
+            #[cfg(target_os = "linux")]
+            LargeChunk::Mapped(m) => m.as_mut_ptr(),
+        }
+    }
+}
+
+/// Large chunks of flushed memtables, kept for the next memtables of a database (up to a
+/// bound: beyond it they go back to the system). Moving a chunk moves only its handle; its
+/// memory stays where it is.
+#[derive(Debug)]
+pub struct ChunkPool {
+    free: Mutex<Vec<LargeChunk>>,
+    max_chunks: usize,
+}
+
+impl ChunkPool {
+    /// A pool keeping at most `max_bytes` of chunks.
+    pub fn new(max_bytes: usize) -> ChunkPool {
+        ChunkPool {
+            free: Mutex::new(Vec::new()),
+            max_chunks: max_bytes / LARGE_CHUNK,
+        }
+    }
+
+    fn has_free(&self) -> bool {
+        !self.free.lock().is_empty()
+    }
+
+    fn take(&self) -> Option<LargeChunk> {
+        self.free.lock().pop()
+    }
+
+    fn give(&self, chunks: impl Iterator<Item = LargeChunk>) {
+        let mut free = self.free.lock();
+        for c in chunks {
+            if free.len() >= self.max_chunks {
+                break;
+            }
+            free.push(c);
+        }
+    }
+
+    /// Bytes the pool holds.
+    #[cfg(test)]
+    pub fn bytes(&self) -> usize {
+        self.free.lock().len() * LARGE_CHUNK
+    }
 }
 /// Alignment of every allocation (the skiplist's links are 8-byte atomics).
 pub const ALIGN: usize = 8;
@@ -45,16 +123,41 @@ pub struct Arena {
     chunks: Mutex<Chunks>,
     /// Bytes of all chunks (what the arena costs the process).
     reserved: AtomicUsize,
+    /// Where large chunks come from first, and go when the arena does.
+    pool: Option<Arc<ChunkPool>>,
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        if let Some(pool) = &self.pool {
+            let owned = std::mem::take(&mut self.chunks.get_mut().owned);
+            pool.give(owned.into_iter().filter_map(|c| match c {
+                Chunk::Large(l) => Some(l),
+                Chunk::Heap(_) => None,
+            }));
+        }
+    }
 }
 
 impl Arena {
     /// An empty arena.
+    #[cfg(test)]
     pub fn new() -> Arena {
         Arena::default()
     }
 
-    /// A zeroed piece of `size` bytes (rounded up to [`ALIGN`]), aligned to [`ALIGN`], valid
-    /// until the arena is dropped and never handed out again.
+    /// An empty arena that takes large chunks from `pool` first and gives them back to it.
+    pub fn with_pool(pool: Option<Arc<ChunkPool>>) -> Arena {
+        Arena {
+            chunks: Mutex::default(),
+            reserved: AtomicUsize::new(0),
+            pool,
+        }
+    }
+
+    /// A piece of `size` bytes (rounded up to [`ALIGN`]), aligned to [`ALIGN`], valid until
+    /// the arena is dropped and never handed out again. Its bytes are unspecified: the caller
+    /// writes every byte it will read.
     pub fn alloc(&self, size: usize) -> *mut u8 {
         let size = size.div_ceil(ALIGN) * ALIGN;
         let mut c = self.chunks.lock();
@@ -64,7 +167,9 @@ impl Arena {
                 // A large value: its own chunk, so the current one is not abandoned.
                 return self.new_chunk(&mut c, size, false);
             }
-            let chunk = if c.owned.is_empty() {
+            // A memtable's first chunk is a small one (a column family written a little costs
+            // little), unless the pool has a large one to spare.
+            let chunk = if c.owned.is_empty() && !self.pool.as_ref().is_some_and(|p| p.has_free()) {
                 CHUNK
             } else {
                 LARGE_CHUNK
@@ -79,7 +184,7 @@ impl Arena {
     }
 
     fn new_chunk(&self, c: &mut Chunks, size: usize, current: bool) -> *mut u8 {
-        let (chunk, start) = Self::zeroed(size);
+        let (chunk, start) = self.chunk(size);
         if current {
             c.next = start as usize;
             c.end = start as usize + size;
@@ -89,18 +194,19 @@ impl Arena {
         start
     }
 
-    /// `size` zeroed bytes, aligned to [`ALIGN`]: a huge-page mapping for a large chunk.
-    fn zeroed(size: usize) -> (Chunk, *mut u8) {
-        #[cfg(target_os = "linux")]
+    /// `size` bytes, aligned to [`ALIGN`]: a large chunk from the pool if it has one, else
+    /// from the system.
+    fn chunk(&self, size: usize) -> (Chunk, *mut u8) {
         if size == LARGE_CHUNK {
-            if let Ok(mut m) = memmap2::MmapMut::map_anon(size) {
-                // Only a hint: without huge pages the mapping is still zeroed memory.
-                let _ = m.advise(memmap2::Advice::HugePage);
-                let start = m.as_mut_ptr();
-                return (Chunk::Mapped(m), start);
-            }
+            let mut large = self
+                .pool
+                .as_ref()
+                .and_then(|p| p.take())
+                .unwrap_or_else(LargeChunk::new);
+            let start = large.start();
+            return (Chunk::Large(large), start);
         }
-        let mut heap = vec![0u64; size / ALIGN].into_boxed_slice();
+        let mut heap = vec![0u64; size.div_ceil(ALIGN)].into_boxed_slice();
         let start = heap.as_mut_ptr().cast::<u8>();
         (Chunk::Heap(heap), start)
     }
@@ -122,7 +228,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pieces_are_aligned_zeroed_disjoint_and_counted() {
+    fn pieces_are_aligned_disjoint_and_counted() {
         let a = Arena::new();
         let mut seen: Vec<(usize, usize)> = Vec::new();
         for size in [
@@ -148,5 +254,36 @@ mod tests {
         let used: usize = seen.iter().map(|(_, l)| l).sum();
         assert_eq!(a.used(), used);
         assert!(a.reserved() >= used);
+    }
+
+    #[test]
+    fn a_dropped_arena_gives_its_large_chunks_to_the_pool_up_to_its_bound() {
+        let pool = Arc::new(ChunkPool::new(3 * LARGE_CHUNK));
+        let a = Arena::with_pool(Some(pool.clone()));
+        // A small first chunk, then four large ones.
+        for _ in 0..(CHUNK + 4 * LARGE_CHUNK) / (CHUNK / 8) {
+            a.alloc(CHUNK / 8 - 64);
+        }
+        assert_eq!(a.reserved(), CHUNK + 4 * LARGE_CHUNK);
+        drop(a);
+        assert_eq!(
+            pool.bytes(),
+            3 * LARGE_CHUNK,
+            "kept up to the bound, the rest freed"
+        );
+
+        // The next arena starts on a pooled chunk and fills the pool's chunks before any new.
+        let b = Arena::with_pool(Some(pool.clone()));
+        b.alloc(64);
+        assert_eq!(b.reserved(), LARGE_CHUNK);
+        assert_eq!(pool.bytes(), 2 * LARGE_CHUNK);
+        drop(b);
+        assert_eq!(pool.bytes(), 3 * LARGE_CHUNK);
+
+        // Without a pool nothing is kept.
+        let c = Arena::with_pool(None);
+        c.alloc(CHUNK);
+        drop(c);
+        assert_eq!(pool.bytes(), 3 * LARGE_CHUNK);
     }
 }

@@ -20,6 +20,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
@@ -34,6 +35,7 @@ use crate::model::entry_codec::{
 use crate::model::reconcile::compare_refs;
 use crate::mutation::RowUpdate;
 use arena::Arena;
+pub use arena::ChunkPool;
 use key_filter::KeyFilter;
 use skiplist::{EntryPos, NewNode, Node, RowBytes, SearchKey, SkipList};
 
@@ -94,7 +96,13 @@ impl Memtable {
     /// An empty memtable whose key filter is sized for about `rows` rows (it still works past
     /// that, with more false positives).
     pub fn with_expected_rows(rows: usize) -> Self {
-        let arena = Arena::new();
+        Memtable::with_pool(rows, None)
+    }
+
+    /// [`Memtable::with_expected_rows`], its memory taken from `pool` first and given back to it
+    /// when the memtable goes.
+    pub fn with_pool(rows: usize, pool: Option<Arc<ChunkPool>>) -> Self {
+        let arena = Arena::with_pool(pool);
         let list = SkipList::new(&arena, rows);
         Memtable {
             arena,

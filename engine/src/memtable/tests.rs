@@ -326,3 +326,51 @@ fn a_row_stays_found_while_new_rows_are_linked_around_it() {
         }
     });
 }
+
+#[test]
+fn a_memtable_on_chunks_an_earlier_one_filled_reads_only_its_own_writes() {
+    let pool = Arc::new(ChunkPool::new(64 << 20));
+    let value = [0xFFu8; 200];
+    let key = |i: u32, gen: u8| {
+        let mut k = vec![gen; 12];
+        k.extend_from_slice(&i.to_be_bytes());
+        k
+    };
+    // The first memtable fills several chunks with bytes that are not zero anywhere a link
+    // could be, and gives them back.
+    let first = Memtable::with_pool(1000, Some(pool.clone()));
+    for i in 0..20_000 {
+        first.apply(&key(i, 0xEE), &update(&[(b"col", live(7, &value))]), false);
+    }
+    drop(first);
+    let pooled = pool.bytes();
+    assert!(pooled >= 4 << 20, "the chunks came back: {pooled}");
+
+    let second = Memtable::with_pool(1000, Some(pool.clone()));
+    for i in (0..10_000u32).rev() {
+        let v = i.to_be_bytes();
+        second.apply(
+            &key(i, 0x11),
+            &update(&[(b"a", live(1, &v)), (b"b", live(2, &v))]),
+            false,
+        );
+    }
+    assert!(
+        pool.bytes() < pooled,
+        "the second memtable took recycled chunks"
+    );
+    for i in [0u32, 1, 4_999, 9_999] {
+        let v = i.to_be_bytes();
+        assert_eq!(
+            read(&second, &key(i, 0x11), false),
+            [(b"a".to_vec(), live(1, &v)), (b"b".to_vec(), live(2, &v))]
+        );
+        assert!(second.row(&key(i, 0xEE)).is_none());
+    }
+    let rows: Vec<Vec<u8>> = second
+        .flush_rows(false)
+        .map(|r| r.sort_key.to_vec())
+        .collect();
+    let want: Vec<Vec<u8>> = (0..10_000).map(|i| key(i, 0x11)).collect();
+    assert_eq!(rows, want, "every row once, in order, nothing else");
+}

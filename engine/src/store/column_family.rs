@@ -158,7 +158,10 @@ impl ColumnFamilyStore {
             def: ArcSwap::from_pointee(def),
             generation: AtomicU64::new(fresh_generation()),
             view: RwLock::new(Arc::new(View {
-                active: Arc::new(Memtable::with_expected_rows(expected_rows(&limits))),
+                active: Arc::new(Memtable::with_pool(
+                    expected_rows(&limits),
+                    Some(ctx.chunks.clone()),
+                )),
                 ..View::default()
             })),
             ctx,
@@ -174,7 +177,7 @@ impl ColumnFamilyStore {
     }
 
     pub(super) fn new_memtable(&self) -> Memtable {
-        Memtable::with_expected_rows(expected_rows(&self.limits))
+        Memtable::with_pool(expected_rows(&self.limits), Some(self.ctx.chunks.clone()))
     }
 
     /// The column family's id (never reused; see the catalog).

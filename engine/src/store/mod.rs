@@ -19,6 +19,7 @@ pub use read::{ReadRequest, RowRange};
 use crate::clock::Clock;
 use crate::error::Result;
 use crate::io::FileSystem;
+use crate::memtable::ChunkPool;
 use crate::model::partitioner::Partitioner;
 use crate::sstable::{BlockCache, TableOptions};
 use manifest::Manifest;
@@ -34,6 +35,8 @@ pub struct StoreContext {
     pub manifest: Mutex<Manifest>,
     /// The block cache.
     pub blocks: BlockCache,
+    /// Memory of flushed memtables, for the next ones.
+    pub chunks: Arc<ChunkPool>,
     /// How SSTables are written (`ColumnIndexSizeInKB`, `BloomFilterFpChance`, partitioner).
     pub table: TableOptions,
     /// The engine's clock (memtable age, tombstone grace).

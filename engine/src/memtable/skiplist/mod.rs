@@ -207,8 +207,9 @@ impl SkipList {
         }
     }
 
-    /// Allocates a node of `height` in `arena` holding the keys, and returns its address and
-    /// where its (zeroed) value goes, for the caller to fill before linking it.
+    /// Allocates a node of `height` in `arena` holding the keys, with null links, and returns
+    /// its address and where its value goes, for the caller to fill (every byte) before
+    /// linking it.
     fn alloc(arena: &Arena, height: usize, key: &NewNode<'_>) -> (usize, *mut u8) {
         let NewNode {
             row,
@@ -241,11 +242,14 @@ impl SkipList {
             sentinel: 0,
             _pad: [0; 5],
         };
-        // SAFETY: `p` is a fresh, 8-aligned, zeroed allocation of `size` bytes that no one else
-        // holds; the header, the (already zero) links, the row key if it is copied and the
-        // entry key all fit in it, and the value is the rest of it.
+        // SAFETY: `p` is a fresh, 8-aligned allocation of `size` bytes that no one else holds
+        // (its bytes are whatever an earlier memtable left in a recycled chunk); the header,
+        // the links (nulled here: a node is found by its links before `link` sets them, and
+        // the head's are never set), the row key if it is copied and the entry key all fit in
+        // it, and the value is the rest of it, which `insert`'s caller fills.
         let value = unsafe {
             std::ptr::write(p.cast::<Header>(), header);
+            std::ptr::write_bytes(p.add(HEADER), 0, height * LINK);
             let keys = p.add(keys_at);
             std::ptr::copy_nonoverlapping(row_bytes.as_ptr(), keys, own);
             std::ptr::copy_nonoverlapping(entry.as_ptr(), keys.add(own), entry.len());
@@ -317,7 +321,8 @@ impl SkipList {
     }
 
     /// Inserts a node for `new` where `splice` (found for a key at or just before it, with
-    /// nothing between) says, with a value that `fill` writes. Another writer may have linked
+    /// nothing between) says, with a value that `fill` writes whole (it starts as unspecified
+    /// bytes). Another writer may have linked
     /// nodes around the splice since it was found; the splice is repaired level by level.
     pub fn insert<'a>(
         &self,

@@ -112,8 +112,8 @@ impl<'a> Node<'a> {
     pub(super) fn link(self, level: usize) -> &'a AtomicUsize {
         debug_assert!(level < usize::from(self.header().height));
         // SAFETY: the node was allocated with room for `height` links right after its header,
-        // 8-aligned and zeroed (a zeroed `AtomicUsize` is a valid null link), and
-        // `level < height`.
+        // 8-aligned and nulled by `SkipList::alloc` (a zeroed `AtomicUsize` is a valid null
+        // link), and `level < height`.
         unsafe { &*((self.addr + HEADER + level * LINK) as *const AtomicUsize) }
     }
 
