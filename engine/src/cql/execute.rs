@@ -12,7 +12,7 @@ use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
 use super::write_rows::Naming;
 use super::{CqlResult, Session};
-use crate::db::Database;
+use crate::db::{Database, StoreHandle};
 use crate::mutation::{BatchMutation, WriteOptions};
 use crate::query::{ColumnPath, ColumnPathRef};
 use crate::schema::KeyspaceDef;
@@ -222,17 +222,24 @@ impl Session<'_> {
     /// Fails when the table a statement was prepared against (with column family id `id`) has
     /// been dropped, or dropped and created again (with a new id).
     pub(super) fn check_pinned(&self, t: &Table, id: u64) -> Result<(), CqlError> {
-        let live = self
+        self.pinned_store(t, id).map(drop)
+    }
+
+    /// The store of the table a statement was prepared against, as [`check_pinned`]
+    /// (Self::check_pinned) finds it: a planned read goes on to read it without a second
+    /// lookup.
+    pub(super) fn pinned_store(&self, t: &Table, id: u64) -> Result<StoreHandle, CqlError> {
+        let store = self
             .db
-            .column_family_version(&t.keyspace, &t.name)
+            .store(&t.keyspace, &t.name)
             .map_err(|_| CqlError::Unconfigured(format!("table {}.{}", t.keyspace, t.name)))?;
-        if live != id {
+        if store.version() != id {
             return Err(CqlError::Stale(format!(
                 "table {}.{} changed since the statement was prepared: prepare it again",
                 t.keyspace, t.name
             )));
         }
-        Ok(())
+        Ok(store)
     }
 
     pub(super) fn add_write(

@@ -7,6 +7,7 @@
 //! runs the general path, which owns the answers and the errors; a plan only ever answers what
 //! the general path would.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use smallvec::SmallVec;
@@ -285,11 +286,11 @@ pub(super) fn resolve<'a>(s: &'a Source, values: &[Option<&'a [u8]>]) -> Option<
 
 /// The row key of these partition key values, if the general path would accept them: no null,
 /// no empty single-column key, no component over 65,535 bytes.
-pub(super) fn row_key(parts: &[&[u8]]) -> Option<Vec<u8>> {
+pub(super) fn row_key<'v>(parts: &[&'v [u8]]) -> Option<Cow<'v, [u8]>> {
     match parts {
-        [one] if !one.is_empty() => Some(one.to_vec()),
+        [one] if !one.is_empty() => Some(Cow::Borrowed(*one)),
         [_] => None,
-        many => CompositeType::fits(many).then(|| CompositeType::build(many, 0)),
+        many => CompositeType::fits(many).then(|| Cow::Owned(CompositeType::build(many, 0))),
     }
 }
 
@@ -351,15 +352,16 @@ impl InsertPlan {
     }
 }
 
-/// What a planned point read asks the engine for: a row key and the sort keys of cell names
-/// (kept one after another in one buffer).
-pub(super) struct PointRead {
-    pub key: Vec<u8>,
-    keys: Vec<u8>,
+/// What a planned point read asks the engine for: a row key (the bound value itself when the
+/// partition key is one column) and the sort keys of cell names, one after another in one
+/// buffer (inline for the usual short names: a point read allocates nothing to ask).
+pub(super) struct PointRead<'v> {
+    pub key: Cow<'v, [u8]>,
+    keys: SmallVec<[u8; 96]>,
     ends: SmallVec<[usize; 8]>,
 }
 
-impl PointRead {
+impl PointRead<'_> {
     /// The sort keys of the names, in the plan's order (the row marker's first).
     pub fn sort_keys(&self) -> SmallVec<[&[u8]; 8]> {
         let mut start = 0;
@@ -376,9 +378,12 @@ impl PointRead {
 
 impl PointReadPlan {
     /// The row key and names to read, or `Ok(None)` when the general path must run.
-    pub(super) fn request(&self, values: &[Option<&[u8]>]) -> Result<Option<PointRead>, CqlError> {
+    pub(super) fn request<'v>(
+        &'v self,
+        values: &[Option<&'v [u8]>],
+    ) -> Result<Option<PointRead<'v>>, CqlError> {
         checked(&self.checks, values)?;
-        let parts: Option<Parts<'_>> = self.key.iter().map(|s| resolve(s, values)).collect();
+        let parts: Option<Parts<'v>> = self.key.iter().map(|s| resolve(s, values)).collect();
         let Some(parts) = parts else {
             return Ok(None);
         };
@@ -387,14 +392,14 @@ impl PointReadPlan {
         let (Some(key), true) = (row_key(pk), CompositeType::fits(ck)) else {
             return Ok(None);
         };
-        // The clustering prefix's sort key, then each name's last component after it.
-        let mut prefix = Vec::with_capacity(ck.iter().map(|c| c.len() + 4).sum());
+        // The clustering prefix's sort key, then each name's last component after it (the
+        // prefix written once, then copied before each later suffix).
+        let mut keys = SmallVec::<[u8; 96]>::new();
+        let mut prefix = Vec::new();
         let mut scratch = Vec::new();
         for (cmp, value) in self.clustering_cmp.iter().zip(ck) {
             push_sort_key(cmp.as_ref(), value, &mut prefix, &mut scratch);
         }
-        let mut keys =
-            Vec::with_capacity(self.suffixes.iter().map(|s| prefix.len() + s.len()).sum());
         let mut ends = SmallVec::new();
         for s in &self.suffixes {
             keys.extend_from_slice(&prefix);
@@ -467,7 +472,7 @@ impl Session<'_> {
         id: u64,
         values: &[Option<&[u8]>],
     ) -> Result<Option<CqlResult>, CqlError> {
-        self.check_pinned(t, id)?;
+        let store = self.pinned_store(t, id)?;
         match plan {
             Plan::Insert(p) => {
                 // A lone insert fills this thread's batch and buffers: fresh ones grow from
@@ -484,7 +489,7 @@ impl Session<'_> {
                 }
                 Ok(done?.then_some(CqlResult::Void))
             }
-            Plan::Slice(p) => Ok(self.run_slice_plan(p, values)?.map(CqlResult::Rows)),
+            Plan::Slice(p) => Ok(self.run_slice_plan(&store, p, values)?.map(CqlResult::Rows)),
             Plan::PointRead(p) => {
                 let Some(read) = p.request(values)? else {
                     return Ok(None);
@@ -492,7 +497,7 @@ impl Session<'_> {
                 let keys = read.sort_keys();
                 let mut found: SmallVec<[Option<Kept>; 8]> = keys.iter().map(|_| None).collect();
                 self.db
-                    .visit_columns(&t.keyspace, &read.key, &t.name, &keys, |key, cell| {
+                    .visit_columns(&store, &read.key, &keys, |key, cell| {
                         let at = keys.iter().position(|k| *k == key);
                         if let (Some(at), CellValue::Live { value, ttl }) = (at, cell.value) {
                             let expires = ttl.map(|t| t.local_expiration_time);

@@ -6,6 +6,7 @@
 //! plan does not take — and every value it would have to refuse — runs `select.rs`, which owns
 //! the answers and the errors; this file only ever answers what that path would.
 
+use std::borrow::Cow;
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
@@ -37,7 +38,7 @@ pub(super) enum Out {
 type RangeBound = Option<(Source, bool)>;
 
 /// A planned slice's row key, predicate (`None`: an empty range) and row limit.
-type Request = (Vec<u8>, Option<SlicePredicate>, usize);
+type Request<'v> = (Cow<'v, [u8]>, Option<SlicePredicate>, usize);
 
 /// A planned `SELECT` of many CQL rows of one partition.
 #[derive(Clone)]
@@ -211,7 +212,7 @@ impl SlicePlan {
 
     /// The slice predicate and row limit of these values; `None` when the general path must
     /// run (a null, a bad limit, a bound it refuses), `Some(None)` when the slice is empty.
-    pub(super) fn request(&self, values: &[Option<&[u8]>]) -> Option<Request> {
+    pub(super) fn request<'v>(&'v self, values: &[Option<&'v [u8]>]) -> Option<Request<'v>> {
         let parts: Parts<'_> = self
             .key
             .iter()

@@ -14,6 +14,7 @@ use super::error::CqlError;
 use super::plan::{checked, push_ttl, push_write_time, resolve};
 use super::slice_plan::{Out, SlicePlan};
 use super::{Rows, Session};
+use crate::db::StoreHandle;
 use crate::model::cell::{CellIn, CellValueRef};
 use crate::model::sort_key::{escaped_len, unescape_into};
 use crate::query::SlicePredicate;
@@ -31,6 +32,7 @@ impl Session<'_> {
     /// Runs a planned slice; `Ok(None)` when its values (or the data) need the general path.
     pub(super) fn run_slice_plan(
         &self,
+        store: &StoreHandle,
         p: &SlicePlan,
         values: &[Option<&[u8]>],
     ) -> Result<Option<Rows>, CqlError> {
@@ -48,7 +50,14 @@ impl Session<'_> {
         out.reserve_values(limit.min(256).saturating_mul(guess));
         // The thread's buffers of the last slice: fresh ones would grow from empty each time.
         let mut scratch = SLICE_SCRATCH.take().unwrap_or_default();
-        let read = self.slice_into(p, values, (&key, &predicate, limit), &mut scratch, &mut out);
+        let read = self.slice_into(
+            store,
+            p,
+            values,
+            (&key, &predicate, limit),
+            &mut scratch,
+            &mut out,
+        );
         if scratch.capacity() <= KEPT_SLICE_SCRATCH {
             SLICE_SCRATCH.set(Some(scratch));
         }
@@ -64,6 +73,7 @@ impl Session<'_> {
     /// path (a damaged name, a clustering value that does not decode).
     fn slice_into(
         &self,
+        store: &StoreHandle,
         p: &SlicePlan,
         values: &[Option<&[u8]>],
         (key, predicate, limit): (&[u8], &SlicePredicate, usize),
@@ -88,13 +98,10 @@ impl Session<'_> {
             readable: true,
         };
         rows.s.prefix.clear();
-        self.db.visit_slice(
-            &p.table.keyspace,
-            key,
-            &p.parent,
-            predicate,
-            |name, cell| Ok(rows.cell(name, cell, out)),
-        )?;
+        self.db
+            .visit_slice(store, key, &p.parent, predicate, |name, cell| {
+                Ok(rows.cell(name, cell, out))
+            })?;
         Ok(rows.readable && (!rows.open || rows.close(out)))
     }
 }

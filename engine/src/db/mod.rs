@@ -103,6 +103,17 @@ impl Drop for Inner {
     }
 }
 
+/// A column family's store, found once (see [`Database::store`]).
+#[derive(Debug)]
+pub(crate) struct StoreHandle(Arc<ColumnFamilyStore>);
+
+impl StoreHandle {
+    /// See [`Database::column_family_version`].
+    pub(crate) fn version(&self) -> u64 {
+        self.0.version()
+    }
+}
+
 impl Database {
     /// What the commit log replay at open dropped, one line per problem, when the database
     /// was opened with [`Options::commit_log_ignore_replay_errors`]; empty otherwise (without
@@ -218,6 +229,12 @@ impl Database {
     /// reopen, so two equal versions name the same table with the same definition.
     pub fn column_family_version(&self, keyspace: &str, cf: &str) -> Result<u64> {
         Ok(self.cf(keyspace, cf)?.version())
+    }
+
+    /// A column family as one lookup finds it, for a caller that checks its version and then
+    /// reads it without looking it up again (CQL's planned reads).
+    pub(crate) fn store(&self, keyspace: &str, cf: &str) -> Result<StoreHandle> {
+        self.cf(keyspace, cf).map(StoreHandle)
     }
 
     /// A column family's definition, as the catalog holds it now.

@@ -3,7 +3,7 @@
 
 use std::ops::Bound;
 
-use super::Database;
+use super::{Database, StoreHandle};
 use crate::error::{Error, NameKind, Result};
 use crate::model::cell::{Cell, CellIn};
 use crate::model::partitioner::{Partitioner, RowKey};
@@ -120,17 +120,17 @@ impl Database {
     /// [`get_columns`](Self::get_columns) reads, without encoding, decoding or a column built.
     pub(crate) fn visit_columns(
         &self,
-        keyspace: &str,
+        StoreHandle(cf): &StoreHandle,
         key: &[u8],
-        column_family: &str,
         sort_keys: &[&[u8]],
         f: impl FnMut(&[u8], Cell),
     ) -> Result<()> {
         validate_key(key)?;
-        let cf = self.cf(keyspace, column_family)?;
         if cf.def().column_type != ColumnType::Standard {
             return Err(Error::invalid(format!(
-                "column family {keyspace}.{column_family} is Super: read its columns by super column"
+                "column family {}.{} is Super: read its columns by super column",
+                cf.keyspace(),
+                cf.def().name
             )));
         }
         let started = std::time::Instant::now();
@@ -165,22 +165,22 @@ impl Database {
     /// column built per cell, for a reader that assembles its own answer (CQL's rows).
     pub(crate) fn visit_slice(
         &self,
-        keyspace: &str,
+        StoreHandle(cf): &StoreHandle,
         key: &[u8],
         parent: &ColumnParent,
         predicate: &SlicePredicate,
         f: impl FnMut(&[u8], CellIn<'_>) -> Result<bool>,
     ) -> Result<()> {
         validate_key(key)?;
-        let cf = self.cf(keyspace, &parent.column_family)?;
-        let req = self.read_request(&cf, parent, predicate)?;
+        let req = self.read_request(cf, parent, predicate)?;
         let SlicePredicate::Range(range) = predicate else {
             return Err(Error::invalid("a visited slice takes a range predicate"));
         };
         if cf.def().column_type != ColumnType::Standard || parent.super_column.is_some() {
             return Err(Error::invalid(format!(
-                "column family {keyspace}.{} is Super: visit its columns by super column",
-                parent.column_family
+                "column family {}.{} is Super: visit its columns by super column",
+                cf.keyspace(),
+                cf.def().name
             )));
         }
         let started = std::time::Instant::now();

@@ -180,6 +180,11 @@ impl ColumnFamilyStore {
         Memtable::with_pool(expected_rows(&self.limits), Some(self.ctx.chunks.clone()))
     }
 
+    /// The keyspace the column family belongs to.
+    pub fn keyspace(&self) -> &str {
+        &self.keyspace
+    }
+
     /// The column family's id (never reused; see the catalog).
     pub fn id(&self) -> u32 {
         self.id
