@@ -56,7 +56,7 @@ pub(super) struct InsertPlan {
     /// their sources.
     regular: Vec<(Vec<u8>, Vec<u8>, Source)>,
     /// Each bind marker's column type, by position, to check the bytes bound to it.
-    checks: Vec<(usize, CqlType, String)>,
+    checks: Vec<Check>,
     /// The row marker's last component, and its sort key.
     marker: (Vec<u8>, Vec<u8>),
     /// Each clustering column's component comparator, to build the names' sort keys.
@@ -88,7 +88,18 @@ pub(super) struct PointReadPlan {
     clustering_cmp: Vec<Arc<dyn Comparator>>,
     outputs: Vec<Out>,
     columns: Columns,
-    checks: Vec<(usize, CqlType, String)>,
+    checks: Vec<Check>,
+}
+
+/// What a bound value is checked against: its marker's position, its column's type and that
+/// type's comparator (built once, when the statement is prepared, not for every value bound),
+/// and the column's name for the error.
+#[derive(Debug, Clone)]
+pub(super) struct Check {
+    index: usize,
+    ty: CqlType,
+    cmp: Option<Arc<dyn Comparator>>,
+    column: String,
 }
 
 /// A cell name's last component as `CompositeType` writes it: length, bytes, end of component.
@@ -122,13 +133,18 @@ pub(super) fn source(
     term: &Term,
     ty: &CqlType,
     column: &str,
-    checks: &mut Vec<(usize, CqlType, String)>,
+    checks: &mut Vec<Check>,
 ) -> Option<Source> {
     match term {
         // Bound frozen sets and maps are put in order first: the general path does that.
         Term::Bind(_) if matches!(ty, CqlType::Frozen(_)) => None,
         Term::Bind(b) => {
-            checks.push((b.index(), ty.clone(), column.to_string()));
+            checks.push(Check {
+                index: b.index(),
+                ty: ty.clone(),
+                cmp: ty.comparator(),
+                column: column.to_string(),
+            });
             Some(Source::Bind(b.index()))
         }
         Term::Literal(Literal::Now) => None,
@@ -264,14 +280,11 @@ fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
 
 /// Checks the bound values against their columns' types (a null passes: the general path
 /// decides what a null means where it stands).
-pub(super) fn checked(
-    checks: &[(usize, CqlType, String)],
-    values: &[Option<&[u8]>],
-) -> Result<(), CqlError> {
-    for (i, ty, column) in checks {
-        if let Some(Some(bytes)) = values.get(*i) {
-            ty.check(bytes)
-                .map_err(|e| CqlError::invalid(format!("invalid value for {column}: {e}")))?;
+pub(super) fn checked(checks: &[Check], values: &[Option<&[u8]>]) -> Result<(), CqlError> {
+    for c in checks {
+        if let Some(Some(bytes)) = values.get(c.index) {
+            c.ty.check_with(bytes, c.cmp.as_deref())
+                .map_err(|e| CqlError::invalid(format!("invalid value for {}: {e}", c.column)))?;
         }
     }
     Ok(())

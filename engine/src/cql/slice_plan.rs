@@ -12,10 +12,10 @@ use std::sync::Arc;
 
 use super::ast::{Op, Relation, Select, Selector, Term};
 use super::bounds::clustering_slices;
-use super::plan::{resolve, row_key, sort_suffix, source, Parts, Source};
+use super::plan::{resolve, row_key, sort_suffix, source, Check, Parts, Source};
 use super::select::{output_columns, read_reversed};
 use super::table::{Kind, Table};
-use super::types::{CqlType, Literal};
+use super::types::Literal;
 use super::Columns;
 use crate::model::comparator::Comparator;
 use crate::query::{ColumnParent, SlicePredicate, SliceRange};
@@ -59,7 +59,7 @@ pub(super) struct SlicePlan {
     pub(super) clustering_cmp: Vec<Arc<dyn Comparator>>,
     pub(super) outputs: Vec<Out>,
     pub(super) columns: Columns,
-    pub(super) checks: Vec<(usize, CqlType, String)>,
+    pub(super) checks: Vec<Check>,
     /// The sort key of the last component of each cell name a row may hold: the row marker's
     /// first, then the regular columns', by slot.
     pub(super) suffixes: Vec<Vec<u8>>,

@@ -321,6 +321,12 @@ impl CqlType {
 
     /// Checks serialized bytes bound to a marker: they must be a valid value of this type.
     pub fn check(&self, bytes: &[u8]) -> Result<(), String> {
+        self.check_with(bytes, None)
+    }
+
+    /// [`CqlType::check`] with this type's comparator already built (`None`: built here when
+    /// needed), for a caller that checks many values of one type.
+    pub fn check_with(&self, bytes: &[u8], cmp: Option<&dyn Comparator>) -> Result<(), String> {
         match self {
             CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..) => {
                 self.elements(bytes).map(|_| ())
@@ -337,9 +343,11 @@ impl CqlType {
                 Err("a decimal is a 4-byte scale and an unscaled varint".into())
             }
             _ if bytes.is_empty() => Ok(()),
-            other => match other.comparator() {
+            other => match cmp {
                 Some(c) => c.validate(bytes).map_err(|e| e.0),
-                None => Ok(()),
+                None => other
+                    .comparator()
+                    .map_or(Ok(()), |c| c.validate(bytes).map_err(|e| e.0)),
             },
         }
     }
