@@ -367,7 +367,7 @@ impl InsertPlan {
 
 /// What a planned point read asks the engine for: a row key (the bound value itself when the
 /// partition key is one column) and the sort keys of cell names, one after another in one
-/// buffer (inline for the usual short names: a point read allocates nothing to ask).
+/// buffer (inline for the usual short names).
 pub(super) struct PointRead<'v> {
     pub key: Cow<'v, [u8]>,
     keys: SmallVec<[u8; 96]>,
@@ -405,8 +405,8 @@ impl PointReadPlan {
         let (Some(key), true) = (row_key(pk), CompositeType::fits(ck)) else {
             return Ok(None);
         };
-        // The clustering prefix's sort key, then each name's last component after it (the
-        // prefix written once, then copied before each later suffix).
+        // For each name, the clustering prefix's sort key and then its last component, one
+        // after another in one inline buffer.
         let mut keys = SmallVec::<[u8; 96]>::new();
         let mut prefix = Vec::new();
         let mut scratch = Vec::new();
