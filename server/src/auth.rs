@@ -14,6 +14,8 @@ pub const FILE_NAME: &str = "auth.credentials";
 const HEADER: &str = "supercolumn-credentials 1";
 /// bcrypt's cost, as Cassandra's default (2^10 rounds).
 const COST: u32 = 10;
+/// The longest password: every byte of it counts (bcrypt's limit).
+pub const MAX_PASSWORD: usize = 72;
 
 /// The authenticator class a client is told to use.
 pub const AUTHENTICATOR: &str = "org.apache.cassandra.auth.PasswordAuthenticator";
@@ -47,6 +49,10 @@ pub enum AuthError {
     /// Hashing failed.
     #[error("hashing the password: {0}")]
     Hash(String),
+    /// bcrypt reads only the first 72 bytes of a password: a longer one would let any text
+    /// after byte 72 pass, so it is refused rather than cut.
+    #[error("the password is {0} bytes long; the most bcrypt checks is {MAX_PASSWORD} bytes")]
+    PasswordTooLong(usize),
 }
 
 /// The users a server accepts.
@@ -110,6 +116,10 @@ impl Credentials {
         if !valid_name(name) {
             return Err(AuthError::Name(name.to_string()));
         }
+        if password.len() > MAX_PASSWORD {
+            return Err(AuthError::PasswordTooLong(password.len()));
+        }
+        // Within 72 bytes bcrypt reads every byte (its terminating zero may fall outside).
         let hash = bcrypt::hash(password, COST).map_err(|e| AuthError::Hash(e.to_string()))?;
         self.users.insert(name.to_string(), hash);
         self.save(data_dir)
@@ -135,8 +145,14 @@ impl Credentials {
             .map_err(io)
     }
 
+    /// The user a SASL PLAIN token (`authzid \0 user \0 password`) names, if it names one.
+    pub fn user_of(token: &[u8]) -> Option<&str> {
+        std::str::from_utf8(token.split(|&b| b == 0).nth(1)?).ok()
+    }
+
     /// Checks a SASL PLAIN token (`authzid \0 user \0 password`): the user it names, when the
-    /// password is right.
+    /// password is right. A password over 72 bytes never is (no stored one is that long, and
+    /// bcrypt would compare only its first 72 bytes).
     pub fn check(&self, token: &[u8]) -> Option<String> {
         let mut parts = token.split(|&b| b == 0);
         let (_authzid, user, password) = (parts.next()?, parts.next()?, parts.next()?);
@@ -156,7 +172,7 @@ impl Credentials {
                 false,
             ),
         };
-        let ok = bcrypt::verify(password, hash).unwrap_or(false);
+        let ok = password.len() <= MAX_PASSWORD && bcrypt::verify(password, hash).unwrap_or(false);
         (ok && known).then(|| user.to_string())
     }
 }
@@ -186,5 +202,23 @@ mod tests {
         assert!(Credentials::default()
             .set_user(dir.path(), "a:b", "x")
             .is_err());
+    }
+
+    #[test]
+    fn a_password_over_72_bytes_is_refused_and_no_suffix_past_72_passes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Credentials::default();
+        let long = "p".repeat(80);
+        assert!(matches!(
+            c.set_user(dir.path(), "carol", &long),
+            Err(AuthError::PasswordTooLong(80))
+        ));
+        let exact = "q".repeat(72);
+        c.set_user(dir.path(), "carol", &exact).unwrap();
+        let token = |p: &str| format!("\0carol\0{p}").into_bytes();
+        assert_eq!(c.check(&token(&exact)).as_deref(), Some("carol"));
+        // Before, bcrypt compared the first 72 bytes only: any suffix passed.
+        assert_eq!(c.check(&token(&format!("{exact}anything"))), None);
+        assert_eq!(Credentials::user_of(&token("x")), Some("carol"));
     }
 }

@@ -1,283 +1,369 @@
-//! One client connection: frames read with their limits and timeouts, the handshake (OPTIONS,
-//! STARTUP, REGISTER) answered in order, every other request run on a blocking thread while
-//! the next is read (many streams in flight, bounded per connection and for the server: when
-//! the bound is reached the connection is not read until a request finishes), and answers
-//! written by one writer task as they complete. A bad frame closes this connection only.
+//! One client connection: frames read with their limits and deadlines, the handshake
+//! (`handshake.rs`) answered in order, every other request run on the engine while the next is
+//! read, and answers written by one writer task as they complete. Every wait has a deadline:
+//! a frame's bytes are taken from the request budgets at once or refused with Overloaded (never
+//! part held while waiting for more), a request runs only while its connection's unwritten
+//! answers are under their share (`outbox.rs`), and a client that stops reading is closed. A bad
+//! frame closes this connection only.
 
-use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use cassandra_protocol::frame::message_error::ErrorType;
-use cassandra_protocol::frame::message_supported::BodyResSupported;
-use cassandra_protocol::frame::{Opcode, Serialize, Version};
+use cassandra_protocol::frame::{Opcode, Version};
 use parking_lot::Mutex;
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, BufWriter};
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::sync::{mpsc, watch, Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
 
+use crate::admission::Ticket;
 use crate::dispatch::{Answer, Shared};
-use crate::frame::{self, HEADER_LEN};
+use crate::frame::{self, Header, HEADER_LEN};
+use crate::handshake::{self, Handshake};
+use crate::login::Throttle;
+use crate::outbox::{Charged, Outbox, Pending, Wait};
 use crate::request::Request;
 use crate::{results, Config};
 
-/// What the handshake settled.
-struct State {
-    ready: bool,
-    lz4: bool,
-    /// Authenticated, or no authentication asked for.
-    authenticated: bool,
+/// What every connection shares.
+pub struct Context {
+    /// The database and what the server keeps for it.
+    pub shared: Arc<Shared>,
+    /// The limits.
+    pub config: Arc<Config>,
+    /// Requests running on the engine, over all connections.
+    pub engine: Arc<Semaphore>,
+    /// Bytes of requests in flight, over all connections.
+    pub bytes: Arc<Semaphore>,
+    /// Answers not yet written, over all connections.
+    pub answers: Arc<Pending>,
+    /// Failed logins.
+    pub throttle: Arc<Throttle>,
 }
 
-/// An answer frame ready to write.
-type Out = Vec<u8>;
+/// One connection's view of what it holds.
+struct Conn {
+    cx: Arc<Context>,
+    tx: mpsc::Sender<Charged>,
+    outbox: Arc<Outbox>,
+    /// Bytes of this connection's requests in flight.
+    bytes: Arc<Semaphore>,
+    /// Set by a request that found the client no longer reads its answers.
+    stalled: Arc<Notify>,
+    keyspace: Arc<Mutex<Option<String>>>,
+}
 
-fn protocol_error(version: Version, stream: i16, message: &str) -> Out {
-    let body = results::error(ErrorType::Protocol, message, version);
-    frame::response(version, stream, Opcode::Error, &body, false)
+/// The budgets one admitted frame holds until the engine is done with it.
+struct Held {
+    mine: OwnedSemaphorePermit,
+    all: OwnedSemaphorePermit,
+}
+
+fn error_frame(version: Version, stream: i16, ty: ErrorType, message: &str, lz4: bool) -> Vec<u8> {
+    let body = results::error(ty, message, version);
+    frame::response(version, stream, Opcode::Error, &body, lz4)
+}
+
+impl Conn {
+    /// Queues a small frame the connection itself answers (an error, the handshake's).
+    async fn send(&self, frame: Vec<u8>) -> bool {
+        let charged = self.outbox.charge(frame);
+        self.tx.send(charged).await.is_ok()
+    }
+
+    /// The bytes a frame of `len` body bytes needs, from this connection's share and then the
+    /// server's, each within the admission deadline (`None`: answer Overloaded).
+    async fn take_bytes(&self, len: usize) -> Option<Held> {
+        let c = &self.cx.config;
+        let n = len.min(c.max_request_bytes).min(u32::MAX as usize) as u32;
+        let deadline = Instant::now() + c.admission_timeout;
+        let mine = self.bytes.clone().acquire_many_owned(n.min(self.share()));
+        let mine = tokio::time::timeout_at(deadline, mine).await.ok()?.ok()?;
+        let all = self.cx.bytes.clone().acquire_many_owned(n);
+        let all = tokio::time::timeout_at(deadline, all).await.ok()?.ok()?;
+        Some(Held { mine, all })
+    }
+
+    fn share(&self) -> u32 {
+        let c = &self.cx.config;
+        c.max_request_bytes_per_connection
+            .clamp(1, u32::MAX as usize) as u32
+    }
+
+    /// More bytes for what a compressed body decompresses to: at once, or not at all.
+    fn more_bytes(&self, held: &mut Held, n: usize) -> bool {
+        let n = n.min(self.cx.config.max_frame).min(u32::MAX as usize) as u32;
+        let mine = self
+            .bytes
+            .clone()
+            .try_acquire_many_owned(n.min(self.share()));
+        let all = self.cx.bytes.clone().try_acquire_many_owned(n);
+        match (mine, all) {
+            (Ok(m), Ok(a)) => {
+                held.mine.merge(m);
+                held.all.merge(a);
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 /// Serves one connection until the client closes it, it breaks the protocol beyond repair, it
-/// idles past the timeout, or the server shuts down (then the requests in flight finish).
+/// idles past the timeout, its handshake passes its deadline, it stops reading its answers, or
+/// the server shuts down (then the requests in flight finish, within a deadline).
 pub async fn serve(
     stream: TcpStream,
-    shared: Arc<Shared>,
-    config: Arc<Config>,
-    engine: Arc<Semaphore>,
-    bytes: Arc<Semaphore>,
+    peer: SocketAddr,
+    mut ticket: Ticket,
+    cx: Arc<Context>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let _ = stream.set_nodelay(true);
     let (rd, wr) = stream.into_split();
     // Buffered: a driver pipelines many small frames, and one read takes them all.
     let mut rd = tokio::io::BufReader::with_capacity(64 * 1024, rd);
-    let (tx, rx) = mpsc::channel::<Out>(1024);
-    let mut writer = tokio::spawn(write_loop(wr, rx, config.frame_timeout * 3));
-    let in_flight = Arc::new(Semaphore::new(config.max_in_flight_per_connection));
-    let keyspace = Arc::new(Mutex::new(None::<String>));
-    let mut state = State {
-        ready: false,
-        lz4: false,
-        authenticated: config.auth.is_none(),
+    let config = cx.config.clone();
+    let (tx, rx) = mpsc::channel::<Charged>(1024);
+    let mut writer = tokio::spawn(write_loop(wr, rx, config.write_timeout));
+    let conn = Conn {
+        outbox: Arc::new(Outbox::new(
+            cx.answers.clone(),
+            config.max_answer_bytes_per_connection,
+            config.max_answer_bytes,
+            config.max_running_per_connection,
+        )),
+        bytes: Arc::new(Semaphore::new(
+            config.max_request_bytes_per_connection.max(1),
+        )),
+        stalled: Arc::new(Notify::new()),
+        keyspace: Arc::new(Mutex::new(None)),
+        tx,
+        cx,
     };
+    let in_flight = Arc::new(Semaphore::new(config.max_in_flight_per_connection));
+    let mut hs = Handshake::new(config.auth.is_none(), peer);
+    let handshake_deadline = Instant::now() + config.handshake_timeout;
     loop {
-        if tx.is_closed() {
+        if conn.tx.is_closed() {
             break; // the writer gave up on a client that does not read
         }
-        let mut h = [0u8; HEADER_LEN];
-        let read = tokio::select! {
-            r = tokio::time::timeout(config.idle_timeout, rd.read_exact(&mut h)) => r,
-            _ = shutdown.changed() => break,
+        // Until the handshake is done, its deadline bounds every wait.
+        let deadline = if ticket.handshaking() {
+            handshake_deadline.min(Instant::now() + config.idle_timeout)
+        } else {
+            Instant::now() + config.idle_timeout
         };
-        match read {
-            Ok(Ok(_)) => {}
-            Ok(Err(_)) | Err(_) => break, // closed, or idle past the timeout
+        let mut h = [0u8; HEADER_LEN];
+        tokio::select! {
+            r = tokio::time::timeout_at(deadline, rd.read_exact(&mut h)) => match r {
+                Ok(Ok(_)) => {}
+                Ok(Err(_)) | Err(_) => break, // closed, idle, or a handshake too slow
+            },
+            _ = shutdown.changed() => break,
+            _ = ticket.evicted() => break,
+            _ = conn.stalled.notified() => break,
         }
         let header = match frame::parse_header(&h, config.max_frame) {
             Ok(header) => header,
             Err(e) => {
                 let stream = i16::from_be_bytes([h[2], h[3]]);
-                let _ = tx
-                    .send(protocol_error(Version::V4, stream, &e.to_string()))
-                    .await;
+                let f = error_frame(
+                    Version::V4,
+                    stream,
+                    ErrorType::Protocol,
+                    &e.to_string(),
+                    false,
+                );
+                conn.send(f).await;
                 break;
             }
         };
-        // The permits first: at the bounds, the next body is not even read (back-pressure
-        // before any of it is buffered or decoded).
-        let (Ok(conn), Ok(all)) = (
-            in_flight.clone().acquire_owned().await,
-            engine.clone().acquire_owned().await,
-        ) else {
-            break;
-        };
-        // And the bytes: a body, then what it decompresses to, count against the server's
-        // budget for requests in flight until the engine is done with them.
-        let budget = |n: usize| n.min(config.max_request_bytes).min(u32::MAX as usize) as u32;
-        let Ok(mut held) = bytes
-            .clone()
-            .acquire_many_owned(budget(header.length))
-            .await
+        let Ok(Ok(slot)) =
+            tokio::time::timeout(config.write_timeout, in_flight.clone().acquire_owned()).await
         else {
-            break;
+            break; // its requests do not finish: their answers are not being read
+        };
+        let Some(mut held) = conn.take_bytes(header.length).await else {
+            if !overloaded(&conn, &mut rd, &header, hs.lz4, config.frame_timeout).await {
+                break;
+            }
+            continue;
         };
         let mut body = vec![0u8; header.length];
         match tokio::time::timeout(config.frame_timeout, rd.read_exact(&mut body)).await {
             Ok(Ok(_)) => {}
             Ok(Err(_)) | Err(_) => break, // a half-sent frame
         }
-        if let Some(claimed) = frame::claimed_uncompressed(&header, &body, state.lz4) {
-            let Ok(more) = bytes
-                .clone()
-                .acquire_many_owned(budget(claimed.min(config.max_frame)))
-                .await
-            else {
-                break;
-            };
-            held.merge(more);
+        if let Some(claimed) = frame::claimed_uncompressed(&header, &body, hs.lz4) {
+            if !conn.more_bytes(&mut held, claimed) {
+                drop((body, held));
+                let f = overloaded_frame(&header, hs.lz4);
+                if !conn.send(f).await {
+                    break;
+                }
+                continue;
+            }
         }
-        let request = match frame::decode_request(&header, body, state.lz4, config.max_frame) {
+        let request = match frame::decode_request(&header, body, hs.lz4, config.max_frame) {
             Ok(r) => r,
             Err(e) => {
-                let out = protocol_error(header.version, header.stream, &e.to_string());
-                if tx.send(out).await.is_err() || !e.recoverable() {
+                let f = error_frame(
+                    header.version,
+                    header.stream,
+                    ErrorType::Protocol,
+                    &e.to_string(),
+                    false,
+                );
+                if !conn.send(f).await || !e.recoverable() {
                     break;
                 }
                 continue;
             }
         };
-        let version = header.version;
-        let stream = header.stream;
-        let answer =
-            move |(op, body): Answer, lz4: bool| frame::response(version, stream, op, &body, lz4);
-        match request {
-            Request::Options => {
-                let _ = tx.send(answer(supported(version), false)).await;
-            }
-            Request::Startup(map) => {
-                let out = match map.get("COMPRESSION").map(String::as_str) {
-                    None => Ok(false),
-                    Some(c) if c.eq_ignore_ascii_case("lz4") => Ok(true),
-                    Some(c) => Err(format!(
-                        "unsupported compression '{c}' (this server has lz4)"
-                    )),
-                };
-                let out = match out {
-                    Ok(lz4) => {
-                        state.ready = true;
-                        state.lz4 = lz4;
-                        if state.authenticated {
-                            answer((Opcode::Ready, Vec::new()), false)
-                        } else {
-                            let mut body = Vec::new();
-                            let class = crate::auth::AUTHENTICATOR.as_bytes();
-                            body.extend_from_slice(&(class.len() as u16).to_be_bytes());
-                            body.extend_from_slice(class);
-                            answer((Opcode::Authenticate, body), false)
-                        }
-                    }
-                    Err(m) => protocol_error(version, header.stream, &m),
-                };
-                let _ = tx.send(out).await;
-            }
-            _ if !state.ready => {
-                let out = protocol_error(version, header.stream, "send STARTUP first");
-                let _ = tx.send(out).await;
-            }
-            Request::AuthResponse(token) => {
-                let out = match (&config.auth, state.authenticated) {
-                    (Some(creds), false) => {
-                        let creds = creds.clone();
-                        let token = token.unwrap_or_default();
-                        // bcrypt takes milliseconds on purpose: not on the reactor.
-                        let who = tokio::task::spawn_blocking(move || creds.check(&token))
-                            .await
-                            .ok()
-                            .flatten();
-                        match who {
-                            Some(_) => {
-                                state.authenticated = true;
-                                // AUTH_SUCCESS with a null token.
-                                (Opcode::AuthSuccess, (-1i32).to_be_bytes().to_vec())
-                            }
-                            None => (
-                                Opcode::Error,
-                                results::error(
-                                    ErrorType::Authentication,
-                                    "Provided username and/or password are incorrect",
-                                    version,
-                                ),
-                            ),
-                        }
-                    }
-                    _ => (
-                        Opcode::Error,
-                        results::error(
-                            ErrorType::Protocol,
-                            "no authentication is in progress on this connection",
-                            version,
-                        ),
-                    ),
-                };
-                let _ = tx.send(answer(out, state.lz4)).await;
-            }
-            _ if !state.authenticated => {
-                let out =
-                    protocol_error(version, header.stream, "authenticate first (AUTH_RESPONSE)");
-                let _ = tx.send(out).await;
-            }
-            Request::Register(_) => {
-                let _ = tx
-                    .send(answer((Opcode::Ready, Vec::new()), state.lz4))
-                    .await;
-            }
-            request => {
-                let (shared, keyspace, tx) = (shared.clone(), keyspace.clone(), tx.clone());
-                let lz4 = state.lz4;
-                tokio::spawn(async move {
-                    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        if shared.runs_inline(&request) {
-                            // A prepared write that does not wait for an fsync, or a read of
-                            // one partition: on this task, without a thread handoff
-                            // (measured: a third more requests/s).
-                            run(&shared, &keyspace, request, version)
-                        } else {
-                            // Anything that may take long (a scan, a schema change, an fsync
-                            // in batch mode): the worker's other tasks move to another thread.
-                            tokio::task::block_in_place(|| {
-                                run(&shared, &keyspace, request, version)
-                            })
-                        }
-                    }));
-                    // The engine is done with it: a client slow to read its answers holds
-                    // only its own connection's permits.
-                    drop((all, held));
-                    let out = match run {
-                        Ok(a) => answer(a, lz4),
-                        Err(_) => {
-                            let body = results::error(
-                                ErrorType::Server,
-                                "the request failed on the server",
-                                version,
-                            );
-                            answer((Opcode::Error, body), lz4)
-                        }
-                    };
-                    let _ = tx.send(out).await;
-                    drop(conn);
-                });
+        let (version, stream) = (header.version, header.stream);
+        let request = match hs
+            .answer(request, version, &config, &conn.cx.throttle)
+            .await
+        {
+            handshake::Step::Answer(answer, lz4) => {
+                let f = frame::response(version, stream, answer.0, &answer.1, lz4);
+                if !conn.send(f).await {
+                    break;
+                }
+                if hs.done() {
+                    ticket.handshake_done();
+                }
                 continue;
             }
-        }
+            handshake::Step::Run(request) => request,
+        };
+        drop(held.mine); // the connection's share is for frames being read
+        spawn_request(&conn, request, version, stream, hs.lz4, held.all, slot);
     }
     // Let the requests in flight finish and their answers go out, for a while: a client that
     // does not read them does not hold the shutdown up.
-    let deadline = config.frame_timeout * 3;
+    let deadline = config.write_timeout;
     let _ = tokio::time::timeout(
         deadline,
         in_flight.acquire_many(config.max_in_flight_per_connection as u32),
     )
     .await;
-    drop(tx);
+    drop(conn);
     if tokio::time::timeout(deadline, &mut writer).await.is_err() {
         writer.abort();
     }
 }
 
-fn supported(version: Version) -> Answer {
-    let data: HashMap<String, Vec<String>> = [
-        ("CQL_VERSION", vec![crate::CQL_VERSION.to_string()]),
-        ("COMPRESSION", vec!["lz4".to_string()]),
-        ("PROTOCOL_VERSIONS", vec!["3/v3".into(), "4/v4".into()]),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
-    (
-        Opcode::Supported,
-        BodyResSupported { data }.serialize_to_vec(version),
+fn overloaded_frame(header: &Header, lz4: bool) -> Vec<u8> {
+    error_frame(
+        header.version,
+        header.stream,
+        ErrorType::Overloaded,
+        "the server is at its bound of request bytes in flight: try again",
+        lz4,
     )
+}
+
+/// A frame whose bytes could not be had: its body is read and dropped (in small pieces, so it
+/// takes no memory) and it is answered Overloaded. `false`: the connection cannot go on.
+async fn overloaded(
+    conn: &Conn,
+    rd: &mut (impl AsyncRead + Unpin),
+    header: &Header,
+    lz4: bool,
+    timeout: Duration,
+) -> bool {
+    let (mut body, mut sink) = (rd.take(header.length as u64), tokio::io::sink());
+    match tokio::time::timeout(timeout, tokio::io::copy(&mut body, &mut sink)).await {
+        Ok(Ok(n)) if n == header.length as u64 => conn.send(overloaded_frame(header, lz4)).await,
+        _ => false,
+    }
+}
+
+/// Runs a request on the engine once its connection may run one, and queues its answer.
+fn spawn_request(
+    conn: &Conn,
+    request: Request,
+    version: Version,
+    stream: i16,
+    lz4: bool,
+    held: OwnedSemaphorePermit,
+    slot: OwnedSemaphorePermit,
+) {
+    let (cx, keyspace, tx) = (conn.cx.clone(), conn.keyspace.clone(), conn.tx.clone());
+    let (outbox, stalled) = (conn.outbox.clone(), conn.stalled.clone());
+    tokio::spawn(async move {
+        let deadline = Instant::now() + cx.config.write_timeout;
+        let admitted = tokio::time::timeout_at(deadline, async {
+            let running = outbox.admit(deadline).await?;
+            let engine = cx.engine.clone().acquire_owned().await;
+            Ok::<_, Wait>((running, engine.map_err(|_| Wait::Overloaded)?))
+        })
+        .await
+        .unwrap_or(Err(Wait::Overloaded));
+        let frame = match admitted {
+            Ok((running, engine)) => {
+                let answer = run_guarded(&cx.shared, &keyspace, request, version);
+                // The engine is done with it: a client slow to read its answers holds only
+                // its own connection's share.
+                drop((engine, held));
+                let f = frame::response(version, stream, answer.0, &answer.1, lz4);
+                let charged = outbox.charge(f);
+                drop(running);
+                charged
+            }
+            Err(Wait::Stalled) => {
+                stalled.notify_one();
+                return;
+            }
+            Err(Wait::Overloaded) => {
+                drop(held);
+                let f = error_frame(
+                    version,
+                    stream,
+                    ErrorType::Overloaded,
+                    "the server is at its bound of answers waiting to be written: try again",
+                    lz4,
+                );
+                outbox.charge(f)
+            }
+        };
+        let _ = tx.send(frame).await;
+        drop(slot);
+    });
+}
+
+/// Runs a request, a panic answered as a server error.
+fn run_guarded(
+    shared: &Shared,
+    keyspace: &Mutex<Option<String>>,
+    request: Request,
+    version: Version,
+) -> Answer {
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if shared.runs_inline(&request) {
+            // A prepared write that does not wait for an fsync, or a read of one partition:
+            // on this task, without a thread handoff (measured: a third more requests/s).
+            run(shared, keyspace, request, version)
+        } else {
+            // Anything that may take long (a scan, a schema change, an fsync in batch mode):
+            // the worker's other tasks move to another thread.
+            tokio::task::block_in_place(|| run(shared, keyspace, request, version))
+        }
+    }));
+    run.unwrap_or_else(|_| {
+        tracing::error!("a request panicked on the server");
+        let body = results::error(
+            ErrorType::Server,
+            "the request failed on the server",
+            version,
+        );
+        (Opcode::Error, body)
+    })
 }
 
 fn run(
@@ -298,16 +384,18 @@ fn run(
     }
 }
 
-/// Writes answers as they come; a client that takes none for `timeout` is given up on (the
-/// receiver closes, the reader stops, the requests waiting to answer it end).
-async fn write_loop(wr: OwnedWriteHalf, mut rx: mpsc::Receiver<Out>, timeout: Duration) {
+/// Writes answers as they come (each returns its charge once written); a client that takes
+/// none for `timeout` is given up on (the receiver closes, the reader stops, the requests
+/// waiting to answer it end).
+async fn write_loop(wr: OwnedWriteHalf, mut rx: mpsc::Receiver<Charged>, timeout: Duration) {
     let mut w = BufWriter::with_capacity(64 * 1024, wr);
     while let Some(out) = rx.recv().await {
         let wrote = tokio::time::timeout(timeout, async {
-            w.write_all(&out).await?;
+            w.write_all(&out.frame).await?;
+            drop(out);
             // Answers that are already waiting go out in the same write.
             while let Ok(more) = rx.try_recv() {
-                w.write_all(&more).await?;
+                w.write_all(&more.frame).await?;
             }
             w.flush().await
         })

@@ -4,10 +4,14 @@
 //! the engine through the CQL layer (`dispatch.rs`), the system tables drivers read are built
 //! from the catalog (`system/`). The engine knows nothing of this crate.
 
+mod admission;
 pub mod auth;
 mod connection;
 mod dispatch;
 mod frame;
+mod handshake;
+mod login;
+mod outbox;
 mod paging;
 mod request;
 mod results;
@@ -31,7 +35,8 @@ pub const CQL_VERSION: &str = "3.4.5";
 /// `system_schema` tables): drivers pick their schema queries by it.
 pub const RELEASE_VERSION: &str = "4.0.11";
 
-/// The server's limits.
+/// The server's limits. Every buffer a client can grow is bounded here in bytes, and every
+/// wait has a deadline (the README's safety list says what a client sees at each).
 #[derive(Debug, Clone)]
 pub struct Config {
     /// Where to listen (loopback unless told otherwise).
@@ -40,18 +45,40 @@ pub struct Config {
     pub max_frame: usize,
     /// Connections served at once; one over is closed as soon as it is accepted.
     pub max_connections: usize,
+    /// Connections from one peer address.
+    pub max_connections_per_address: usize,
+    /// Connections still in their handshake; when full, the oldest of them is closed to make
+    /// room for a new one.
+    pub max_handshaking: usize,
+    /// A connection must finish STARTUP (and its login under `--auth`) within this.
+    pub handshake_timeout: Duration,
     /// Requests in flight on one connection before it is no longer read.
     pub max_in_flight_per_connection: usize,
+    /// Requests of one connection running on the engine at once.
+    pub max_running_per_connection: usize,
     /// Requests running on the engine at once, over all connections.
     pub max_in_flight: usize,
     /// Bytes of requests (bodies, and what compressed ones decompress to) in flight at once,
-    /// over all connections; a frame is not read while its bytes would pass it.
+    /// over all connections.
     pub max_request_bytes: usize,
+    /// The same, for one connection.
+    pub max_request_bytes_per_connection: usize,
+    /// How long a frame may wait for its bytes or a request for the engine before it is
+    /// answered Overloaded.
+    pub admission_timeout: Duration,
+    /// Bytes of answers not yet written, over all connections.
+    pub max_answer_bytes: usize,
+    /// The same, for one connection: at its share, the connection's requests wait.
+    pub max_answer_bytes_per_connection: usize,
+    /// A client that takes no answer bytes for this long is closed.
+    pub write_timeout: Duration,
     /// A connection that sends nothing for this long is closed (drivers send a heartbeat
     /// every 30 seconds).
     pub idle_timeout: Duration,
     /// A frame whose body does not arrive within this is dropped with its connection.
     pub frame_timeout: Duration,
+    /// After shutdown is asked for, connections still open past this are cut.
+    pub shutdown_timeout: Duration,
     /// The users to authenticate (PasswordAuthenticator); `None`: no authentication.
     pub auth: Option<Arc<auth::Credentials>>,
 }
@@ -62,11 +89,21 @@ impl Default for Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 9042)),
             max_frame: 16 << 20,
             max_connections: 2048,
+            max_connections_per_address: 1024,
+            max_handshaking: 256,
+            handshake_timeout: Duration::from_secs(5),
             max_in_flight_per_connection: 1024,
+            max_running_per_connection: 32,
             max_in_flight: 4096,
             max_request_bytes: 256 << 20,
+            max_request_bytes_per_connection: 64 << 20,
+            admission_timeout: Duration::from_secs(2),
+            max_answer_bytes: 256 << 20,
+            max_answer_bytes_per_connection: 16 << 20,
+            write_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(120),
             frame_timeout: Duration::from_secs(10),
+            shutdown_timeout: Duration::from_secs(15),
             auth: None,
         }
     }
@@ -109,11 +146,23 @@ impl Server {
     }
 
     /// Serves until `shutdown` turns true: then it stops accepting, lets the requests in
-    /// flight finish and their answers go out, and returns.
+    /// flight finish and their answers go out, and returns; connections still open after
+    /// `shutdown_timeout` are cut.
     pub async fn run(self, mut shutdown: watch::Receiver<bool>) {
-        let engine = Arc::new(Semaphore::new(self.config.max_in_flight));
-        let bytes = Arc::new(Semaphore::new(self.config.max_request_bytes));
-        let connections = Arc::new(Semaphore::new(self.config.max_connections));
+        let c = &self.config;
+        let cx = Arc::new(connection::Context {
+            shared: self.shared.clone(),
+            config: self.config.clone(),
+            engine: Arc::new(Semaphore::new(c.max_in_flight)),
+            bytes: Arc::new(Semaphore::new(c.max_request_bytes)),
+            answers: Arc::default(),
+            throttle: Arc::default(),
+        });
+        let admission = admission::Admission::new(admission::Limits {
+            total: c.max_connections,
+            per_address: c.max_connections_per_address,
+            handshaking: c.max_handshaking,
+        });
         let mut tasks = JoinSet::new();
         loop {
             let accepted = tokio::select! {
@@ -122,28 +171,29 @@ impl Server {
             };
             // Reap finished connections so the set stays the size of the live ones.
             while tasks.try_join_next().is_some() {}
-            let Ok((stream, _)) = accepted else {
+            let Ok((stream, peer)) = accepted else {
                 // Out of file descriptors, say: wait a little rather than spin.
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             };
-            let Ok(permit) = connections.clone().try_acquire_owned() else {
+            let Some(ticket) = admission.admit(peer.ip()) else {
                 drop(stream);
                 continue;
             };
-            let (shared, config, engine, bytes, rx) = (
-                self.shared.clone(),
-                self.config.clone(),
-                engine.clone(),
-                bytes.clone(),
-                shutdown.clone(),
-            );
-            tasks.spawn(async move {
-                connection::serve(stream, shared, config, engine, bytes, rx).await;
-                drop(permit);
-            });
+            let (cx, rx) = (cx.clone(), shutdown.clone());
+            tasks.spawn(connection::serve(stream, peer, ticket, cx, rx));
         }
-        while tasks.join_next().await.is_some() {}
+        let all_closed = async { while tasks.join_next().await.is_some() {} };
+        if tokio::time::timeout(c.shutdown_timeout, all_closed)
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                open = tasks.len(),
+                "connections still open at the shutdown deadline are cut"
+            );
+            tasks.shutdown().await;
+        }
     }
 }
 

@@ -214,6 +214,7 @@ fn a_client_that_never_reads_holds_up_neither_the_others_nor_the_shutdown() {
         c.max_in_flight = 8;
         c.max_in_flight_per_connection = 8;
         c.frame_timeout = Duration::from_millis(300);
+        c.write_timeout = Duration::from_millis(900);
     });
     // Thousands of answers it never reads: its socket buffers fill, its writer gives up.
     let mut greedy = ready(server.addr);
@@ -224,17 +225,7 @@ fn a_client_that_never_reads_holds_up_neither_the_others_nor_the_shutdown() {
         greedy
     });
     std::thread::sleep(Duration::from_millis(500));
-    let t = Instant::now();
-    let mut other = ready(server.addr);
-    send(
-        &mut other,
-        4,
-        2,
-        QUERY,
-        &query_body("SELECT key FROM system.local"),
-    );
-    assert_eq!(read(&mut other).unwrap().opcode, RESULT);
-    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    serves_a_query_within(server.addr, Duration::from_secs(5));
     let t = Instant::now();
     server.shutdown();
     assert!(
@@ -274,4 +265,79 @@ fn request_bytes_in_flight_are_bounded_over_all_connections() {
         read(&mut holder).is_none(),
         "the half-sent frame was dropped"
     );
+}
+
+/// A STARTUP asking for LZ4.
+fn ready_lz4(addr: std::net::SocketAddr) -> std::net::TcpStream {
+    let mut s = connect(addr);
+    send(
+        &mut s,
+        4,
+        0,
+        STARTUP,
+        &startup_body(&[("CQL_VERSION", "3.4.5"), ("COMPRESSION", "lz4")]),
+    );
+    assert_eq!(read(&mut s).unwrap().opcode, READY);
+    s
+}
+
+#[test]
+fn compressed_frames_that_fill_the_request_budget_are_refused_not_waited_on() {
+    // Before: each frame held its body's bytes, then waited with no deadline for what the
+    // body claims to decompress to; with the budget full, every connection froze for good.
+    let server = start(|c| {
+        c.max_frame = 1 << 20;
+        c.max_request_bytes = 4 << 20;
+    });
+    let len = 1 << 20;
+    let mut attackers: Vec<_> = (0..4).map(|_| ready_lz4(server.addr)).collect();
+    for s in &mut attackers {
+        let mut h = frame(4, 1, QUERY, &[]);
+        h[1] = 1; // compressed
+        h[5..9].copy_from_slice(&(len as i32).to_be_bytes());
+        s.write_all(&h).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let mut body = vec![0u8; len];
+    body[..4].copy_from_slice(&(len as i32).to_be_bytes());
+    for s in &mut attackers {
+        s.write_all(&body).unwrap();
+    }
+    // Each is answered: Overloaded when its bytes could not be had at once, or (once a
+    // refused one freed its bytes) the error its garbage body earns.
+    let mut refused = 0;
+    for s in &mut attackers {
+        let f = read(s).expect("an answer, not a frozen connection");
+        let (code, msg) = f.error();
+        assert!(code == 0x1001 || code == PROTOCOL_ERROR, "{code:#x} {msg}");
+        refused += usize::from(code == 0x1001);
+        // The connection goes on.
+        send(s, 4, 2, OPTIONS, &[]);
+        assert_eq!(read(s).unwrap().opcode, SUPPORTED);
+    }
+    assert!(refused >= 1);
+    serves_a_query_within(server.addr, Duration::from_secs(1));
+    let t = Instant::now();
+    server.shutdown();
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+}
+
+#[test]
+fn connections_that_never_log_in_cannot_lock_the_others_out() {
+    // Before: every connection slot could be taken by sockets that never send STARTUP, for
+    // the whole idle timeout.
+    let server = start(|c| {
+        c.max_connections = 64;
+        c.max_handshaking = 16;
+        c.handshake_timeout = Duration::from_millis(1500);
+    });
+    let idle: Vec<_> = (0..64).map(|_| connect(server.addr)).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    serves_a_query_within(server.addr, Duration::from_secs(1));
+    // A connection that does not finish its handshake in time is closed.
+    let t = Instant::now();
+    let mut slow = connect(server.addr);
+    assert!(read(&mut slow).is_none());
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    drop(idle);
 }

@@ -55,7 +55,8 @@ pub fn serve(
         stop.abort();
         anyhow::Ok(())
     })?;
-    drop(runtime);
+    // A request still running on a blocking thread (a long scan) is not waited for forever.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
     eprintln!("supercolumn: stopped serving; flushing");
     db.flush_all().context("flushing")?;
     let db = Arc::try_unwrap(db)

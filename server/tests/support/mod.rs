@@ -134,6 +134,11 @@ pub fn read(s: &mut TcpStream) -> Option<Frame> {
     let len = i32::from_be_bytes(h[5..9].try_into().unwrap()) as usize;
     let mut body = vec![0u8; len];
     s.read_exact(&mut body).ok()?;
+    if h[1] & 1 != 0 {
+        // LZ4, as negotiated at STARTUP: the uncompressed length, then a block.
+        let (n, block) = body.split_first_chunk::<4>()?;
+        body = lz4_flex::block::decompress(block, i32::from_be_bytes(*n) as usize).ok()?;
+    }
     Some(Frame {
         version: h[0],
         stream: i16::from_be_bytes([h[2], h[3]]),
@@ -184,4 +189,19 @@ pub fn still_serves(addr: SocketAddr) {
     send(&mut s, 4, 9, OPTIONS, &[]);
     let f = read(&mut s).expect("the server answers a new connection");
     assert_eq!((f.opcode, f.stream), (SUPPORTED, 9));
+}
+
+/// A new client connects, starts up and runs a query within `limit`.
+pub fn serves_a_query_within(addr: SocketAddr, limit: Duration) {
+    let t = std::time::Instant::now();
+    let mut other = ready(addr);
+    send(
+        &mut other,
+        4,
+        2,
+        0x07,
+        &query_body("SELECT key FROM system.local"),
+    );
+    assert_eq!(read(&mut other).unwrap().opcode, RESULT);
+    assert!(t.elapsed() < limit, "took {:?}", t.elapsed());
 }
