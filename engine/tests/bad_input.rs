@@ -201,7 +201,7 @@ fn empty_row_keys_and_names() {
         )
         .unwrap_err();
     assert!(
-        matches!(e, Error::InvalidRequest(ref m) if m.contains("row key")),
+        matches!(e, Error::InvalidRequest(ref m) if m.contains("Key may not be empty")),
         "{e}"
     );
     invalid_name(put(&t, "Plain", b""), "Plain", "BytesType");

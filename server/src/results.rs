@@ -186,15 +186,23 @@ pub fn prepared(
 
 /// An error body of a kind and message.
 pub fn error(ty: ErrorType, message: impl Into<String>, version: Version) -> Vec<u8> {
-    ErrorBody {
-        message: message.into(),
-        ty,
+    let mut message = message.into();
+    // A `[string]` has a 16-bit length: a longer message is cut, on a character boundary.
+    if message.len() > u16::MAX as usize {
+        let mut end = u16::MAX as usize;
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        message.truncate(end);
     }
-    .serialize_to_vec(version)
+    ErrorBody { message, ty }.serialize_to_vec(version)
 }
 
 /// The error body for a CQL layer error, with Cassandra's code for its kind.
 pub fn cql_error(e: &CqlError, version: Version) -> Vec<u8> {
+    if e.is_server_fault() {
+        tracing::error!(error = %e, "a request failed on the server");
+    }
     let message = match e {
         CqlError::Syntax { .. } => e.to_string(),
         CqlError::Invalid(m) | CqlError::Stale(m) => m.clone(),
@@ -205,6 +213,7 @@ pub fn cql_error(e: &CqlError, version: Version) -> Vec<u8> {
     let ty = match e {
         CqlError::Syntax { .. } => ErrorType::Syntax,
         CqlError::Invalid(_) | CqlError::Unconfigured(_) | CqlError::Stale(_) => ErrorType::Invalid,
+        CqlError::Engine(_) if !e.is_server_fault() => ErrorType::Invalid,
         CqlError::AlreadyExists(m) => {
             // "keyspace ks already exists" / "table ks.t already exists"
             let name = m.split(' ').nth(1).unwrap_or_default();

@@ -58,7 +58,29 @@ impl CqlError {
             CqlError::Unconfigured(_) => 0x2300,
             CqlError::AlreadyExists(_) => 0x2400,
             CqlError::Stale(_) => 0x2500,
+            CqlError::Engine(e) if refuses_input(e) => 0x2200,
             CqlError::Engine(_) => 0x0000,
         }
     }
+
+    /// Whether this is the server's own failure (a damaged file, an I/O error, a database
+    /// closing or read-only), not a refusal of what the statement asked.
+    pub fn is_server_fault(&self) -> bool {
+        self.code() == 0x0000
+    }
+}
+
+/// Whether the engine refused the input (a name, a key, a value, a schema change) rather than
+/// failed on its own account.
+fn refuses_input(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::UnknownKeyspace(_)
+            | Error::UnknownColumnFamily { .. }
+            | Error::InvalidName { .. }
+            | Error::InvalidRequest(_)
+            | Error::InvalidIdentifier { .. }
+            | Error::Schema(_)
+            | Error::Conf(_)
+    )
 }

@@ -113,11 +113,12 @@ impl RowUpdate<'_> {
 /// Checks a row key against SPEC §1.
 pub fn validate_key(key: &[u8]) -> Result<()> {
     if key.is_empty() {
-        return Err(Error::invalid("row key must not be empty"));
+        // Cassandra's wording (ThriftValidation, and CQL's key checks).
+        return Err(Error::invalid("Key may not be empty"));
     }
     if key.len() > MAX_KEY_LEN {
         return Err(Error::invalid(format!(
-            "row key of {} bytes exceeds the limit of {MAX_KEY_LEN}",
+            "Key length of {} is longer than maximum of {MAX_KEY_LEN}",
             key.len()
         )));
     }
