@@ -15,36 +15,25 @@ use supercolumn::cql::{
 use supercolumn::{CommitLogSync, Database};
 
 use crate::paging;
+use crate::prepared_cache::{self, Entry};
 use crate::request::{Params, Request, Subject, Value};
 use crate::results;
 use crate::system::{self, describe, Node};
 use crate::thrift::{self, Compact};
-
-/// A statement prepared on this server, shared by every connection.
-#[derive(Clone)]
-pub enum Entry {
-    /// Resolved by the CQL layer.
-    Cql(Arc<Prepared>),
-    /// Answered here (a system table, DESCRIBE): kept as text, and run as a query.
-    Text(Arc<str>),
-}
 
 /// What every connection shares: the database, the prepared statements, this node.
 pub struct Shared {
     /// The database.
     pub db: Arc<Database>,
     /// Prepared statements by id (an MD5 of the keyspace and the text, as Cassandra's).
-    /// (The most recently used `MAX_PREPARED`: a driver prepares again on UNPREPARED.)
-    pub prepared: Mutex<lru::LruCache<[u8; 16], Entry>>,
+    pub prepared: prepared_cache::Cache,
     /// The node's address and port, as `system.local` shows them.
     pub node: Node,
     /// Results kept for their next pages.
     pub pages: paging::Cache,
 }
 
-/// Prepared statements kept at once.
-pub const MAX_PREPARED: usize = 4096;
-/// The longest statement kept prepared (so the kept ones hold at most 256 MiB).
+/// The longest statement that can be prepared.
 const MAX_PREPARED_TEXT: usize = 64 << 10;
 
 /// An answer: the response opcode and its message body.
@@ -388,7 +377,7 @@ impl Shared {
                     return err(&e, version);
                 }
             }
-            self.prepared.lock().put(id, Entry::Text(text.into()));
+            self.prepared.put(id, Entry::Text(text.into()));
             return (
                 Opcode::Result,
                 results::prepared(&id, "system", "", &[], Vec::new(), version),
@@ -423,7 +412,9 @@ impl Shared {
         if text.len() > MAX_PREPARED_TEXT {
             return invalid("a statement this long cannot be prepared", version);
         }
-        self.prepared.lock().put(id, Entry::Cql(Arc::new(p)));
+        if !self.prepared.put(id, Entry::Cql(Arc::new(p))) {
+            return invalid("this statement holds too much to be kept prepared", version);
+        }
         (
             Opcode::Result,
             results::prepared(&id, &ks, &table, &binds, pk, version),
@@ -432,7 +423,7 @@ impl Shared {
 
     fn lookup(&self, id: &[u8]) -> Option<Entry> {
         let key: [u8; 16] = id.try_into().ok()?;
-        self.prepared.lock().get(&key).cloned()
+        self.prepared.get(&key)
     }
 
     /// EXECUTE.
@@ -467,7 +458,7 @@ impl Shared {
             // Its table was dropped or truncated (a new column family), or its options were
             // altered: the driver prepares it again when told it is unknown.
             if let Ok(key) = <[u8; 16]>::try_from(id) {
-                self.prepared.lock().pop(&key);
+                self.prepared.pop(&key);
             }
             return (Opcode::Error, results::unprepared(id, version));
         }
@@ -540,7 +531,7 @@ impl Shared {
                 match stale {
                     Some(id) => {
                         if let Ok(key) = <[u8; 16]>::try_from(id.as_slice()) {
-                            self.prepared.lock().pop(&key);
+                            self.prepared.pop(&key);
                         }
                         (Opcode::Error, results::unprepared(id, version))
                     }

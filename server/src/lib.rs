@@ -13,6 +13,7 @@ mod handshake;
 mod login;
 mod outbox;
 mod paging;
+mod prepared_cache;
 mod request;
 mod results;
 pub mod system;
@@ -123,10 +124,7 @@ impl Server {
         let local = listener.local_addr()?;
         let shared = Arc::new(dispatch::Shared {
             db,
-            prepared: parking_lot::Mutex::new(lru::LruCache::new(
-                std::num::NonZeroUsize::new(dispatch::MAX_PREPARED)
-                    .unwrap_or(std::num::NonZeroUsize::MIN),
-            )),
+            prepared: prepared_cache::Cache::new(prepared_cache::MAX_PREPARED_BYTES),
             node: system::Node {
                 address: local.ip().to_string(),
                 port: local.port(),

@@ -81,7 +81,14 @@ pub struct Prepared {
     markers: usize,
     /// The fast path of a planned shape (`plan.rs`).
     plan: Option<plan::Plan>,
+    /// An upper bound of the bytes it holds (`footprint`).
+    footprint: usize,
 }
+
+/// The most bytes one token of a prepared statement becomes: its syntax node, a literal's own
+/// text, and the value a plan encodes from it (checked against a counting allocator by
+/// `engine/tests/prepared_footprint.rs`).
+const BYTES_PER_TOKEN: usize = 128;
 
 impl Prepared {
     /// How many `?` markers the statement has.
@@ -102,6 +109,12 @@ impl Prepared {
     /// The statement.
     pub fn statement(&self) -> &Statement {
         &self.statement
+    }
+
+    /// An upper bound of the memory it holds, in bytes: what a cache of prepared statements
+    /// counts against its bound.
+    pub fn footprint(&self) -> usize {
+        self.footprint
     }
 }
 
@@ -134,6 +147,7 @@ impl<'db> Session<'db> {
 
     /// Parses and resolves one statement for [`Session::execute_prepared`].
     pub fn prepare(&self, text: &str) -> Result<Prepared, CqlError> {
+        let tokens = lexer::tokenize(text)?.len();
         let mut stmts = parse(text)?;
         if stmts.len() != 1 {
             return Err(CqlError::invalid("prepare takes exactly one statement"));
@@ -160,12 +174,17 @@ impl<'db> Session<'db> {
         let plan = table
             .as_ref()
             .and_then(|(t, _)| plan::Plan::of(&statement, t));
+        // A literal's text is held by its syntax node and again as the value it encodes to.
+        let footprint = std::mem::size_of::<Prepared>()
+            + text.len().saturating_mul(3)
+            + tokens.saturating_mul(BYTES_PER_TOKEN);
         Ok(Prepared {
             statement,
             keyspace,
             table,
             markers,
             plan,
+            footprint,
         })
     }
 
