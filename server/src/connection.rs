@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use cassandra_protocol::frame::message_error::ErrorType;
 use cassandra_protocol::frame::{Opcode, Version};
-use parking_lot::Mutex;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, BufWriter};
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
@@ -20,7 +19,7 @@ use tokio::sync::{mpsc, watch, Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::admission::Ticket;
-use crate::dispatch::{Answer, Shared};
+use crate::dispatch::{Answer, Client, Shared};
 use crate::frame::{self, Header, HEADER_LEN};
 use crate::handshake::{self, Handshake};
 use crate::login::Throttle;
@@ -53,7 +52,7 @@ struct Conn {
     bytes: Arc<Semaphore>,
     /// Set by a request that found the client no longer reads its answers.
     stalled: Arc<Notify>,
-    keyspace: Arc<Mutex<Option<String>>>,
+    client: Arc<Client>,
 }
 
 /// The budgets one admitted frame holds until the engine is done with it.
@@ -140,7 +139,7 @@ pub async fn serve(
             config.max_request_bytes_per_connection.max(1),
         )),
         stalled: Arc::new(Notify::new()),
-        keyspace: Arc::new(Mutex::new(None)),
+        client: Arc::default(),
         tx,
         cx,
     };
@@ -236,6 +235,9 @@ pub async fn serve(
                 }
                 if hs.done() {
                     ticket.handshake_done();
+                    if let Some(user) = hs.user.take() {
+                        let _ = conn.client.user.set(user);
+                    }
                 }
                 continue;
             }
@@ -294,7 +296,7 @@ fn spawn_request(
     held: OwnedSemaphorePermit,
     slot: OwnedSemaphorePermit,
 ) {
-    let (cx, keyspace, tx) = (conn.cx.clone(), conn.keyspace.clone(), conn.tx.clone());
+    let (cx, client, tx) = (conn.cx.clone(), conn.client.clone(), conn.tx.clone());
     let (outbox, stalled) = (conn.outbox.clone(), conn.stalled.clone());
     tokio::spawn(async move {
         let deadline = Instant::now() + cx.config.write_timeout;
@@ -307,7 +309,7 @@ fn spawn_request(
         .unwrap_or(Err(Wait::Overloaded));
         let frame = match admitted {
             Ok((running, engine)) => {
-                let answer = run_guarded(&cx.shared, &keyspace, request, version);
+                let answer = run_guarded(&cx.shared, &client, request, version);
                 // The engine is done with it: a client slow to read its answers holds only
                 // its own connection's share.
                 drop((engine, held));
@@ -338,21 +340,16 @@ fn spawn_request(
 }
 
 /// Runs a request, a panic answered as a server error.
-fn run_guarded(
-    shared: &Shared,
-    keyspace: &Mutex<Option<String>>,
-    request: Request,
-    version: Version,
-) -> Answer {
+fn run_guarded(shared: &Shared, client: &Client, request: Request, version: Version) -> Answer {
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         if shared.runs_inline(&request) {
             // A prepared write that does not wait for an fsync, or a read of one partition:
             // on this task, without a thread handoff (measured: a third more requests/s).
-            run(shared, keyspace, request, version)
+            run(shared, client, request, version)
         } else {
             // Anything that may take long (a scan, a schema change, an fsync in batch mode):
             // the worker's other tasks move to another thread.
-            tokio::task::block_in_place(|| run(shared, keyspace, request, version))
+            tokio::task::block_in_place(|| run(shared, client, request, version))
         }
     }));
     run.unwrap_or_else(|_| {
@@ -366,17 +363,12 @@ fn run_guarded(
     })
 }
 
-fn run(
-    shared: &Shared,
-    keyspace: &Mutex<Option<String>>,
-    request: Request,
-    version: Version,
-) -> Answer {
+fn run(shared: &Shared, client: &Client, request: Request, version: Version) -> Answer {
     match request {
-        Request::Query(text, params) => shared.query(keyspace, &text, &params, version),
-        Request::Prepare(text) => shared.prepare(keyspace, &text, version),
-        Request::Execute(id, params) => shared.execute(keyspace, &id, &params, version),
-        Request::Batch(items, timestamp) => shared.batch(keyspace, &items, timestamp, version),
+        Request::Query(text, params) => shared.query(client, &text, &params, version),
+        Request::Prepare(text) => shared.prepare(client, &text, version),
+        Request::Execute(id, params) => shared.execute(client, &id, &params, version),
+        Request::Batch(items, timestamp) => shared.batch(client, &items, timestamp, version),
         _ => (
             Opcode::Error,
             results::error(ErrorType::Protocol, "unexpected request", version),

@@ -10,11 +10,12 @@ use cassandra_protocol::frame::{Opcode, Version};
 use md5::{Digest, Md5};
 use parking_lot::Mutex;
 use supercolumn::cql::{
-    parse, table_of, CqlError, CqlResult, Op, Prepared, Relation, Rows, Session, Statement,
+    parse, table_of, CqlError, CqlResult, Op, Position, Prepared, Relation, Rows, Session,
+    Statement,
 };
 use supercolumn::{CommitLogSync, Database};
 
-use crate::paging;
+use crate::paging::{self, State};
 use crate::prepared_cache::{self, Entry};
 use crate::request::{Params, Request, Subject, Value};
 use crate::results;
@@ -29,8 +30,8 @@ pub struct Shared {
     pub prepared: prepared_cache::Cache,
     /// The node's address and port, as `system.local` shows them.
     pub node: Node,
-    /// Results kept for their next pages.
-    pub pages: paging::Cache,
+    /// Seals and opens paging states.
+    pub pages: paging::Sealer,
 }
 
 /// The longest statement that can be prepared.
@@ -43,6 +44,13 @@ fn err(e: &CqlError, version: Version) -> Answer {
     (Opcode::Error, results::cql_error(e, version))
 }
 
+fn protocol(message: &str, version: Version) -> Answer {
+    (
+        Opcode::Error,
+        results::error(ErrorType::Protocol, message, version),
+    )
+}
+
 fn invalid(message: &str, version: Version) -> Answer {
     (
         Opcode::Error,
@@ -50,13 +58,27 @@ fn invalid(message: &str, version: Version) -> Answer {
     )
 }
 
+/// What a connection's requests share: the keyspace in use and the user logged in.
+#[derive(Default)]
+pub struct Client {
+    /// The keyspace in use (`USE`).
+    pub keyspace: Mutex<Option<String>>,
+    /// The user, once logged in under `--auth`.
+    pub user: std::sync::OnceLock<String>,
+}
+
 /// What a paging state is tied to: the statement (its text or prepared id), the keyspace in
-/// use and the bound values, so that a state cannot page another statement's result.
-fn statement_key(statement: &[u8], keyspace: &Mutex<Option<String>>, params: &Params) -> Vec<u8> {
-    let mut k = statement.to_vec();
-    if let Some(ks) = keyspace.lock().as_deref() {
-        k.push(0);
-        k.extend_from_slice(ks.as_bytes());
+/// use, the bound values and the user, so that a state cannot page another statement's result
+/// nor be used by another user.
+fn statement_key(statement: &[u8], client: &Client, params: &Params) -> Vec<u8> {
+    let mut k = Vec::with_capacity(statement.len() + 64);
+    for part in [
+        statement,
+        client.keyspace.lock().as_deref().unwrap_or("").as_bytes(),
+        client.user.get().map_or(&b""[..], |u| u.as_bytes()),
+    ] {
+        k.extend_from_slice(&(part.len() as u64).to_be_bytes());
+        k.extend_from_slice(part);
     }
     for v in &params.values {
         match v {
@@ -160,18 +182,9 @@ impl Shared {
     }
 
     /// QUERY.
-    pub fn query(
-        &self,
-        keyspace: &Mutex<Option<String>>,
-        text: &str,
-        params: &Params,
-        version: Version,
-    ) -> Answer {
-        let key = statement_key(text.as_bytes(), keyspace, params);
-        if let Some(answer) = self.kept_page(params, &key, version) {
-            return answer;
-        }
-        let current = keyspace.lock().clone();
+    pub fn query(&self, client: &Client, text: &str, params: &Params, version: Version) -> Answer {
+        let key = statement_key(text.as_bytes(), client, params);
+        let current = client.keyspace.lock().clone();
         if describe::is_describe(text) {
             return match describe::describe(&self.db, current.as_deref(), text) {
                 Ok(rows) => self.rows_page("system", "describe", rows, params, &key, version),
@@ -191,6 +204,10 @@ impl Shared {
         let mut session = Session::new(&self.db);
         session.set_keyspace(current);
         session.set_default_timestamp(params.timestamp);
+        match self.pages.request(params, &key) {
+            Ok(page) => session.set_page(page),
+            Err(e) => return protocol(&e, version),
+        }
         let result = if params.values.is_empty() {
             session.run(statement)
         } else {
@@ -200,7 +217,8 @@ impl Shared {
                 session.execute_prepared(&p, &refs)
             })
         };
-        self.answer(keyspace, statement, result, params, &key, version)
+        let end = session.page_end();
+        self.answer(client, statement, result, end, &key, version)
     }
 
     /// A read of a system table, or a write to one (refused).
@@ -269,13 +287,14 @@ impl Shared {
 
     fn answer(
         &self,
-        keyspace: &Mutex<Option<String>>,
+        client: &Client,
         statement: &Statement,
         result: Result<CqlResult, CqlError>,
-        params: &Params,
+        end: Option<Position>,
         statement_key: &[u8],
         version: Version,
     ) -> Answer {
+        let keyspace = &client.keyspace;
         match result {
             Ok(CqlResult::Void) => (Opcode::Result, results::void(version)),
             Ok(CqlResult::SetKeyspace(ks)) => {
@@ -305,19 +324,14 @@ impl Shared {
                     ),
                     _ => Default::default(),
                 };
-                self.rows_page(&ks, &table, rows, params, statement_key, version)
+                let next = end.map(|p| self.pages.seal(&State::After(p), statement_key));
+                (
+                    Opcode::Result,
+                    results::rows(&ks, &table, rows, next, version),
+                )
             }
             Err(e) => err(&e, version),
         }
-    }
-
-    /// The next page of a result kept from an earlier page, if the state names one still kept.
-    fn kept_page(&self, params: &Params, statement_key: &[u8], version: Version) -> Option<Answer> {
-        let (kept, rows, next) = self.pages.kept_page(params, statement_key)?;
-        Some((
-            Opcode::Result,
-            results::rows(&kept.ks, &kept.table, rows, next, version),
-        ))
     }
 
     fn rows_page(
@@ -329,31 +343,18 @@ impl Shared {
         statement_key: &[u8],
         version: Version,
     ) -> Answer {
-        let kept = paging::Kept {
-            ks: ks.to_string(),
-            table: table.to_string(),
-            rows,
-        };
-        match self.pages.page(kept, params, statement_key) {
+        match self.pages.slice(rows, params, statement_key) {
             Ok((rows, state)) => (
                 Opcode::Result,
                 results::rows(ks, table, rows, state, version),
             ),
-            Err(e) => (
-                Opcode::Error,
-                results::error(ErrorType::Protocol, e, version),
-            ),
+            Err(e) => protocol(&e, version),
         }
     }
 
     /// PREPARE.
-    pub fn prepare(
-        &self,
-        keyspace: &Mutex<Option<String>>,
-        text: &str,
-        version: Version,
-    ) -> Answer {
-        let current = keyspace.lock().clone();
+    pub fn prepare(&self, client: &Client, text: &str, version: Version) -> Answer {
+        let current = client.keyspace.lock().clone();
         let id = Self::id_of(current.as_deref(), text);
         let system_or_describe = describe::is_describe(text)
             || parse(text).ok().is_some_and(|s| {
@@ -427,22 +428,13 @@ impl Shared {
     }
 
     /// EXECUTE.
-    pub fn execute(
-        &self,
-        keyspace: &Mutex<Option<String>>,
-        id: &[u8],
-        params: &Params,
-        version: Version,
-    ) -> Answer {
+    pub fn execute(&self, client: &Client, id: &[u8], params: &Params, version: Version) -> Answer {
         let Some(entry) = self.lookup(id) else {
             return (Opcode::Error, results::unprepared(id, version));
         };
-        let key = statement_key(id, keyspace, params);
-        if let Some(answer) = self.kept_page(params, &key, version) {
-            return answer;
-        }
+        let key = statement_key(id, client, params);
         let p = match entry {
-            Entry::Text(text) => return self.query(keyspace, &text, params, version),
+            Entry::Text(text) => return self.query(client, &text, params, version),
             Entry::Cql(p) => p,
         };
         let binds = match bound(params, &p) {
@@ -451,9 +443,14 @@ impl Shared {
         };
         let refs: Vec<Option<&[u8]>> = binds.iter().map(Option::as_deref).collect();
         let mut session = Session::new(&self.db);
-        session.set_keyspace(keyspace.lock().clone());
+        session.set_keyspace(client.keyspace.lock().clone());
         session.set_default_timestamp(params.timestamp);
+        match self.pages.request(params, &key) {
+            Ok(page) => session.set_page(page),
+            Err(e) => return protocol(&e, version),
+        }
         let result = session.execute_prepared(&p, &refs);
+        let end = session.page_end();
         if let Err(CqlError::Stale(_)) = &result {
             // Its table was dropped or truncated (a new column family), or its options were
             // altered: the driver prepares it again when told it is unknown.
@@ -462,19 +459,19 @@ impl Shared {
             }
             return (Opcode::Error, results::unprepared(id, version));
         }
-        self.answer(keyspace, p.statement(), result, params, &key, version)
+        self.answer(client, p.statement(), result, end, &key, version)
     }
 
     /// BATCH: every statement prepared (or parsed) first, then all applied as one.
     pub fn batch(
         &self,
-        keyspace: &Mutex<Option<String>>,
+        client: &Client,
         items: &[(Subject, Vec<Value>)],
         timestamp: Option<i64>,
         version: Version,
     ) -> Answer {
         let mut session = Session::new(&self.db);
-        session.set_keyspace(keyspace.lock().clone());
+        session.set_keyspace(client.keyspace.lock().clone());
         session.set_default_timestamp(timestamp);
         let mut prepared: Vec<Arc<Prepared>> = Vec::with_capacity(items.len());
         let mut bound: Vec<Vec<Option<Vec<u8>>>> = Vec::with_capacity(items.len());

@@ -25,6 +25,8 @@ pub struct Handshake {
     authenticated: bool,
     failures: u32,
     peer: SocketAddr,
+    /// The user who logged in (taken by the connection).
+    pub user: Option<String>,
 }
 
 /// What to do with a request.
@@ -51,6 +53,7 @@ impl Handshake {
             authenticated: open,
             failures: 0,
             peer,
+            user: None,
         }
     }
 
@@ -130,6 +133,7 @@ impl Handshake {
         if who.is_some() {
             self.authenticated = true;
             throttle.succeeded(&user);
+            self.user = who;
             // AUTH_SUCCESS with a null token.
             return (Opcode::AuthSuccess, (-1i32).to_be_bytes().to_vec());
         }

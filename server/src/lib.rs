@@ -129,7 +129,7 @@ impl Server {
                 address: local.ip().to_string(),
                 port: local.port(),
             },
-            pages: paging::Cache::default(),
+            pages: paging::Sealer::new()?,
         });
         Ok(Server {
             listener,

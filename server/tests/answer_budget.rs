@@ -12,16 +12,6 @@ use std::time::{Duration, Instant};
 use supercolumn::cql::Session;
 use support::*;
 
-/// The process's resident set, in bytes (Linux).
-fn rss() -> usize {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<usize>().ok())
-        .map_or(0, |kb| kb * 1024)
-}
-
 #[test]
 fn a_client_that_never_reads_holds_about_its_share_of_answers() {
     let server = start(|c| {

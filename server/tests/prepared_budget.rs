@@ -11,15 +11,6 @@ use support::*;
 
 const PREPARE: u8 = 0x09;
 
-fn rss() -> usize {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse::<usize>().ok())
-        .map_or(0, |kb| kb * 1024)
-}
-
 #[test]
 fn many_large_prepared_statements_stay_within_the_cache_bound() {
     let server = start(|_| {});

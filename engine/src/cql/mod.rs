@@ -26,6 +26,7 @@ mod conditional;
 mod error;
 mod execute;
 mod lexer;
+mod page;
 mod pages;
 mod parser;
 mod plan;
@@ -43,6 +44,7 @@ pub use ast::{
 };
 pub use error::CqlError;
 pub use lexer::split_statements;
+pub use page::{PageRequest, Position};
 pub use parser::parse;
 pub use rows::{Columns, Row, Rows, RowsIter};
 pub use table::{quote_ident, ColumnDef, Kind, Table};
@@ -130,6 +132,10 @@ pub struct Session<'db> {
     /// The timestamp of writes that give none (a driver's client-side timestamp).
     default_timestamp: Option<i64>,
     uuids: OnceCell<TimeUuidGenerator>,
+    /// The page the next `SELECT` returns (`None`: all its rows).
+    page: Option<PageRequest>,
+    /// Where the last paged `SELECT` ended, when more rows may follow.
+    page_end: Option<Position>,
 }
 
 impl<'db> Session<'db> {
@@ -142,6 +148,8 @@ impl<'db> Session<'db> {
             pinned: None,
             default_timestamp: None,
             uuids: OnceCell::new(),
+            page: None,
+            page_end: None,
         }
     }
 
@@ -212,8 +220,20 @@ impl<'db> Session<'db> {
             )));
         }
         if let (Some(plan), Some((t, id))) = (&p.plan, &p.table) {
-            if let Some(result) = self.run_plan(plan, t, *id, values)? {
-                return Ok(result);
+            // A planned slice reads whole: a page of one that its LIMIT does not fit in, or a
+            // later page, resumes through the general path.
+            let paged_slice = match (&self.page, plan) {
+                (Some(page), plan::Plan::Slice(sp)) => {
+                    page.after.is_some() || sp.limit(values).is_none_or(|l| l > page.size)
+                }
+                _ => false,
+            };
+            if !paged_slice {
+                if let Some(result) = self.run_plan(plan, t, *id, values)? {
+                    // Its rows, if any, fit the page: none follow.
+                    (self.page, self.page_end) = (None, None);
+                    return Ok(result);
+                }
             }
         }
         self.binds = values.iter().map(|v| v.map(<[u8]>::to_vec)).collect();
@@ -372,6 +392,18 @@ impl<'db> Session<'db> {
         self.default_timestamp = timestamp;
     }
 
+    /// Makes the next `SELECT` return one page: at most `page.size` rows, after the position
+    /// an earlier page ended at. [`page_end`](Self::page_end) then says where it ended.
+    pub fn set_page(&mut self, page: Option<PageRequest>) {
+        self.page = page;
+    }
+
+    /// Where the last paged `SELECT` ended, when more rows may follow (`None`: it returned
+    /// the last of them).
+    pub fn page_end(&mut self) -> Option<Position> {
+        self.page_end.take()
+    }
+
     /// The keyspace in use.
     pub fn keyspace(&self) -> Option<&str> {
         self.keyspace.as_deref()
@@ -402,7 +434,12 @@ impl<'db> Session<'db> {
 
     fn dispatch(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
         match stmt {
-            Statement::Select(s) => Ok(CqlResult::Rows(self.select(s)?)),
+            Statement::Select(s) => {
+                let page = self.page.take();
+                let (rows, end) = self.select_page(s, page.as_ref())?;
+                self.page_end = end;
+                Ok(CqlResult::Rows(rows))
+            }
             Statement::Insert { table, .. }
             | Statement::Update { table, .. }
             | Statement::Delete { table, .. } => {

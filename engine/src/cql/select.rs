@@ -4,7 +4,7 @@
 
 use super::assemble::{cell_parts, project, resolve, Row};
 use super::ast::{Op, Relation, Select, Selector, Term};
-use super::bounds::clustering_slices;
+use super::bounds::{clustering_slices, Bounds};
 use super::error::CqlError;
 use super::table::{Kind, Table};
 use super::types::Literal;
@@ -15,6 +15,7 @@ use crate::query::{
     Column, ColumnOrSuperColumn, ColumnParent, KeyRange, RangeBound, SlicePredicate, SliceRange,
 };
 
+use super::page::{resume_slices, PageRequest, Position};
 use super::pages::PAGE;
 
 /// The rows a scan covers: token-ordered bounds, with keys excluded by a strict `>` or `<`.
@@ -37,7 +38,19 @@ impl Default for KeySpan {
 }
 
 impl Session<'_> {
+    /// Every row of `s`.
     pub(super) fn select(&self, s: &Select) -> Result<Rows, CqlError> {
+        Ok(self.select_page(s, None)?.0)
+    }
+
+    /// The rows of `s`, or one page of them and where it ended when more may follow. (A
+    /// `COUNT(*)` is one row, never paged.) Long for a reason: one pass from the restrictions
+    /// to the rows; the house issue splits it into a plan and its executor.
+    pub(super) fn select_page(
+        &self,
+        s: &Select,
+        page: Option<&PageRequest>,
+    ) -> Result<(Rows, Option<Position>), CqlError> {
         let t = self.table(&s.table)?;
         let n = t.columns.len();
         let mut eq: Vec<Option<Vec<Vec<u8>>>> = vec![None; n];
@@ -141,7 +154,17 @@ impl Session<'_> {
                 return Err(CqlError::invalid("LIMIT must be strictly positive"));
             }
         }
-        let limit = limit.map_or(usize::MAX, |l| l as usize);
+        let counting = matches!(s.selectors.first(), Some(Selector::Count));
+        let page = page.filter(|_| !counting);
+        let resume = page.and_then(|p| p.after.as_ref());
+        // LIMIT counts the rows of every page; this call returns at most a page of them.
+        let limit_left = limit.map_or(usize::MAX, |l| l as usize).saturating_sub(
+            resume.map_or(0, |r| usize::try_from(r.returned).unwrap_or(usize::MAX)),
+        );
+        let limit = page.map_or(limit_left, |p| p.size.clamp(1, limit_left.max(1)));
+        if limit_left == 0 {
+            return Ok((Rows::new(output_columns(&t, s)?.0), None));
+        }
         let per_partition = per_partition.map_or(usize::MAX, |l| l as usize);
 
         let pk_set = t.partition_key.iter().filter(|&&i| eq[i].is_some()).count();
@@ -186,6 +209,8 @@ impl Session<'_> {
 
         let mut out = Rows::new(columns);
         let mut count = 0usize;
+        // The last row returned: its key, clustering prefix, and rows of its partition.
+        let mut last: Option<(Vec<u8>, Vec<u8>, usize)> = None;
         // `in_partition` counts the partition's rows across all its slices (IN on clustering).
         let resolved = resolve(&t, &selectors);
         let n_ck = t.clustering.len();
@@ -202,11 +227,11 @@ impl Session<'_> {
             // The row being assembled: the name of its first cell (whose first `len` bytes are
             // the clustering prefix every cell of the row shares) and its columns.
             let mut current: Option<(Vec<u8>, usize, Row)> = None;
-            let emit = |prefix: &[u8],
-                        row: Row,
-                        out: &mut Rows,
-                        count: &mut usize,
-                        in_partition: &mut usize|
+            let mut emit = |prefix: &[u8],
+                            row: Row,
+                            out: &mut Rows,
+                            count: &mut usize,
+                            in_partition: &mut usize|
              -> bool {
                 if filters.iter().all(|(i, op, v)| {
                     matches_filter(
@@ -218,6 +243,9 @@ impl Session<'_> {
                 }) {
                     *in_partition += 1;
                     *count += 1;
+                    if page.is_some() {
+                        last = Some((key.to_vec(), prefix.to_vec(), *in_partition));
+                    }
                     if !matches!(selectors.first(), Some(Selector::Count)) {
                         let row = project(&resolved, &pk, prefix, row, now_seconds);
                         out.push_row(row.iter().map(Option::as_deref));
@@ -312,8 +340,24 @@ impl Session<'_> {
             .transpose()?;
         match keys {
             Some(keys) => {
+                let mut resume = resume;
                 'keys: for key in keys {
                     let mut in_partition = 0;
+                    let mut resumed = None;
+                    if let Some(r) = resume {
+                        if key != r.key {
+                            continue; // returned by an earlier page
+                        }
+                        resume = None;
+                        let Some(prefix) = &r.clustering else {
+                            continue;
+                        };
+                        if by_name.is_some() {
+                            continue; // its one row was returned
+                        }
+                        in_partition = usize::try_from(r.in_partition).unwrap_or(usize::MAX);
+                        resumed = Some(resume_slices(&t, &slices, prefix, reversed));
+                    }
                     if let Some(names) = &by_name {
                         let found = self.db.get_slice(
                             &t.keyspace,
@@ -330,7 +374,7 @@ impl Session<'_> {
                         }
                         continue;
                     }
-                    for b in &slices {
+                    for b in resumed.as_ref().unwrap_or(&slices) {
                         let mut cells = self.cells(&t.keyspace, &cf, &key, b, reversed, want, None);
                         if !partition(&key, &mut cells, &mut in_partition)? {
                             break 'keys;
@@ -341,7 +385,21 @@ impl Session<'_> {
             None => {
                 let mut start = span.start.clone();
                 // The previous page's last row (a page starts at it again), or an exclusive start.
-                let mut last: Option<Vec<u8>> = span.skip_start.clone();
+                let mut seen: Option<Vec<u8>> = span.skip_start.clone();
+                // A client's page resumes in its last row's partition, or after it.
+                let mut resumed: Option<(Vec<u8>, Vec<Bounds>, usize)> = None;
+                if let Some(r) = resume {
+                    start = RangeBound::Key(r.key.clone());
+                    match &r.clustering {
+                        None => seen = Some(r.key.clone()),
+                        Some(prefix) => {
+                            seen = None;
+                            let b = resume_slices(&t, &slices, prefix, reversed);
+                            let n = usize::try_from(r.in_partition).unwrap_or(usize::MAX);
+                            resumed = Some((r.key.clone(), b, n));
+                        }
+                    }
+                }
                 'scan: loop {
                     let range = KeyRange {
                         start: start.clone(),
@@ -366,16 +424,16 @@ impl Session<'_> {
                         _ => SliceRange::all().count(1),
                     };
                     let prefetch = slices.len() == 1;
-                    let page = self.db.get_range_slices(
+                    let found = self.db.get_range_slices(
                         &t.keyspace,
                         &cf,
                         &SlicePredicate::Range(first),
                         &range,
                     )?;
-                    let full = page.len() == rows_per_page;
-                    for ks in page {
-                        let repeat = last.as_deref() == Some(ks.key.as_slice());
-                        last = Some(ks.key.clone());
+                    let full = found.len() == rows_per_page;
+                    for ks in found {
+                        let repeat = seen.as_deref() == Some(ks.key.as_slice());
+                        seen = Some(ks.key.clone());
                         if repeat
                             || ks.columns.is_empty()
                             || span.skip_end.as_deref() == Some(ks.key.as_slice())
@@ -384,7 +442,11 @@ impl Session<'_> {
                         }
                         let mut prefetched = prefetch.then_some(ks.columns);
                         let mut in_partition = 0;
-                        for b in &slices {
+                        let mut these = &slices;
+                        if let Some((_, b, n)) = resumed.as_ref().filter(|r| r.0 == ks.key) {
+                            (these, in_partition, prefetched) = (b, *n, None);
+                        }
+                        for b in these {
                             let mut cells = self.cells(
                                 &t.keyspace,
                                 &cf,
@@ -399,7 +461,7 @@ impl Session<'_> {
                             }
                         }
                     }
-                    match (&last, full) {
+                    match (&seen, full) {
                         (Some(k), true) => start = RangeBound::Key(k.clone()),
                         _ => break,
                     }
@@ -409,7 +471,15 @@ impl Session<'_> {
         if matches!(selectors.first(), Some(Selector::Count)) {
             out.push_row([Some(&(count as i64).to_be_bytes()[..])]);
         }
-        Ok(out)
+        // A full page, short of the LIMIT: more rows may follow.
+        let end = last.filter(|_| count == limit && limit < limit_left);
+        let end = end.map(|(key, prefix, n)| Position {
+            key,
+            clustering: (!prefix.is_empty() && !s.distinct && n < per_partition).then_some(prefix),
+            in_partition: n as u64,
+            returned: resume.map_or(0, |r| r.returned) + count as u64,
+        });
+        Ok((out, end))
     }
 
     /// Narrows a scan by `token(pk) op token(key)` or `token(pk) op <token>`.

@@ -210,6 +210,21 @@ impl SlicePlan {
         })
     }
 
+    /// The row limit of these values (`usize::MAX`: none); `None` when it is not one the
+    /// planned path takes.
+    pub(super) fn limit(&self, values: &[Option<&[u8]>]) -> Option<usize> {
+        let Some(s) = &self.limit else {
+            return Some(usize::MAX);
+        };
+        let bytes = resolve(s, values)?;
+        let l = match bytes.len() {
+            8 => i64::from_be_bytes(bytes.try_into().ok()?),
+            4 => i64::from(i32::from_be_bytes(bytes.try_into().ok()?)),
+            _ => return None,
+        };
+        usize::try_from(l).ok().filter(|&l| l > 0)
+    }
+
     /// The slice predicate and row limit of these values; `None` when the general path must
     /// run (a null, a bad limit, a bound it refuses), `Some(None)` when the slice is empty.
     pub(super) fn request<'v>(&'v self, values: &[Option<&'v [u8]>]) -> Option<Request<'v>> {
@@ -219,18 +234,7 @@ impl SlicePlan {
             .map(|s| resolve(s, values))
             .collect::<Option<_>>()?;
         let key = row_key(&parts)?;
-        let limit = match &self.limit {
-            None => usize::MAX,
-            Some(s) => {
-                let bytes = resolve(s, values)?;
-                let l = match bytes.len() {
-                    8 => i64::from_be_bytes(bytes.try_into().ok()?),
-                    4 => i64::from(i32::from_be_bytes(bytes.try_into().ok()?)),
-                    _ => return None,
-                };
-                usize::try_from(l).ok().filter(|&l| l > 0)?
-            }
-        };
+        let limit = self.limit(values)?;
         let t = &self.table;
         let restricted =
             !self.clustering_eq.is_empty() || self.lower.is_some() || self.upper.is_some();

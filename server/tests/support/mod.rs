@@ -205,3 +205,76 @@ pub fn serves_a_query_within(addr: SocketAddr, limit: Duration) {
     assert_eq!(read(&mut other).unwrap().opcode, RESULT);
     assert!(t.elapsed() < limit, "took {:?}", t.elapsed());
 }
+
+/// A v4 QUERY body that pages: `page_size` rows, from `state` when given.
+pub fn paged_query_body(q: &str, page_size: i32, state: Option<&[u8]>) -> Vec<u8> {
+    let mut b = (q.len() as i32).to_be_bytes().to_vec();
+    b.extend_from_slice(q.as_bytes());
+    b.extend_from_slice(&1u16.to_be_bytes());
+    b.push(0x04 | if state.is_some() { 0x08 } else { 0 });
+    b.extend_from_slice(&page_size.to_be_bytes());
+    if let Some(s) = state {
+        b.extend_from_slice(&(s.len() as i32).to_be_bytes());
+        b.extend_from_slice(s);
+    }
+    b
+}
+
+/// Rows as read back: each column's value (`None`: null).
+pub type RawRows = Vec<Vec<Option<Vec<u8>>>>;
+
+/// A Rows RESULT of columns of simple types: its rows and paging state.
+pub fn rows_result(f: &Frame) -> (RawRows, Option<Vec<u8>>) {
+    assert_eq!(f.opcode, RESULT, "{f:?}");
+    let b = &f.body;
+    let int = |at: usize| i32::from_be_bytes(b[at..at + 4].try_into().unwrap());
+    let short = |at: usize| u16::from_be_bytes(b[at..at + 2].try_into().unwrap()) as usize;
+    assert_eq!(int(0), 2, "a Rows result");
+    let (flags, columns) = (int(4), int(8) as usize);
+    let mut at = 12;
+    let mut state = None;
+    if flags & 0x02 != 0 {
+        let n = int(at) as usize;
+        state = Some(b[at + 4..at + 4 + n].to_vec());
+        at += 4 + n;
+    }
+    if flags & 0x01 != 0 {
+        at += 2 + short(at);
+        at += 2 + short(at);
+    }
+    if flags & 0x04 == 0 {
+        for _ in 0..columns {
+            at += 2 + short(at); // name
+            assert!(short(at) >= 0x0001 && short(at) <= 0x0014, "a simple type");
+            at += 2;
+        }
+    }
+    let count = int(at) as usize;
+    at += 4;
+    let mut rows = Vec::with_capacity(count);
+    for _ in 0..count {
+        let mut row = Vec::with_capacity(columns);
+        for _ in 0..columns {
+            let n = int(at);
+            at += 4;
+            if n < 0 {
+                row.push(None);
+            } else {
+                row.push(Some(b[at..at + n as usize].to_vec()));
+                at += n as usize;
+            }
+        }
+        rows.push(row);
+    }
+    (rows, state)
+}
+
+/// The process's resident set, in bytes (Linux; 0 elsewhere).
+pub fn rss() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<usize>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
