@@ -118,7 +118,16 @@ fn fill(dir: &Path) {
          CREATE TABLE everything (k int, c text, i bigint, d double, m decimal, u uuid, b blob,
              t timestamp, f boolean, n inet, v varint, l list<int>, s set<text>, mp map<text, int>,
              PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC);
-         CREATE TABLE pairs (a text, b int, x int, y text, PRIMARY KEY ((a, b), x));",
+         CREATE TABLE pairs (a text, b int, x int, y text, PRIMARY KEY ((a, b), x));
+         CREATE TABLE frozen (k frozen<set<int>>, c frozen<list<text>>, fl frozen<list<int>>,
+             fs frozen<set<text>>, fm frozen<map<text, int>>, nested map<text, frozen<set<int>>>,
+             ls list<frozen<map<int, text>>>, PRIMARY KEY (k, c));
+         CREATE TABLE expiring (k int PRIMARY KEY, v int) WITH default_time_to_live = 100000;
+         INSERT INTO frozen (k, c, fl, fs, fm, nested, ls) VALUES ({1, 2}, ['a', 'it''s'], [3, 4],
+             {'x'}, {'m': 5}, {'n': {6, 7}}, [{1: 'one'}, {}]);
+         INSERT INTO frozen (k, c, fl) VALUES ({}, [], []);
+         INSERT INTO expiring (k, v) VALUES (1, 1) USING TTL 0;
+         INSERT INTO expiring (k, v) VALUES (2, 2);",
     )
     .unwrap();
     for k in 0..40 {
@@ -246,6 +255,13 @@ fn an_export_loaded_by_cqlsh_gives_every_cell_back_with_its_time_and_ttl() {
         ("SELECT k, c, writetime(i), writetime(d), ttl(d), writetime(b), writetime(n) FROM app.everything", 41),
         ("SELECT * FROM app.pairs", 1),
         ("SELECT a, b, x, writetime(y) FROM app.pairs", 1),
+        // Frozen collections, in keys and values, and nested: before, exported as hex that
+        // cqlsh could not load.
+        ("SELECT * FROM app.frozen", 2),
+        ("SELECT k, c, writetime(fl), writetime(fm) FROM app.frozen", 2),
+        // A cell written with TTL 0 in a table whose writes expire by default stays
+        // permanent; before, the load gave it the default TTL.
+        ("SELECT k, v, ttl(v) FROM app.expiring", 2),
     ] {
         let (x, y) = (read(&a, q), read(&b, q));
         assert_eq!((x.rows.len(), y.rows.len()), (rows, rows), "{q}");

@@ -20,6 +20,11 @@ use supercolumn::{
 };
 
 pub use literal::literal;
+
+/// `literal`, its refusal naming the type.
+fn lit(ty: &CqlType, bytes: &[u8]) -> anyhow::Result<String> {
+    literal(ty, bytes).map_err(|e| anyhow::anyhow!("a {ty} value: {e}"))
+}
 use supercolumn_server::thrift::thrift_type;
 
 /// Rows read from the engine per request.
@@ -164,9 +169,12 @@ impl Shape {
     }
 }
 
-/// ` USING TIMESTAMP t [AND TTL n]`, or `None` for a cell already expired.
-fn using(c: &Column, now_seconds: i64) -> Option<String> {
+/// ` USING TIMESTAMP t [AND TTL n]`, or `None` for a cell already expired. A cell that never
+/// expires, in a table whose writes expire by default, is written `AND TTL 0`: without it the
+/// loading table would give it its default TTL.
+fn using(c: &Column, now_seconds: i64, default_ttl: u32) -> Option<String> {
     match c.expires_at {
+        None if default_ttl > 0 => Some(format!(" USING TIMESTAMP {} AND TTL 0", c.timestamp)),
         None => Some(format!(" USING TIMESTAMP {}", c.timestamp)),
         // Cassandra's largest TTL: an expiry counted from a second rounded up may be one past.
         Some(at) if at > now_seconds => Some(format!(
@@ -249,21 +257,21 @@ fn thrift_cell(
     else {
         return Ok(0);
     };
-    let Some(using) = using(c, now_seconds) else {
+    let Some(using) = using(c, now_seconds, 0) else {
         return Ok(0);
     };
-    let mut wher = format!("key = {}", literal(kt, key));
+    let mut wher = format!("key = {}", lit(kt, key)?);
     match (super_column, column2) {
         (Some(sc), Some(c2)) => {
-            wher.push_str(&format!(" AND column1 = {}", literal(column1, sc)));
-            wher.push_str(&format!(" AND column2 = {}", literal(c2, &c.name)));
+            wher.push_str(&format!(" AND column1 = {}", lit(column1, sc)?));
+            wher.push_str(&format!(" AND column2 = {}", lit(c2, &c.name)?));
         }
-        _ => wher.push_str(&format!(" AND column1 = {}", literal(column1, &c.name))),
+        _ => wher.push_str(&format!(" AND column1 = {}", lit(column1, &c.name)?)),
     }
     writeln!(
         out,
         "UPDATE {name}{using} SET value = {} WHERE {wher};",
-        literal(value, &c.value)
+        lit(value, &c.value)?
     )?;
     Ok(1)
 }
@@ -275,7 +283,7 @@ fn cql_cell(
     now_seconds: i64,
     out: &mut dyn Write,
 ) -> anyhow::Result<u64> {
-    let Some(using) = using(c, now_seconds) else {
+    let Some(using) = using(c, now_seconds, t.options.default_ttl) else {
         return Ok(0);
     };
     let parts = CompositeType::split(&c.name)
@@ -292,8 +300,8 @@ fn cql_cell(
     let mut keys: Vec<(String, String)> = Vec::new();
     for (i, col) in t.columns.iter().enumerate() {
         let v = match col.kind {
-            Kind::PartitionKey(k) => pk.get(k).map(|b| literal(&col.ty, b)),
-            Kind::Clustering(k) => Some(literal(&col.ty, parts[k].bytes)),
+            Kind::PartitionKey(k) => pk.get(k).map(|b| lit(&col.ty, b)).transpose()?,
+            Kind::Clustering(k) => Some(lit(&col.ty, parts[k].bytes)?),
             Kind::Regular => None,
         };
         if let Some(v) = v {
@@ -318,14 +326,14 @@ fn cql_cell(
     let wher: Vec<String> = keys.iter().map(|(n, v)| format!("{n} = {v}")).collect();
     let col = quote_ident(column);
     let set = match (&def.ty, parts.get(nck + 1)) {
-        (CqlType::List(e), Some(_)) => format!("{col} = {col} + [{}]", literal(e, &c.value)),
-        (CqlType::Set(e), Some(el)) => format!("{col} = {col} + {{{}}}", literal(e, el.bytes)),
+        (CqlType::List(e), Some(_)) => format!("{col} = {col} + [{}]", lit(e, &c.value)?),
+        (CqlType::Set(e), Some(el)) => format!("{col} = {col} + {{{}}}", lit(e, el.bytes)?),
         (CqlType::Map(k, v), Some(el)) => format!(
             "{col} = {col} + {{{}: {}}}",
-            literal(k, el.bytes),
-            literal(v, &c.value)
+            lit(k, el.bytes)?,
+            lit(v, &c.value)?
         ),
-        (ty, _) => format!("{col} = {}", literal(ty, &c.value)),
+        (ty, _) => format!("{col} = {}", lit(ty, &c.value)?),
     };
     writeln!(
         out,
