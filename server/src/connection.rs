@@ -55,6 +55,9 @@ struct Conn {
     client: Arc<Client>,
 }
 
+/// The largest frame a connection may send before its handshake is done.
+const HANDSHAKE_FRAME: usize = 64 << 10;
+
 /// The budgets one admitted frame holds until the engine is done with it.
 struct Held {
     mine: OwnedSemaphorePermit,
@@ -165,8 +168,16 @@ pub async fn serve(
             _ = shutdown.changed() => break,
             _ = ticket.evicted() => break,
             _ = conn.stalled.notified() => break,
+            _ = conn.tx.closed() => break, // the writer gave up
         }
-        let header = match frame::parse_header(&h, config.max_frame) {
+        // Before the handshake is done only small frames are taken (STARTUP, OPTIONS, a
+        // login): a client that has not logged in holds no more than that.
+        let limit = if ticket.handshaking() {
+            HANDSHAKE_FRAME.min(config.max_frame)
+        } else {
+            config.max_frame
+        };
+        let header = match frame::parse_header(&h, limit) {
             Ok(header) => header,
             Err(e) => {
                 let stream = i16::from_be_bytes([h[2], h[3]]);
@@ -193,7 +204,12 @@ pub async fn serve(
             continue;
         };
         let mut body = vec![0u8; header.length];
-        match tokio::time::timeout(config.frame_timeout, rd.read_exact(&mut body)).await {
+        let body_deadline = if ticket.handshaking() {
+            handshake_deadline.min(Instant::now() + config.frame_timeout)
+        } else {
+            Instant::now() + config.frame_timeout
+        };
+        match tokio::time::timeout_at(body_deadline, rd.read_exact(&mut body)).await {
             Ok(Ok(_)) => {}
             Ok(Err(_)) | Err(_) => break, // a half-sent frame
         }
@@ -243,8 +259,7 @@ pub async fn serve(
             }
             handshake::Step::Run(request) => request,
         };
-        drop(held.mine); // the connection's share is for frames being read
-        spawn_request(&conn, request, version, stream, hs.lz4, held.all, slot);
+        spawn_request(&conn, request, version, stream, hs.lz4, held, slot);
     }
     // Let the requests in flight finish and their answers go out, for a while: a client that
     // does not read them does not hold the shutdown up.
@@ -293,7 +308,7 @@ fn spawn_request(
     version: Version,
     stream: i16,
     lz4: bool,
-    held: OwnedSemaphorePermit,
+    held: Held,
     slot: OwnedSemaphorePermit,
 ) {
     let (cx, client, tx) = (conn.cx.clone(), conn.client.clone(), conn.tx.clone());
@@ -381,21 +396,30 @@ fn run(shared: &Shared, client: &Client, request: Request, version: Version) -> 
 /// waiting to answer it end).
 async fn write_loop(wr: OwnedWriteHalf, mut rx: mpsc::Receiver<Charged>, timeout: Duration) {
     let mut w = BufWriter::with_capacity(64 * 1024, wr);
+    // Each write has its own deadline: a client that reads slowly but steadily is served.
     while let Some(out) = rx.recv().await {
-        let wrote = tokio::time::timeout(timeout, async {
-            w.write_all(&out.frame).await?;
-            drop(out);
-            // Answers that are already waiting go out in the same write.
-            while let Ok(more) = rx.try_recv() {
-                w.write_all(&more.frame).await?;
-            }
-            w.flush().await
-        })
-        .await;
-        if !matches!(wrote, Ok(Ok(()))) {
+        let mut wrote = write_one(&mut w, &out.frame, timeout).await;
+        drop(out);
+        // Answers that are already waiting go out in the same write.
+        while let (Ok(()), Ok(more)) = (wrote, rx.try_recv()) {
+            wrote = write_one(&mut w, &more.frame, timeout).await;
+        }
+        if wrote.is_err() || !matches!(tokio::time::timeout(timeout, w.flush()).await, Ok(Ok(()))) {
             rx.close();
             return;
         }
     }
     let _ = w.shutdown().await;
+}
+
+/// One frame into the writer's buffer, within `timeout`.
+async fn write_one(
+    w: &mut BufWriter<OwnedWriteHalf>,
+    frame: &[u8],
+    timeout: Duration,
+) -> Result<(), ()> {
+    match tokio::time::timeout(timeout, w.write_all(frame)).await {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(()),
+    }
 }

@@ -80,6 +80,11 @@ fn statement_key(statement: &[u8], client: &Client, params: &Params) -> Vec<u8> 
         k.extend_from_slice(&(part.len() as u64).to_be_bytes());
         k.extend_from_slice(part);
     }
+    // Values bound by name are tied to their names too.
+    for n in params.names.iter().filter(|_| params.named) {
+        k.extend_from_slice(&(n.len() as u32).to_be_bytes());
+        k.extend_from_slice(n.as_bytes());
+    }
     for v in &params.values {
         match v {
             Value::Set(b) => {

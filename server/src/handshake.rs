@@ -125,6 +125,18 @@ impl Handshake {
             );
         };
         let user = Credentials::user_of(&token).unwrap_or("").to_string();
+        let Ok(Ok(_check)) =
+            tokio::time::timeout(config.handshake_timeout, throttle.checks.acquire()).await
+        else {
+            return (
+                Opcode::Error,
+                results::error(
+                    ErrorType::Overloaded,
+                    "too many logins at once: try again",
+                    version,
+                ),
+            );
+        };
         // bcrypt takes milliseconds on purpose: not on the reactor.
         let who = tokio::task::spawn_blocking(move || creds.check(&token))
             .await

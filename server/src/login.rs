@@ -19,9 +19,15 @@ const BASE: Duration = Duration::from_millis(250);
 /// The longest delay.
 const MAX_DELAY: Duration = Duration::from_secs(4);
 
-/// Recent failures by user name.
+/// Password checks (bcrypt, milliseconds of CPU each) running at once, over all connections.
+const MAX_CHECKS: usize = 4;
+
+/// Recent failures by user name, and the password checks running.
 pub struct Throttle {
     users: Mutex<lru::LruCache<String, (u32, Instant)>>,
+    /// A permit per password check running: logins wait their turn (within their handshake's
+    /// deadline) instead of taking every core.
+    pub checks: tokio::sync::Semaphore,
 }
 
 impl Default for Throttle {
@@ -30,6 +36,7 @@ impl Default for Throttle {
             users: Mutex::new(lru::LruCache::new(
                 NonZeroUsize::new(MAX_TRACKED).unwrap_or(NonZeroUsize::MIN),
             )),
+            checks: tokio::sync::Semaphore::new(MAX_CHECKS),
         }
     }
 }

@@ -67,16 +67,17 @@ pub struct Outbox {
 /// An answer frame charged to its outbox: the charge is returned when it is dropped (written,
 /// or thrown away with its connection).
 pub struct Charged {
-    /// The frame.
+    /// The frame (the writer may take it out; the charge stays until this is dropped).
     pub frame: Vec<u8>,
+    bytes: usize,
     mine: Arc<Pending>,
     all: Arc<Pending>,
 }
 
 impl Drop for Charged {
     fn drop(&mut self) {
-        self.mine.sub(self.frame.len());
-        self.all.sub(self.frame.len());
+        self.mine.sub(self.bytes);
+        self.all.sub(self.bytes);
     }
 }
 
@@ -85,7 +86,8 @@ impl Drop for Charged {
 pub enum Wait {
     /// This connection's answers are not being read: close it.
     Stalled,
-    /// The server's answers are at their total: answer Overloaded.
+    /// The server's answers are at their total, or this connection's requests are all
+    /// running: answer Overloaded.
     Overloaded,
 }
 
@@ -106,10 +108,12 @@ impl Outbox {
     /// unwritten answers under its share and the server's under the total. The slot is held
     /// until the answer is charged.
     pub async fn admit(&self, deadline: Instant) -> Result<OwnedSemaphorePermit, Wait> {
+        // Waiting for a running slot is waiting for this connection's other requests to run:
+        // a busy server, not a client that stopped reading.
         let slot = tokio::time::timeout_at(deadline, self.running.clone().acquire_owned())
             .await
-            .map_err(|_| Wait::Stalled)?
-            .map_err(|_| Wait::Stalled)?;
+            .map_err(|_| Wait::Overloaded)?
+            .map_err(|_| Wait::Overloaded)?;
         if !self.mine.wait_below(self.share, deadline).await {
             return Err(Wait::Stalled);
         }
@@ -124,6 +128,7 @@ impl Outbox {
         self.mine.add(frame.len());
         self.all.add(frame.len());
         Charged {
+            bytes: frame.len(),
             frame,
             mine: self.mine.clone(),
             all: self.all.clone(),
@@ -160,9 +165,9 @@ mod tests {
         let held = other.charge(vec![0; 1000]);
         assert_eq!(out.admit(soon()).await.unwrap_err(), Wait::Overloaded);
         drop(held);
-        // Running slots: two at once.
+        // Running slots: two at once; a third waits, then is told the server is busy.
         let (a, b) = (out.admit(soon()).await, out.admit(soon()).await);
         assert!(a.is_ok() && b.is_ok());
-        assert_eq!(out.admit(soon()).await.unwrap_err(), Wait::Stalled);
+        assert_eq!(out.admit(soon()).await.unwrap_err(), Wait::Overloaded);
     }
 }

@@ -341,3 +341,25 @@ fn connections_that_never_log_in_cannot_lock_the_others_out() {
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     drop(idle);
 }
+
+#[test]
+fn before_its_handshake_a_connection_may_send_only_small_frames() {
+    // Before: a client that never logged in could hold 16 MiB of the request budget per
+    // connection while it sent a frame's body slowly.
+    let server = start(|_| {});
+    let mut s = connect(server.addr);
+    let mut h = frame(4, 1, QUERY, &[]);
+    h[5..9].copy_from_slice(&(1i32 << 20).to_be_bytes());
+    s.write_all(&h).unwrap();
+    let (code, msg) = read(&mut s).unwrap().error();
+    assert_eq!(code, PROTOCOL_ERROR, "{msg}");
+    assert!(msg.contains("exceeds the limit"), "{msg}");
+    // After STARTUP the same frame is read.
+    let mut s = ready(server.addr);
+    let q = query_body(&format!(
+        "SELECT key FROM system.local WHERE key = '{}' ALLOW FILTERING",
+        "x".repeat(100_000)
+    ));
+    send(&mut s, 4, 2, QUERY, &q);
+    assert_eq!(read(&mut s).unwrap().opcode, RESULT);
+}
