@@ -381,3 +381,35 @@ fn a_prepared_slice_of_a_partition_matches_the_typed_statements() {
         "{err}"
     );
 }
+
+#[test]
+fn a_prepared_text_batch_types_each_marker_by_its_statement_s_table() {
+    use supercolumn::cql::CqlType;
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = Session::new(&db);
+    cql.execute("USE ks; CREATE TABLE q (k int PRIMARY KEY, v bigint)")
+        .unwrap();
+    let p = cql
+        .prepare("BEGIN BATCH INSERT INTO q (k, v) VALUES (?, ?); UPDATE t SET v = :v WHERE a = ? AND b = ? AND c = ? AND d = ? APPLY BATCH")
+        .unwrap();
+    let got: Vec<(String, String, CqlType)> = p.bound_markers();
+    let want = [
+        ("k", "k", CqlType::Int),
+        ("v", "v", CqlType::Bigint),
+        ("v", "v", CqlType::Text),
+        ("a", "a", CqlType::Int),
+        ("b", "b", CqlType::Text),
+        ("c", "c", CqlType::Bigint),
+        ("d", "d", CqlType::Blob),
+    ];
+    assert_eq!(
+        got,
+        want.map(|(n, c, t)| (n.to_string(), c.to_string(), t))
+            .to_vec()
+    );
+    // A batch naming a column its table lacks is refused at PREPARE, as Cassandra does.
+    assert!(cql
+        .prepare("BEGIN BATCH INSERT INTO q (k, nope) VALUES (?, ?) APPLY BATCH")
+        .is_err());
+}

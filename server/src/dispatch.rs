@@ -98,6 +98,32 @@ fn statement_key(statement: &[u8], client: &Client, params: &Params) -> Vec<u8> 
     k
 }
 
+/// The values bound to a system table's markers, in marker order (by name when they came with
+/// names).
+fn system_binds(
+    db: &Database,
+    node: &Node,
+    ks: &str,
+    sel: &supercolumn::cql::Select,
+    params: &Params,
+) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
+    let given = values(&params.values)?;
+    if !params.named {
+        return Ok(given);
+    }
+    system::bind_columns(db, node, ks, sel)?
+        .iter()
+        .map(|(name, _)| {
+            params
+                .names
+                .iter()
+                .position(|n| n == name || n.to_lowercase() == *name)
+                .and_then(|i| given.get(i).cloned())
+                .ok_or_else(|| CqlError::invalid(format!("no value for bind marker :{name}")))
+        })
+        .collect()
+}
+
 /// Bound values as the CQL layer takes them; an unset value is refused (writing a null in its
 /// place would delete data the client meant to leave alone).
 fn values(vs: &[Value]) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
@@ -241,7 +267,9 @@ impl Shared {
             return self.thrift_era(ks, statement, params, statement_key, version);
         }
         Some(match statement {
-            Statement::Select(sel) => match system::select(&self.db, &self.node, ks, sel) {
+            Statement::Select(sel) => match system_binds(&self.db, &self.node, ks, sel, params)
+                .and_then(|b| system::select(&self.db, &self.node, ks, sel, &b))
+            {
                 Ok(rows) => {
                     self.rows_page(ks, &sel.table.table, rows, params, statement_key, version)
                 }
@@ -383,10 +411,26 @@ impl Shared {
                     return err(&e, version);
                 }
             }
+            let statement = parse(text).ok().and_then(|mut s| s.pop());
+            let (ks, table, binds) = match &statement {
+                Some(Statement::Select(sel)) => {
+                    let ks = sel.table.keyspace.clone().or(current).unwrap_or_default();
+                    let binds = if system::is_system_keyspace(&ks) {
+                        match system::bind_columns(&self.db, &self.node, &ks, sel) {
+                            Ok(b) => b,
+                            Err(e) => return err(&e, version),
+                        }
+                    } else {
+                        Vec::new()
+                    };
+                    (ks, sel.table.table.clone(), binds)
+                }
+                _ => ("system".to_string(), String::new(), Vec::new()),
+            };
             self.prepared.put(id, Entry::Text(text.into()));
             return (
                 Opcode::Result,
-                results::prepared(&id, "system", "", &[], Vec::new(), version),
+                results::prepared(&id, &ks, &table, &binds, Vec::new(), version),
             );
         }
         let mut session = Session::new(&self.db);
@@ -396,15 +440,20 @@ impl Shared {
             Err(e) => return err(&e, version),
         };
         let binds = p.bind_columns();
+        let markers = p.bound_markers();
         let (ks, table, pk) = match p.table() {
             Some(t) => {
-                // Each partition key column bound once by a marker: drivers route by them.
+                // Each partition key column bound once by a marker, `?` or `:name`: drivers
+                // route by them.
                 let pk: Option<Vec<i16>> = t
                     .partition_key
                     .iter()
                     .map(|&c| {
                         let name = &t.columns[c].name;
-                        let mut at = binds.iter().enumerate().filter(|(_, (n, _))| n == name);
+                        let mut at = markers
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, (_, n, _))| n == name);
                         match (at.next(), at.next()) {
                             (Some((i, _)), None) => i16::try_from(i).ok(),
                             _ => None,

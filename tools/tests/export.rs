@@ -123,6 +123,12 @@ fn fill(dir: &Path) {
              fs frozen<set<text>>, fm frozen<map<text, int>>, nested map<text, frozen<set<int>>>,
              ls list<frozen<map<int, text>>>, PRIMARY KEY (k, c));
          CREATE TABLE expiring (k int PRIMARY KEY, v int) WITH default_time_to_live = 100000;
+         CREATE TABLE keyed (a ascii, s smallint, t tinyint, tm time, dt date, tu timeuuid,
+             i inet, f float, PRIMARY KEY ((a, s), t, tm, dt, tu, i));
+         INSERT INTO keyed (a, s, t, tm, dt, tu, i, f) VALUES ('ascii', -3, 7, '08:12:54.123456789',
+             '2011-02-03', 50554d6e-29bb-11e5-b345-feff819cdc9f, '::1', 1.5);
+         INSERT INTO keyed (a, s, t, tm, dt, tu, i, f) VALUES ('b', 32767, -128, 0, '1970-01-01',
+             50554d6e-29bb-11e5-b345-feff819cdc9f, '192.168.0.1', NaN);
          INSERT INTO frozen (k, c, fl, fs, fm, nested, ls) VALUES ({1, 2}, ['a', 'it''s'], [3, 4],
              {'x'}, {'m': 5}, {'n': {6, 7}}, [{1: 'one'}, {}]);
          INSERT INTO frozen (k, c, fl) VALUES ({}, [], []);
@@ -262,6 +268,8 @@ fn an_export_loaded_by_cqlsh_gives_every_cell_back_with_its_time_and_ttl() {
         // A cell written with TTL 0 in a table whose writes expire by default stays
         // permanent; before, the load gave it the default TTL.
         ("SELECT k, v, ttl(v) FROM app.expiring", 2),
+        // Every other scalar type, in keys.
+        ("SELECT * FROM app.keyed", 2),
     ] {
         let (x, y) = (read(&a, q), read(&b, q));
         assert_eq!((x.rows.len(), y.rows.len()), (rows, rows), "{q}");

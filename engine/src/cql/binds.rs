@@ -9,30 +9,39 @@ use super::table::Table;
 use super::types::CqlType;
 use super::types::Literal;
 
-/// The name and type of each marker, by position; a marker whose column is not known (a table
-/// that does not exist, a marker inside a collection literal) is a `blob`.
-pub fn bind_columns(statement: &Statement, table: Option<&Table>) -> Vec<(String, CqlType)> {
-    let mut out: Vec<Option<(String, CqlType)>> = Vec::new();
-    walk(statement, table, &mut out);
+/// What one marker stands for: the name a client binds it by (its own for `:name`, else its
+/// column's), the column (or pseudo-column) it is bound to, and the type.
+pub type Marker = (String, String, CqlType);
+
+type Out = Vec<Option<Marker>>;
+
+/// The table each statement (a batch's statements each) writes or reads, if known.
+pub type Tables<'t> = &'t dyn Fn(&Statement) -> Option<&'t Table>;
+
+/// Each marker, by position; a marker whose column is not known (a table that does not exist,
+/// a marker inside a collection literal) is a `blob`.
+pub fn markers(statement: &Statement, tables: Tables<'_>) -> Vec<Marker> {
+    let mut out: Out = Vec::new();
+    walk(statement, tables, &mut out);
     out.into_iter()
         .enumerate()
-        .map(|(i, b)| b.unwrap_or_else(|| (format!("[{i}]"), CqlType::Blob)))
+        .map(|(i, b)| b.unwrap_or_else(|| (format!("[{i}]"), String::new(), CqlType::Blob)))
         .collect()
 }
 
 /// Records marker `t`'s column and type; a `:name` marker is known by its own name, which a
 /// client binds by.
-fn put(out: &mut Vec<Option<(String, CqlType)>>, t: &Term, name: &str, ty: CqlType) {
+fn put(out: &mut Out, t: &Term, name: &str, ty: CqlType) {
     if let Term::Bind(b) = t {
         let i = b.index();
         if out.len() <= i {
             out.resize(i + 1, None);
         }
-        let name = match b {
+        let given = match b {
             Bind::Named(_, n) => n.as_str(),
             Bind::Positional(_) => name,
         };
-        out[i] = Some((name.to_string(), ty));
+        out[i] = Some((given.to_string(), name.to_string(), ty));
     }
 }
 
@@ -53,7 +62,7 @@ fn element_types(ty: &CqlType) -> (CqlType, CqlType) {
     }
 }
 
-fn using(u: &Using, out: &mut Vec<Option<(String, CqlType)>>) {
+fn using(u: &Using, out: &mut Out) {
     if let Some(t) = &u.ttl {
         put(out, t, "[ttl]", CqlType::Int);
     }
@@ -62,7 +71,7 @@ fn using(u: &Using, out: &mut Vec<Option<(String, CqlType)>>) {
     }
 }
 
-fn relations(rs: &[Relation], table: Option<&Table>, out: &mut Vec<Option<(String, CqlType)>>) {
+fn relations(rs: &[Relation], table: Option<&Table>, out: &mut Out) {
     for r in rs {
         match r {
             Relation::Compare(c, _, t) => put(out, t, c, column_type(table, c)),
@@ -90,7 +99,8 @@ fn condition(s: &Statement) -> Option<&Condition> {
     }
 }
 
-fn walk(s: &Statement, table: Option<&Table>, out: &mut Vec<Option<(String, CqlType)>>) {
+fn walk(s: &Statement, tables: Tables<'_>, out: &mut Out) {
+    let table = tables(s);
     if let Some(c) = condition(s) {
         for (column, t) in c.terms() {
             put(out, t, column, column_type(table, column));
@@ -164,7 +174,7 @@ fn walk(s: &Statement, table: Option<&Table>, out: &mut Vec<Option<(String, CqlT
         } => {
             using(u, out);
             for s in statements {
-                walk(s, table, out);
+                walk(s, tables, out);
             }
         }
         _ => {}
@@ -250,6 +260,13 @@ pub fn check(statement: &Statement, table: &Table) -> Result<(), CqlError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn bind_columns(s: &Statement, t: Option<&Table>) -> Vec<(String, CqlType)> {
+        markers(s, &|_| t)
+            .into_iter()
+            .map(|(name, _, ty)| (name, ty))
+            .collect()
+    }
     use crate::cql::parser::parse;
 
     fn table() -> Table {

@@ -85,6 +85,8 @@ pub struct Prepared {
     plan: Option<plan::Plan>,
     /// An upper bound of the bytes it holds (`footprint`).
     footprint: usize,
+    /// A batch's tables, each statement's in order (empty for any other statement).
+    batch_tables: Vec<Arc<Table>>,
 }
 
 /// The most bytes one token of a prepared statement becomes: its syntax node, a literal's own
@@ -98,9 +100,28 @@ impl Prepared {
         self.markers
     }
 
-    /// The column each `?` marker is bound to and its type, in marker order.
+    /// The column each `?` marker is bound to and its type, in marker order (a `:name` marker
+    /// by its own name).
     pub fn bind_columns(&self) -> Vec<(String, CqlType)> {
-        binds::bind_columns(&self.statement, self.table.as_ref().map(|(t, _)| &**t))
+        self.bound_markers()
+            .into_iter()
+            .map(|(name, _, ty)| (name, ty))
+            .collect()
+    }
+
+    /// Each marker's name (its own for `:name`), the column it is bound to, and its type, in
+    /// marker order.
+    pub fn bound_markers(&self) -> Vec<(String, String, CqlType)> {
+        let own = self.table.as_ref().map(|(t, _)| &**t);
+        let mut batch = self.batch_tables.iter();
+        // A batch's statements are walked in order, each with its own table.
+        let next = std::cell::RefCell::new(&mut batch);
+        let tables = |s: &Statement| match s {
+            Statement::Batch { .. } => None,
+            _ if !self.batch_tables.is_empty() => next.borrow_mut().next().map(|t| &**t),
+            _ => own,
+        };
+        binds::markers(&self.statement, &tables)
     }
 
     /// The table the statement reads or writes, if it names one.
@@ -182,6 +203,18 @@ impl<'db> Session<'db> {
         let plan = table
             .as_ref()
             .and_then(|(t, _)| plan::Plan::of(&statement, t));
+        let batch_tables = match &statement {
+            Statement::Batch { statements, .. } => statements
+                .iter()
+                .filter_map(|s| ast::table_of(s).map(|t| (s, t)))
+                .map(|(s, t)| {
+                    let table = self.table(t)?;
+                    binds::check(s, &table)?;
+                    Ok(table)
+                })
+                .collect::<Result<Vec<_>, CqlError>>()?,
+            _ => Vec::new(),
+        };
         // A literal's text is held by its syntax node and again as the value it encodes to.
         let footprint = std::mem::size_of::<Prepared>()
             + text.len().saturating_mul(3)
@@ -193,6 +226,7 @@ impl<'db> Session<'db> {
             markers,
             plan,
             footprint,
+            batch_tables,
         })
     }
 

@@ -24,8 +24,51 @@ pub fn is_system_keyspace(name: &str) -> bool {
     )
 }
 
-/// Answers a `SELECT` on a system table: (keyspace, table, rows).
-pub fn select(db: &Database, node: &Node, keyspace: &str, sel: &Select) -> Result<Rows, CqlError> {
+/// The name and type of each bind marker of a `SELECT` on a system table, in marker order
+/// (what PREPARE reports, so that drivers can bind them).
+pub fn bind_columns(
+    db: &Database,
+    node: &Node,
+    keyspace: &str,
+    sel: &Select,
+) -> Result<Vec<(String, CqlType)>, CqlError> {
+    let content = tables::content(db, node, keyspace, &sel.table.table)
+        .ok_or_else(|| CqlError::Unconfigured(format!("table {keyspace}.{}", sel.table.table)))?;
+    let mut out: Vec<(usize, String, CqlType)> = Vec::new();
+    for rel in &sel.relations {
+        let (name, terms) = match rel {
+            Relation::Compare(c, _, t) => (c, std::slice::from_ref(t)),
+            Relation::In(c, ts) => (c, ts.as_slice()),
+            Relation::Token(..) => continue,
+        };
+        let ty = content
+            .columns
+            .iter()
+            .find(|(c, _)| *c == name.as_str())
+            .map_or(CqlType::Blob, |(_, t)| t.clone());
+        for t in terms {
+            if let Term::Bind(b) = t {
+                let given = match b {
+                    supercolumn::cql::Bind::Named(_, n) => n.clone(),
+                    supercolumn::cql::Bind::Positional(_) => name.clone(),
+                };
+                out.push((b.index(), given, ty.clone()));
+            }
+        }
+    }
+    out.sort_by_key(|(i, ..)| *i);
+    Ok(out.into_iter().map(|(_, n, t)| (n, t)).collect())
+}
+
+/// Answers a `SELECT` on a system table: its rows. `binds` are the values of its markers, in
+/// marker order.
+pub fn select(
+    db: &Database,
+    node: &Node,
+    keyspace: &str,
+    sel: &Select,
+    binds: &[Option<Vec<u8>>],
+) -> Result<Rows, CqlError> {
     let content = tables::content(db, node, keyspace, &sel.table.table)
         .ok_or_else(|| CqlError::Unconfigured(format!("table {keyspace}.{}", sel.table.table)))?;
     let column = |name: &str| {
@@ -63,12 +106,18 @@ pub fn select(db: &Database, node: &Node, keyspace: &str, sel: &Select) -> Resul
         let ty = &content.columns[i].1;
         let mut values = Vec::new();
         for t in wanted {
-            let Term::Literal(lit) = t else {
-                return Err(CqlError::invalid(
-                    "a system table's restrictions take literal values",
-                ));
-            };
-            values.push(encode(ty, lit, name)?);
+            values.push(match t {
+                Term::Literal(lit) => encode(ty, lit, name)?,
+                Term::Bind(b) => match binds.get(b.index()) {
+                    Some(v) => v.clone(),
+                    None => {
+                        return Err(CqlError::invalid(format!(
+                            "no value for bind marker {} of {name}",
+                            b.index()
+                        )))
+                    }
+                },
+            });
         }
         rows.retain(|r| values.contains(&r[i]));
     }
@@ -120,7 +169,7 @@ mod tests {
             port: 9042,
         };
         let ks = sel.table.keyspace.clone().unwrap_or_default();
-        select(db, &node, &ks, &sel)
+        select(db, &node, &ks, &sel, &[])
     }
 
     #[test]

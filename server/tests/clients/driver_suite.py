@@ -348,6 +348,38 @@ try:
         assert ttls[1] is None, f"written before the ALTER: {ttls}"
         assert all(0 < ttls[k] <= 1000 for k in (2, 3)), f"written after the ALTER: {ttls}"
 
+    @check("a prepared text BATCH types each marker as its column (it wrote 0, 0 for ints)")
+    def _():
+        session.execute("CREATE TABLE pbatch (k int PRIMARY KEY, v int, u uuid)")
+        p = session.prepare(
+            "BEGIN BATCH INSERT INTO pbatch (k, v) VALUES (?, ?); "
+            "UPDATE pbatch SET u = ? WHERE k = ? APPLY BATCH")
+        types = [c.type.typename for c in p.column_metadata]
+        assert types == ["int", "int", "uuid", "int"], f"marker types {types}"
+        u = uuid.uuid4()
+        session.execute(p, (4, 5, u, 4))
+        got = tuple(session.execute("SELECT k, v, u FROM pbatch WHERE k = 4").one())
+        assert got == (4, 5, u), f"read back {got}"
+
+    @check("a statement prepared on system_schema reports and takes its bind variables")
+    def _():
+        p = session.prepare("SELECT durable_writes FROM system_schema.keyspaces WHERE keyspace_name = ?")
+        assert [c.name for c in p.column_metadata] == ["keyspace_name"], p.column_metadata
+        assert session.execute(p, (KS,)).one().durable_writes is True
+        assert session.execute(p, ("no_such_keyspace",)).one() is None
+
+    @check("named markers give the partition key's indexes, as ? markers do")
+    def _():
+        for q, want in (
+            ("SELECT * FROM comp WHERE a = :x AND b = :y", [0, 1]),
+            ("SELECT * FROM comp WHERE b = :y AND a = :x", [1, 0]),
+            ("SELECT * FROM wide WHERE p = :a AND c = :a", [0]),
+            ("INSERT INTO wide (c, p, v) VALUES (:c, :p, :v)", [1]),
+            ("SELECT * FROM wide WHERE p = ?", [0]),
+        ):
+            got = session.prepare(q).routing_key_indexes
+            assert got == want, f"{q}: routing key indexes {got}, want {want}"
+
     @check("USING TTL ?: a 1-second TTL expires")
     def _():
         session.execute(session.prepare("INSERT INTO tt (k, v) VALUES (?, ?) USING TTL ?"), (5, "gone", 1))
