@@ -260,3 +260,46 @@ fn conditional_writes_in_one_microsecond_do_not_shadow_each_other() {
         assert!(rows(&mut cql, "SELECT * FROM t").is_empty(), "{n}");
     }
 }
+
+#[test]
+fn a_failed_condition_on_a_missing_row_answers_applied_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = session(&db);
+    assert_eq!(
+        answer(
+            &mut cql,
+            "UPDATE t SET v = 'x' WHERE k = 9 AND c = 9 IF w = 4"
+        ),
+        (vec!["[applied]".into()], vec![Some(vec![0])])
+    );
+}
+
+#[test]
+fn an_empty_collection_in_a_condition_is_null_for_a_collection_not_frozen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE l (k int PRIMARY KEY, l list<int>, s set<int>, fl frozen<list<int>>)",
+    );
+    let mut cql = session(&db);
+    cql.execute("INSERT INTO l (k, fl) VALUES (0, [1])")
+        .unwrap();
+    assert!(applied(
+        &mut cql,
+        "UPDATE l SET l = null WHERE k = 0 IF l = []"
+    ));
+    assert!(applied(
+        &mut cql,
+        "UPDATE l SET s = {1} WHERE k = 0 IF s = {}"
+    ));
+    assert!(!applied(
+        &mut cql,
+        "UPDATE l SET s = {2} WHERE k = 0 IF s = {}"
+    ));
+    // A frozen collection's empty value is a value, not null.
+    assert!(!applied(
+        &mut cql,
+        "UPDATE l SET fl = [2] WHERE k = 0 IF fl = []"
+    ));
+}

@@ -5,7 +5,7 @@
 // A test stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use supercolumn::cql::Session;
+use supercolumn::cql::{CqlType, Session};
 use supercolumn::{Database, Options};
 
 fn rows(cql: &mut Session<'_>) -> Vec<(i32, i32, String)> {
@@ -67,4 +67,33 @@ fn a_clustering_prefix_deletes_every_row_under_it() {
         assert!(cql.execute(bad).is_err(), "{bad}");
     }
     assert_eq!(rows(&mut cql), [(1, 6, "new".into())]);
+}
+
+#[test]
+fn index_deletions_of_one_list_apply_in_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    let mut cql = Session::new(&db);
+    cql.execute(
+        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
+         CREATE TABLE l (k int PRIMARY KEY, l list<int>, m list<int>);
+         INSERT INTO l (k, l, m) VALUES (0, [1, 2, 9, 4], [5, 6, 7])",
+    )
+    .unwrap();
+    // Before, both named the element at index 2 of the list as it was: [1, 2, 4].
+    cql.execute("DELETE l[2], m[0], l[2] FROM l WHERE k = 0")
+        .unwrap();
+    let got = cql.query("SELECT l, m FROM l WHERE k = 0").unwrap();
+    let list = |i: usize| CqlType::List(Box::new(CqlType::Int)).display(got.row(0).get(i).unwrap());
+    assert_eq!(
+        (list(0), list(1)),
+        ("[1, 2]".to_string(), "[6, 7]".to_string())
+    );
+    // Past the end after the ones before: refused, nothing deleted.
+    assert!(cql.execute("DELETE l[1], l[1] FROM l WHERE k = 0").is_err());
+    let got = cql.query("SELECT l FROM l WHERE k = 0").unwrap();
+    assert_eq!(
+        CqlType::List(Box::new(CqlType::Int)).display(got.row(0).get(0).unwrap()),
+        "[1, 2]"
+    );
 }

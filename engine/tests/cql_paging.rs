@@ -149,3 +149,87 @@ fn a_page_resumes_after_its_last_row_whatever_was_deleted_before_it() {
         .collect();
     assert_eq!(cs, vec![5, 6, 7, 8, 9]);
 }
+
+fn ints(rows: &Rows) -> Vec<Vec<i32>> {
+    rows.iter()
+        .map(|r| {
+            r.iter()
+                .map(|v| i32::from_be_bytes(v.unwrap().try_into().unwrap()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn in_on_the_partition_key_returns_partitions_in_key_order_and_order_by_merges_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE o (k int, c int, PRIMARY KEY (k, c));
+         CREATE TABLE d (k int, c int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)",
+    );
+    let mut cql = ks_session(&db);
+    for (k, c) in [(1, 1), (2, 3), (3, 2), (1, 5), (-1, 4), (0, 0)] {
+        for t in ["o", "d"] {
+            cql.execute(&format!("INSERT INTO {t} (k, c) VALUES ({k}, {c})"))
+                .unwrap();
+        }
+    }
+    let q = |cql: &mut Session<'_>, q: &str| ints(&cql.query(q).unwrap());
+    // Partitions in key order, whatever the IN list's order; each once.
+    assert_eq!(
+        q(&mut cql, "SELECT k, c FROM o WHERE k IN (3, 1, -1, 0, 1)"),
+        vec![vec![-1, 4], vec![0, 0], vec![1, 1], vec![1, 5], vec![3, 2]]
+    );
+    for t in ["o", "d"] {
+        let c = |q: Vec<Vec<i32>>| q.into_iter().map(|r| r[0]).collect::<Vec<_>>();
+        let base = format!("SELECT c FROM {t} WHERE k IN (1, 2, 3)");
+        assert_eq!(
+            c(q(&mut cql, &format!("{base} ORDER BY c"))),
+            vec![1, 2, 3, 5],
+            "{t}"
+        );
+        assert_eq!(
+            c(q(&mut cql, &format!("{base} ORDER BY c DESC"))),
+            vec![5, 3, 2, 1],
+            "{t}"
+        );
+        assert_eq!(
+            c(q(&mut cql, &format!("{base} ORDER BY c LIMIT 2"))),
+            vec![1, 2],
+            "{t}"
+        );
+        assert_eq!(
+            c(q(
+                &mut cql,
+                &format!("{base} ORDER BY c DESC PER PARTITION LIMIT 1")
+            )),
+            vec![5, 3, 2],
+            "{t}"
+        );
+    }
+    // Paged past its LIMIT, it is refused with Cassandra's message; a LIMIT within one page
+    // is not paged.
+    cql.set_page(Some(PageRequest {
+        size: 2,
+        after: None,
+    }));
+    let e = cql
+        .query("SELECT c FROM o WHERE k IN (1, 2) ORDER BY c")
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Cannot page queries with both ORDER BY and a IN restriction"),
+        "{e}"
+    );
+    cql.set_page(Some(PageRequest {
+        size: 2,
+        after: None,
+    }));
+    let r = q(
+        &mut cql,
+        "SELECT c FROM o WHERE k IN (1, 2) ORDER BY c LIMIT 2",
+    );
+    assert_eq!(r, vec![vec![1], vec![3]]);
+    assert!(cql.page_end().is_none());
+}

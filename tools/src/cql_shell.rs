@@ -199,7 +199,8 @@ impl<'db> CqlShell<'db> {
         };
         match words.as_slice() {
             [k] if k.eq_ignore_ascii_case("keyspaces") => {
-                let mut names = self.db.keyspaces();
+                let mut names: Vec<String> =
+                    self.db.keyspaces().iter().map(|k| quote_ident(k)).collect();
                 names.sort();
                 Ok(format!("\n{}\n", names.join("  ")))
             }

@@ -223,6 +223,37 @@ impl Session<'_> {
         Ok(())
     }
 
+    /// `DELETE l[i], l[j], …` of one list: each index deletion applies in turn to the list as
+    /// the ones before left it (Cassandra's: on `[1, 2, 9, 4]`, `DELETE l[2], l[2]` leaves
+    /// `[1, 2]`).
+    pub(super) fn delete_list_indexes(
+        &self,
+        batch: &mut BatchMutation,
+        at: &Target<'_>,
+        indexes: &[&[u8]],
+        write: WriteOptions,
+    ) -> Result<(), CqlError> {
+        let mut live = self.list(at)?;
+        for k in indexes {
+            let i = <[u8; 4]>::try_from(*k)
+                .map(i32::from_be_bytes)
+                .unwrap_or(-1);
+            let Some(at_index) = usize::try_from(i).ok().filter(|&i| i < live.len()) else {
+                return Err(CqlError::invalid(format!(
+                    "list index {i} out of bound, list has size {}",
+                    live.len()
+                )));
+            };
+            let (name, _) = live.remove(at_index);
+            batch.remove(
+                at.key,
+                &at.path(&name)?,
+                Some(write.timestamp.unwrap_or(i64::MIN)),
+            );
+        }
+        Ok(())
+    }
+
     /// Inserts elements as cells: a map's entries, a set's elements (empty values), a list's
     /// values appended under fresh TimeUUIDs.
     fn add_elements(

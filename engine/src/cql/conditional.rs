@@ -153,7 +153,12 @@ impl Session<'_> {
                 let mut holds = true;
                 for (c, op, term) in cs {
                     let (_, def) = t.column(c)?;
-                    let want = self.value(&def.ty, term, c)?;
+                    let mut want = self.value(&def.ty, term, c)?;
+                    // An empty collection that is not frozen is no collection: null, as
+                    // Cassandra compares it (`IF l = []` holds for a list never written).
+                    if def.ty.is_collection() && want.as_deref() == Some(&[0, 0, 0, 0][..]) {
+                        want = None;
+                    }
                     let at = current.columns().iter().position(|(n, _)| n == c);
                     let have = row.zip(at).and_then(|(r, i)| r.get(i));
                     holds &= compare(&def.ty, have, *op, want.as_deref(), c)?;
@@ -420,7 +425,8 @@ fn refuse_mixed(a: &Condition, b: &Condition) -> Result<(), &'static str> {
     }
 }
 
-/// The `[applied]` row: alone when applied (and for `IF EXISTS`), else with what decided it.
+/// The `[applied]` row: alone when applied (and for `IF EXISTS`, or a row that does not
+/// exist), else with what decided it.
 fn answer(applied: bool, condition: &Condition, current: Rows) -> Rows {
     let flag = [u8::from(applied)];
     let mut columns = vec![("[applied]".to_string(), CqlType::Boolean)];
@@ -435,8 +441,9 @@ fn answer(applied: bool, condition: &Condition, current: Rows) -> Rows {
                     row.extend(r.iter());
                 }
             }
+            // A row that does not exist answers `[applied]` alone (Cassandra's).
             Condition::Columns(cs) => {
-                for (c, ..) in cs {
+                for (c, ..) in cs.iter().filter(|_| existing.is_some()) {
                     if columns.iter().any(|(n, _)| n == c) {
                         continue;
                     }

@@ -424,9 +424,27 @@ impl Session<'_> {
                             ts,
                         );
                     } else {
+                        let mut lists_done: Vec<&str> = Vec::new();
                         for (def, op) in &elements {
                             let at = Target::new(&t, &key, &ck, def);
-                            self.write_collection(batch, &at, op, write)?;
+                            if !matches!(def.ty, CqlType::List(_)) {
+                                self.write_collection(batch, &at, op, write)?;
+                                continue;
+                            }
+                            // A list's index deletions together, each after the ones before.
+                            if lists_done.contains(&def.name.as_str()) {
+                                continue;
+                            }
+                            lists_done.push(&def.name);
+                            let indexes: Vec<&[u8]> = elements
+                                .iter()
+                                .filter(|(d, _)| d.name == def.name)
+                                .filter_map(|(_, o)| match o {
+                                    CollectionOp::SetElement(k, None) => Some(k.as_slice()),
+                                    _ => None,
+                                })
+                                .collect();
+                            self.delete_list_indexes(batch, &at, &indexes, write)?;
                         }
                         for (c, _) in columns.iter().filter(|(_, e)| e.is_none()) {
                             let (_, def) = t.column(c)?;
@@ -540,6 +558,13 @@ impl Session<'_> {
         };
         if let Some(ts) = using.timestamp.as_ref().or(batch.timestamp.as_ref()) {
             let v = self.integer(ts, "TIMESTAMP")?;
+            if v == i64::MIN {
+                return Err(CqlError::invalid(format!(
+                    "Out of bound timestamp, must be in [{}, {}]",
+                    i64::MIN + 1,
+                    i64::MAX
+                )));
+            }
             w = WriteOptions::at(v);
         }
         if let Some(ttl) = using.ttl.as_ref().or(batch.ttl.as_ref()) {

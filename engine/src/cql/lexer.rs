@@ -167,7 +167,15 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, CqlError> {
             out.push(token(Tok::Hex(hex)));
             continue;
         }
-        if c.is_ascii_alphanumeric() || c == '_' {
+        if c == '_' {
+            // A CQL identifier starts with a letter; quoted, a name may start with anything.
+            return Err(CqlError::syntax(
+                line,
+                col,
+                "no viable alternative at character '_' (quote a name that starts with '_')",
+            ));
+        }
+        if c.is_ascii_alphanumeric() {
             let mut j = i;
             while j < chars.len() && (chars[j].is_ascii_alphanumeric() || chars[j] == '_') {
                 j += 1;

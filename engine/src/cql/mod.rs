@@ -196,6 +196,9 @@ impl<'db> Session<'db> {
                     .map_err(|_| CqlError::Unconfigured(format!("table {ks}.{}", t.table)))?;
                 let table = self.table(t)?;
                 binds::check(&statement, &table)?;
+                if let Statement::Select(sel) = &statement {
+                    select::validate(&table, sel)?;
+                }
                 (Some(ks), Some((table, id)))
             }
             None => (None, None),

@@ -52,6 +52,7 @@ impl Session<'_> {
         page: Option<&PageRequest>,
     ) -> Result<(Rows, Option<Position>), CqlError> {
         let t = self.table(&s.table)?;
+        validate(&t, s)?;
         let n = t.columns.len();
         let mut eq: Vec<Option<Vec<Vec<u8>>>> = vec![None; n];
         let mut lower: Vec<Option<(Vec<u8>, bool)>> = vec![None; n];
@@ -188,6 +189,13 @@ impl Session<'_> {
                     let parts: Vec<&[u8]> = c.iter().map(Vec::as_slice).collect();
                     keys.push(t.row_key(&parts)?);
                 }
+                // Partitions in the order of their keys' types, whatever order IN gave them
+                // (Cassandra's), each once.
+                if keys.len() > 1 {
+                    let cmp = t.key_comparator();
+                    keys.sort_by(|a, b| cmp.compare(a, b));
+                    keys.dedup();
+                }
                 Some(keys)
             }
             _ => {
@@ -207,6 +215,22 @@ impl Session<'_> {
             ));
         }
 
+        // ORDER BY over several partitions: each is read in that order, then their rows are
+        // merged by it, and LIMIT applies to the merge (Cassandra's post-query ordering).
+        let post_order =
+            !counting && !s.order_by.is_empty() && keys.as_ref().is_some_and(|k| k.len() > 1);
+        if post_order && page.is_some_and(|p| limit_left > p.size) {
+            return Err(CqlError::invalid(
+                "Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query",
+            ));
+        }
+        let (limit, per_partition) = if post_order {
+            (usize::MAX, per_partition.min(limit))
+        } else {
+            (limit, per_partition)
+        };
+        // The clustering prefix of each row returned, for that merge.
+        let mut merge_keys: Vec<Vec<u8>> = Vec::new();
         let mut out = Rows::new(columns);
         let mut count = 0usize;
         // The last row returned: its key, clustering prefix, and rows of its partition.
@@ -245,6 +269,9 @@ impl Session<'_> {
                     *count += 1;
                     if page.is_some() {
                         last = Some((key.to_vec(), prefix.to_vec(), *in_partition));
+                    }
+                    if post_order {
+                        merge_keys.push(prefix.to_vec());
                     }
                     if !matches!(selectors.first(), Some(Selector::Count)) {
                         let row = project(&resolved, &pk, prefix, row, now_seconds);
@@ -471,8 +498,11 @@ impl Session<'_> {
         if matches!(selectors.first(), Some(Selector::Count)) {
             out.push_row([Some(&(count as i64).to_be_bytes()[..])]);
         }
+        if post_order {
+            out = merged(&t, out, &merge_keys, reversed, limit_left);
+        }
         // A full page, short of the LIMIT: more rows may follow.
-        let end = last.filter(|_| count == limit && limit < limit_left);
+        let end = last.filter(|_| !post_order && count == limit && limit < limit_left);
         let end = end.map(|(key, prefix, n)| Position {
             key,
             clustering: (!prefix.is_empty() && !s.distinct && n < per_partition).then_some(prefix),
@@ -544,6 +574,70 @@ impl Session<'_> {
     }
 }
 
+/// `rows` (partition after partition, each in read order) merged by their clustering prefixes
+/// in read order, the earlier partition first among equals, and cut to `limit`.
+fn merged(t: &Table, rows: Rows, prefixes: &[Vec<u8>], reversed: bool, limit: usize) -> Rows {
+    let cmp = t.comparator();
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| {
+        let o = cmp.compare(&prefixes[a], &prefixes[b]);
+        if reversed {
+            o.reverse()
+        } else {
+            o
+        }
+    });
+    let mut out = Rows::with_capacity(rows.columns().clone(), order.len().min(limit));
+    for i in order.into_iter().take(limit) {
+        out.push_row(rows.row(i).iter());
+    }
+    out
+}
+
+/// `writeTime` and `ttl` take a regular column holding one cell (Cassandra's messages).
+fn selection_function(d: &super::table::ColumnDef, f: &str) -> Result<(), CqlError> {
+    let c = &d.name;
+    if d.kind != Kind::Regular {
+        return Err(CqlError::invalid(format!(
+            "Cannot use selection function {f} on PRIMARY KEY part {c}"
+        )));
+    }
+    if d.ty.is_collection() {
+        return Err(CqlError::invalid(format!(
+            "Cannot use selection function {f} on non-frozen collection {c}"
+        )));
+    }
+    Ok(())
+}
+
+/// What Cassandra refuses in a `SELECT` before reading anything, checked at PREPARE time too.
+pub(super) fn validate(t: &Table, s: &Select) -> Result<(), CqlError> {
+    let counting = matches!(s.selectors.first(), Some(Selector::Count));
+    if s.per_partition_limit.is_some() && counting {
+        return Err(CqlError::invalid(
+            "PER PARTITION LIMIT is not allowed with aggregate queries.",
+        ));
+    }
+    if s.per_partition_limit.is_some() && s.distinct {
+        return Err(CqlError::invalid(
+            "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries",
+        ));
+    }
+    let keyed = t.partition_key.iter().all(|&i| {
+        let name = &t.columns[i].name;
+        s.relations.iter().any(|r| match r {
+            Relation::Compare(c, Op::Eq, _) | Relation::In(c, _) => c == name,
+            _ => false,
+        })
+    });
+    if !s.order_by.is_empty() && !keyed {
+        return Err(CqlError::invalid(
+            "ORDER BY is only supported when the partition key is restricted by an EQ or an IN.",
+        ));
+    }
+    output_columns(t, s).map(|_| ())
+}
+
 /// Whether the read walks the clustering order backwards (`ORDER BY` against the declared
 /// order of the first clustering column).
 pub(super) fn read_reversed(t: &Table, order_by: &[(String, bool)]) -> Result<bool, CqlError> {
@@ -612,20 +706,12 @@ pub(super) fn output_columns(t: &Table, s: &Select) -> Result<Output, CqlError> 
             }
             Selector::WriteTime(c) => {
                 let (_, d) = t.column(c)?;
-                if d.kind != Kind::Regular {
-                    return Err(CqlError::invalid(format!(
-                        "cannot use WRITETIME on PRIMARY KEY part {c}"
-                    )));
-                }
+                selection_function(d, "writeTime")?;
                 (format!("writetime({c})"), CqlType::Bigint)
             }
             Selector::Ttl(c) => {
                 let (_, d) = t.column(c)?;
-                if d.kind != Kind::Regular {
-                    return Err(CqlError::invalid(format!(
-                        "cannot use TTL on PRIMARY KEY part {c}"
-                    )));
-                }
+                selection_function(d, "ttl")?;
                 (format!("ttl({c})"), CqlType::Int)
             }
             Selector::Count => ("count".to_string(), CqlType::Bigint),

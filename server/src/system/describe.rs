@@ -56,15 +56,19 @@ fn text(v: &str) -> Option<Vec<u8>> {
     Some(v.as_bytes().to_vec())
 }
 
+/// The rows of a listing (`DESCRIBE KEYSPACES`, `TABLES`): names quoted where CQL needs it
+/// (`"Keyspace1"`), as Cassandra lists them, so they can be typed back.
 fn names(rows: Vec<(String, &str, String)>) -> Rows {
+    let rows = rows
+        .into_iter()
+        .map(|(k, t, n)| (quote_ident(&k), t, quote_ident(&n)));
     Rows::from_vecs(
         vec![
             ("keyspace_name".into(), CqlType::Text),
             ("type".into(), CqlType::Text),
             ("name".into(), CqlType::Text),
         ],
-        rows.into_iter()
-            .map(|(k, t, n)| vec![text(&k), text(t), text(&n)]),
+        rows.map(|(k, t, n)| vec![text(&k), text(t), text(&n)]),
     )
 }
 
@@ -253,5 +257,26 @@ mod tests {
         assert!(describe(&db, None, "DESC TABLE ks.nothing").is_err());
         assert!(describe(&db, None, "DESC KEYSPACE \"Nothing\"").is_err());
         assert!(is_describe("  desc keyspaces"));
+    }
+
+    #[test]
+    fn listings_quote_names_that_need_quotes() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(dir.path(), Options::default()).unwrap();
+        let listed = |q: &str| -> Vec<(String, String)> {
+            describe(&db, None, q)
+                .unwrap()
+                .to_vecs()
+                .into_iter()
+                .map(|r| {
+                    let s = |v: &Option<Vec<u8>>| String::from_utf8(v.clone().unwrap()).unwrap();
+                    (s(&r[0]), s(&r[2]))
+                })
+                .collect()
+        };
+        assert!(
+            listed("DESC KEYSPACES").contains(&("\"Keyspace1\"".into(), "\"Keyspace1\"".into()))
+        );
+        assert!(listed("DESC TABLES").contains(&("\"Keyspace1\"".into(), "\"Standard1\"".into())));
     }
 }

@@ -101,7 +101,75 @@ impl Parser {
             Err(self.unexpected(&format!("'{s}'")))
         }
     }
+}
 
+/// Cassandra's reserved words: a name that is one of them must be quoted.
+const RESERVED: &[&str] = &[
+    "ADD",
+    "ALLOW",
+    "ALTER",
+    "AND",
+    "APPLY",
+    "ASC",
+    "AUTHORIZE",
+    "BATCH",
+    "BEGIN",
+    "BY",
+    "COLUMNFAMILY",
+    "CREATE",
+    "DEFAULT",
+    "DELETE",
+    "DESC",
+    "DESCRIBE",
+    "DROP",
+    "ENTRIES",
+    "EXECUTE",
+    "FROM",
+    "FULL",
+    "GRANT",
+    "IF",
+    "IN",
+    "INDEX",
+    "INFINITY",
+    "INSERT",
+    "INTO",
+    "IS",
+    "KEYSPACE",
+    "LIMIT",
+    "MATERIALIZED",
+    "MBEAN",
+    "MBEANS",
+    "MODIFY",
+    "NAN",
+    "NORECURSIVE",
+    "NOT",
+    "NULL",
+    "OF",
+    "ON",
+    "OR",
+    "ORDER",
+    "PRIMARY",
+    "RENAME",
+    "REPLACE",
+    "REVOKE",
+    "SCHEMA",
+    "SELECT",
+    "SET",
+    "TABLE",
+    "TO",
+    "TOKEN",
+    "TRUNCATE",
+    "UNLOGGED",
+    "UNSET",
+    "UPDATE",
+    "USE",
+    "USING",
+    "VIEW",
+    "WHERE",
+    "WITH",
+];
+
+impl Parser {
     /// An identifier: a bare word folded to lower case, or a quoted name as written.
     fn ident(&mut self) -> Result<String, CqlError> {
         let name = match self.peek() {
@@ -113,12 +181,24 @@ impl Parser {
         Ok(name)
     }
 
+    /// A keyspace, table or column name being defined or named: an identifier that is not one
+    /// of CQL's reserved words unless quoted (`CREATE KEYSPACE WITH …` is a syntax error, as
+    /// in Cassandra, not a keyspace named `with`).
+    fn name(&mut self) -> Result<String, CqlError> {
+        if let Some(Tok::Word(w)) = self.peek() {
+            if RESERVED.contains(&w.to_ascii_uppercase().as_str()) {
+                return Err(self.unexpected("a name (a reserved word must be quoted)"));
+            }
+        }
+        self.ident()
+    }
+
     fn table_name(&mut self) -> Result<TableName, CqlError> {
-        let first = self.ident()?;
+        let first = self.name()?;
         if self.eat_sym(".") {
             Ok(TableName {
                 keyspace: Some(first),
-                table: self.ident()?,
+                table: self.name()?,
             })
         } else {
             Ok(TableName {
@@ -156,14 +236,14 @@ impl Parser {
             return Err(self.unexpected("KEYSPACE or TABLE"));
         }
         if self.eat_word("use") {
-            return Ok(Statement::Use(self.ident()?));
+            return Ok(Statement::Use(self.name()?));
         }
         if self.eat_word("drop") {
             if self.eat_word("keyspace") || self.eat_word("schema") {
                 let if_exists = self.if_exists()?;
                 return Ok(Statement::DropKeyspace {
                     if_exists,
-                    name: self.ident()?,
+                    name: self.name()?,
                 });
             }
             if self.eat_word("table") || self.eat_word("columnfamily") {
@@ -214,14 +294,14 @@ impl Parser {
             let mut columns = Vec::new();
             if self.eat_sym("(") {
                 loop {
-                    columns.push((self.ident()?, self.cql_type(0)?));
+                    columns.push((self.name()?, self.cql_type(0)?));
                     if self.eat_sym(")") {
                         break;
                     }
                     self.sym(",")?;
                 }
             } else {
-                columns.push((self.ident()?, self.cql_type(0)?));
+                columns.push((self.name()?, self.cql_type(0)?));
             }
             return Ok(Statement::AlterTableAdd { table, columns });
         }
@@ -249,7 +329,7 @@ impl Parser {
 
     fn create_keyspace(&mut self) -> Result<Statement, CqlError> {
         let if_not_exists = self.if_not_exists()?;
-        let name = self.ident()?;
+        let name = self.name()?;
         let mut replication = Vec::new();
         if self.eat_word("with") {
             loop {
@@ -363,7 +443,7 @@ impl Parser {
                 }
                 self.sym(")")?;
             } else {
-                let name = self.ident()?;
+                let name = self.name()?;
                 let t = self.cql_type(0)?;
                 if self.eat_word("primary") {
                     self.word("key")?;

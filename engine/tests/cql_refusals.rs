@@ -1,0 +1,77 @@
+//! Statements Cassandra refuses are refused here too, with Cassandra's words where it has
+//! them, instead of being accepted and answered some other way.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::cql::{ks_session, open_cql};
+use supercolumn::cql::CqlError;
+
+#[test]
+fn what_cassandra_refuses_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int, c int, v int, l list<int>, fl frozen<list<int>>, PRIMARY KEY (k, c))",
+    );
+    let mut cql = ks_session(&db);
+    for (q, says) in [
+        (
+            "SELECT * FROM t ORDER BY c DESC",
+            "ORDER BY is only supported when the partition key is restricted by an EQ or an IN.",
+        ),
+        (
+            "SELECT count(*) FROM t PER PARTITION LIMIT 1",
+            "PER PARTITION LIMIT is not allowed with aggregate queries.",
+        ),
+        (
+            "SELECT DISTINCT k FROM t PER PARTITION LIMIT 1",
+            "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries",
+        ),
+        (
+            "SELECT ttl(l) FROM t WHERE k = 1",
+            "Cannot use selection function ttl on non-frozen collection l",
+        ),
+        (
+            "SELECT writetime(l) FROM t WHERE k = 1 AND c = 1",
+            "Cannot use selection function writeTime on non-frozen collection l",
+        ),
+        (
+            "SELECT writetime(c) FROM t WHERE k = 1",
+            "Cannot use selection function writeTime on PRIMARY KEY part c",
+        ),
+        (
+            "INSERT INTO t (k, c, v) VALUES (1, 1, 1) USING TIMESTAMP -9223372036854775808",
+            "Out of bound timestamp, must be in [-9223372036854775807, 9223372036854775807]",
+        ),
+    ] {
+        let e = cql.execute(q).unwrap_err();
+        assert!(matches!(e, CqlError::Invalid(_)), "{q}: {e:?}");
+        assert!(e.to_string().contains(says), "{q}: {e}");
+        // Prepared, the same refusal.
+        if q.starts_with("SELECT") {
+            let e = cql.prepare(q).unwrap_err();
+            assert!(e.to_string().contains(says), "PREPARE {q}: {e}");
+        }
+    }
+    // A frozen collection is one cell: it has a write time.
+    cql.execute("SELECT writetime(fl) FROM t WHERE k = 1")
+        .unwrap();
+    for q in [
+        "CREATE KEYSPACE WITH WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+        "CREATE TABLE select (k int PRIMARY KEY)",
+        "CREATE TABLE x (from int PRIMARY KEY)",
+        "CREATE TABLE _x (k int PRIMARY KEY)",
+        "SELECT _k FROM t",
+    ] {
+        let e = cql.execute(q).unwrap_err();
+        assert!(matches!(e, CqlError::Syntax { .. }), "{q}: {e:?}");
+    }
+    assert!(!db.keyspaces().contains(&"with".to_string()));
+    // Quoted, reserved words and leading underscores are names.
+    cql.execute("CREATE TABLE \"select\" (\"from\" int PRIMARY KEY, \"_v\" int)")
+        .unwrap();
+    cql.execute("INSERT INTO \"select\" (\"from\", \"_v\") VALUES (1, 2)")
+        .unwrap();
+}
