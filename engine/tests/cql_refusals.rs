@@ -75,3 +75,66 @@ fn what_cassandra_refuses_is_refused() {
     cql.execute("INSERT INTO \"select\" (\"from\", \"_v\") VALUES (1, 2)")
         .unwrap();
 }
+
+#[test]
+fn a_counter_column_is_refused_until_counters_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(dir.path(), "CREATE TABLE plain (k int PRIMARY KEY, v int)");
+    let mut cql = ks_session(&db);
+    // Before: counter was a bigint, so INSERT set it, it mixed with other columns, and it was
+    // accepted in keys and collections.
+    for q in [
+        "CREATE TABLE c (k int PRIMARY KEY, n counter)",
+        "CREATE TABLE c (k int PRIMARY KEY, n counter, v int)",
+        "CREATE TABLE c (k counter PRIMARY KEY, v int)",
+        "CREATE TABLE c (k int PRIMARY KEY, l list<counter>)",
+        "ALTER TABLE plain ADD n counter",
+    ] {
+        let e = cql.execute(q).unwrap_err();
+        assert!(matches!(e, CqlError::Invalid(_)), "{q}: {e:?}");
+        assert!(e.to_string().contains("counter"), "{q}: {e}");
+    }
+}
+
+#[test]
+fn messages_say_what_cassandra_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))",
+    );
+    let mut cql = ks_session(&db);
+    for (q, says) in [
+        ("USE ?", "Bind variables cannot be used for keyspace names"),
+        (
+            "SELECT * FROM ?.t",
+            "Bind variables cannot be used for keyspace names",
+        ),
+        (
+            "SELECT * FROM ks.?",
+            "Bind variables cannot be used for table names",
+        ),
+        (
+            "SELECT * FROM :t",
+            "Bind variables cannot be used for table names",
+        ),
+        (
+            "INSERT INTO t (k, c, v, v) VALUES (1, 1, 1, 2)",
+            "Multiple definitions found for column v",
+        ),
+        (
+            "SELECT * FROM t WHERE k = 1 PER PARTITION LIMIT 0",
+            "PER PARTITION LIMIT must be strictly positive",
+        ),
+        (
+            "UPDATE t SET v = 1 WHERE k = 1 AND c = 1 IF v > null",
+            "Invalid comparison with null for operator \">\"",
+        ),
+    ] {
+        let e = match cql.prepare(q) {
+            Err(e) => e,
+            Ok(p) => cql.execute_prepared(&p, &[]).unwrap_err(),
+        };
+        assert!(e.to_string().contains(says), "{q}: {e}");
+    }
+}

@@ -301,12 +301,7 @@ impl Shared {
         Some(match statement {
             Statement::Select(sel) => {
                 let now = self.db.options().clock.now_micros();
-                match thrift::select(
-                    &self.db,
-                    &compact,
-                    sel,
-                    (now + 999_999).div_euclid(1_000_000),
-                ) {
+                match thrift::select(&self.db, &compact, sel, now.div_euclid(1_000_000)) {
                     Ok(rows) => self.rows_page(ks, name, rows, params, statement_key, version),
                     Err(e) => err(&e, version),
                 }

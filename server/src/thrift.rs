@@ -131,7 +131,7 @@ fn literal(t: &Term) -> Result<&Literal, CqlError> {
     }
 }
 
-/// Answers a SELECT on a Thrift-era column family; `now_seconds` (rounded up, as the CQL
+/// Answers a SELECT on a Thrift-era column family; `now_seconds` (the whole second, as the CQL
 /// layer's) is what TTL() counts from.
 pub fn select(
     db: &Database,

@@ -396,9 +396,17 @@ fn compare(
 ) -> Result<bool, CqlError> {
     match (want, op) {
         (None, Op::Eq) => Ok(have.is_none()),
-        (None, _) => Err(CqlError::invalid(format!(
-            "invalid comparison with null for {column}"
-        ))),
+        (None, op) => {
+            let op = match op {
+                Op::Lt => "<",
+                Op::Le => "<=",
+                Op::Gt => ">",
+                _ => ">=",
+            };
+            Err(CqlError::invalid(format!(
+                "Invalid comparison with null for operator \"{op}\""
+            )))
+        }
         // A type without an order (decimal, a frozen collection of decimals) answers only `=`;
         // a frozen collection of ordered types orders element by element (`FrozenType`).
         (Some(_), Op::Lt | Op::Le | Op::Gt | Op::Ge) if ty.comparator().is_none() => {

@@ -50,6 +50,15 @@ impl CqlError {
         CqlError::Invalid(message.into())
     }
 
+    /// A `USING TIMESTAMP` of the one value Cassandra refuses (the long minimum).
+    pub fn timestamp_out_of_bound() -> Self {
+        CqlError::invalid(format!(
+            "Out of bound timestamp, must be in [{}, {}]",
+            i64::MIN + 1,
+            i64::MAX
+        ))
+    }
+
     /// The native protocol's error code for this error.
     pub fn code(&self) -> u32 {
         match self {

@@ -270,7 +270,9 @@ impl Session<'_> {
                 for (c, v) in columns.iter().zip(values) {
                     let (i, def) = t.column(c)?;
                     if named[i] {
-                        return Err(CqlError::invalid(format!("column {c} is given twice")));
+                        return Err(CqlError::invalid(format!(
+                            "Multiple definitions found for column {c}"
+                        )));
                     }
                     named[i] = true;
                     given[i] = self.value(&def.ty, v, c)?;
@@ -559,11 +561,7 @@ impl Session<'_> {
         if let Some(ts) = using.timestamp.as_ref().or(batch.timestamp.as_ref()) {
             let v = self.integer(ts, "TIMESTAMP")?;
             if v == i64::MIN {
-                return Err(CqlError::invalid(format!(
-                    "Out of bound timestamp, must be in [{}, {}]",
-                    i64::MIN + 1,
-                    i64::MAX
-                )));
+                return Err(CqlError::timestamp_out_of_bound());
             }
             w = WriteOptions::at(v);
         }

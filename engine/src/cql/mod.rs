@@ -32,6 +32,7 @@ mod parser;
 mod plan;
 mod rows;
 mod select;
+mod select_shape;
 mod slice_plan;
 mod slice_read;
 mod table;

@@ -82,7 +82,7 @@ impl Session<'_> {
     ) -> Result<bool, CqlError> {
         // TTL() counts down as the general path's does (see `select`); read only if asked.
         let now_seconds = if p.outputs.iter().any(|o| matches!(o, Out::Ttl(_))) {
-            (self.db.options().clock.now_micros() + 999_999).div_euclid(1_000_000)
+            self.db.options().clock.now_micros().div_euclid(1_000_000)
         } else {
             0
         };

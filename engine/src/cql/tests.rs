@@ -318,8 +318,8 @@ fn prepared_statements_bind_serialized_values_without_a_keyspace_in_use() {
 #[test]
 fn ttl_and_writetime_answer_from_the_cells() {
     let dir = tempfile::tempdir().unwrap();
-    // On a whole second, so the TTL counts from now (a write between seconds counts from the
-    // next one: the column never expires early).
+    // On a whole second (a write between seconds counts from the whole second it is in, as
+    // Cassandra's).
     let clock = std::sync::Arc::new(crate::ManualClock::new(1_374_546_754_000_000));
     let db = Database::open(dir.path(), Options::default().with_clock(clock.clone())).unwrap();
     let mut cql = Session::new(&db);

@@ -100,7 +100,7 @@ impl CqlType {
             "ascii" => CqlType::Ascii,
             "text" | "varchar" => CqlType::Text,
             "int" => CqlType::Int,
-            "bigint" | "counter" => CqlType::Bigint,
+            "bigint" => CqlType::Bigint,
             "smallint" => CqlType::Smallint,
             "tinyint" => CqlType::Tinyint,
             "varint" => CqlType::Varint,

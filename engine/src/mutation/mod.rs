@@ -452,15 +452,12 @@ impl Validator<'_> {
         let ttl = match write.ttl {
             None => None,
             Some(0) => return Err(Error::invalid("a TTL must be positive")),
-            // Counted from the next whole second, so a column never expires early (it may
-            // outlive its TTL by under a second, as in Cassandra).
+            // Counted from the current whole second, as Cassandra counts it (its `nowInSec` plus
+            // the TTL): a cell reads as live while the reader's whole second is before that, so
+            // it lives between TTL - 1 and TTL seconds.
             Some(t) => Some(Ttl {
                 ttl: t,
-                local_expiration_time: now
-                    .micros
-                    .div_euclid(1_000_000)
-                    .saturating_add(i64::from(now.micros.rem_euclid(1_000_000) != 0))
-                    .saturating_add(i64::from(t)),
+                local_expiration_time: now.seconds.saturating_add(i64::from(t)),
             }),
         };
         Ok(EntryRef::Cell(CellRef {
