@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use supercolumn::{Database, Options, StorageConf};
+use supercolumn::{Database, Options, Partitioner, StorageConf};
 
 use supercolumn_tools::cql_shell::CqlShell;
 use supercolumn_tools::errors;
@@ -31,6 +31,12 @@ struct Cli {
     /// is printed); without it such a database is refused.
     #[arg(long, global = true)]
     ignore_replay_errors: bool,
+    /// The partitioner of a new database: `murmur3` (Cassandra's default since 1.2: `token()`
+    /// and a driver's token map match a cluster's), `random` (the default here, Cassandra
+    /// 0.6/0.7's) or `ordered` (rows in key order). Fixed when the database is created; naming
+    /// another for an existing one is refused.
+    #[arg(long, global = true, value_parser = parse_partitioner)]
+    partitioner: Option<Partitioner>,
     /// Log what the engine does (flushes, compactions, replay, slow operations) to stderr:
     /// -v for info, -vv for debug. `RUST_LOG` (e.g. `RUST_LOG=info`) does the same.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
@@ -117,6 +123,17 @@ enum Command {
     },
 }
 
+/// A partitioner by its short name or Cassandra's class name.
+fn parse_partitioner(name: &str) -> Result<Partitioner, String> {
+    match name.to_ascii_lowercase().as_str() {
+        "murmur3" => Ok(Partitioner::Murmur3),
+        "random" => Ok(Partitioner::Random),
+        "ordered" | "opp" => Ok(Partitioner::OrderPreserving),
+        _ => Partitioner::from_class_name(name)
+            .ok_or_else(|| format!("unknown partitioner '{name}' (murmur3, random or ordered)")),
+    }
+}
+
 fn open(cli: &Cli) -> anyhow::Result<Database> {
     let options = match &cli.conf {
         Some(path) => {
@@ -131,6 +148,9 @@ fn open(cli: &Cli) -> anyhow::Result<Database> {
     };
     let mut options = options;
     options.commit_log_ignore_replay_errors = cli.ignore_replay_errors;
+    if let Some(p) = cli.partitioner {
+        options.partitioner = Some(p);
+    }
     let db = match &cli.data {
         Some(dir) => Database::open(dir, options),
         None => Database::open_configured(options),

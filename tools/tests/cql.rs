@@ -328,3 +328,35 @@ fn expand_on_prints_each_row_one_field_a_line_as_cqlsh_does() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).starts_with("SyntaxException: line 1:8"));
 }
+
+#[test]
+fn a_database_created_with_murmur3_gives_a_cluster_s_tokens_and_keeps_its_partitioner() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; CREATE TABLE ks.t (k int PRIMARY KEY, v int); INSERT INTO ks.t (k, v) VALUES (1, 1);";
+    let o = run(
+        dir.path(),
+        &["--partitioner", "murmur3", "cql", "-e", schema],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Cassandra's token of the int 1 under Murmur3Partitioner.
+    let q = "SELECT k FROM ks.t WHERE token(k) = -4069959284402364209";
+    let o = run(dir.path(), &["cql", "-e", q], None);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("(1 rows)"), "{out}");
+    let o = run(
+        dir.path(),
+        &["--partitioner", "random", "cql", "-e", "SELECT * FROM ks.t"],
+        None,
+    );
+    assert!(
+        !o.status.success(),
+        "another partitioner for an existing database is refused"
+    );
+    let o = run(
+        dir.path(),
+        &["--partitioner", "nope", "cql", "-e", "SELECT 1"],
+        None,
+    );
+    assert!(!o.status.success());
+}
