@@ -241,3 +241,94 @@ fn compaction_follows_an_altered_grace_period() {
         [["1", "null"]]
     );
 }
+
+#[test]
+fn every_option_set_is_kept_and_checked_as_cassandra_checks_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql_with(
+        dir.path(),
+        Options::default(),
+        "CREATE TABLE o (k int PRIMARY KEY, v int) WITH bloom_filter_fp_chance = 0.1
+             AND compression = {'class': 'SnappyCompressor', 'chunk_length_in_kb': 32}
+             AND compaction = {'class': 'LeveledCompactionStrategy', 'sstable_size_in_mb': 160}
+             AND min_index_interval = 64 AND max_index_interval = 1024
+             AND speculative_retry = '95p'",
+    );
+    let text = |db: &Database| {
+        db.describe_column_family("ks", "o")
+            .unwrap()
+            .cql_table
+            .unwrap()
+    };
+    for want in [
+        "bloom_filter_fp_chance = 0.1",
+        "compression = {'class': 'SnappyCompressor', 'chunk_length_in_kb': 32}",
+        "compaction = {'class': 'LeveledCompactionStrategy', 'sstable_size_in_mb': 160}",
+        "min_index_interval = 64",
+        "max_index_interval = 1024",
+        "speculative_retry = '95p'",
+    ] {
+        // Before: accepted, then shown as the defaults.
+        assert!(text(&db).contains(want), "{want} in {}", text(&db));
+    }
+    db.close().unwrap();
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    assert!(
+        text(&db).contains("bloom_filter_fp_chance = 0.1"),
+        "kept across a reopen"
+    );
+    let mut cql = ks_session(&db);
+    cql.execute("ALTER TABLE o WITH bloom_filter_fp_chance = 0.5")
+        .unwrap();
+    assert!(
+        text(&db).contains("bloom_filter_fp_chance = 0.5")
+            && text(&db).contains("min_index_interval = 64")
+    );
+    for (bad, says) in [
+        ("compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 0}", "chunk_length_in_kb"),
+        ("compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': -1}", "chunk_length_in_kb"),
+        ("compression = {'class': 'LZ4Compressor', 'chunk_length_in_kb': 3}", "power of 2"),
+        ("compression = {'class': 'LZ4Compressor', 'nope': 1}", "Unknown compression options"),
+        ("compression = {'class': 'BrotliCompressor'}", "BrotliCompressor"),
+        ("bloom_filter_fp_chance = 0", "bloom_filter_fp_chance must be larger than 0.0"),
+        ("bloom_filter_fp_chance = 1.5", "bloom_filter_fp_chance must be larger than 0.0"),
+        ("compaction = {'class': 'NoSuchStrategy'}", "Unable to find compaction strategy class"),
+        ("compaction = {'min_threshold': 4}", "Missing sub-option 'class'"),
+        ("compaction = {'class': 'SizeTieredCompactionStrategy', 'foo': 1}", "are not understood by"),
+        ("compaction = {'class': 'SizeTieredCompactionStrategy', 'min_threshold': 8, 'max_threshold': 4}", "max_threshold"),
+        ("min_index_interval = 0", "min_index_interval must be greater than 0"),
+        ("max_index_interval = 32", "max_index_interval must be greater than or equal to min_index_interval"),
+    ] {
+        let e = cql.execute(&format!("ALTER TABLE o WITH {bad}")).unwrap_err();
+        assert!(e.to_string().contains(says), "{bad}: {e}");
+        let e = cql
+            .execute(&format!("CREATE TABLE p (k int PRIMARY KEY) WITH {bad}"))
+            .unwrap_err();
+        assert!(e.to_string().contains(says), "CREATE … {bad}: {e}");
+    }
+    for (bad, says) in [
+        (
+            "{'class': 'SimpleStrategy'}",
+            "SimpleStrategy requires a replication_factor strategy option.",
+        ),
+        (
+            "{'class': 'NoSuchStrategy', 'replication_factor': 1}",
+            "Unable to find replication strategy class",
+        ),
+        (
+            "{'class': 'SimpleStrategy', 'replication_factor': 1} AND durable_writes = false",
+            "durable_writes = false is not supported",
+        ),
+        (
+            "{'class': 'SimpleStrategy', 'replication_factor': 1} AND colour = 'blue'",
+            "replication or durable_writes",
+        ),
+    ] {
+        let e = cql
+            .execute(&format!("CREATE KEYSPACE k2 WITH replication = {bad}"))
+            .unwrap_err();
+        assert!(e.to_string().contains(says), "{bad}: {e}");
+    }
+    cql.execute("CREATE KEYSPACE k3 WITH replication = {'class': 'org.apache.cassandra.locator.SimpleStrategy', 'replication_factor': 1} AND durable_writes = true")
+        .unwrap();
+}

@@ -103,6 +103,7 @@ impl Session<'_> {
                     };
                 }
                 let mut def = KeyspaceDef::new(name.clone());
+                super::replication::check(replication)?;
                 for (k, v) in replication {
                     match k.as_str() {
                         "class" => def.replica_placement_strategy = v.clone(),

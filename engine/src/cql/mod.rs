@@ -30,6 +30,7 @@ mod page;
 mod pages;
 mod parser;
 mod plan;
+mod replication;
 mod rows;
 mod select;
 mod select_shape;
@@ -37,6 +38,7 @@ mod slice_plan;
 mod slice_read;
 mod table;
 mod table_options;
+mod table_tuning;
 mod types;
 mod write_rows;
 

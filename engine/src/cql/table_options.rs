@@ -1,10 +1,11 @@
-//! A table's `WITH` options. Those that change what the data does are kept and honoured:
-//! `default_time_to_live` (a write without `USING TTL` expires after it, as in Cassandra),
-//! `gc_grace_seconds` (how long a tombstone outlives compaction: the column family's
-//! `GCGraceSeconds`) and `comment`. Those that tune Cassandra's own machinery (caching,
-//! compaction and compression strategies, read repair, …) are accepted so that a schema
-//! copied from a cluster runs, and not kept: the engine has its own settings for them. Any
-//! other name is refused, never silently ignored. How a table is stored is `table.rs`'s.
+//! A table's `WITH` options: every one a user sets is validated as Cassandra validates it,
+//! kept with the table and shown back (`DESCRIBE`, `system_schema.tables`). Those that change
+//! what the data does are honoured: `default_time_to_live` (a write without `USING TTL` expires
+//! after it), `gc_grace_seconds` (the column family's `GCGraceSeconds`) and `comment`. The
+//! others tune Cassandra's own machinery (compaction, compression, caching, bloom filters, read
+//! repair, index intervals, …): kept and shown, while the engine uses the database's own
+//! settings for them. Any other name is refused, never silently ignored. How a table is stored
+//! is `table.rs`'s.
 
 use super::error::CqlError;
 use super::types::Literal;
@@ -23,7 +24,6 @@ const TUNING: &[&str] = &[
     "crc_check_chance",
     "dclocal_read_repair_chance",
     "extensions",
-    "id",
     "max_index_interval",
     "memtable",
     "memtable_flush_period_in_ms",
@@ -34,7 +34,7 @@ const TUNING: &[&str] = &[
 ];
 
 /// The options kept with a table.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct TableOptions {
     /// Seconds a write without `USING TTL` lives (0: forever).
     pub default_ttl: u32,
@@ -42,6 +42,8 @@ pub struct TableOptions {
     pub gc_grace_seconds: Option<u32>,
     /// Free text.
     pub comment: Option<String>,
+    /// The other options set, by name (sorted), as given.
+    pub tuning: Vec<(String, Literal)>,
 }
 
 impl TableOptions {
@@ -63,16 +65,51 @@ impl TableOptions {
                     Literal::Str(s) => o.comment = Some(s.clone()),
                     _ => return Err(CqlError::invalid("comment must be a string")),
                 },
-                n if TUNING.contains(&n) => {}
+                // A table's id is its own here (shown in system_schema): accepted, not kept.
+                "id" => {}
+                n if TUNING.contains(&n) => {
+                    super::table_tuning::check(n, value)?;
+                    o.tuning.retain(|(k, _)| k != n);
+                    o.tuning.push((n.to_string(), value.clone()));
+                    o.tuning.sort_by(|a, b| a.0.cmp(&b.0));
+                }
                 n => {
                     return Err(CqlError::invalid(format!(
-                        "unknown table option {n} (kept: default_time_to_live, gc_grace_seconds, comment; accepted and not kept: {})",
+                        "unknown table option {n} (kept: default_time_to_live, gc_grace_seconds, comment, {})",
                         TUNING.join(", ")
                     )))
                 }
             }
         }
+        super::table_tuning::check_intervals(&o)?;
         Ok(o)
+    }
+
+    /// The value set for `name`, if one was.
+    pub fn tuning(&self, name: &str) -> Option<&Literal> {
+        self.tuning.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    /// A map option (`compaction`, `compression`, `caching`) as `system_schema` shows it, or
+    /// `default` when unset.
+    pub fn shown_map(&self, name: &str, default: &[(&str, &str)]) -> Literal {
+        super::table_tuning::shown_map(self, name, default)
+    }
+
+    /// A number option as `system_schema` shows it, or `default` when unset.
+    pub fn shown_number(&self, name: &str, default: &str) -> Literal {
+        match self.tuning(name) {
+            Some(Literal::Number(n) | Literal::Str(n)) => Literal::Number(n.clone()),
+            _ => Literal::Number(default.to_string()),
+        }
+    }
+
+    /// A text option as `system_schema` shows it, or `default` when unset.
+    pub fn shown_text(&self, name: &str, default: &str) -> Literal {
+        match self.tuning(name) {
+            Some(Literal::Str(t)) => Literal::Str(t.clone()),
+            _ => Literal::Str(default.to_string()),
+        }
     }
 
     /// The options as `name = value` clauses of a `WITH`, those that differ from the default.
@@ -86,6 +123,9 @@ impl TableOptions {
         }
         if let Some(g) = self.gc_grace_seconds {
             out.push(format!("gc_grace_seconds = {g}"));
+        }
+        for (name, value) in &self.tuning {
+            out.push(format!("{name} = {}", super::table_tuning::cql(value)));
         }
         out
     }
@@ -118,7 +158,13 @@ mod tests {
             ("default_time_to_live", Literal::Number("3600".into())),
             ("gc_grace_seconds", Literal::Number("0".into())),
             ("comment", Literal::Str("it's".into())),
-            ("compaction", Literal::Map(vec![])),
+            (
+                "compaction",
+                Literal::Map(vec![(
+                    Literal::Str("class".into()),
+                    Literal::Str("SizeTieredCompactionStrategy".into()),
+                )]),
+            ),
         ]))
         .unwrap();
         assert_eq!(
@@ -126,7 +172,14 @@ mod tests {
             TableOptions {
                 default_ttl: 3600,
                 gc_grace_seconds: Some(0),
-                comment: Some("it's".into())
+                comment: Some("it's".into()),
+                tuning: vec![(
+                    "compaction".into(),
+                    Literal::Map(vec![(
+                        Literal::Str("class".into()),
+                        Literal::Str("SizeTieredCompactionStrategy".into()),
+                    )])
+                )],
             }
         );
         assert_eq!(
@@ -134,7 +187,8 @@ mod tests {
             [
                 "comment = 'it''s'",
                 "default_time_to_live = 3600",
-                "gc_grace_seconds = 0"
+                "gc_grace_seconds = 0",
+                "compaction = {'class': 'SizeTieredCompactionStrategy'}"
             ]
         );
         for bad in [

@@ -173,6 +173,32 @@ mod tests {
     }
 
     #[test]
+    fn system_schema_tables_shows_the_options_a_table_sets() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(dir.path(), Options::default()).unwrap();
+        Session::new(&db)
+            .execute("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+                      CREATE TABLE ks.o (k int PRIMARY KEY) WITH bloom_filter_fp_chance = 0.1
+                          AND compression = {'class': 'SnappyCompressor', 'chunk_length_in_kb': 32}
+                          AND min_index_interval = 64;
+                      CREATE TABLE ks.d (k int PRIMARY KEY)")
+            .unwrap();
+        let q = "SELECT table_name, bloom_filter_fp_chance, compression, min_index_interval FROM system_schema.tables WHERE keyspace_name = 'ks'";
+        let rows = query(&db, q).unwrap();
+        let shown: Vec<Vec<String>> = rows.displayed();
+        let d = shown.iter().find(|r| r[0] == "d").unwrap();
+        let o = shown.iter().find(|r| r[0] == "o").unwrap();
+        assert_eq!((d[1].as_str(), d[3].as_str()), ("0.01", "128"), "{d:?}");
+        // Before: the defaults, whatever the table set.
+        assert_eq!((o[1].as_str(), o[3].as_str()), ("0.1", "64"), "{o:?}");
+        assert!(
+            o[2].contains("'chunk_length_in_kb': '32'")
+                && o[2].contains("org.apache.cassandra.io.compress.SnappyCompressor"),
+            "{o:?}"
+        );
+    }
+
+    #[test]
     fn the_schema_tables_describe_cql_tables() {
         let dir = tempfile::tempdir().unwrap();
         let db = Database::open(dir.path(), Options::default()).unwrap();

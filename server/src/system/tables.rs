@@ -408,27 +408,38 @@ fn tables(db: &Database) -> Content {
         .chain(system_tables(db))
         .map(|t| {
             let id = uuid_of(format!("{}.{}", t.keyspace, t.name).as_bytes());
+            // What the table sets, else Cassandra's defaults.
+            let o = &t.options;
             vec![
                 s(&t.keyspace),
                 s(&t.name),
-                n(0.01),
-                map(&[("keys", "ALL"), ("rows_per_partition", "NONE")]),
-                Literal::Bool(false),
+                o.shown_number("bloom_filter_fp_chance", "0.01"),
+                o.shown_map(
+                    "caching",
+                    &[("keys", "ALL"), ("rows_per_partition", "NONE")],
+                ),
+                Literal::Bool(matches!(o.tuning("cdc"), Some(Literal::Bool(true)))),
                 s(t.options.comment.as_deref().unwrap_or("")),
-                map(&[
-                    (
-                        "class",
-                        "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy",
-                    ),
-                    ("max_threshold", "32"),
-                    ("min_threshold", "4"),
-                ]),
-                map(&[
-                    ("chunk_length_in_kb", "16"),
-                    ("class", "org.apache.cassandra.io.compress.LZ4Compressor"),
-                ]),
-                n(1.0),
-                n(0.0),
+                o.shown_map(
+                    "compaction",
+                    &[
+                        (
+                            "class",
+                            "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy",
+                        ),
+                        ("max_threshold", "32"),
+                        ("min_threshold", "4"),
+                    ],
+                ),
+                o.shown_map(
+                    "compression",
+                    &[
+                        ("chunk_length_in_kb", "16"),
+                        ("class", "org.apache.cassandra.io.compress.LZ4Compressor"),
+                    ],
+                ),
+                o.shown_number("crc_check_chance", "1.0"),
+                o.shown_number("dclocal_read_repair_chance", "0.0"),
                 n(t.options.default_ttl),
                 Literal::Map(Vec::new()),
                 Literal::Set(vec![s("compound")]),
@@ -436,11 +447,11 @@ fn tables(db: &Database) -> Content {
                     .gc_grace_seconds
                     .unwrap_or(db.options().gc_grace_seconds)),
                 Literal::Uuid(id),
-                n(2048),
-                n(0),
-                n(128),
-                n(0.0),
-                s("99p"),
+                o.shown_number("max_index_interval", "2048"),
+                o.shown_number("memtable_flush_period_in_ms", "0"),
+                o.shown_number("min_index_interval", "128"),
+                o.shown_number("read_repair_chance", "0.0"),
+                o.shown_text("speculative_retry", "99p"),
             ]
         })
         .collect();

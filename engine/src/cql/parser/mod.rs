@@ -261,8 +261,16 @@ impl Parser {
                         }
                     }
                     self.sym("}")?;
+                } else if option == "durable_writes" {
+                    // Every write here goes through the commit log: `false` cannot mean
+                    // what it means in Cassandra, so it is refused rather than ignored.
+                    if !matches!(self.literal()?, Literal::Bool(true)) {
+                        return Err(CqlError::invalid(
+                            "durable_writes = false is not supported: every write goes through the commit log",
+                        ));
+                    }
                 } else {
-                    self.literal()?;
+                    return Err(self.unexpected("replication or durable_writes"));
                 }
                 if !self.eat_word("and") {
                     break;
