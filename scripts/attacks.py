@@ -8,7 +8,10 @@ attack and after it. Also pages a 200,000-row partition at page sizes 10, 100 an
 prints the time per page at the start and the end, and the peak memory.
 
     cargo build --release -p supercolumn-tools
-    python3 scripts/attacks.py target/release/supercolumn
+    python3 scripts/attacks.py target/release/supercolumn [ATTACKS]
+
+ATTACKS (optional) is a comma-separated list of attack numbers (1,2,3,4,8) to run alone,
+without the paging figures.
 
 Every loop is bounded in count and time; it sends traffic to 127.0.0.1 only.
 """
@@ -234,6 +237,7 @@ def page_through(port, size):
 
 def main():
     binary = sys.argv[1]
+    only = set(sys.argv[2].split(",")) if len(sys.argv) > 2 else None
     data = tempfile.mkdtemp(prefix="attacks-")
     server = Server(binary, data)
     print("loading 1,000 1 KB rows and a 200,000-row partition ...", flush=True)
@@ -249,6 +253,8 @@ def main():
     ]
     print(f"{'attack':55} {'peak RSS':>10} {'worst during':>13} {'worst after':>12}")
     for name, attack in attacks:
+        if only is not None and name.split()[0] not in only:
+            continue
         server = Server(binary, data)
         stop, during = threading.Event(), []
         t = threading.Thread(target=probe, args=(server.port, stop, during))
@@ -273,6 +279,8 @@ def main():
             flush=True,
         )
 
+    if only is not None:
+        return
     print("\npaging the 200,000-row partition (one connection, reads every page):")
     print(f"{'page size':>9} {'pages':>7} {'first 10% ms/page':>18} {'last 10% ms/page':>17} {'peak RSS':>9}")
     for size in (10, 100, 5000):

@@ -94,7 +94,7 @@ impl Default for Config {
             max_handshaking: 256,
             handshake_timeout: Duration::from_secs(5),
             max_in_flight_per_connection: 1024,
-            max_running_per_connection: 32,
+            max_running_per_connection: 8,
             max_in_flight: 4096,
             max_request_bytes: 256 << 20,
             max_request_bytes_per_connection: 64 << 20,
