@@ -138,3 +138,35 @@ fn messages_say_what_cassandra_says() {
         assert!(e.to_string().contains(says), "{q}: {e}");
     }
 }
+
+#[test]
+fn a_clustering_value_or_element_of_65535_bytes_is_taken_as_cassandra_takes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE w (k int, c text, v int, s set<text>, PRIMARY KEY (k, c))",
+    );
+    let mut cql = ks_session(&db);
+    let long = "x".repeat(65_535);
+    // Before: the whole cell name (the value, its framing and the column name) passed the
+    // engine's 65,535-byte name limit and was refused.
+    cql.execute(&format!(
+        "INSERT INTO w (k, c, v, s) VALUES (1, '{long}', 7, {{'{long}'}})"
+    ))
+    .unwrap();
+    db.flush_all().unwrap();
+    let got = cql
+        .query(&format!("SELECT v FROM w WHERE k = 1 AND c = '{long}'"))
+        .unwrap();
+    assert_eq!(got.row(0).get(0), Some(&7i32.to_be_bytes()[..]));
+    let all = cql.query("SELECT c, s FROM w WHERE k = 1").unwrap();
+    assert_eq!(all.row(0).get(0).map(<[u8]>::len), Some(65_535));
+    // One byte more is refused, as Cassandra refuses it.
+    let longer = "x".repeat(65_536);
+    let e = cql
+        .execute(&format!(
+            "INSERT INTO w (k, c, v) VALUES (1, '{longer}', 7)"
+        ))
+        .unwrap_err();
+    assert!(matches!(e, CqlError::Invalid(_)), "{e:?}");
+}

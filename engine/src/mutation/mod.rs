@@ -23,6 +23,10 @@ pub use batch::{BatchMutation, Mutation, MutationRef};
 pub const MAX_KEY_LEN: usize = 65_535;
 /// The largest column name, in bytes.
 pub const MAX_NAME_LEN: usize = 65_535;
+/// The longest composite name (a CQL table's cell name): its components are each at most
+/// 65,535 bytes, as Cassandra's clustering values and collection elements are, so the whole
+/// name may pass [`MAX_NAME_LEN`].
+pub const MAX_COMPOSITE_NAME_LEN: usize = 16 << 20;
 /// The largest value, in bytes.
 pub const MAX_VALUE_LEN: usize = i32::MAX as usize;
 
@@ -110,6 +114,13 @@ impl RowUpdate<'_> {
     }
 }
 
+/// Whether a name past [`MAX_NAME_LEN`] is a composite one within [`MAX_COMPOSITE_NAME_LEN`]
+/// (its components' own bounds are the comparator's to check). Only long names ask, so the
+/// comparator's name is built off the hot path.
+fn composite_fits(cmp: &dyn Comparator, name: &[u8]) -> bool {
+    name.len() <= MAX_COMPOSITE_NAME_LEN && cmp.name().starts_with("CompositeType(")
+}
+
 /// Checks a row key against SPEC §1.
 pub fn validate_key(key: &[u8]) -> Result<()> {
     if key.is_empty() {
@@ -165,7 +176,7 @@ impl Validator<'_> {
         if name.is_empty() {
             return Err(self.name_error(kind, cmp.name(), "a name must not be empty".into()));
         }
-        if name.len() > MAX_NAME_LEN {
+        if name.len() > MAX_NAME_LEN && !composite_fits(cmp, name) {
             return Err(self.name_error(
                 kind,
                 cmp.name(),
@@ -484,7 +495,7 @@ impl Validator<'_> {
         if self.cf.column_type != ColumnType::Standard
             || path.super_column.is_some()
             || name.is_empty()
-            || name.len() > MAX_NAME_LEN
+            || (name.len() > MAX_NAME_LEN && !composite_fits(self.cf.comparator.as_ref(), name))
         {
             // The general checks give the error.
             self.path(path, true)?;
