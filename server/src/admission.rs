@@ -1,8 +1,9 @@
 //! Who gets a connection: at most `max_connections` in all and `max_connections_per_address`
 //! from one peer address, and at most `max_handshaking` that have not finished their handshake
 //! (STARTUP, and the login under `--auth`). When that last pool is full, the connection that
-//! has waited longest in it is told to close: clients that open connections and never log in
-//! cannot lock out one that does, since a real handshake takes milliseconds. The handshake's
+//! has waited longest in it, from the address holding most of the pool, is told to close:
+//! clients that open connections and never log in cannot lock out one that does (a real
+//! handshake takes milliseconds), nor can one address flooding the pool push out the others. The handshake's
 //! own deadline is `connection.rs`'s; this file only counts.
 
 use std::collections::{BTreeMap, HashMap};
@@ -27,8 +28,8 @@ pub struct Limits {
 struct Counts {
     total: usize,
     by_address: HashMap<IpAddr, usize>,
-    /// Handshaking connections by admission order, each with its eviction signal.
-    handshaking: BTreeMap<u64, Arc<Notify>>,
+    /// Handshaking connections by admission order, each with its address and eviction signal.
+    handshaking: BTreeMap<u64, (IpAddr, Arc<Notify>)>,
     next: u64,
 }
 
@@ -65,9 +66,11 @@ impl Admission {
             return None;
         }
         if c.handshaking.len() >= self.limits.handshaking.max(1) {
-            if let Some((_, oldest)) = c.handshaking.pop_first() {
-                // It closes when it next looks; its place is taken now.
-                oldest.notify_one();
+            if let Some(seq) = evictee(&c.handshaking) {
+                if let Some((_, oldest)) = c.handshaking.remove(&seq) {
+                    // It closes when it next looks; its place is taken now.
+                    oldest.notify_one();
+                }
             }
         }
         c.total += 1;
@@ -75,7 +78,7 @@ impl Admission {
         let seq = c.next;
         c.next += 1;
         let evict = Arc::new(Notify::new());
-        c.handshaking.insert(seq, evict.clone());
+        c.handshaking.insert(seq, (address, evict.clone()));
         Some(Ticket {
             admission: self.clone(),
             address,
@@ -90,6 +93,18 @@ impl Admission {
     pub fn connections(&self) -> usize {
         self.counts.lock().total
     }
+}
+
+/// The oldest handshaking connection of the address holding the most of the pool.
+fn evictee(pool: &BTreeMap<u64, (IpAddr, Arc<Notify>)>) -> Option<u64> {
+    let mut per: HashMap<IpAddr, usize> = HashMap::new();
+    for (address, _) in pool.values() {
+        *per.entry(*address).or_default() += 1;
+    }
+    let busiest = per.into_iter().max_by_key(|(_, n)| *n)?.0;
+    pool.iter()
+        .find(|(_, (a, _))| *a == busiest)
+        .map(|(seq, _)| *seq)
 }
 
 impl Ticket {
@@ -149,7 +164,7 @@ mod tests {
         let third = a.admit(x).unwrap();
         assert!(a.admit(x).is_none(), "three from one address");
         let fourth = a.admit(y).unwrap();
-        // The pool held `first` and `third`; `fourth` took `first`'s place.
+        // The pool held `first` and `third` (both from x); `fourth` took `first`'s place.
         tokio::time::timeout(std::time::Duration::from_secs(1), first.evicted())
             .await
             .expect("the oldest is evicted");
@@ -159,5 +174,24 @@ mod tests {
         let _again = a.admit(x).unwrap();
         drop((second, fourth));
         assert_eq!(a.connections(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_full_pool_evicts_from_the_address_holding_most_of_it() {
+        let a = Admission::new(Limits {
+            total: 100,
+            per_address: 100,
+            handshaking: 3,
+        });
+        let ip = |s: &str| -> IpAddr { s.parse().unwrap() };
+        let lone = a.admit(ip("10.0.0.1")).unwrap(); // the oldest, but alone from its address
+        let flood: Vec<Ticket> = (0..2).map(|_| a.admit(ip("10.0.0.2")).unwrap()).collect();
+        let _new = a.admit(ip("10.0.0.3")).unwrap();
+        let soon = std::time::Duration::from_millis(200);
+        assert!(tokio::time::timeout(soon, flood[0].evicted()).await.is_ok());
+        assert!(
+            tokio::time::timeout(soon, lone.evicted()).await.is_err(),
+            "kept"
+        );
     }
 }
