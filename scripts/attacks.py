@@ -16,7 +16,7 @@ without the paging figures.
 Every loop is bounded in count and time; it sends traffic to 127.0.0.1 only.
 """
 
-import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -236,9 +236,15 @@ def page_through(port, size):
 
 
 def main():
-    binary = sys.argv[1]
-    only = set(sys.argv[2].split(",")) if len(sys.argv) > 2 else None
     data = tempfile.mkdtemp(prefix="attacks-")
+    try:
+        run_all(sys.argv[1], data)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def run_all(binary, data):
+    only = set(sys.argv[2].split(",")) if len(sys.argv) > 2 else None
     server = Server(binary, data)
     print("loading 1,000 1 KB rows and a 200,000-row partition ...", flush=True)
     load(server.port)
