@@ -316,10 +316,6 @@ fn every_option_set_is_kept_and_checked_as_cassandra_checks_it() {
             "Unable to find replication strategy class",
         ),
         (
-            "{'class': 'SimpleStrategy', 'replication_factor': 1} AND durable_writes = false",
-            "durable_writes = false is not supported",
-        ),
-        (
             "{'class': 'SimpleStrategy', 'replication_factor': 1} AND colour = 'blue'",
             "replication or durable_writes",
         ),

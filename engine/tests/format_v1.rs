@@ -5,10 +5,13 @@
 //! give the same answers, rewrite it into the current format by compaction, and still give them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use common::copy_dir;
 use supercolumn::comparator::{LongType, Utf8Type};
 use supercolumn::{
     BatchMutation, ColumnFamilyDef, ColumnOrSuperColumn, ColumnParent, ColumnPath, CommitLogSync,
@@ -242,19 +245,6 @@ fn answers(db: &Database) -> String {
         results(&mut out, &got);
     }
     out
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
 }
 
 /// The format versions of the SSTables under `dir` (the u32 after the 8-byte magic).

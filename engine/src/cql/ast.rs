@@ -161,6 +161,8 @@ pub enum Statement {
         if_not_exists: bool,
         /// `WITH replication = {…}` entries.
         replication: Vec<(String, String)>,
+        /// `AND durable_writes = …` (default true).
+        durable_writes: bool,
     },
     /// `USE ks`
     Use(String),

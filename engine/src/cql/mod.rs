@@ -32,6 +32,7 @@ mod parser;
 mod plan;
 mod replication;
 mod rows;
+mod schema_change;
 mod select;
 mod select_shape;
 mod slice_plan;

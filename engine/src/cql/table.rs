@@ -249,14 +249,15 @@ impl Table {
     }
 
     /// The column family definition that stores this table.
-    pub fn cf_def(&self) -> ColumnFamilyDef {
+    pub fn cf_def(&self) -> Result<ColumnFamilyDef, CqlError> {
         let mut def = ColumnFamilyDef::standard(&self.name);
         def.comparator = self.comparator();
         def.key_validation_class = Some(self.key_comparator());
         def.cql_table = Some(self.create_statement());
         def.comment.clone_from(&self.options.comment);
         def.gc_grace_seconds = self.options.gc_grace_seconds;
-        def
+        super::table_tuning::apply(&self.options, &mut def)?;
+        Ok(def)
     }
 
     /// The cell names' comparator: the clustering types (DESC ones reversed), then UTF8Type for

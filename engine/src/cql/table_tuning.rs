@@ -6,6 +6,7 @@
 use super::error::CqlError;
 use super::table_options::TableOptions;
 use super::types::Literal;
+use crate::schema::ColumnFamilyDef;
 
 const COMPACTION_PREFIX: &str = "org.apache.cassandra.db.compaction.";
 const COMPRESSION_PREFIX: &str = "org.apache.cassandra.io.compress.";
@@ -249,6 +250,67 @@ fn compression(options: &[(String, String)]) -> Result<(), CqlError> {
                 )))
             }
         }
+    }
+    Ok(())
+}
+
+/// A boolean property (`durable_writes`), taken as Cassandra takes it: `true`/`false`, or the
+/// text `'true'`, `'yes'`, `'1'` and `'false'`, `'no'`, `'0'`; `Err` holds Cassandra's words.
+pub fn boolean(name: &str, value: &Literal) -> Result<bool, String> {
+    let text = match value {
+        Literal::Bool(b) => return Ok(*b),
+        Literal::Str(s) | Literal::Number(s) => s.to_ascii_lowercase(),
+        other => cql(other),
+    };
+    match text.as_str() {
+        "true" | "yes" | "1" => Ok(true),
+        "false" | "no" | "0" => Ok(false),
+        _ => Err(format!(
+            "Invalid boolean value {text} for '{name}'. Positive values can be 'true', 'yes' or '1'. Negative values can be 'false', 'no' or '0'."
+        )),
+    }
+}
+
+/// Puts the options that mean something to the engine into the column family that stores the
+/// table: the compression chunk length as its block size, compression on or off, the bloom
+/// filter's rate and the compaction thresholds (`'enabled': false` stops minor compactions, as
+/// a minimum threshold of 0 does in the engine). Options left unset leave the database's.
+pub fn apply(o: &TableOptions, def: &mut ColumnFamilyDef) -> Result<(), CqlError> {
+    let map = |name: &str| o.tuning(name).map(|v| entries(name, v)).transpose();
+    let get = |pairs: &[(String, String)], key: &str| {
+        pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+    };
+    def.block_size_kb = None;
+    def.compression = None;
+    if let Some(c) = map("compression")? {
+        let chunk = get(&c, "chunk_length_in_kb").or_else(|| get(&c, "chunk_length_kb"));
+        def.block_size_kb = chunk.and_then(|v| v.parse::<u32>().ok());
+        let class = get(&c, "class").or_else(|| get(&c, "sstable_compression"));
+        let off = get(&c, "enabled").is_some_and(|v| v.eq_ignore_ascii_case("false"))
+            || class.as_deref().is_some_and(|c| {
+                c.is_empty() || c.strip_prefix(COMPRESSION_PREFIX).unwrap_or(c) == "NoopCompressor"
+            });
+        def.compression = Some(!off);
+    }
+    if let Some(kb) = def.block_size_kb {
+        if kb > crate::schema::MAX_BLOCK_SIZE_KB {
+            return Err(CqlError::invalid(format!(
+                "chunk_length_in_kb must be at most {} (got {kb})",
+                crate::schema::MAX_BLOCK_SIZE_KB
+            )));
+        }
+    }
+    def.bloom_filter_fp_chance = o
+        .tuning("bloom_filter_fp_chance")
+        .map(|v| number("bloom_filter_fp_chance", v))
+        .transpose()?;
+    def.min_compaction_threshold = None;
+    def.max_compaction_threshold = None;
+    if let Some(c) = map("compaction")? {
+        let (min, max) = thresholds(&c)?;
+        let enabled = !get(&c, "enabled").is_some_and(|v| v.eq_ignore_ascii_case("false"));
+        def.min_compaction_threshold = Some(if enabled { min } else { 0 });
+        def.max_compaction_threshold = Some(max);
     }
     Ok(())
 }

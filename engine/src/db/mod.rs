@@ -100,6 +100,18 @@ impl Drop for Inner {
         if let Err(e) = self.core.commitlog.sync() {
             tracing::error!("syncing the commit log at close failed: {e}");
         }
+        // A keyspace with `durable_writes` off has no log to replay: its memtables are the only
+        // copy of its unflushed writes, so a clean close flushes them (as Cassandra's drain does).
+        let schema = self.schema.read().clone();
+        for ks in schema.keyspaces.values().filter(|k| !k.def.durable_writes) {
+            for cf in ks.cfs.values() {
+                if self.core.freeze(cf) || cf.frozen_count() > 0 {
+                    if let Err(e) = cf.flush_frozen() {
+                        tracing::error!("flush at close of {} failed: {e}", cf.def().name);
+                    }
+                }
+            }
+        }
     }
 }
 

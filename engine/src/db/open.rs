@@ -74,6 +74,7 @@ impl Database {
                     block_size,
                     bloom_fp: options.bloom_filter_fp_chance,
                     partitioner,
+                    compress: true,
                 },
                 clock: options.clock.clone(),
                 partitioner,

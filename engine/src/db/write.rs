@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::Database;
 use crate::commitlog::record::{LogUpdate, RowWrite};
+use crate::commitlog::LogPosition;
 use crate::error::{Error, Result};
 use crate::mutation::{validate_key, BatchMutation, RowUpdate, WriteOptions};
 use crate::query::ColumnPath;
@@ -142,8 +143,13 @@ impl Database {
             // The switch lock keeps a memtable switch from falling between the log append and
             // the memtable apply, which would let a flush claim a log position it does not cover.
             let _switch = self.inner.core.switch_lock.read();
-            // One record per row, one fsync for the batch.
-            let logged = self.inner.core.commitlog.append_all(&records)?;
+            // One record per row, one fsync for the batch. A keyspace with `durable_writes`
+            // off skips the log, as in Cassandra: its writes live in the memtable until flushed.
+            let logged = if ks.def.durable_writes {
+                self.inner.core.commitlog.append_all(&records)?
+            } else {
+                vec![(LogPosition::default(), 0); records.len()]
+            };
             for (record, (_, updates)) in records.iter().zip(&rows) {
                 let sort_key = self.inner.partitioner.row_sort_key(record.key);
                 for (cf, update) in updates {

@@ -18,8 +18,8 @@ use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef};
 /// The file name of the catalog inside the data directory.
 pub const FILE_NAME: &str = "SCHEMA.db";
 const MAGIC: &[u8; 8] = b"SCSCHEMA";
-/// The catalog format version this build writes; it reads versions 2 and 3 too.
-pub const VERSION: u32 = 4;
+/// The catalog format version this build writes; it reads versions 2 to 4 too.
+pub const VERSION: u32 = 5;
 
 /// The persisted schema: the partitioner the data was written with, the keyspaces, and the
 /// column family ids that commit log records and the manifest name CFs by.
@@ -117,7 +117,11 @@ impl Catalog {
                 p.opt(cf.max_compaction_threshold, |w, v| w.u32(v));
                 p.opt(cf.key_validation_class.as_ref(), |w, c| w.str(&c.name()));
                 p.opt(cf.cql_table.as_deref(), |w, t| w.str(t));
+                p.opt(cf.block_size_kb, |w, v| w.u32(v));
+                p.opt(cf.bloom_filter_fp_chance, |w, v| w.f64(v));
+                p.opt(cf.compression, |w, v| w.u8(u8::from(v)));
             }
+            p.u8(u8::from(ks.durable_writes));
         }
         p.opt(self.settings.as_deref(), |w, s| w.bytes(s));
         seal(MAGIC, VERSION, &p.buf)
@@ -248,6 +252,15 @@ fn check_compatible(ks: &str, stored: &ColumnFamilyDef, given: &ColumnFamilyDef)
     }
 }
 
+/// A stored boolean: 0 or 1, anything else is damage.
+fn flag(r: &mut Reader<'_>, what: &str) -> std::result::Result<bool, FormatError> {
+    match r.u8()? {
+        0 => Ok(false),
+        1 => Ok(true),
+        v => Err(r.error(format!("{what} flag {v}"))),
+    }
+}
+
 enum PayloadError {
     Decode(FormatError),
     Other(String),
@@ -323,7 +336,15 @@ fn decode_payload(
                     .transpose()?;
                 cf.cql_table = r.opt(|r| r.str().map(str::to_string))?;
             }
+            if version >= 5 {
+                cf.block_size_kb = r.opt(|r| r.u32())?;
+                cf.bloom_filter_fp_chance = r.opt(|r| r.f64())?;
+                cf.compression = r.opt(|r| flag(r, "compression"))?;
+            }
             ks.column_families.push(cf);
+        }
+        if version >= 5 {
+            ks.durable_writes = flag(&mut r, "durable writes")?;
         }
         ks.validate()
             .map_err(|e| PayloadError::Other(e.to_string()))?;
@@ -354,6 +375,12 @@ mod tests {
     fn sample() -> Catalog {
         let mut c = Catalog::new(Partitioner::Murmur3, default_keyspaces()).unwrap();
         c.settings = Some(vec![1, 2, 3]);
+        let ks = &mut c.keyspaces[0];
+        ks.durable_writes = false;
+        let cf = &mut ks.column_families[0];
+        cf.block_size_kb = Some(64);
+        cf.bloom_filter_fp_chance = Some(0.1);
+        cf.compression = Some(false);
         c
     }
 

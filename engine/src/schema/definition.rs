@@ -6,6 +6,10 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::model::comparator::{BytesType, Comparator, TimeUuidType, Utf8Type};
 
+/// The largest SSTable block a column family may ask for (64 MiB): a block is read whole, and
+/// its lengths are 32-bit.
+pub const MAX_BLOCK_SIZE_KB: u32 = 64 * 1024;
+
 /// Standard (rows of columns) or Super (rows of super columns of columns).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ColumnType {
@@ -103,6 +107,14 @@ pub struct ColumnFamilyDef {
     /// The CQL table this column family stores, as the `CREATE TABLE` statement the CQL layer
     /// wrote; the engine keeps it and never reads it.
     pub cql_table: Option<String>,
+    /// Target bytes of its SSTables' data blocks, in KiB (a CQL table's compression
+    /// `chunk_length_in_kb`): overrides the database's `ColumnIndexSizeInKB`.
+    pub block_size_kb: Option<u32>,
+    /// Its SSTables' row filter false-positive rate: overrides the database's.
+    pub bloom_filter_fp_chance: Option<f64>,
+    /// Whether its SSTables' blocks are compressed (unset: they are; a CQL table's
+    /// `compression = {'enabled': false}` turns it off).
+    pub compression: Option<bool>,
 }
 
 impl PartialEq for ColumnFamilyDef {
@@ -121,6 +133,9 @@ impl PartialEq for ColumnFamilyDef {
             && self.key_validation_class.as_ref().map(|c| c.name())
                 == o.key_validation_class.as_ref().map(|c| c.name())
             && self.cql_table == o.cql_table
+            && self.block_size_kb == o.block_size_kb
+            && self.bloom_filter_fp_chance == o.bloom_filter_fp_chance
+            && self.compression == o.compression
     }
 }
 
@@ -140,6 +155,9 @@ impl ColumnFamilyDef {
             max_compaction_threshold: None,
             key_validation_class: None,
             cql_table: None,
+            block_size_kb: None,
+            bloom_filter_fp_chance: None,
+            compression: None,
         }
     }
 
@@ -192,6 +210,23 @@ impl ColumnFamilyDef {
                 self.name
             )));
         }
+        if let Some(p) = self.bloom_filter_fp_chance {
+            if !(p > 0.0 && p <= 1.0) {
+                return Err(Error::Schema(format!(
+                    "column family '{}': bloom filter false-positive chance {p} is outside (0, 1]",
+                    self.name
+                )));
+            }
+        }
+        if self
+            .block_size_kb
+            .is_some_and(|kb| kb == 0 || kb > MAX_BLOCK_SIZE_KB)
+        {
+            return Err(Error::Schema(format!(
+                "column family '{}': block size must be 1 to {MAX_BLOCK_SIZE_KB} KiB",
+                self.name
+            )));
+        }
         if let (Some(min), Some(max)) =
             (self.min_compaction_threshold, self.max_compaction_threshold)
         {
@@ -222,6 +257,10 @@ pub struct KeyspaceDef {
     pub replication_factor: u32,
     /// `<EndPointSnitch>` (default EndPointSnitch).
     pub endpoint_snitch: String,
+    /// Whether its writes go through the commit log (CQL's `durable_writes`, default true).
+    /// When false a write is only in a memtable until it is flushed: a crash loses it, as in
+    /// Cassandra; a clean close flushes it.
+    pub durable_writes: bool,
 }
 
 impl KeyspaceDef {
@@ -234,6 +273,7 @@ impl KeyspaceDef {
             replica_placement_strategy: "org.apache.cassandra.locator.RackUnawareStrategy".into(),
             replication_factor: 1,
             endpoint_snitch: "org.apache.cassandra.locator.EndPointSnitch".into(),
+            durable_writes: true,
         }
     }
 

@@ -6,4 +6,5 @@ pub mod definition;
 
 pub use definition::{
     default_keyspaces, validate_identifier, ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef,
+    MAX_BLOCK_SIZE_KB,
 };

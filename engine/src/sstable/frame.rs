@@ -16,10 +16,14 @@ const LZ4_MAX_RATIO: usize = 255;
 const NONE: u8 = 0;
 const LZ4: u8 = 1;
 
-/// Frames `raw` as a block, compressed with LZ4 when that saves space.
-pub fn frame(raw: &[u8], out: &mut Vec<u8>) {
-    let compressed = lz4_flex::block::compress(raw);
-    let (kind, stored): (u8, &[u8]) = if compressed.len() < raw.len() {
+/// Frames `raw` as a block, compressed with LZ4 when `compress` and that saves space.
+pub fn frame(raw: &[u8], compress: bool, out: &mut Vec<u8>) {
+    let compressed = if compress {
+        lz4_flex::block::compress(raw)
+    } else {
+        Vec::new()
+    };
+    let (kind, stored): (u8, &[u8]) = if compress && compressed.len() < raw.len() {
         (LZ4, &compressed)
     } else {
         (NONE, raw)
@@ -103,7 +107,7 @@ mod tests {
     fn frames_roundtrip_and_every_flipped_byte_is_caught() {
         let raw: Vec<u8> = b"abcabcabcabcabcabcabcabcabcabcabcabc".to_vec();
         let mut f = Vec::new();
-        frame(&raw, &mut f);
+        frame(&raw, true, &mut f);
         assert!(
             f.len() < raw.len() + FRAME_LEN,
             "compressible data is compressed"
@@ -117,5 +121,16 @@ mod tests {
         for n in 0..f.len() {
             assert!(unframe(&f[..n]).is_err());
         }
+    }
+
+    #[test]
+    fn compression_off_stores_the_raw_bytes() {
+        let raw: Vec<u8> = b"abcabcabcabcabcabcabcabcabcabcabcabc".to_vec();
+        let mut f = Vec::new();
+        frame(&raw, false, &mut f);
+        assert_eq!(f.len(), raw.len() + FRAME_LEN);
+        assert_eq!(f[8], NONE);
+        assert_eq!(&f[FRAME_LEN..], &raw[..]);
+        assert_eq!(unframe(&f).unwrap(), raw);
     }
 }

@@ -46,6 +46,7 @@ fn options() -> TableOptions {
         block_size: 512,
         bloom_fp: 0.01,
         partitioner: OPP,
+        compress: true,
     }
 }
 

@@ -36,6 +36,8 @@ pub struct TableOptions {
     pub bloom_fp: f64,
     /// The partitioner that orders the rows (recorded in the footer).
     pub partitioner: Partitioner,
+    /// Whether blocks are LZ4-compressed where that saves space (off: stored raw).
+    pub compress: bool,
 }
 
 /// What a finished SSTable holds, for the caller's bookkeeping.
@@ -59,6 +61,7 @@ pub struct SstableWriter<'f> {
     dest: PathBuf,
     file: Box<dyn WritableFile>,
     block_size: usize,
+    compress: bool,
     block: BlockBuilder,
     /// Whether a block is open, and (first row, first entry, row deletion) of it.
     block_open: bool,
@@ -101,6 +104,7 @@ impl<'f> SstableWriter<'f> {
             dest: dest.to_path_buf(),
             file,
             block_size: options.block_size.max(64),
+            compress: options.compress,
             block: BlockBuilder::default(),
             block_open: false,
             block_first_row: Vec::new(),
@@ -234,7 +238,7 @@ impl<'f> SstableWriter<'f> {
 
     fn append_block(&mut self, raw: &[u8]) -> Result<(u64, u32)> {
         self.framed.clear();
-        frame::frame(raw, &mut self.framed);
+        frame::frame(raw, self.compress, &mut self.framed);
         self.file
             .append(&self.framed)
             .map_err(|e| Error::io(&self.tmp, e))?;

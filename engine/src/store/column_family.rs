@@ -26,7 +26,7 @@ use crate::model::cell::{CellRef, CellValueRef, EntryRef};
 use crate::mutation::{RowUpdate, Validator};
 use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached};
 use crate::sstable::reader::Obsolete;
-use crate::sstable::{ReadContext, Sstable};
+use crate::sstable::{ReadContext, Sstable, TableOptions};
 use crate::stats::{ColumnFamilyStats, Counters};
 
 /// When a memtable is flushed.
@@ -138,15 +138,6 @@ impl ColumnFamilyStore {
         limits: FlushLimits,
         compaction: CompactionSettings,
     ) -> Self {
-        let compaction = CompactionSettings {
-            min_threshold: def
-                .min_compaction_threshold
-                .unwrap_or(compaction.min_threshold),
-            max_threshold: def
-                .max_compaction_threshold
-                .unwrap_or(compaction.max_threshold),
-            gc_grace_seconds: compaction.gc_grace_seconds,
-        };
         ColumnFamilyStore {
             keyspace: keyspace.to_string(),
             origin: format!("{keyspace}/{}", def.name),
@@ -229,6 +220,36 @@ impl ColumnFamilyStore {
             .load()
             .gc_grace_seconds
             .unwrap_or(self.compaction.gc_grace_seconds)
+    }
+
+    /// The compaction thresholds in force: the CF's own, else the database's. Read from the
+    /// definition each time, so an `ALTER TABLE` takes effect at the next compaction.
+    pub(super) fn compaction_settings(&self) -> CompactionSettings {
+        let def = self.def.load();
+        CompactionSettings {
+            min_threshold: def
+                .min_compaction_threshold
+                .unwrap_or(self.compaction.min_threshold),
+            max_threshold: def
+                .max_compaction_threshold
+                .unwrap_or(self.compaction.max_threshold),
+            gc_grace_seconds: self.gc_grace_seconds(),
+        }
+    }
+
+    /// How this CF's next SSTable is written: its own block size, filter rate and compression,
+    /// else the database's.
+    pub(super) fn table_options(&self) -> TableOptions {
+        let def = self.def.load();
+        let db = self.ctx.table;
+        TableOptions {
+            block_size: def
+                .block_size_kb
+                .map_or(db.block_size, |kb| kb as usize * 1024),
+            bloom_fp: def.bloom_filter_fp_chance.unwrap_or(db.bloom_fp),
+            compress: def.compression.unwrap_or(db.compress),
+            ..db
+        }
     }
 
     pub(super) fn is_super(&self) -> bool {

@@ -55,7 +55,7 @@ impl ColumnFamilyStore {
             view.sstables.clone()
         } else {
             let candidates = self.candidates(&view);
-            let c = self.compaction;
+            let c = self.compaction_settings();
             let Some(pick) =
                 size_tiered::pick(&candidates, c.min_threshold, c.max_threshold, SMALL_FLOOR)
             else {
@@ -105,7 +105,14 @@ impl ColumnFamilyStore {
             Bytes(inputs.iter().map(|t| t.bytes()).sum::<u64>())
         );
         let started = std::time::Instant::now();
-        let out = task::compact(fs, &inputs, &dest, generation, self.ctx.table, &params)?;
+        let out = task::compact(
+            fs,
+            &inputs,
+            &dest,
+            generation,
+            self.table_options(),
+            &params,
+        )?;
         tracing::info!(
             "{kind} compaction of {} done: {} SSTables, {} in, {} out, {} tombstones purged, \
              in {} ms",
@@ -176,7 +183,7 @@ impl ColumnFamilyStore {
 
     /// Full size-tiered buckets waiting to be merged.
     pub fn pending_compactions(&self) -> usize {
-        let c = self.compaction;
+        let c = self.compaction_settings();
         if c.min_threshold == 0 || c.max_threshold == 0 {
             return 0;
         }
@@ -192,13 +199,16 @@ impl ColumnFamilyStore {
     /// limit of SSTables, then a millisecond per SSTable over it, at most 50 ms. With minor
     /// compaction off the user chose to let SSTables pile up, so writers are never slowed.
     pub fn write_delay(&self) -> Duration {
-        write_delay(self.view().sstables.len(), self.compaction.min_threshold)
+        write_delay(
+            self.view().sstables.len(),
+            self.compaction_settings().min_threshold,
+        )
     }
 
     /// Whether size-tiered compaction has a full bucket to merge.
     pub fn needs_compaction(&self) -> bool {
         let candidates = self.candidates(&self.view());
-        let c = self.compaction;
+        let c = self.compaction_settings();
         size_tiered::pick(&candidates, c.min_threshold, c.max_threshold, SMALL_FLOOR).is_some()
     }
 }

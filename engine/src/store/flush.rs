@@ -77,7 +77,7 @@ impl ColumnFamilyStore {
         let path = self
             .dir
             .join(file_names::sstable(&self.def.load().name, generation));
-        let mut w = SstableWriter::create(fs, &path, self.ctx.table, mem.rows())?;
+        let mut w = SstableWriter::create(fs, &path, self.table_options(), mem.rows())?;
         let mut rows = 0;
         let partitioner = self.ctx.partitioner;
         for row in mem.flush_rows(self.is_super()) {

@@ -123,3 +123,17 @@ pub fn wait_until(secs: u64, mut cond: impl FnMut() -> bool) -> bool {
     }
     true
 }
+
+/// Copies a directory tree (a data directory, a fixture) file by file.
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}

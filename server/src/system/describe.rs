@@ -99,9 +99,10 @@ pub fn create_keyspace(db: &Database, ks: &str) -> Result<String, CqlError> {
         "SimpleStrategy"
     };
     Ok(format!(
-        "CREATE KEYSPACE {} WITH replication = {{'class': '{class}', 'replication_factor': '{}'}}  AND durable_writes = true;",
+        "CREATE KEYSPACE {} WITH replication = {{'class': '{class}', 'replication_factor': '{}'}}  AND durable_writes = {};",
         quote_ident(ks),
-        def.replication_factor
+        def.replication_factor,
+        def.durable_writes
     ))
 }
 

@@ -227,7 +227,8 @@ fn content_with(
                 .into_iter()
                 .map(|ks| {
                     let r = replication(db, &ks);
-                    vec![s(ks), Literal::Bool(true), r]
+                    let durable = db.describe_keyspace(&ks).map_or(true, |d| d.durable_writes);
+                    vec![s(ks), Literal::Bool(durable), r]
                 })
                 .chain(["system", "system_schema"].map(|ks| {
                     let local = map(&[("class", "org.apache.cassandra.locator.LocalStrategy")]);

@@ -5,6 +5,7 @@
 use super::ast::{Bind, Statement, Term};
 use super::error::CqlError;
 use super::lexer::{tokenize, Tok, Token};
+use super::table_tuning;
 use super::types::{CqlType, Literal};
 
 /// Parses one or more statements separated by `;`.
@@ -239,6 +240,7 @@ impl Parser {
         let if_not_exists = self.if_not_exists()?;
         let name = self.name()?;
         let mut replication = Vec::new();
+        let mut durable_writes = true;
         if self.eat_word("with") {
             loop {
                 let option = self.ident()?;
@@ -262,13 +264,12 @@ impl Parser {
                     }
                     self.sym("}")?;
                 } else if option == "durable_writes" {
-                    // Every write here goes through the commit log: `false` cannot mean
-                    // what it means in Cassandra, so it is refused rather than ignored.
-                    if !matches!(self.literal()?, Literal::Bool(true)) {
-                        return Err(CqlError::invalid(
-                            "durable_writes = false is not supported: every write goes through the commit log",
-                        ));
-                    }
+                    let (line, col) = self
+                        .tokens
+                        .get(self.pos)
+                        .map_or((1, 1), |t| (t.line, t.col));
+                    durable_writes = table_tuning::boolean(&option, &self.literal()?)
+                        .map_err(|m| CqlError::syntax(line, col, m))?;
                 } else {
                     return Err(self.unexpected("replication or durable_writes"));
                 }
@@ -281,6 +282,7 @@ impl Parser {
             name,
             if_not_exists,
             replication,
+            durable_writes,
         })
     }
 
