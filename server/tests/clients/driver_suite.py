@@ -368,6 +368,19 @@ try:
         assert session.execute(p, (KS,)).one().durable_writes is True
         assert session.execute(p, ("no_such_keyspace",)).one() is None
 
+    @check("durable_writes = false is kept and read back as false")
+    def _():
+        session.execute(
+            f"CREATE KEYSPACE {KS}_nd WITH replication = "
+            "{'class': 'SimpleStrategy', 'replication_factor': 1} AND durable_writes = false")
+        try:
+            row = session.execute(
+                "SELECT durable_writes FROM system_schema.keyspaces WHERE keyspace_name = %s",
+                (f"{KS}_nd",)).one()
+            assert row.durable_writes is False, row
+        finally:
+            session.execute(f"DROP KEYSPACE {KS}_nd")
+
     @check("named markers give the partition key's indexes, as ? markers do")
     def _():
         for q, want in (
