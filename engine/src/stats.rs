@@ -1,23 +1,60 @@
 //! Counters per column family: what the caches, bloom filters and disk did. Tests assert them,
 //! benchmarks report them, and `Database::column_family_stats` shows them.
+//!
+//! Every read and write updates them, from every thread at once, so nothing here is one shared
+//! word: each thread adds to its own stripe (a cache line of its own, and a histogram of its
+//! own), and a snapshot sums the stripes. One shared counter bounced its cache line between
+//! cores on every operation and stopped reads scaling past a few threads.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use crossbeam_utils::CachePadded;
 use hdrhistogram::Histogram;
 use parking_lot::Mutex;
 
-/// Latencies in microseconds, 1 µs to 10 minutes, 2 significant digits.
+/// Stripes of counters per column family: enough that 16 threads rarely share one; a stripe is
+/// a few hundred bytes.
+const STRIPES: usize = 16;
+/// Stripes of latency histograms: fewer, since each holds about 24 KB once a thread uses it.
+const HISTOGRAM_STRIPES: usize = 8;
+
+/// This thread's stripe number: threads take numbers in turn as they first count something.
+fn stripe() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static MINE: Cell<usize> = const { Cell::new(usize::MAX) };
+    }
+    MINE.with(|m| {
+        if m.get() == usize::MAX {
+            m.set(NEXT.fetch_add(1, Ordering::Relaxed));
+        }
+        m.get()
+    })
+}
+
+/// One stripe's histogram, made when a thread of that stripe first records.
+type Stripe = CachePadded<Mutex<Option<Histogram<u64>>>>;
+
+/// Latencies in microseconds, 1 µs to 10 minutes, 2 significant digits; one histogram per
+/// stripe.
 #[derive(Debug)]
-pub struct Latency(Mutex<Option<Histogram<u64>>>);
+pub struct Latency(Box<[Stripe]>);
 
 impl Default for Latency {
     fn default() -> Self {
-        Latency(Mutex::new(
-            Histogram::new_with_bounds(1, 600_000_000, 2).ok(),
-        ))
+        Latency(
+            (0..HISTOGRAM_STRIPES)
+                .map(|_| CachePadded::new(Mutex::new(None)))
+                .collect(),
+        )
     }
+}
+
+fn new_histogram() -> Option<Histogram<u64>> {
+    Histogram::new_with_bounds(1, 600_000_000, 2).ok()
 }
 
 impl Latency {
@@ -29,14 +66,30 @@ impl Latency {
     /// Records one operation's time.
     pub fn record(&self, took: std::time::Duration) {
         let us = u64::try_from(took.as_micros()).unwrap_or(u64::MAX).max(1);
-        if let Some(h) = self.0.lock().as_mut() {
+        let mut h = self.0[stripe() % HISTOGRAM_STRIPES].lock();
+        if h.is_none() {
+            *h = new_histogram();
+        }
+        if let Some(h) = h.as_mut() {
             h.saturating_record(us);
         }
     }
 
-    /// (count, p50, p99, p99.9, max) in microseconds.
+    /// (count, p50, p99, p99.9, max) in microseconds, over every stripe.
     pub fn summary(&self) -> LatencySummary {
-        match self.0.lock().as_ref() {
+        let mut all: Option<Histogram<u64>> = None;
+        for s in self.0.iter() {
+            if let Some(h) = s.lock().as_ref() {
+                match all.as_mut() {
+                    None => all = Some(h.clone()),
+                    Some(a) => {
+                        // Same bounds on every stripe: adding cannot fail.
+                        let _ = a.add(h);
+                    }
+                }
+            }
+        }
+        match all {
             Some(h) if !h.is_empty() => LatencySummary {
                 count: h.len(),
                 p50_us: h.value_at_quantile(0.5),
@@ -64,9 +117,9 @@ pub struct LatencySummary {
     pub max_us: u64,
 }
 
-/// Live counters, updated by reads.
+/// One stripe of a column family's counters.
 #[derive(Debug, Default)]
-pub struct Counters {
+pub struct Slots {
     pub(crate) bloom_checks: AtomicU64,
     pub(crate) bloom_negatives: AtomicU64,
     pub(crate) bloom_false_positives: AtomicU64,
@@ -89,10 +142,42 @@ pub struct Counters {
     pub(crate) sstable_bytes_written: AtomicU64,
     /// Bytes of commit log records carrying this CF's writes.
     pub(crate) commitlog_bytes: AtomicU64,
+}
+
+/// Live counters, updated by reads and writes: one [`Slots`] per stripe.
+#[derive(Debug)]
+pub struct Counters {
+    stripes: Box<[CachePadded<Slots>]>,
     /// Bytes of replaced SSTables still on disk (a reader holds them).
     pub(crate) obsolete_bytes: Arc<AtomicU64>,
     pub(crate) reads: Latency,
     pub(crate) writes: Latency,
+}
+
+impl Default for Counters {
+    fn default() -> Self {
+        Counters {
+            stripes: (0..STRIPES).map(|_| CachePadded::default()).collect(),
+            obsolete_bytes: Arc::default(),
+            reads: Latency::default(),
+            writes: Latency::default(),
+        }
+    }
+}
+
+impl Counters {
+    /// This thread's stripe, to add to.
+    pub(crate) fn local(&self) -> &Slots {
+        &self.stripes[stripe() % STRIPES]
+    }
+
+    /// A counter summed over the stripes.
+    fn sum(&self, f: impl Fn(&Slots) -> &AtomicU64) -> u64 {
+        self.stripes
+            .iter()
+            .map(|s| f(s).load(Ordering::Relaxed))
+            .fold(0, u64::wrapping_add)
+    }
 }
 
 /// Adds one to a counter.
@@ -168,30 +253,29 @@ pub struct ColumnFamilyStats {
 impl Counters {
     /// A snapshot of the counters (sizes are filled in by the caller).
     pub(crate) fn snapshot(&self) -> ColumnFamilyStats {
-        let g = |c: &AtomicU64| c.load(Ordering::Relaxed);
         ColumnFamilyStats {
-            flushes: g(&self.flushes),
-            compactions: g(&self.compactions),
-            bytes_compacted: g(&self.bytes_compacted),
-            tombstones_purged: g(&self.tombstones_purged),
-            bloom_checks: g(&self.bloom_checks),
-            bloom_negatives: g(&self.bloom_negatives),
-            bloom_false_positives: g(&self.bloom_false_positives),
-            key_cache_hits: g(&self.key_cache_hits),
-            key_cache_misses: g(&self.key_cache_misses),
-            key_cache_evictions: g(&self.key_cache_evictions),
-            block_cache_hits: g(&self.block_cache_hits),
-            block_cache_misses: g(&self.block_cache_misses),
-            block_cache_evictions: g(&self.block_cache_evictions),
-            index_searches: g(&self.index_searches),
-            sstables_skipped: g(&self.sstables_skipped),
-            blocks_read: g(&self.blocks_read),
+            flushes: self.sum(|s| &s.flushes),
+            compactions: self.sum(|s| &s.compactions),
+            bytes_compacted: self.sum(|s| &s.bytes_compacted),
+            tombstones_purged: self.sum(|s| &s.tombstones_purged),
+            bloom_checks: self.sum(|s| &s.bloom_checks),
+            bloom_negatives: self.sum(|s| &s.bloom_negatives),
+            bloom_false_positives: self.sum(|s| &s.bloom_false_positives),
+            key_cache_hits: self.sum(|s| &s.key_cache_hits),
+            key_cache_misses: self.sum(|s| &s.key_cache_misses),
+            key_cache_evictions: self.sum(|s| &s.key_cache_evictions),
+            block_cache_hits: self.sum(|s| &s.block_cache_hits),
+            block_cache_misses: self.sum(|s| &s.block_cache_misses),
+            block_cache_evictions: self.sum(|s| &s.block_cache_evictions),
+            index_searches: self.sum(|s| &s.index_searches),
+            sstables_skipped: self.sum(|s| &s.sstables_skipped),
+            blocks_read: self.sum(|s| &s.blocks_read),
             reads: self.reads.summary(),
             writes: self.writes.summary(),
-            client_bytes: g(&self.client_bytes),
-            sstable_bytes_written: g(&self.sstable_bytes_written),
-            commitlog_bytes: g(&self.commitlog_bytes),
-            total_bytes: g(&self.obsolete_bytes),
+            client_bytes: self.sum(|s| &s.client_bytes),
+            sstable_bytes_written: self.sum(|s| &s.sstable_bytes_written),
+            commitlog_bytes: self.sum(|s| &s.commitlog_bytes),
+            total_bytes: self.obsolete_bytes.load(Ordering::Relaxed),
             ..ColumnFamilyStats::default()
         }
     }

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use arc_swap::{ArcSwap, Guard};
 use parking_lot::{Mutex, RwLock};
 
 use crate::commitlog::CommitLog;
@@ -58,7 +59,8 @@ struct Inner {
     flusher: Worker<FlushJob>,
     options: Options,
     partitioner: Partitioner,
-    schema: RwLock<Arc<SchemaState>>,
+    /// Replaced whole by a schema change; read without a lock.
+    schema: ArcSwap<SchemaState>,
     /// Serializes schema changes (and their catalog writes).
     schema_change: Mutex<()>,
     /// What replay at open dropped, when asked to ignore replay errors.
@@ -83,7 +85,7 @@ impl Drop for Inner {
         self.core.env.ctx.closing.store(true, Ordering::Relaxed);
         self.flusher.stop();
         self.core.compactor.stop();
-        let cfs: Vec<Arc<ColumnFamilyStore>> = self.schema.read().all_cfs().cloned().collect();
+        let cfs: Vec<Arc<ColumnFamilyStore>> = self.schema.load().all_cfs().cloned().collect();
         if self.core.commitlog.is_poisoned() {
             // The memtables may hold the only copy of writes since the log's last good fsync:
             // put them in SSTables, and leave the log alone.
@@ -102,7 +104,7 @@ impl Drop for Inner {
         }
         // A keyspace with `durable_writes` off has no log to replay: its memtables are the only
         // copy of its unflushed writes, so a clean close flushes them (as Cassandra's drain does).
-        let schema = self.schema.read().clone();
+        let schema = self.schema.load_full();
         for ks in schema.keyspaces.values().filter(|k| !k.def.durable_writes) {
             for cf in ks.cfs.values() {
                 if self.core.freeze(cf) || cf.frozen_count() > 0 {
@@ -167,23 +169,13 @@ impl Database {
         }
     }
 
-    fn schema(&self) -> Arc<SchemaState> {
-        self.inner.schema.read().clone()
+    /// The schema in force: no lock and no reference count taken (every read starts here).
+    fn schema(&self) -> Guard<Arc<SchemaState>> {
+        self.inner.schema.load()
     }
 
     fn cf(&self, keyspace: &str, cf: &str) -> Result<Arc<ColumnFamilyStore>> {
-        let schema = self.schema();
-        let ks = schema
-            .keyspaces
-            .get(keyspace)
-            .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
-        ks.cfs
-            .get(cf)
-            .cloned()
-            .ok_or_else(|| Error::UnknownColumnFamily {
-                keyspace: keyspace.to_string(),
-                column_family: cf.to_string(),
-            })
+        self.schema().cf(keyspace, cf).cloned()
     }
 
     /// One column family, or with `None` every column family of the keyspace.

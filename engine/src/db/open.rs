@@ -168,7 +168,7 @@ impl Database {
                 flusher,
                 partitioner,
                 options,
-                schema: RwLock::new(Arc::new(state)),
+                schema: arc_swap::ArcSwap::from_pointee(state),
                 schema_change: Mutex::new(()),
                 replay_report: replayed.log.dropped,
                 _lock: lock,

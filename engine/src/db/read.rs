@@ -42,7 +42,8 @@ impl Database {
     ) -> Result<Option<ColumnOrSuperColumn>> {
         let key = key.as_ref();
         validate_key(key)?;
-        let cf = self.cf(keyspace, &path.column_family)?;
+        let schema = self.schema();
+        let cf = schema.cf(keyspace, &path.column_family)?;
         // A column of a Standard CF: read by its name, without building a predicate.
         if let (ColumnType::Standard, None, Some(name)) =
             (cf.def().column_type, &path.super_column, &path.column)
@@ -97,7 +98,8 @@ impl Database {
     ) -> Result<Vec<Column>> {
         let key = key.as_ref();
         validate_key(key)?;
-        let cf = self.cf(keyspace, column_family)?;
+        let schema = self.schema();
+        let cf = schema.cf(keyspace, column_family)?;
         if cf.def().column_type != ColumnType::Standard {
             return Err(Error::invalid(format!(
                 "column family {keyspace}.{column_family} is Super: read its columns by super column"
@@ -151,8 +153,9 @@ impl Database {
     ) -> Result<Vec<ColumnOrSuperColumn>> {
         let key = key.as_ref();
         validate_key(key)?;
-        let cf = self.cf(keyspace, &parent.column_family)?;
-        let req = self.read_request(&cf, parent, predicate)?;
+        let schema = self.schema();
+        let cf = schema.cf(keyspace, &parent.column_family)?;
+        let req = self.read_request(cf, parent, predicate)?;
         let started = std::time::Instant::now();
         let out = cf.slice(&RowKey::new(self.inner.partitioner, key), &req);
         cf.record_read(started);
@@ -199,8 +202,9 @@ impl Database {
         parent: &ColumnParent,
         predicate: &SlicePredicate,
     ) -> Result<Vec<KeySlice>> {
-        let cf = self.cf(keyspace, &parent.column_family)?;
-        let req = self.read_request(&cf, parent, predicate)?;
+        let schema = self.schema();
+        let cf = schema.cf(keyspace, &parent.column_family)?;
+        let req = self.read_request(cf, parent, predicate)?;
         for k in keys {
             validate_key(k.as_ref())?;
         }
@@ -242,8 +246,9 @@ impl Database {
         predicate: &SlicePredicate,
         range: &KeyRange,
     ) -> Result<Vec<KeySlice>> {
-        let cf = self.cf(keyspace, &parent.column_family)?;
-        let req = self.read_request(&cf, parent, predicate)?;
+        let schema = self.schema();
+        let cf = schema.cf(keyspace, &parent.column_family)?;
+        let req = self.read_request(cf, parent, predicate)?;
         if range.count == 0 {
             return Err(Error::invalid("a key range's count must be positive"));
         }

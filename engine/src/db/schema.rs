@@ -35,7 +35,7 @@ impl Database {
         let catalog = next.to_catalog(self.inner.partitioner, self.inner.options.encode_settings());
         catalog.store(self.inner.options.file_system.as_ref(), &self.inner.root)?;
         stored(done);
-        *self.inner.schema.write() = Arc::new(next);
+        self.inner.schema.store(Arc::new(next));
         Ok(())
     }
 

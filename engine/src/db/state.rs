@@ -104,6 +104,19 @@ impl SchemaState {
 }
 
 impl SchemaState {
+    /// The store of `keyspace`.`cf`, borrowed: a read that keeps the schema it found it in
+    /// takes no reference count on it.
+    pub(super) fn cf(&self, keyspace: &str, cf: &str) -> Result<&Arc<ColumnFamilyStore>> {
+        let ks = self
+            .keyspaces
+            .get(keyspace)
+            .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+        ks.cfs.get(cf).ok_or_else(|| Error::UnknownColumnFamily {
+            keyspace: keyspace.to_string(),
+            column_family: cf.to_string(),
+        })
+    }
+
     /// Every column family store.
     pub(super) fn all_cfs(&self) -> impl Iterator<Item = &Arc<ColumnFamilyStore>> {
         self.keyspaces.values().flat_map(|k| k.cfs.values())

@@ -412,14 +412,15 @@ impl Sstable {
     pub fn block(&self, i: usize, ctx: &ReadContext<'_>) -> Result<Arc<CachedBlock>> {
         let key = (self.id, i as u32);
         if let Some(b) = ctx.blocks.get(key) {
-            bump(&ctx.counters.block_cache_hits);
+            bump(&ctx.counters.local().block_cache_hits);
             return Ok(b);
         }
-        bump(&ctx.counters.block_cache_misses);
+        bump(&ctx.counters.local().block_cache_misses);
         let b = Arc::new(self.read_block(i)?);
-        bump(&ctx.counters.blocks_read);
+        bump(&ctx.counters.local().blocks_read);
         let evicted = ctx.blocks.insert(key, b.clone());
         ctx.counters
+            .local()
             .block_cache_evictions
             .fetch_add(evicted, Ordering::Relaxed);
         Ok(b)
@@ -489,30 +490,30 @@ impl Sstable {
     /// bloom filter, then the key cache, then the index, counting each.
     pub fn locate(&self, row: &RowKey<'_>, ctx: &ReadContext<'_>) -> Result<Option<RowPosition>> {
         let key = row.key();
-        bump(&ctx.counters.bloom_checks);
+        bump(&ctx.counters.local().bloom_checks);
         if !self.filter.may_contain(key) {
-            bump(&ctx.counters.bloom_negatives);
+            bump(&ctx.counters.local().bloom_negatives);
             return Ok(None);
         }
         if let Some(pos) = ctx.keys.get(self.id, key) {
-            bump(&ctx.counters.key_cache_hits);
+            bump(&ctx.counters.local().key_cache_hits);
             return Ok(Some(pos));
         }
-        bump(&ctx.counters.key_cache_misses);
+        bump(&ctx.counters.local().key_cache_misses);
         let pos = self.search(row.sort_key(), ctx)?;
         match pos {
             Some(p) => {
                 if ctx.keys.insert(self.id, key, p) {
-                    bump(&ctx.counters.key_cache_evictions);
+                    bump(&ctx.counters.local().key_cache_evictions);
                 }
             }
-            None => bump(&ctx.counters.bloom_false_positives),
+            None => bump(&ctx.counters.local().bloom_false_positives),
         }
         Ok(pos)
     }
 
     fn search(&self, sort_key: &[u8], ctx: &ReadContext<'_>) -> Result<Option<RowPosition>> {
-        bump(&ctx.counters.index_searches);
+        bump(&ctx.counters.local().index_searches);
         let Some(end) = self.index.seek(sort_key, RowPoint::End) else {
             return Ok(None);
         };

@@ -6,7 +6,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::column_family::{ColumnFamilyStore, View};
+use super::column_family::ColumnFamilyStore;
+use super::view::View;
 use crate::compaction::size_tiered::{self, Candidate, SMALL_FLOOR};
 use crate::compaction::task::{self, CompactionParams};
 use crate::error::Result;
@@ -152,14 +153,17 @@ impl ColumnFamilyStore {
             t.mark_obsolete(self.obsolete());
         }
         self.resize_key_cache();
-        crate::stats::bump(&self.counters.compactions);
+        crate::stats::bump(&self.counters.local().compactions);
         self.counters
+            .local()
             .bytes_compacted
             .fetch_add(out.bytes_in, Ordering::Relaxed);
         self.counters
+            .local()
             .sstable_bytes_written
             .fetch_add(out.bytes_out, Ordering::Relaxed);
         self.counters
+            .local()
             .tombstones_purged
             .fetch_add(out.purged, Ordering::Relaxed);
         Ok(Some(CompactionSummary {

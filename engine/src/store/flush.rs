@@ -5,7 +5,8 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use super::column_family::{ColumnFamilyStore, View};
+use super::column_family::ColumnFamilyStore;
+use super::view::View;
 use crate::commitlog::LogPosition;
 use crate::error::{Error, Result};
 use crate::file_names;
@@ -58,7 +59,7 @@ impl ColumnFamilyStore {
             });
             drop(v);
             self.resize_key_cache();
-            crate::stats::bump(&self.counters.flushes);
+            crate::stats::bump(&self.counters.local().flushes);
             flushed_to = Some(position);
         }
         Ok(flushed_to)
@@ -94,6 +95,7 @@ impl ColumnFamilyStore {
         }
         let written = w.finish()?;
         self.counters
+            .local()
             .sstable_bytes_written
             .fetch_add(written.bytes, Ordering::Relaxed);
         Ok(Some(Arc::new(Sstable::open(

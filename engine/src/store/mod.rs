@@ -6,6 +6,7 @@ mod compaction;
 mod flush;
 pub mod manifest;
 mod read;
+mod view;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

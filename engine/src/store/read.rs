@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::column_family::{ColumnFamilyStore, View};
+use super::column_family::ColumnFamilyStore;
+use super::view::View;
 use crate::error::Result;
 use crate::memtable::MemRow;
 use crate::merge::{merged_deletion, EntryItem, KMerge, RowSource};
@@ -149,8 +150,12 @@ impl ColumnFamilyStore {
             .collect();
         if mem_rows.is_empty() && view.sstables.iter().all(|t| !t.may_contain(row.key())) {
             let n = view.sstables.len() as u64;
-            self.counters.bloom_checks.fetch_add(n, Ordering::Relaxed);
             self.counters
+                .local()
+                .bloom_checks
+                .fetch_add(n, Ordering::Relaxed);
+            self.counters
+                .local()
                 .bloom_negatives
                 .fetch_add(n, Ordering::Relaxed);
             return Ok(None);
@@ -175,7 +180,7 @@ impl ColumnFamilyStore {
         tables.sort_by_key(|t| std::cmp::Reverse(t.footer().max_timestamp));
         for t in tables {
             if named.can_skip(t.footer().max_timestamp) {
-                bump(&self.counters.sstables_skipped);
+                bump(&self.counters.local().sstables_skipped);
                 continue;
             }
             if let Some(pos) = t.locate(row, &rctx)? {
