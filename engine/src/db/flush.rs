@@ -8,7 +8,7 @@
 //! behind.
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use super::worker::{Event, Worker};
@@ -48,7 +48,11 @@ impl Core {
     /// between its log append and its memtable apply, so everything logged before it is in a
     /// memtable.
     fn freeze_at(&self, cf: &ColumnFamilyStore) -> (bool, LogPosition) {
-        let _switch = self.switch_lock.write();
+        // Nothing panics while holding it, and it guards no data: a poisoned lock still orders.
+        let _switch = self
+            .switch_lock
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
         let position = self.commitlog.current_position();
         (cf.switch_memtable(position), position)
     }

@@ -20,7 +20,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use arc_swap::{ArcSwap, Guard};
-use parking_lot::{Mutex, RwLock};
+use crossbeam_utils::sync::ShardedLock;
+use parking_lot::Mutex;
 
 use crate::commitlog::CommitLog;
 use crate::error::{Error, Result};
@@ -45,8 +46,9 @@ struct Core {
     commitlog: Arc<CommitLog>,
     env: StoreEnv,
     /// Writers hold it shared from commit log append to memtable apply; a memtable switch holds
-    /// it exclusively.
-    switch_lock: RwLock<()>,
+    /// it exclusively. Sharded (a writer locks only its own thread's shard, a switch every
+    /// shard): as one lock word, every write of every thread wrote the same cache line.
+    switch_lock: ShardedLock<()>,
     /// Runs minor compactions of the column families handed to it, one at a time.
     compactor: Worker<Arc<ColumnFamilyStore>>,
 }

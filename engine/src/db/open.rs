@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use parking_lot::{Mutex, RwLock};
+use parking_lot::Mutex;
 
 use super::flush::{self, FlushJob};
 use super::state::{SchemaState, StoreEnv};
@@ -154,7 +154,7 @@ impl Database {
         let core = Arc::new(Core {
             commitlog,
             env,
-            switch_lock: RwLock::new(()),
+            switch_lock: crossbeam_utils::sync::ShardedLock::new(()),
             compactor: flush::start_compactor()?,
         });
         let flusher = flush::start_flusher(core.clone())?;

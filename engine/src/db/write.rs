@@ -142,7 +142,12 @@ impl Database {
         {
             // The switch lock keeps a memtable switch from falling between the log append and
             // the memtable apply, which would let a flush claim a log position it does not cover.
-            let _switch = self.inner.core.switch_lock.read();
+            let _switch = self
+                .inner
+                .core
+                .switch_lock
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             // One record per row, one fsync for the batch. A keyspace with `durable_writes`
             // off skips the log, as in Cassandra: its writes live in the memtable until flushed.
             let logged = if ks.def.durable_writes {
