@@ -37,7 +37,7 @@ pub struct Config {
     /// stays within grace (nothing can be purged) and minor compactions run in the background.
     pub purge_with_majors: bool,
     /// With `purge_with_majors`: minor compactions run too, and timestamps grow with the clock
-    /// (see [`stamp`]), so a minor compaction that purges a tombstone while an older version
+    /// (see `stamp`), so a minor compaction that purges a tombstone while an older version
     /// of its row sits elsewhere (another SSTable, a memtable) is caught.
     pub minors_past_grace: bool,
     /// Periodic commit-log sync (a power cut is then a reopen); batch mode otherwise.
