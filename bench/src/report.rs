@@ -154,6 +154,62 @@ pub fn table(results: &[PhaseResult], engines: &[String]) -> String {
     out
 }
 
+/// The race by thread count: a line per phase and engine, its median ops/s at each count
+/// (`by_threads` in the order run), and the last count's figure over the first's.
+pub fn scaling(by_threads: &[(usize, Vec<PhaseResult>)], engines: &[String]) -> String {
+    let mut out = format!("{:<14} {:<12}", "phase", "engine");
+    for (t, _) in by_threads {
+        let _ = write!(out, " {:>12}", format!("{t} thr ops/s"));
+    }
+    if by_threads.len() > 1 {
+        let _ = write!(out, " {:>8}", "scaling");
+    }
+    out.push('\n');
+    let Some((_, first)) = by_threads.first() else {
+        return out;
+    };
+    let per_count: Vec<Vec<(String, Vec<PhaseResult>)>> = by_threads
+        .iter()
+        .map(|(_, results)| medians(results, engines))
+        .collect();
+    for (phase, _) in medians(first, engines) {
+        if phase == "compact" || phase == "close" {
+            continue;
+        }
+        for engine in engines {
+            let figures: Vec<Option<f64>> = per_count
+                .iter()
+                .map(|m| {
+                    m.iter()
+                        .find(|(p, _)| *p == phase)
+                        .and_then(|(_, rs)| rs.iter().find(|r| &r.engine == engine))
+                        .map(|r| r.ops_per_sec)
+                })
+                .collect();
+            let _ = write!(out, "{phase:<14} {engine:<12}");
+            for f in &figures {
+                match f {
+                    Some(v) => {
+                        let _ = write!(out, " {v:>12.0}");
+                    }
+                    None => {
+                        let _ = write!(out, " {:>12}", "-");
+                    }
+                }
+            }
+            if let (Some(Some(a)), Some(Some(b)), true) =
+                (figures.first(), figures.last(), figures.len() > 1)
+            {
+                if *a > 0.0 {
+                    let _ = write!(out, " {:>7.2}x", b / a);
+                }
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// supercolumn ÷ peer: throughput, or for `compact` disk bytes (lower is better there).
 pub fn ratio(phase: &str, base: &PhaseResult, peer: &PhaseResult) -> String {
     let (num, den, what) = if phase == "compact" {
@@ -209,6 +265,33 @@ mod tests {
         assert!(t
             .lines()
             .any(|l| l.starts_with("fillseq") && l.ends_with("5.00")));
+    }
+
+    #[test]
+    fn scaling_shows_each_thread_count_and_last_over_first() {
+        let engines = vec!["supercolumn".to_string(), "rocksdb".to_string()];
+        let one = vec![
+            run("supercolumn", 0, "readrandom", 100.0, 0),
+            run("rocksdb", 0, "readrandom", 80.0, 0),
+        ];
+        let four = vec![
+            run("supercolumn", 0, "readrandom", 350.0, 0),
+            run("rocksdb", 0, "readrandom", 320.0, 0),
+        ];
+        let t = scaling(&[(1, one), (4, four)], &engines);
+        let line = t
+            .lines()
+            .find(|l| l.starts_with("readrandom") && l.contains("supercolumn"));
+        let line = line.unwrap_or_default();
+        assert!(
+            line.contains("100") && line.contains("350") && line.ends_with("3.50x"),
+            "{t}"
+        );
+        assert!(
+            t.lines()
+                .any(|l| l.contains("rocksdb") && l.ends_with("4.00x")),
+            "{t}"
+        );
     }
 
     #[test]

@@ -21,7 +21,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use supercolumn_bench::engine::{self, Durability, Engine, EngineConfig, ENGINES};
 use supercolumn_bench::graph::{self, GraphRun};
 use supercolumn_bench::process::{bytes_written, disk_usage, peak_memory};
-use supercolumn_bench::report::{table, PhaseResult};
+use supercolumn_bench::report::{scaling, table, PhaseResult};
 use supercolumn_bench::timing::{stopping, timed, Timing, STOP};
 use supercolumn_bench::workload::{key, missing_key, value, wide_column, wide_key};
 use supercolumn_bench::KeyStream;
@@ -60,8 +60,12 @@ struct Args {
     /// Value size of point rows (bytes; the default matches db_bench's 100, half random).
     #[arg(long, default_value_t = 100)]
     value_size: usize,
-    /// Client threads.
-    #[arg(long, default_value_t = 1)]
+    /// Client threads; a comma-separated list (`1,4,16`) runs the whole race at each count, one
+    /// table each, then ops/s by thread count.
+    #[arg(long = "threads", default_value = "1", value_name = "N[,N...]")]
+    thread_counts: String,
+    /// The thread count of the race being run (one of `--threads`).
+    #[arg(skip)]
     threads: usize,
     /// Durability: periodic (log, no fsync per write) or batch (fsync before acknowledging).
     #[arg(long, default_value = "periodic")]
@@ -456,12 +460,29 @@ fn on_ctrl_c() -> anyhow::Result<()> {
     .context("installing the Ctrl-C handler")
 }
 
+/// `--threads`: one count or several, each at least 1.
+fn thread_counts(list: &str) -> anyhow::Result<Vec<usize>> {
+    let counts = list
+        .split(',')
+        .map(|t| match t.trim().parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => bail!("--threads takes counts of at least 1, comma-separated (got '{t}')"),
+        })
+        .collect::<anyhow::Result<Vec<usize>>>()?;
+    Ok(counts)
+}
+
 fn run() -> anyhow::Result<()> {
-    let args = Args::parse();
+    let mut args = Args::parse();
     supercolumn_tools::logging::init(args.verbose);
     on_ctrl_c()?;
-    if args.threads == 0 || args.rows == 0 || args.rounds == 0 {
-        bail!("--threads, --rows and --rounds must be at least 1");
+    let counts = thread_counts(&args.thread_counts)?;
+    args.threads = counts[0];
+    if args.rows == 0 || args.rounds == 0 {
+        bail!("--rows and --rounds must be at least 1");
+    }
+    if counts.len() > 1 && (args.soak.is_some() || args.child_round.is_some()) {
+        bail!("--soak runs at one thread count: give --threads one number");
     }
     Durability::parse(&args.sync)?;
     if let Some(d) = &args.soak {
@@ -486,13 +507,35 @@ fn run() -> anyhow::Result<()> {
         return run_round(&args, &engines[0], round, |r| println!("{}", r.to_json()));
     }
     let started = Instant::now();
+    let mut by_threads = Vec::new();
+    for &threads in &counts {
+        if stopping() {
+            break;
+        }
+        args.threads = threads;
+        let results = race(&args, &engines)?;
+        report(&args, &engines, &results, counts.len() > 1)?;
+        by_threads.push((threads, results));
+    }
+    if !args.json {
+        if by_threads.len() > 1 {
+            println!("ops/s by thread count (medians):");
+            print!("{}", scaling(&by_threads, &engines));
+        }
+        println!("total time: {:.1} s", started.elapsed().as_secs_f64());
+    }
+    Ok(())
+}
+
+/// Every round of every engine at `args.threads` threads.
+fn race(args: &Args, engines: &[String]) -> anyhow::Result<Vec<PhaseResult>> {
     let mut results = Vec::new();
     if engines.len() == 1 {
         for round in 0..args.rounds {
             if stopping() {
                 break;
             }
-            run_round(&args, &engines[0], round, |r| {
+            run_round(args, &engines[0], round, |r| {
                 if args.json {
                     println!("{}", r.to_json());
                 }
@@ -520,7 +563,7 @@ fn run() -> anyhow::Result<()> {
                 }
                 let name = &engines[(round + k) % engines.len()];
                 bar.set_message(format!("round {}: {name}", round + 1));
-                for r in run_child(&args, name, round)? {
+                for r in run_child(args, name, round)? {
                     if args.json {
                         println!("{}", r.to_json());
                     }
@@ -531,6 +574,16 @@ fn run() -> anyhow::Result<()> {
         }
         bar.finish_and_clear();
     }
+    Ok(results)
+}
+
+/// The table of one thread count (and its run on the --graph page).
+fn report(
+    args: &Args,
+    engines: &[String],
+    results: &[PhaseResult],
+    several_counts: bool,
+) -> anyhow::Result<()> {
     let settings = format!(
         "{}: {} rows, {} wide rows x {} columns, value {} B, {} thread(s), {} sync, cache {} MiB, memtables {}, {} partitioner, seed {}, {} round(s) (medians)",
             engines.join(" vs "),
@@ -554,18 +607,22 @@ fn run() -> anyhow::Result<()> {
                 .map_or(0, |d| d.as_secs());
             format!("{} @ {now}", engines.join(","))
         });
+        let title = if several_counts {
+            format!("{title}, {} thread(s)", args.threads)
+        } else {
+            title
+        };
         let run = GraphRun {
             title,
             settings: settings.clone(),
-            engines: engines.clone(),
-            results: results.clone(),
+            engines: engines.to_vec(),
+            results: results.to_vec(),
         };
         graph::append(path, run).with_context(|| format!("writing {}", path.display()))?;
     }
     if !args.json {
         println!("{settings}");
-        print!("{}", table(&results, &engines));
-        println!("total time: {:.1} s", started.elapsed().as_secs_f64());
+        print!("{}", table(results, engines));
     }
     Ok(())
 }
