@@ -3,7 +3,7 @@
 //! engine acts on go into the column family definition that stores it (`table.rs`,
 //! `table_tuning.rs`); writes and reads are `execute.rs`'s and `select.rs`'s.
 
-use super::ast::Statement;
+use super::ast::{Statement, TableName};
 use super::error::CqlError;
 use super::table::Table;
 use super::{CqlResult, Session};
@@ -44,6 +44,22 @@ impl Session<'_> {
             }
         })?;
         Ok(())
+    }
+
+    /// An `ALTER TABLE`: `change` makes the altered table from the current one, which is
+    /// stored in its place.
+    fn alter(
+        &self,
+        table: &TableName,
+        change: impl FnOnce(&Table) -> Result<Table, CqlError>,
+    ) -> Result<CqlResult, CqlError> {
+        let t = self.table(table)?;
+        let altered = change(&t)?;
+        self.store_altered(&t, &altered)?;
+        Ok(CqlResult::SchemaChange(format!(
+            "UPDATED TABLE {}.{}",
+            t.keyspace, t.name
+        )))
     }
 
     pub(super) fn schema_statement(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
@@ -146,31 +162,13 @@ impl Session<'_> {
                 )))
             }
             Statement::AlterTableAdd { table, columns } => {
-                let t = self.table(table)?;
-                let altered = t.with_columns(columns)?;
-                self.store_altered(&t, &altered)?;
-                Ok(CqlResult::SchemaChange(format!(
-                    "UPDATED TABLE {}.{}",
-                    t.keyspace, t.name
-                )))
+                self.alter(table, |t| t.with_columns(columns))
             }
             Statement::AlterTableWith { table, options } => {
-                let t = self.table(table)?;
-                let altered = t.with_options(options)?;
-                self.store_altered(&t, &altered)?;
-                Ok(CqlResult::SchemaChange(format!(
-                    "UPDATED TABLE {}.{}",
-                    t.keyspace, t.name
-                )))
+                self.alter(table, |t| t.with_options(options))
             }
             Statement::AlterTableRename { table, renames } => {
-                let t = self.table(table)?;
-                let altered = t.with_renamed(renames)?;
-                self.store_altered(&t, &altered)?;
-                Ok(CqlResult::SchemaChange(format!(
-                    "UPDATED TABLE {}.{}",
-                    t.keyspace, t.name
-                )))
+                self.alter(table, |t| t.with_renamed(renames))
             }
             Statement::Truncate(table) => {
                 let t = self.table(table)?;
