@@ -19,29 +19,6 @@ pub fn storage_conf(bytes: &[u8]) -> Result<usize, String> {
         .map_err(|e| e.to_string())
 }
 
-/// `cql_parse`: arbitrary bytes as CQL text. Every `CREATE TABLE` that makes a valid table must
-/// come back from the statement the catalog would store for it as the same table (a failure
-/// panics, so the fuzzer reports it). Returns the statements parsed.
-pub fn cql_parse(bytes: &[u8]) -> Result<usize, String> {
-    use crate::cql::{parse, Table};
-    let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
-    let statements = parse(text).map_err(|e| e.to_string())?;
-    for s in &statements {
-        if let Ok(t) = Table::from_statement("ks", s) {
-            let stored = t.create_statement();
-            let again = parse(&stored)
-                .ok()
-                .and_then(|p| p.first().and_then(|s| Table::from_statement("ks", s).ok()));
-            assert_eq!(
-                again.as_ref(),
-                Some(&t),
-                "the stored form does not recreate the table: {stored}"
-            );
-        }
-    }
-    Ok(statements.len())
-}
-
 /// `sstable_read`: arbitrary bytes as an SSTable: open, then read every row the file claims,
 /// forward and reversed, and point-read a few keys. Returns the entries read.
 pub fn sstable_read(bytes: &[u8]) -> Result<u64, String> {

@@ -47,8 +47,6 @@
 //!  below them all: model (cells, comparators, keys) · schema · options · io · codec · error
 //! ```
 //!
-//! - `cql/` — CQL3 on top: the language, CQL tables as column families with composite names,
-//!   statements run through the [`Database`] API.
 //! - `db/` — the [`Database`] handle: open and recovery, writes, reads, schema changes, flushes,
 //!   and the two background workers (flusher, compactor).
 //! - `mutation` — what a write may be, validated into the `RowUpdate` the log and memtable take.
@@ -75,7 +73,6 @@ pub mod clock;
 mod codec;
 mod commitlog;
 mod compaction;
-pub mod cql;
 mod db;
 pub mod error;
 mod file_names;
@@ -94,7 +91,7 @@ pub mod stats;
 mod store;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use db::{Database, DEFAULT_DATA_DIR};
+pub use db::{ColumnFamilyHandle, Database, DEFAULT_DATA_DIR};
 pub use error::{ConfError, CorruptKind, Error, FormatError, NameKind, Place, Result};
 #[doc(hidden)]
 pub use memtable::standalone::StandaloneMemtable;

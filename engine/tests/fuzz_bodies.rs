@@ -8,66 +8,11 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::fuzz_input::run;
 use common::*;
 use supercolumn::{
     fuzz, BatchMutation, ColumnPath, CommitLogSync, Database, Options, WriteOptions,
 };
-
-/// A mutation of `seed` the way a fuzzer makes them: flips, truncations, insertions, splices.
-fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
-    let mut b = seed.to_vec();
-    for _ in 0..1 + rng.pick(4) {
-        match rng.pick(5) {
-            0 if !b.is_empty() => {
-                let i = rng.pick(b.len());
-                b[i] ^= 1 << rng.pick(8);
-            }
-            1 => b.truncate(rng.pick(b.len() + 1)),
-            2 => {
-                let i = rng.pick(b.len() + 1);
-                let junk: Vec<u8> = (0..rng.pick(16)).map(|_| rng.next() as u8).collect();
-                b.splice(i..i, junk);
-            }
-            3 if !b.is_empty() => {
-                // Overwrite four bytes with an extreme length-like value.
-                let i = rng.pick(b.len());
-                for (j, v) in [0xffu8, 0xff, 0xff, 0x7f].iter().enumerate() {
-                    if let Some(x) = b.get_mut(i + j) {
-                        *x = *v;
-                    }
-                }
-            }
-            _ => {
-                if !b.is_empty() {
-                    let i = rng.pick(b.len());
-                    let j = rng.pick(b.len());
-                    b.swap(i, j);
-                }
-            }
-        }
-    }
-    b
-}
-
-fn run(seeds: &[Vec<u8>], body: fn(&[u8]) -> Result<u64, String>, n: usize, salt: u64) -> usize {
-    let mut rng = Rng(0x9e37_79b9 ^ salt);
-    let mut ok = 0;
-    for seed in seeds {
-        assert!(body(seed).is_ok(), "the valid seed must read");
-    }
-    for i in 0..n {
-        let input = if i % 4 == 0 {
-            (0..rng.pick(300)).map(|_| rng.next() as u8).collect()
-        } else {
-            let which = rng.pick(seeds.len());
-            mutate(&mut rng, &seeds[which])
-        };
-        if body(&input).is_ok() {
-            ok += 1;
-        }
-    }
-    ok
-}
 
 /// A database that wrote a few rows with batch sync, and the paths of its segment and SSTable.
 fn written(dir: &Path) -> (Vec<u8>, Vec<u8>) {
@@ -149,20 +94,4 @@ fn storage_conf_survives_random_and_mutated_xml() {
     let body = |b: &[u8]| fuzz::storage_conf(b).map(|n| n as u64);
     run(&seeds, body, 3000, 3);
     let _ = T0;
-}
-
-#[test]
-fn cql_parse_survives_random_and_mutated_statements() {
-    let seeds: Vec<Vec<u8>> = [
-        "CREATE TABLE example (partitionKey1 text, partitionKey2 text, clusterKey1 text, clusterKey2 text, normalField1 text, PRIMARY KEY ((partitionKey1, partitionKey2), clusterKey1, clusterKey2)) WITH CLUSTERING ORDER BY (clusterKey1 DESC);",
-        "CREATE TABLE \"Odd \"\"name\"\"\" (\"Key\" int PRIMARY KEY, \"select\" blob, v map<text, frozen<list<int>>>);",
-        "CREATE TABLE IF NOT EXISTS t (\"Key\" int, \"select\" blob, \"a\"\"b\" text, \"primary\" int, PRIMARY KEY ((\"Key\", \"primary\"), \"select\")) WITH CLUSTERING ORDER BY (\"select\" DESC);",
-        "INSERT INTO t (a, b) VALUES (1, 'x''y') USING TTL 10 AND TIMESTAMP 5; SELECT a, WRITETIME(b) FROM ks.t WHERE a IN (1, 2) AND c >= ? ORDER BY c DESC LIMIT 3 ALLOW FILTERING",
-        "BEGIN BATCH UPDATE t SET m['k'] = 0x00ff, l = l + [1.5e3] WHERE k = now(); DELETE FROM t WHERE token(k) > token(:x) APPLY BATCH",
-    ]
-    .iter()
-    .map(|s| s.as_bytes().to_vec())
-    .collect();
-    let body = |b: &[u8]| fuzz::cql_parse(b).map(|n| n as u64);
-    run(&seeds, body, 5000, 4);
 }

@@ -66,11 +66,10 @@ const RULES: &[(&str, &[&str])] = &[
 
 /// Modules above the stages: they may use everything below them.
 const ORCHESTRATION: &[(&str, &[&str])] = &[
-    ("store", &["db", "inspect", "fuzz", "cql"]),
-    ("db", &["inspect", "fuzz", "cql"]),
-    ("inspect", &["db", "fuzz", "cql"]),
+    ("store", &["db", "inspect", "fuzz"]),
+    ("db", &["inspect", "fuzz"]),
+    ("inspect", &["db", "fuzz"]),
     ("fuzz", &["db"]),
-    ("cql", &["store", "inspect", "fuzz"]),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -9,11 +9,11 @@ use cassandra_protocol::frame::message_error::ErrorType;
 use cassandra_protocol::frame::{Opcode, Version};
 use md5::{Digest, Md5};
 use parking_lot::Mutex;
-use supercolumn::cql::{
+use supercolumn::{CommitLogSync, Database};
+use supercolumn_cql::{
     parse, table_of, CqlError, CqlResult, Op, Position, Prepared, Relation, Rows, Session,
     Statement,
 };
-use supercolumn::{CommitLogSync, Database};
 
 use crate::paging::{self, State};
 use crate::prepared_cache::{self, Entry};
@@ -104,7 +104,7 @@ fn system_binds(
     db: &Database,
     node: &Node,
     ks: &str,
-    sel: &supercolumn::cql::Select,
+    sel: &supercolumn_cql::Select,
     params: &Params,
 ) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
     let given = values(&params.values)?;

@@ -8,7 +8,7 @@
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
-use supercolumn::cql::{PageRequest, Position, Rows};
+use supercolumn_cql::{PageRequest, Position, Rows};
 
 use crate::request::Params;
 

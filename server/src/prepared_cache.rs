@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use parking_lot::Mutex;
-use supercolumn::cql::Prepared;
+use supercolumn_cql::Prepared;
 
 /// The bytes all prepared statements may hold together.
 pub const MAX_PREPARED_BYTES: usize = 64 << 20;

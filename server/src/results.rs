@@ -16,7 +16,7 @@ use cassandra_protocol::frame::message_result::{
 };
 use cassandra_protocol::frame::{Serialize, Version};
 use cassandra_protocol::types::{CBytes, CBytesShort};
-use supercolumn::cql::{CqlError, CqlType, Rows};
+use supercolumn_cql::{CqlError, CqlType, Rows};
 
 /// The protocol's type option for a CQL type.
 pub fn type_option(ty: &CqlType) -> ColTypeOption {

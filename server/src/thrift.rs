@@ -10,13 +10,13 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use supercolumn::comparator::Comparator;
-use supercolumn::cql::{
-    Assignment, ColumnDef, CqlError, CqlType, Kind, Literal, Op, Relation, Rows, Select, Selector,
-    Statement, Table, Term,
-};
 use supercolumn::{
     BatchMutation, ColumnFamilyDef, ColumnOrSuperColumn, ColumnParent, ColumnPath, ColumnType,
     Database, KeyRange, RangeBound, SlicePredicate, Token, WriteOptions,
+};
+use supercolumn_cql::{
+    Assignment, ColumnDef, CqlError, CqlType, Kind, Literal, Op, Relation, Rows, Select, Selector,
+    Statement, Table, Term,
 };
 
 /// Rows read per request while scanning.

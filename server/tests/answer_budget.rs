@@ -9,7 +9,7 @@ mod support;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use supercolumn::cql::Session;
+use supercolumn_cql::Session;
 use support::*;
 
 #[test]

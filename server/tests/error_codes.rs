@@ -5,7 +5,7 @@
 
 mod support;
 
-use supercolumn::cql::Session;
+use supercolumn_cql::Session;
 use support::*;
 
 const INVALID: u32 = 0x2200;

@@ -5,7 +5,7 @@
 
 mod support;
 
-use supercolumn::cql::{CqlResult, Session};
+use supercolumn_cql::{CqlResult, Session};
 use support::*;
 
 /// A v4 QUERY body with values sent by name.

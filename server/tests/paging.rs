@@ -7,7 +7,7 @@
 
 mod support;
 
-use supercolumn::cql::Session;
+use supercolumn_cql::Session;
 use support::*;
 
 fn page_through(s: &mut std::net::TcpStream, q: &str, size: i32) -> (Vec<i32>, usize) {

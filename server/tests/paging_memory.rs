@@ -8,7 +8,7 @@ mod support;
 
 use std::io::Write;
 
-use supercolumn::cql::Session;
+use supercolumn_cql::Session;
 use support::*;
 
 #[test]

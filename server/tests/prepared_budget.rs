@@ -6,7 +6,7 @@
 
 mod support;
 
-use supercolumn::cql::Session;
+use supercolumn_cql::Session;
 use support::*;
 
 const PREPARE: u8 = 0x09;

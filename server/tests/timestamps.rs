@@ -5,7 +5,7 @@
 
 mod support;
 
-use supercolumn::cql::Session;
+use supercolumn_cql::Session;
 use support::*;
 
 fn query_at(q: &str, timestamp: i64) -> Vec<u8> {

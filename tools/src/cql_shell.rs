@@ -5,8 +5,8 @@
 
 use std::io::{BufRead, Write};
 
-use supercolumn::cql::{self, quote_ident, CqlResult, Session, Table};
 use supercolumn::Database;
+use supercolumn_cql::{self as cql, quote_ident, CqlResult, Session, Table};
 
 /// A statement failed; its error line is already written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

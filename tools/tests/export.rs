@@ -11,11 +11,11 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use supercolumn::comparator::TimeUuidType;
-use supercolumn::cql::{Columns, Session};
 use supercolumn::{
     BatchMutation, ColumnFamilyDef, ColumnPath, Database, KeyspaceDef, Options, TimeUuidGenerator,
     WriteOptions,
 };
+use supercolumn_cql::{Columns, Session};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_supercolumn"))

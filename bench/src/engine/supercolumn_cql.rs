@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use anyhow::Context;
-use supercolumn::cql::{CqlResult, Prepared, Session};
 use supercolumn::Database;
+use supercolumn_cql::{CqlResult, Prepared, Session};
 
 use super::supercolumn::options;
 use super::{Engine, EngineConfig};

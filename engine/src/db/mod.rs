@@ -119,13 +119,18 @@ impl Drop for Inner {
     }
 }
 
-/// A column family's store, found once (see [`Database::store`]).
-#[derive(Debug)]
-pub(crate) struct StoreHandle(Arc<ColumnFamilyStore>);
+/// A column family found once (see [`Database::column_family_handle`]), for the cell-level
+/// reads ([`Database::visit_slice`], [`Database::visit_columns`]) of a caller that reads one
+/// table many times. It keeps the column family it found: after the table is dropped or
+/// altered, compare [`version`](Self::version) with
+/// [`Database::column_family_version`] to notice.
+#[derive(Debug, Clone)]
+pub struct ColumnFamilyHandle(Arc<ColumnFamilyStore>);
 
-impl StoreHandle {
-    /// See [`Database::column_family_version`].
-    pub(crate) fn version(&self) -> u64 {
+impl ColumnFamilyHandle {
+    /// The column family's version when it was found: see [`Database::column_family_version`].
+    #[inline]
+    pub fn version(&self) -> u64 {
         self.0.version()
     }
 }
@@ -150,6 +155,7 @@ impl Database {
 
     /// The options in force: those the database was opened with, and for each stored setting
     /// the database keeps that they left at its default, the stored one.
+    #[inline]
     pub fn options(&self) -> &Options {
         &self.inner.options
     }
@@ -176,6 +182,7 @@ impl Database {
         self.inner.schema.load()
     }
 
+    #[inline]
     fn cf(&self, keyspace: &str, cf: &str) -> Result<Arc<ColumnFamilyStore>> {
         self.schema().cf(keyspace, cf).cloned()
     }
@@ -239,8 +246,9 @@ impl Database {
 
     /// A column family as one lookup finds it, for a caller that checks its version and then
     /// reads it without looking it up again (CQL's planned reads).
-    pub(crate) fn store(&self, keyspace: &str, cf: &str) -> Result<StoreHandle> {
-        self.cf(keyspace, cf).map(StoreHandle)
+    #[inline]
+    pub fn column_family_handle(&self, keyspace: &str, cf: &str) -> Result<ColumnFamilyHandle> {
+        self.cf(keyspace, cf).map(ColumnFamilyHandle)
     }
 
     /// A column family's definition, as the catalog holds it now.

@@ -3,7 +3,7 @@
 
 use std::ops::Bound;
 
-use super::{Database, StoreHandle};
+use super::{ColumnFamilyHandle, Database};
 use crate::error::{Error, NameKind, Result};
 use crate::model::cell::{Cell, CellIn};
 use crate::model::partitioner::{Partitioner, RowKey};
@@ -120,9 +120,9 @@ impl Database {
     /// have these sort keys (built by the caller from names it validated: CQL's planned
     /// reads), in sort key order, each as its key and the cell: what
     /// [`get_columns`](Self::get_columns) reads, without encoding, decoding or a column built.
-    pub(crate) fn visit_columns(
+    pub fn visit_columns(
         &self,
-        StoreHandle(cf): &StoreHandle,
+        ColumnFamilyHandle(cf): &ColumnFamilyHandle,
         key: &[u8],
         sort_keys: &[&[u8]],
         f: impl FnMut(&[u8], Cell),
@@ -166,9 +166,9 @@ impl Database {
     /// `predicate` selects (its `count` aside), in read order, each as the sort key of its name
     /// and the cell, until `f` answers `false`: [`get_slice`](Self::get_slice) without a
     /// column built per cell, for a reader that assembles its own answer (CQL's rows).
-    pub(crate) fn visit_slice(
+    pub fn visit_slice(
         &self,
-        StoreHandle(cf): &StoreHandle,
+        ColumnFamilyHandle(cf): &ColumnFamilyHandle,
         key: &[u8],
         parent: &ColumnParent,
         predicate: &SlicePredicate,

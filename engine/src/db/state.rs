@@ -106,6 +106,7 @@ impl SchemaState {
 impl SchemaState {
     /// The store of `keyspace`.`cf`, borrowed: a read that keeps the schema it found it in
     /// takes no reference count on it.
+    #[inline]
     pub(super) fn cf(&self, keyspace: &str, cf: &str) -> Result<&Arc<ColumnFamilyStore>> {
         let ks = self
             .keyspaces

@@ -230,7 +230,8 @@ pub enum EntryIn<'a> {
     Owned(Entry),
 }
 
-/// A cell a reader is handed, lent or owned as [`EntryIn`] says.
+/// A cell a reader is handed: borrowed from where it is stored (a memtable, a cached block),
+/// or built for the reader (merged from several sources).
 #[derive(Debug)]
 pub enum CellIn<'a> {
     /// Borrowed from its source.

@@ -9,5 +9,7 @@ pub(crate) mod key_head;
 pub(crate) mod murmur3;
 pub mod partitioner;
 pub(crate) mod reconcile;
-pub(crate) mod sort_key;
+pub mod sort_key;
 pub mod timeuuid;
+
+pub use cell::{Cell, CellIn, CellRef, CellValue, CellValueRef, Ttl};

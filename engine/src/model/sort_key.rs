@@ -8,6 +8,7 @@
 //! layer does). This module owns only the byte mechanics; what the parts mean is the caller's.
 
 /// Appends `src` to `out`, each `00` byte written as `00 FF`.
+#[inline]
 pub fn escape_into(src: &[u8], out: &mut Vec<u8>) {
     // Runs without a `00` are copied whole (a byte at a time was a tenth of a CQL write).
     out.reserve(src.len());
@@ -47,6 +48,7 @@ pub fn split_escaped(key: &[u8]) -> Option<(Vec<u8>, u8, &[u8])> {
 
 /// Appends an escaped part (its terminator already cut off) to `out` with each `00 FF` written
 /// back as `00`. The part must come from [`escaped_len`], so every `00` in it is escaped.
+#[inline]
 pub fn unescape_into(part: &[u8], out: &mut Vec<u8>) {
     if let Some(small) = unescape_small(part, &mut [0; SMALL]) {
         out.extend_from_slice(small);
@@ -66,6 +68,7 @@ pub const SMALL: usize = 16;
 
 /// An escaped part of at most [`SMALL`] bytes (as for [`unescape_into`]) unescaped into `buf`;
 /// `None` for a longer one.
+#[inline]
 pub fn unescape_small<'b>(part: &[u8], buf: &'b mut [u8; SMALL]) -> Option<&'b [u8]> {
     if part.len() > SMALL {
         return None;
@@ -83,6 +86,7 @@ pub fn unescape_small<'b>(part: &[u8], buf: &'b mut [u8; SMALL]) -> Option<&'b [
 
 /// The length of the escaped part at the front of `key` including its two-byte terminator,
 /// without copying; `None` as for [`split_escaped`].
+#[inline]
 pub fn escaped_len(key: &[u8]) -> Option<usize> {
     let mut i = 0;
     while i < key.len() {

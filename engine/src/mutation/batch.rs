@@ -187,10 +187,14 @@ impl BatchMutation {
         self
     }
 
-    /// Adds an insert into a Standard column family together with the sort key of its name,
-    /// built by a caller that validated the name (CQL's planned writes): applying it skips
-    /// the name's validation and encoding.
-    pub(crate) fn insert_sorted(
+    /// Adds an insert into a Standard column family together with the sort key of its name:
+    /// for a caller that builds many names sharing a prefix (CQL's planned writes) and their
+    /// sort keys with them, by the layout [`model::sort_key`](crate::model::sort_key)
+    /// describes. Applying it checks the sort key against the name's own
+    /// ([`Comparator::encode_sort_key`](crate::comparator::Comparator::encode_sort_key)) and
+    /// refuses the batch when they differ; the name is validated as [`insert`](Self::insert)'s
+    /// is.
+    pub fn insert_sorted(
         &mut self,
         key: &[u8],
         column_family: &str,
@@ -260,17 +264,20 @@ impl BatchMutation {
     }
 
     /// Empties the batch, keeping its room (a caller that fills one batch per statement).
-    pub(crate) fn clear(&mut self) {
+    #[inline]
+    pub fn clear(&mut self) {
         self.bytes.clear();
         self.items.clear();
     }
 
     /// Bytes of room the batch holds, used or not.
-    pub(crate) fn capacity_bytes(&self) -> usize {
+    #[inline]
+    pub fn capacity_bytes(&self) -> usize {
         self.bytes.capacity() + self.items.capacity() * std::mem::size_of::<Item>()
     }
 
     /// Bytes of keys, names and values held (what [`reserve`](Self::reserve) counts).
+    #[inline]
     pub fn stored_bytes(&self) -> usize {
         self.bytes.len()
     }

@@ -48,11 +48,13 @@ pub struct WriteOptions {
 
 impl WriteOptions {
     /// Timestamp from the database clock, no TTL.
+    #[inline]
     pub fn now() -> Self {
         Self::default()
     }
 
     /// The given timestamp, no TTL.
+    #[inline]
     pub fn at(timestamp: i64) -> Self {
         WriteOptions {
             timestamp: Some(timestamp),
@@ -478,39 +480,38 @@ impl Validator<'_> {
     }
 
     /// [`add`](Self::add) of an insert into a Standard column family whose name's sort key the
-    /// caller built from a name it validated (CQL's planned writes, from type-checked values):
-    /// the name is checked for its length only, and not encoded again. The commit log and the
-    /// memtable take the sort key as given (a debug build checks it against the name).
+    /// caller built (CQL's planned writes): the name is validated as `add` does, and the sort
+    /// key checked against the name's own (built in `scratch`), so a wrong one is refused
+    /// rather than stored out of order. The commit log and the memtable take it as given.
     pub fn add_sorted<'m>(
         &self,
         mutation: MutationRef<'m>,
         sort_key: &'m [u8],
         now: Now,
         update: &mut RowUpdate<'m>,
+        scratch: &mut Vec<u8>,
     ) -> Result<()> {
         let MutationRef::Insert { path, value, write } = mutation else {
             return Err(Error::invalid("only an insert carries a sort key"));
         };
         let name = path.column.unwrap_or_default();
-        if self.cf.column_type != ColumnType::Standard
-            || path.super_column.is_some()
-            || name.is_empty()
-            || (name.len() > MAX_NAME_LEN && !composite_fits(self.cf.comparator.as_ref(), name))
-        {
+        if self.cf.column_type != ColumnType::Standard || path.super_column.is_some() {
             // The general checks give the error.
             self.path(path, true)?;
             return Err(Error::invalid(
                 "a sorted insert needs a Standard column name",
             ));
         }
-        debug_assert!(
-            {
-                let mut k = Vec::new();
-                cell_key::column_into(self.cf.comparator.as_ref(), name, &mut k);
-                k == sort_key || (self.cf.comparator.sort_key_is_name() && name == sort_key)
-            },
-            "a sorted insert's key is not its name's sort key"
-        );
+        let cmp = self.cf.comparator.as_ref();
+        if name.is_empty() || (name.len() > MAX_NAME_LEN && !composite_fits(cmp, name)) {
+            // The general check gives the error.
+            self.name(name, NameKind::Column)?;
+            return Err(Error::invalid(
+                "a sorted insert's name is empty or too long",
+            ));
+        }
+        cmp.validate_sorted(name, sort_key, scratch)
+            .map_err(|e| self.name_error(NameKind::Column, cmp.name(), e.0))?;
         self.value(value)?;
         update
             .entries

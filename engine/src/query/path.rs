@@ -96,6 +96,7 @@ pub struct ColumnPathRef<'a> {
 
 impl<'a> ColumnPathRef<'a> {
     /// The whole row of `column_family`.
+    #[inline]
     pub fn new(column_family: &'a str) -> Self {
         ColumnPathRef {
             column_family,
@@ -111,6 +112,7 @@ impl<'a> ColumnPathRef<'a> {
     }
 
     /// Names a column (or sub-column).
+    #[inline]
     pub fn column<N: AsRef<[u8]> + ?Sized>(mut self, name: &'a N) -> Self {
         self.column = Some(name.as_ref());
         self

@@ -2,7 +2,7 @@
 //! test controls, and short ways to read results.
 #![allow(dead_code)]
 
-pub mod cql;
+pub mod fuzz_input;
 
 use std::sync::Arc;
 

@@ -4,8 +4,8 @@
 //! table is its columns and its rows as literals; `mod.rs` filters and projects them.
 
 use md5::{Digest, Md5};
-use supercolumn::cql::{ColumnDef, CqlType, Kind, Literal, Table};
 use supercolumn::Database;
+use supercolumn_cql::{ColumnDef, CqlType, Kind, Literal, Table};
 
 /// One system table's content.
 pub struct Content {

@@ -2,7 +2,7 @@
 //! from their big-endian form, text quoted, blobs in hex, timestamps as milliseconds and times
 //! as nanoseconds (exact, unlike a formatted date).
 
-use supercolumn::cql::CqlType;
+use supercolumn_cql::CqlType;
 
 /// A quoted CQL string.
 pub fn quote(s: &str) -> String {

@@ -13,11 +13,11 @@ use std::io::Write;
 
 use anyhow::Context;
 use supercolumn::comparator::CompositeType;
-use supercolumn::cql::{quote_ident, CqlType, Kind, Table};
 use supercolumn::{
     Column, ColumnFamilyDef, ColumnOrSuperColumn, ColumnParent, ColumnType, Database, KeyRange,
     RangeBound, SlicePredicate,
 };
+use supercolumn_cql::{quote_ident, CqlType, Kind, Table};
 
 pub use literal::literal;
 

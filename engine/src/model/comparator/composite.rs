@@ -68,6 +68,7 @@ impl CompositeType {
     }
 
     /// [`build`](Self::build), appending to `out`.
+    #[inline]
     pub fn build_into(parts: &[&[u8]], last_eoc: i8, out: &mut Vec<u8>) {
         for (i, p) in parts.iter().enumerate() {
             let len = u16::try_from(p.len()).unwrap_or(u16::MAX);
@@ -82,6 +83,7 @@ impl CompositeType {
     }
 
     /// Whether every component fits the 16-bit length of the format.
+    #[inline]
     pub fn fits(parts: &[&[u8]]) -> bool {
         parts.iter().all(|p| p.len() <= usize::from(u16::MAX))
     }
@@ -162,6 +164,19 @@ impl<'a> Iterator for Components<'a> {
     }
 }
 
+/// `key` after `escape(part)` (see `sort_key::escape_into`) at its front; `None` when it does
+/// not start with it. Compared run by run, without building the escaped bytes.
+fn strip_escaped<'k>(part: &[u8], mut key: &'k [u8]) -> Option<&'k [u8]> {
+    let mut runs = part.split(|&b| b == 0);
+    if let Some(first) = runs.next() {
+        key = key.strip_prefix(first)?;
+    }
+    for run in runs {
+        key = key.strip_prefix(&[0, 0xff])?.strip_prefix(run)?;
+    }
+    Some(key)
+}
+
 fn eoc_code(eoc: i8) -> u8 {
     (eoc.clamp(-1, 1) + 2) as u8
 }
@@ -194,6 +209,61 @@ impl Comparator for CompositeType {
     fn name(&self) -> String {
         let names: Vec<String> = self.components.iter().map(|c| c.name()).collect();
         format!("CompositeType({})", names.join(","))
+    }
+
+    fn validate_sorted(
+        &self,
+        name: &[u8],
+        sort_key: &[u8],
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), MarshalError> {
+        // One walk: each component's framing, its type, and its part of the sort key (as
+        // `encode_sort_key` writes it), so a planned write costs no more than encoding did.
+        let wrong_key = || MarshalError::new("the sort key given is not the name's");
+        let mut key = sort_key;
+        let mut previous: Option<&[u8]> = None;
+        let mut ended = false;
+        let mut components = Self::components_of(name);
+        for (i, t) in self.components.iter().enumerate() {
+            let Some(p) = components.next() else { break };
+            let p = p?;
+            if ended {
+                return Err(MarshalError::new(format!(
+                    "component {} has a non-zero end-of-component but is not the last",
+                    i - 1
+                )));
+            }
+            ended = p.eoc != 0;
+            let t = self.component(t, previous);
+            if !p.bytes.is_empty() {
+                t.validate(p.bytes)
+                    .map_err(|e| MarshalError::new(format!("component {i}: {e}")))?;
+            }
+            let part = if t.sort_key_is_name() {
+                p.bytes
+            } else {
+                scratch.clear();
+                t.encode_sort_key(p.bytes, scratch);
+                scratch.as_slice()
+            };
+            key = strip_escaped(part, key).ok_or_else(wrong_key)?;
+            key = key
+                .strip_prefix(&[0, eoc_code(p.eoc)])
+                .ok_or_else(wrong_key)?;
+            previous = Some(p.bytes);
+        }
+        if let Some(extra) = components.next() {
+            extra?;
+            return Err(MarshalError::new(format!(
+                "more components than a composite of {}",
+                self.components.len()
+            )));
+        }
+        if key.is_empty() {
+            Ok(())
+        } else {
+            Err(wrong_key())
+        }
     }
 
     fn validate(&self, name: &[u8]) -> Result<(), MarshalError> {
@@ -468,6 +538,23 @@ mod tests {
             let mut back = Vec::new();
             t.decode_sort_key(&sort_key(&t, &x), &mut back).unwrap();
             prop_assert_eq!(back, x);
+        }
+
+        /// The one-walk check of a name and its sort key answers as validating the name and
+        /// comparing its encoded sort key do, for valid, malformed and mismatched pairs.
+        #[test]
+        fn validate_sorted_agrees_with_validate_and_encode(
+            name in proptest::collection::vec(prop_oneof![Just(0u8), Just(8), any::<u8>()], 0..24),
+            other in proptest::collection::vec(any::<u8>(), 0..24),
+            a in any::<i64>(), s in "[a-c\\x00]{0,3}", e in -1i8..=1, same: bool,
+        ) {
+            let t = ty();
+            let mut scratch = Vec::new();
+            for n in [name.clone(), CompositeType::build(&[&a.to_be_bytes(), s.as_bytes()], e)] {
+                let key = if same { sort_key(&t, &n) } else { other.clone() };
+                let expected = t.validate(&n).is_ok() && sort_key(&t, &n) == key;
+                prop_assert_eq!(t.validate_sorted(&n, &key, &mut scratch).is_ok(), expected);
+            }
         }
     }
 }

@@ -103,6 +103,31 @@ pub trait Comparator: Send + Sync + fmt::Debug {
     /// Appends the sort key of `name` to `out`. Only called with valid or empty names.
     fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>);
 
+    /// Checks that a non-empty `name` is valid (as [`validate`](Self::validate)) and that
+    /// `sort_key` is what [`encode_sort_key`](Self::encode_sort_key) writes for it: what a
+    /// write that comes with its sort key (`BatchMutation::insert_sorted`) is checked with.
+    /// The default encodes into `scratch` and compares; a type may compare as it walks.
+    fn validate_sorted(
+        &self,
+        name: &[u8],
+        sort_key: &[u8],
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), MarshalError> {
+        self.validate(name)?;
+        let matches = if self.sort_key_is_name() {
+            name == sort_key
+        } else {
+            scratch.clear();
+            self.encode_sort_key(name, scratch);
+            scratch.as_slice() == sort_key
+        };
+        if matches {
+            Ok(())
+        } else {
+            Err(MarshalError::new("the sort key given is not the name's"))
+        }
+    }
+
     /// Appends the name whose sort key is `key` to `out`. `key` may come from a damaged file,
     /// so this must return an error, never panic, on bytes it could not have produced.
     fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError>;

@@ -1,0 +1,115 @@
+//! The composite slice bounds of a `SELECT`'s clustering restrictions (SPEC §9, the
+//! end-of-component rules of `CompositeType`): `=`/`IN` on a prefix of the clustering columns,
+//! then a range on the next one; a DESC column's bounds change sides.
+
+use super::error::CqlError;
+use super::table::Table;
+use supercolumn::model::comparator::CompositeType;
+
+/// One slice of a partition: composite bounds (empty: open).
+pub(super) struct Bounds {
+    pub start: Vec<u8>,
+    pub finish: Vec<u8>,
+}
+
+/// Composite bounds for each combination of `=`/`IN` values on a clustering prefix, with the
+/// range on the next clustering column (SPEC §9; a DESC column's bounds swap sides).
+pub(super) fn clustering_slices(
+    t: &Table,
+    eq: &[Option<Vec<Vec<u8>>>],
+    lower: &[Option<(Vec<u8>, bool)>],
+    upper: &[Option<(Vec<u8>, bool)>],
+) -> Result<Vec<Bounds>, CqlError> {
+    let mut prefixes: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
+    let mut k = 0;
+    while k < t.clustering.len() {
+        let ci = t.clustering[k];
+        let Some(vals) = &eq[ci] else { break };
+        if lower[ci].is_some() || upper[ci].is_some() {
+            return Err(CqlError::invalid(format!(
+                "{} is restricted by both an equality and a range",
+                t.columns[ci].name
+            )));
+        }
+        let mut next = Vec::new();
+        for p in &prefixes {
+            for v in vals {
+                let mut q = p.clone();
+                q.push(v.clone());
+                next.push(q);
+            }
+        }
+        prefixes = next;
+        k += 1;
+    }
+    let range_col = t.clustering.get(k).copied();
+    for (j, &ci) in t.clustering.iter().enumerate() {
+        let restricted = eq[ci].is_some() || lower[ci].is_some() || upper[ci].is_some();
+        let allowed = j < k || (Some(ci) == range_col && eq[ci].is_none());
+        if restricted && !allowed {
+            return Err(CqlError::invalid(format!(
+                "clustering column {} cannot be restricted: the columns before it are not restricted by =",
+                t.columns[ci].name
+            )));
+        }
+    }
+    let build = |parts: &[&[u8]], eoc: i8| -> Result<Vec<u8>, CqlError> {
+        if !CompositeType::fits(parts) {
+            return Err(CqlError::invalid(
+                "a clustering value is longer than 65535 bytes",
+            ));
+        }
+        Ok(CompositeType::build(parts, eoc))
+    };
+    // IN values in clustering order, each once, whatever order the statement gave them.
+    let cmp = std::cell::OnceCell::new();
+    let cmp = || cmp.get_or_init(|| t.comparator());
+    if prefixes.len() > 1 {
+        let cmp = cmp();
+        let key = |p: &Vec<Vec<u8>>| {
+            let parts: Vec<&[u8]> = p.iter().map(Vec::as_slice).collect();
+            CompositeType::build(&parts, 0)
+        };
+        prefixes.sort_by(|a, b| cmp.compare(&key(a), &key(b)));
+        prefixes.dedup();
+    }
+    let mut out = Vec::new();
+    for p in &prefixes {
+        let mut parts: Vec<&[u8]> = p.iter().map(Vec::as_slice).collect();
+        let (mut start, mut finish) = if parts.is_empty() {
+            (Vec::new(), Vec::new())
+        } else {
+            (build(&parts, 0)?, build(&parts, 1)?)
+        };
+        if let Some(ci) = range_col {
+            let desc = t.descending[k];
+            // In storage order a DESC column's "greater" values come first.
+            let (lo, hi) = if desc {
+                (&upper[ci], &lower[ci])
+            } else {
+                (&lower[ci], &upper[ci])
+            };
+            if let Some((v, inclusive)) = lo {
+                parts.push(v);
+                start = build(&parts, if *inclusive { 0 } else { 1 })?;
+                parts.pop();
+            }
+            if let Some((v, inclusive)) = hi {
+                parts.push(v);
+                finish = build(&parts, if *inclusive { 1 } else { -1 })?;
+                parts.pop();
+            }
+        }
+        // An empty range (`c > 2 AND c < 1`) selects nothing; the engine refuses it as a slice.
+        let ranged = range_col.is_some_and(|ci| lower[ci].is_some() || upper[ci].is_some());
+        if ranged
+            && !start.is_empty()
+            && !finish.is_empty()
+            && cmp().compare(&start, &finish).is_gt()
+        {
+            continue;
+        }
+        out.push(Bounds { start, finish });
+    }
+    Ok(out)
+}

@@ -1,0 +1,536 @@
+//! Conditional writes — `INSERT … IF NOT EXISTS`, `UPDATE`/`DELETE … IF EXISTS` and
+//! `… IF c op v AND …` — Cassandra's lightweight transactions on one node. The write names one
+//! CQL row by its whole primary key; the row is read, the condition evaluated and, when it
+//! holds, the write applied, all under a lock on the partition that every conditional write
+//! of this process takes (so two `IF NOT EXISTS` of one row never both apply). As in
+//! Cassandra, a plain write that races a conditional one is not ordered by that lock, and a
+//! conditional write takes no `USING TIMESTAMP`: like Paxos's ballots, the timestamps of
+//! successive conditional writes to a partition strictly increase, so a write that applies
+//! is never shadowed by the one before it that fell in the same microsecond.
+//!
+//! The answer is Cassandra's: one row whose `[applied]` column says whether the write was
+//! made and, when not, the values that decided it (the whole row for `IF NOT EXISTS`, the
+//! conditioned columns otherwise).
+//!
+//! A `BATCH` holding conditional writes is one transaction on one partition of one table:
+//! every condition is evaluated under the partition's lock and the batch applies whole only
+//! if all of them hold. Not applied, it answers a row per CQL row that was checked and
+//! exists, in clustering order, each with its key columns and the conditioned ones.
+
+use std::hash::{Hash, Hasher};
+
+use parking_lot::{Mutex, MutexGuard};
+
+use super::ast::{Bind, Condition, Op, Relation, Select, Statement, TableName, Term, Using};
+use super::error::CqlError;
+use super::table::{Kind, Table};
+use super::types::{matches_filter, CqlType};
+use super::write_rows::Naming;
+use super::{CqlResult, Rows, Session};
+use supercolumn::BatchMutation;
+
+/// Locks striping the partitions conditional writes hold while they read and write, each
+/// with the timestamp of the last conditional write under it.
+static STRIPES: [Mutex<i64>; 64] = [const { Mutex::new(i64::MIN) }; 64];
+
+fn stripe(keyspace: &str, table: &str, key: &[u8]) -> MutexGuard<'static, i64> {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (keyspace, table, key).hash(&mut h);
+    STRIPES[(h.finish() % STRIPES.len() as u64) as usize].lock()
+}
+
+/// The statement and its condition, if it is a conditional write.
+pub(super) fn condition_of(stmt: &Statement) -> Option<&Condition> {
+    match stmt {
+        Statement::Insert { condition, .. }
+        | Statement::Update { condition, .. }
+        | Statement::Delete { condition, .. } => condition.as_ref(),
+        _ => None,
+    }
+}
+
+/// The statement without its condition: the write to make when it holds.
+fn unconditional(stmt: &Statement) -> Statement {
+    let mut s = stmt.clone();
+    if let Statement::Insert { condition, .. }
+    | Statement::Update { condition, .. }
+    | Statement::Delete { condition, .. } = &mut s
+    {
+        *condition = None;
+    }
+    s
+}
+
+/// One statement of a batch: the values its markers take and the table it was prepared
+/// against (`None`: the session's own, as for a batch given as text).
+pub(super) struct BatchItem<'a> {
+    pub statement: &'a Statement,
+    pub values: Option<&'a [Option<&'a [u8]>]>,
+    pub pinned: Option<(std::sync::Arc<Table>, u64)>,
+}
+
+impl Session<'_> {
+    /// The table a write names, its `USING`, and the relations naming its rows (an INSERT's:
+    /// its key columns' values).
+    fn target<'s>(
+        &self,
+        stmt: &'s Statement,
+    ) -> Result<(&'s TableName, &'s Using, Vec<Relation>), CqlError> {
+        match stmt {
+            Statement::Insert {
+                table,
+                columns,
+                values,
+                using,
+                ..
+            } => {
+                let t = self.table(table)?;
+                let named = columns
+                    .iter()
+                    .zip(values)
+                    .filter(|(c, _)| t.column(c).is_ok_and(|(_, d)| d.kind != Kind::Regular))
+                    .map(|(c, v)| Relation::Compare(c.clone(), Op::Eq, v.clone()))
+                    .collect();
+                Ok((table, using, named))
+            }
+            Statement::Update {
+                table,
+                using,
+                relations,
+                ..
+            }
+            | Statement::Delete {
+                table,
+                using,
+                relations,
+                ..
+            } => Ok((table, using, relations.clone())),
+            _ => Err(CqlError::invalid(
+                "only INSERT, UPDATE and DELETE can be conditional or in a BATCH",
+            )),
+        }
+    }
+
+    /// The one CQL row a conditional write names, after checking what it may not carry.
+    fn conditioned_row(
+        &self,
+        t: &Table,
+        using: &Using,
+        relations: &[Relation],
+        condition: &Condition,
+    ) -> Result<(Vec<u8>, Vec<Vec<u8>>), CqlError> {
+        if using.timestamp.is_some() {
+            return Err(CqlError::invalid(
+                "a conditional write cannot have a custom timestamp (USING TIMESTAMP)",
+            ));
+        }
+        if let Condition::Columns(cs) = condition {
+            for (c, ..) in cs {
+                let (_, def) = t.column(c)?;
+                if def.kind != Kind::Regular {
+                    return Err(CqlError::invalid(format!(
+                        "PRIMARY KEY column {c} cannot have IF conditions"
+                    )));
+                }
+            }
+        }
+        let mut rows = self.rows_named(t, relations, Naming::Rows)?;
+        match rows.pop() {
+            Some(row) if rows.is_empty() => Ok(row),
+            _ => Err(CqlError::invalid(
+                "a conditional write names exactly one row, by its whole primary key",
+            )),
+        }
+    }
+
+    /// Whether `condition` holds of `current`, the row as `SELECT *` read it.
+    fn holds(&self, t: &Table, condition: &Condition, current: &Rows) -> Result<bool, CqlError> {
+        let row = current.first();
+        Ok(match condition {
+            Condition::NotExists => row.is_none(),
+            Condition::Exists => row.is_some(),
+            Condition::Columns(cs) => {
+                let mut holds = true;
+                for (c, op, term) in cs {
+                    let (_, def) = t.column(c)?;
+                    let mut want = self.value(&def.ty, term, c)?;
+                    // An empty collection that is not frozen is no collection: null, as
+                    // Cassandra compares it (`IF l = []` holds for a list never written).
+                    if def.ty.is_collection() && want.as_deref() == Some(&[0, 0, 0, 0][..]) {
+                        want = None;
+                    }
+                    let at = current.columns().iter().position(|(n, _)| n == c);
+                    let have = row.zip(at).and_then(|(r, i)| r.get(i));
+                    holds &= compare(&def.ty, have, *op, want.as_deref(), c)?;
+                }
+                holds
+            }
+        })
+    }
+
+    /// The timestamp a conditional write takes under the lock holding `last` (the lock keeps
+    /// it only if the write applies).
+    fn next_timestamp(&self, last: i64) -> i64 {
+        let now = self.db.options().clock.now_micros();
+        now.max(last.saturating_add(1))
+    }
+
+    /// The writes of `items` without their conditions, at `ts`: every statement is built (and
+    /// so checked) whether or not the conditions then hold, as Cassandra checks a statement
+    /// before it reads.
+    fn unconditional_writes(
+        &mut self,
+        items: &[BatchItem<'_>],
+        batch_using: &Using,
+        ts: i64,
+    ) -> Result<BatchMutation, CqlError> {
+        let saved = self.default_timestamp.replace(ts);
+        let mut batch = BatchMutation::new();
+        let mut built = Ok(());
+        for item in items {
+            self.bind_item(item);
+            built = self.add_write(&unconditional(item.statement), batch_using, &mut batch);
+            if built.is_err() {
+                break;
+            }
+        }
+        self.default_timestamp = saved;
+        built.map(|()| batch)
+    }
+
+    /// Runs a conditional write; the answer is the `[applied]` row.
+    pub(super) fn conditional_write(
+        &mut self,
+        stmt: &Statement,
+        condition: &Condition,
+    ) -> Result<CqlResult, CqlError> {
+        let (table, using, relations) = self.target(stmt)?;
+        let ks = self.keyspace_of(table)?;
+        let t = self.table(table)?;
+        let (key, clustering) = self.conditioned_row(&t, using, &relations, condition)?;
+        let mut last = stripe(&ks, &t.name, &key);
+        let ts = self.next_timestamp(*last);
+        let item = BatchItem {
+            statement: stmt,
+            values: None,
+            pinned: None,
+        };
+        // The write's timestamp is the lock's, whatever the client's default.
+        let batch = self.unconditional_writes(&[item], &Using::default(), ts)?;
+        let current = self.read_row(&t, &key, &clustering)?;
+        let applied = self.holds(&t, condition, &current)?;
+        if applied {
+            Self::apply(self.db, &ks, &batch)?;
+            *last = ts;
+        }
+        Ok(CqlResult::Rows(answer(applied, condition, current)))
+    }
+
+    /// Runs a `BATCH` holding conditional writes: the statements must write one partition of
+    /// one table, and apply together only if every condition holds.
+    pub(super) fn conditional_batch(
+        &mut self,
+        items: &[BatchItem<'_>],
+        batch_using: &Using,
+    ) -> Result<CqlResult, CqlError> {
+        if batch_using.timestamp.is_some() {
+            return Err(CqlError::invalid(
+                "a conditional BATCH cannot have a custom timestamp (USING TIMESTAMP)",
+            ));
+        }
+        let saved = (
+            self.binds.clone(),
+            self.default_timestamp,
+            self.pinned.clone(),
+        );
+        let result = self.run_conditional_batch(items, batch_using);
+        (self.binds, self.default_timestamp, self.pinned) = saved;
+        result
+    }
+
+    /// Puts an item's values and table in place of the session's (when it has its own).
+    fn bind_item(&mut self, item: &BatchItem<'_>) {
+        if let Some(v) = item.values {
+            self.binds = v.iter().map(|v| v.map(<[u8]>::to_vec)).collect();
+        }
+        if item.pinned.is_some() {
+            self.pinned.clone_from(&item.pinned);
+        }
+    }
+
+    fn run_conditional_batch(
+        &mut self,
+        items: &[BatchItem<'_>],
+        batch_using: &Using,
+    ) -> Result<CqlResult, CqlError> {
+        let mut target: Option<(String, std::sync::Arc<Table>, Vec<u8>)> = None;
+        // Per conditional statement: its item, the row it names, its condition.
+        let mut checks: Vec<(usize, Vec<Vec<u8>>, &Condition)> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let stmt = item.statement;
+            self.bind_item(item);
+            let (table, using, relations) = self.target(stmt)?;
+            let ks = self.keyspace_of(table)?;
+            let t = self.table(table)?;
+            if let Some((k, t0, _)) = &target {
+                if (k, &t0.name) != (&ks, &t.name) {
+                    return Err(CqlError::invalid(
+                        "a BATCH with conditions cannot span multiple tables",
+                    ));
+                }
+            }
+            let keys: Vec<Vec<u8>> = match condition_of(stmt) {
+                Some(c) => {
+                    let (key, clustering) = self.conditioned_row(&t, using, &relations, c)?;
+                    for (_, _, earlier) in checks.iter().filter(|(_, o, _)| *o == clustering) {
+                        refuse_mixed(earlier, c).map_err(CqlError::invalid)?;
+                    }
+                    checks.push((i, clustering, c));
+                    vec![key]
+                }
+                None => {
+                    if using.timestamp.is_some() {
+                        return Err(CqlError::invalid(
+                            "a statement of a conditional BATCH cannot have a custom timestamp (USING TIMESTAMP)",
+                        ));
+                    }
+                    let named = self.rows_named(&t, &relations, Naming::Partitions)?;
+                    named.into_iter().map(|(k, _)| k).collect()
+                }
+            };
+            for key in keys {
+                match &target {
+                    Some((_, _, k)) if *k != key => {
+                        return Err(CqlError::invalid(
+                            "a BATCH with conditions cannot span multiple partitions",
+                        ))
+                    }
+                    Some(_) => {}
+                    None => target = Some((ks.clone(), t.clone(), key)),
+                }
+            }
+        }
+        let Some((ks, t, key)) = target else {
+            return Err(CqlError::invalid("a conditional BATCH writes nothing"));
+        };
+        let mut last = stripe(&ks, &t.name, &key);
+        let ts = self.next_timestamp(*last);
+        let batch = self.unconditional_writes(items, batch_using, ts)?;
+        // Each row checked, read once, in the order first checked.
+        let mut read: Vec<(Vec<Vec<u8>>, Rows)> = Vec::new();
+        let mut applied = true;
+        for (i, clustering, condition) in &checks {
+            self.bind_item(&items[*i]);
+            let at = match read.iter().position(|(c, _)| c == clustering) {
+                Some(at) => at,
+                None => {
+                    let rows = self.read_row(&t, &key, clustering)?;
+                    read.push((clustering.clone(), rows));
+                    read.len() - 1
+                }
+            };
+            // Every condition is evaluated (and its values checked), not just up to a failure.
+            applied &= self.holds(&t, condition, &read[at].1)?;
+        }
+        if applied {
+            Self::apply(self.db, &ks, &batch)?;
+            *last = ts;
+        }
+        let conditions: Vec<&Condition> = checks.iter().map(|(_, _, c)| *c).collect();
+        Ok(CqlResult::Rows(batch_answer(
+            applied,
+            &t,
+            &conditions,
+            read,
+        )))
+    }
+
+    /// The CQL row at `key` and `clustering`, every column, as `SELECT *` reads it.
+    fn read_row(
+        &mut self,
+        t: &Table,
+        key: &[u8],
+        clustering: &[Vec<u8>],
+    ) -> Result<Rows, CqlError> {
+        let mut values: Vec<Option<Vec<u8>>> = t.split_row_key(key).into_iter().map(Some).collect();
+        values.extend(clustering.iter().cloned().map(Some));
+        let relations = t
+            .partition_key
+            .iter()
+            .chain(&t.clustering)
+            .enumerate()
+            .map(|(n, &i)| {
+                let name = t.columns[i].name.clone();
+                Relation::Compare(name, Op::Eq, Term::Bind(Bind::Positional(n)))
+            })
+            .collect();
+        let select = Select {
+            table: super::ast::TableName {
+                keyspace: Some(t.keyspace.clone()),
+                table: t.name.clone(),
+            },
+            distinct: false,
+            selectors: Vec::new(),
+            relations,
+            order_by: Vec::new(),
+            per_partition_limit: None,
+            limit: None,
+            allow_filtering: false,
+        };
+        // The statement's own values are put back once the row is read.
+        let saved = std::mem::replace(&mut self.binds, values);
+        let rows = self.select(&select);
+        self.binds = saved;
+        rows
+    }
+}
+
+/// Whether the current value `have` compares to `want` as `op` says (`null = null` holds; no
+/// other comparison with a null does, and an ordering with a null is refused, as Cassandra's).
+fn compare(
+    ty: &CqlType,
+    have: Option<&[u8]>,
+    op: Op,
+    want: Option<&[u8]>,
+    column: &str,
+) -> Result<bool, CqlError> {
+    match (want, op) {
+        (None, Op::Eq) => Ok(have.is_none()),
+        (None, op) => {
+            let op = match op {
+                Op::Lt => "<",
+                Op::Le => "<=",
+                Op::Gt => ">",
+                _ => ">=",
+            };
+            Err(CqlError::invalid(format!(
+                "Invalid comparison with null for operator \"{op}\""
+            )))
+        }
+        // A type without an order (decimal, a frozen collection of decimals) answers only `=`;
+        // a frozen collection of ordered types orders element by element (`FrozenType`).
+        (Some(_), Op::Lt | Op::Le | Op::Gt | Op::Ge) if ty.comparator().is_none() => {
+            Err(CqlError::invalid(format!(
+                "ordering conditions on {column} of type {ty} are not supported yet"
+            )))
+        }
+        (Some(w), _) => Ok(matches_filter(ty, have, op, w)),
+    }
+}
+
+/// Refuses two conditions on one row of a batch that Cassandra does not combine: `IF NOT
+/// EXISTS` with anything but itself.
+fn refuse_mixed(a: &Condition, b: &Condition) -> Result<(), &'static str> {
+    match (a, b) {
+        (Condition::NotExists, Condition::NotExists) => Ok(()),
+        (Condition::NotExists, Condition::Exists) | (Condition::Exists, Condition::NotExists) => {
+            Err("cannot mix IF EXISTS and IF NOT EXISTS conditions for the same row")
+        }
+        (Condition::NotExists, _) | (_, Condition::NotExists) => {
+            Err("cannot mix IF conditions and IF NOT EXISTS for the same row")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The `[applied]` row: alone when applied (and for `IF EXISTS`, or a row that does not
+/// exist), else with what decided it.
+fn answer(applied: bool, condition: &Condition, current: Rows) -> Rows {
+    let flag = [u8::from(applied)];
+    let mut columns = vec![("[applied]".to_string(), CqlType::Boolean)];
+    let mut row = vec![Some(&flag[..])];
+    if !applied {
+        let existing = current.first();
+        match condition {
+            Condition::Exists => {}
+            Condition::NotExists => {
+                if let Some(r) = existing {
+                    columns.extend(current.columns().iter().cloned());
+                    row.extend(r.iter());
+                }
+            }
+            // A row that does not exist answers `[applied]` alone (Cassandra's).
+            Condition::Columns(cs) => {
+                for (c, ..) in cs.iter().filter(|_| existing.is_some()) {
+                    if columns.iter().any(|(n, _)| n == c) {
+                        continue;
+                    }
+                    if let Some(i) = current.columns().iter().position(|(n, _)| n == c) {
+                        columns.push(current.columns()[i].clone());
+                        row.push(existing.and_then(|r| r.get(i)));
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Rows::new(columns);
+    out.push_row(row);
+    out
+}
+
+/// A conditional batch's answer: `[applied]` alone when applied (or when no row checked
+/// exists), else a row per existing row checked, in clustering order, with its key columns and
+/// the conditioned ones (every column, when a statement asked whether its row exists).
+fn batch_answer(
+    applied: bool,
+    t: &Table,
+    conditions: &[&Condition],
+    mut read: Vec<(Vec<Vec<u8>>, Rows)>,
+) -> Rows {
+    let flag = [u8::from(applied)];
+    read.retain(|(_, r)| !r.is_empty());
+    let Some(columns) = read
+        .first()
+        .map(|(_, r)| r.columns().clone())
+        .filter(|_| !applied)
+    else {
+        let mut out = Rows::new(vec![("[applied]".to_string(), CqlType::Boolean)]);
+        out.push_row([Some(&flag[..])]);
+        return out;
+    };
+    let every = conditions
+        .iter()
+        .any(|c| matches!(c, Condition::Exists | Condition::NotExists));
+    // Every column, or the key columns then the conditioned ones in the order the conditions
+    // name them.
+    let at = |name: &str| columns.iter().position(|(n, _)| n == name);
+    let mut kept: Vec<usize> = (0..columns.len())
+        .filter(|&i| {
+            every
+                || t.column(&columns[i].0)
+                    .is_ok_and(|(_, d)| d.kind != Kind::Regular)
+        })
+        .collect();
+    if !every {
+        for c in conditions {
+            if let Condition::Columns(cs) = c {
+                for i in cs.iter().filter_map(|(n, ..)| at(n)) {
+                    if !kept.contains(&i) {
+                        kept.push(i);
+                    }
+                }
+            }
+        }
+    }
+    let cmps = t.clustering_comparators();
+    read.sort_by(|(a, _), (b, _)| {
+        a.iter()
+            .zip(b)
+            .zip(&cmps)
+            .map(|((x, y), cmp)| cmp.compare(x, y))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut out = Rows::new(
+        std::iter::once(("[applied]".to_string(), CqlType::Boolean))
+            .chain(kept.iter().map(|&i| columns[i].clone()))
+            .collect::<Vec<_>>(),
+    );
+    for (_, r) in &read {
+        for row in r {
+            let values = kept.iter().map(|&i| row.get(i));
+            out.push_row(std::iter::once(Some(&flag[..])).chain(values));
+        }
+    }
+    out
+}

@@ -1,0 +1,570 @@
+//! CQL3 over the engine (SPEC §9): a lexer and parser for the language, CQL tables kept as
+//! column families with composite names (`table.rs`), the statements executed through the
+//! public [`Database`] API (`execute.rs`, `select.rs`), and results as rows of typed values.
+//! This layer sits above everything else and nothing below imports it.
+//!
+//! ```
+//! # let dir = tempfile::tempdir().unwrap();
+//! use supercolumn::{Database, Options};
+//! use supercolumn_cql::Session;
+//! let db = Database::open(dir.path(), Options::default())?;
+//! let mut cql = Session::new(&db);
+//! cql.execute("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks")?;
+//! cql.execute("CREATE TABLE example (field1 int PRIMARY KEY, field2 int, field3 int)")?;
+//! cql.execute("INSERT INTO example (field1, field2, field3) VALUES (1, 2, 3)")?;
+//! let rows = cql.query("SELECT * FROM example")?;
+//! assert_eq!(rows.to_table(), " field1 | field2 | field3\n--------+--------+--------\n      1 |      2 |      3\n\n(1 rows)");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod assemble;
+mod ast;
+mod binds;
+mod bounds;
+mod collection;
+mod collection_value;
+mod conditional;
+mod error;
+mod execute;
+#[doc(hidden)]
+pub mod fuzz;
+mod lexer;
+mod page;
+mod pages;
+mod parser;
+mod plan;
+mod replication;
+mod rows;
+mod schema_change;
+mod select;
+mod select_shape;
+mod slice_plan;
+mod slice_read;
+mod table;
+mod table_options;
+mod table_tuning;
+mod types;
+mod write_rows;
+
+pub use ast::{
+    table_of, Assignment, Bind, Op, Relation, Select, Selector, Statement, TableName, Term, Using,
+};
+pub use error::CqlError;
+pub use lexer::split_statements;
+pub use page::{PageRequest, Position};
+pub use parser::parse;
+pub use rows::{Columns, Row, Rows, RowsIter};
+pub use table::{quote_ident, ColumnDef, Kind, Table};
+pub use table_options::TableOptions;
+pub use types::{CqlType, Literal};
+
+use std::cell::OnceCell;
+use std::sync::Arc;
+
+use supercolumn::model::timeuuid::TimeUuidGenerator;
+use supercolumn::BatchMutation;
+use supercolumn::Database;
+
+/// What a statement returns.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CqlResult {
+    /// Nothing (a write, or a schema statement that changed nothing).
+    Void,
+    /// Rows of a `SELECT`.
+    Rows(Rows),
+    /// `USE` switched to this keyspace.
+    SetKeyspace(String),
+    /// A schema change, described (`CREATED TABLE ks.t`).
+    SchemaChange(String),
+}
+
+/// A statement parsed and resolved once, to execute many times with values for its `?`
+/// markers: the hot path skips the parser and the schema lookup. It stays bound to the table
+/// it was prepared against; after that table is dropped, executing it fails.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    statement: Statement,
+    keyspace: Option<String>,
+    /// The table, and its column family's id when prepared.
+    table: Option<(Arc<Table>, u64)>,
+    markers: usize,
+    /// The fast path of a planned shape (`plan.rs`).
+    plan: Option<plan::Plan>,
+    /// An upper bound of the bytes it holds (`footprint`).
+    footprint: usize,
+    /// A batch's tables, each statement's in order (empty for any other statement).
+    batch_tables: Vec<Arc<Table>>,
+}
+
+/// The most bytes one token of a prepared statement becomes: its syntax node, a literal's own
+/// text, and the value a plan encodes from it (checked against a counting allocator by
+/// `tests/prepared_footprint.rs`).
+const BYTES_PER_TOKEN: usize = 128;
+
+impl Prepared {
+    /// How many `?` markers the statement has.
+    pub fn markers(&self) -> usize {
+        self.markers
+    }
+
+    /// The column each `?` marker is bound to and its type, in marker order (a `:name` marker
+    /// by its own name).
+    pub fn bind_columns(&self) -> Vec<(String, CqlType)> {
+        self.bound_markers()
+            .into_iter()
+            .map(|(name, _, ty)| (name, ty))
+            .collect()
+    }
+
+    /// Each marker's name (its own for `:name`), the column it is bound to, and its type, in
+    /// marker order.
+    pub fn bound_markers(&self) -> Vec<(String, String, CqlType)> {
+        let own = self.table.as_ref().map(|(t, _)| &**t);
+        let mut batch = self.batch_tables.iter();
+        // A batch's statements are walked in order, each with its own table.
+        let next = std::cell::RefCell::new(&mut batch);
+        let tables = |s: &Statement| match s {
+            Statement::Batch { .. } => None,
+            _ if !self.batch_tables.is_empty() => next.borrow_mut().next().map(|t| &**t),
+            _ => own,
+        };
+        binds::markers(&self.statement, &tables)
+    }
+
+    /// The table the statement reads or writes, if it names one.
+    pub fn table(&self) -> Option<&Table> {
+        self.table.as_ref().map(|(t, _)| &**t)
+    }
+
+    /// The statement.
+    pub fn statement(&self) -> &Statement {
+        &self.statement
+    }
+
+    /// An upper bound of the memory it holds, in bytes: what a cache of prepared statements
+    /// counts against its bound.
+    pub fn footprint(&self) -> usize {
+        self.footprint
+    }
+}
+
+/// A CQL session on a database: the keyspace in use, and the values bound to the statement
+/// being executed.
+pub struct Session<'db> {
+    db: &'db Database,
+    keyspace: Option<String>,
+    /// Serialized values of the executing statement's `?` markers (`None`: null).
+    binds: Vec<Option<Vec<u8>>>,
+    /// The table a prepared statement was resolved against, while it executes.
+    pinned: Option<(Arc<Table>, u64)>,
+    /// The timestamp of writes that give none (a driver's client-side timestamp).
+    default_timestamp: Option<i64>,
+    uuids: OnceCell<TimeUuidGenerator>,
+    /// The page the next `SELECT` returns (`None`: all its rows).
+    page: Option<PageRequest>,
+    /// Where the last paged `SELECT` ended, when more rows may follow.
+    page_end: Option<Position>,
+}
+
+impl<'db> Session<'db> {
+    /// A session with no keyspace in use.
+    pub fn new(db: &'db Database) -> Self {
+        Session {
+            db,
+            keyspace: None,
+            binds: Vec::new(),
+            pinned: None,
+            default_timestamp: None,
+            uuids: OnceCell::new(),
+            page: None,
+            page_end: None,
+        }
+    }
+
+    /// Parses and resolves one statement for [`Session::execute_prepared`].
+    pub fn prepare(&self, text: &str) -> Result<Prepared, CqlError> {
+        let tokens = lexer::tokenize(text)?.len();
+        let mut stmts = parse(text)?;
+        if stmts.len() != 1 {
+            return Err(CqlError::invalid("prepare takes exactly one statement"));
+        }
+        let statement = stmts.remove(0);
+        let markers = ast::markers(&statement);
+        let (keyspace, table) = match ast::table_of(&statement) {
+            Some(t) => {
+                let ks = self.keyspace_of(t)?;
+                // The table (whose lookup says what is unknown, as CQL errors), then its version,
+                // then the table the statement is planned with: an ALTER in between makes the
+                // pin stale, never wrong.
+                self.table(t)?;
+                let id = self
+                    .db
+                    .column_family_version(&ks, &t.table)
+                    .map_err(|_| CqlError::Unconfigured(format!("table {ks}.{}", t.table)))?;
+                let table = self.table(t)?;
+                binds::check(&statement, &table)?;
+                if let Statement::Select(sel) = &statement {
+                    select::validate(&table, sel)?;
+                }
+                (Some(ks), Some((table, id)))
+            }
+            None => (None, None),
+        };
+        let plan = table
+            .as_ref()
+            .and_then(|(t, _)| plan::Plan::of(&statement, t));
+        let batch_tables = match &statement {
+            Statement::Batch { statements, .. } => statements
+                .iter()
+                .filter_map(|s| ast::table_of(s).map(|t| (s, t)))
+                .map(|(s, t)| {
+                    let table = self.table(t)?;
+                    binds::check(s, &table)?;
+                    Ok(table)
+                })
+                .collect::<Result<Vec<_>, CqlError>>()?,
+            _ => Vec::new(),
+        };
+        // A literal's text is held by its syntax node and again as the value it encodes to.
+        let footprint = std::mem::size_of::<Prepared>()
+            + text.len().saturating_mul(3)
+            + tokens.saturating_mul(BYTES_PER_TOKEN);
+        Ok(Prepared {
+            statement,
+            keyspace,
+            table,
+            markers,
+            plan,
+            footprint,
+            batch_tables,
+        })
+    }
+
+    /// Whether `p` may still run here: the table it was prepared against has not been dropped,
+    /// created again or had an option it applies altered since, nor the database reopened. (A
+    /// server answers UNPREPARED for a statement that may not, so the driver prepares it again.)
+    pub fn is_current(&self, p: &Prepared) -> bool {
+        p.table
+            .as_ref()
+            .is_none_or(|(t, id)| self.check_pinned(t, *id).is_ok())
+    }
+
+    /// Executes a prepared statement with the serialized values of its `?` markers, in order
+    /// (`None`: null).
+    pub fn execute_prepared(
+        &mut self,
+        p: &Prepared,
+        values: &[Option<&[u8]>],
+    ) -> Result<CqlResult, CqlError> {
+        if values.len() != p.markers {
+            return Err(CqlError::invalid(format!(
+                "the statement has {} bind markers, {} values were given",
+                p.markers,
+                values.len()
+            )));
+        }
+        if let (Some(plan), Some((t, id))) = (&p.plan, &p.table) {
+            // A planned slice reads whole: a page of one that its LIMIT does not fit in, or a
+            // later page, resumes through the general path.
+            let paged_slice = match (&self.page, plan) {
+                (Some(page), plan::Plan::Slice(sp)) => {
+                    page.after.is_some() || sp.limit(values).is_none_or(|l| l > page.size)
+                }
+                _ => false,
+            };
+            if !paged_slice {
+                if let Some(result) = self.run_plan(plan, t, *id, values)? {
+                    // Its rows, if any, fit the page: none follow.
+                    (self.page, self.page_end) = (None, None);
+                    return Ok(result);
+                }
+            }
+        }
+        self.binds = values.iter().map(|v| v.map(<[u8]>::to_vec)).collect();
+        self.pinned = p.table.clone();
+        let saved = self.keyspace.clone();
+        if p.keyspace.is_some() {
+            self.keyspace = p.keyspace.clone();
+        }
+        let result = self.dispatch(&p.statement);
+        if !matches!(p.statement, Statement::Use(_)) {
+            self.keyspace = saved;
+        }
+        self.pinned = None;
+        self.binds.clear();
+        result
+    }
+
+    /// Executes prepared writes (`INSERT`, `UPDATE`, `DELETE` of one table) as one batch: one
+    /// validation, and one commit-log record per partition. A conditional statement's batch
+    /// answers with its `[applied]` rows (see [`execute_batch_of`](Self::execute_batch_of)).
+    pub fn execute_batch(
+        &mut self,
+        p: &Prepared,
+        rows: &[&[Option<&[u8]>]],
+    ) -> Result<CqlResult, CqlError> {
+        let items: Vec<(&Prepared, &[Option<&[u8]>])> = rows.iter().map(|r| (p, *r)).collect();
+        self.execute_batch_of(&items)
+    }
+
+    /// Executes prepared writes, each with its values, as one batch of one keyspace (the
+    /// native protocol's BATCH): all of it is validated before any of it is applied. A batch
+    /// holding conditional writes answers with its `[applied]` rows; any other, `Void`.
+    pub fn execute_batch_of(
+        &mut self,
+        items: &[(&Prepared, &[Option<&[u8]>])],
+    ) -> Result<CqlResult, CqlError> {
+        let only_writes = || CqlError::invalid("only INSERT, UPDATE and DELETE can be in a BATCH");
+        let Some(ks) = items.first().and_then(|(p, _)| p.keyspace.clone()) else {
+            return if items.is_empty() {
+                Ok(CqlResult::Void)
+            } else {
+                Err(only_writes())
+            };
+        };
+        if items
+            .iter()
+            .any(|(p, _)| conditional::condition_of(&p.statement).is_some())
+        {
+            return self.prepared_conditional_batch(&ks, items);
+        }
+        let saved = self.keyspace.replace(ks.clone());
+        let mut batch = BatchMutation::new();
+        let mut buffers = plan::InsertBuffers::default();
+        let mut result = Ok(());
+        let mut checked: Option<&Prepared> = None;
+        for (i, (p, values)) in items.iter().enumerate() {
+            if p.keyspace.as_deref() != Some(ks.as_str()) {
+                result = Err(if p.keyspace.is_none() {
+                    only_writes()
+                } else {
+                    CqlError::invalid("a BATCH here writes to one keyspace")
+                });
+                break;
+            }
+            if values.len() != p.markers {
+                result = Err(CqlError::invalid(
+                    "a batch row has the wrong number of values",
+                ));
+                break;
+            }
+            if let (Some(plan::Plan::Insert(plan)), Some((t, id))) = (&p.plan, &p.table) {
+                // A batch of one statement's rows checks its table once.
+                let check = match checked {
+                    Some(c) if std::ptr::eq(c, *p) => Ok(()),
+                    _ => self.check_pinned(t, *id),
+                };
+                checked = Some(*p);
+                let planned = check.and_then(|()| {
+                    self.add_planned_insert(plan, t, values, &mut batch, &mut buffers)
+                });
+                match planned {
+                    Ok(true) => {
+                        if i == 0 && items.len() > 1 {
+                            // The rest of the batch is most likely rows of this shape: grow once.
+                            let rest = items.len() - 1;
+                            batch.reserve(rest * batch.len(), rest * batch.stored_bytes());
+                        }
+                        continue;
+                    }
+                    Ok(false) => {}
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            self.pinned = p.table.clone();
+            self.binds = values.iter().map(|v| v.map(<[u8]>::to_vec)).collect();
+            if let Err(e) = self.add_write(&p.statement, &ast::Using::default(), &mut batch) {
+                result = Err(e);
+                break;
+            }
+        }
+        self.pinned = None;
+        self.binds.clear();
+        self.keyspace = saved;
+        result?;
+        Self::apply(self.db, &ks, &batch)?;
+        Ok(CqlResult::Void)
+    }
+
+    /// A native protocol BATCH holding conditional writes: each statement checked against
+    /// the table it was prepared for, then run as one conditional batch.
+    fn prepared_conditional_batch(
+        &mut self,
+        ks: &str,
+        items: &[(&Prepared, &[Option<&[u8]>])],
+    ) -> Result<CqlResult, CqlError> {
+        for (p, values) in items {
+            if p.keyspace.as_deref() != Some(ks) {
+                return Err(CqlError::invalid("a BATCH here writes to one keyspace"));
+            }
+            if values.len() != p.markers {
+                return Err(CqlError::invalid(
+                    "a batch row has the wrong number of values",
+                ));
+            }
+            if let Some((t, id)) = &p.table {
+                self.check_pinned(t, *id)?;
+            }
+        }
+        let saved = self.keyspace.replace(ks.to_string());
+        let batch: Vec<conditional::BatchItem<'_>> = items
+            .iter()
+            .map(|(p, values)| conditional::BatchItem {
+                statement: &p.statement,
+                values: Some(*values),
+                pinned: p.table.clone(),
+            })
+            .collect();
+        let result = self.conditional_batch(&batch, &ast::Using::default());
+        self.keyspace = saved;
+        result
+    }
+
+    /// Switches the keyspace in use without a `USE` statement (a server keeps it per
+    /// connection and hands it to each request's session).
+    pub fn set_keyspace(&mut self, keyspace: Option<String>) {
+        self.keyspace = keyspace;
+    }
+
+    /// The timestamp of the writes that follow when they give none with `USING TIMESTAMP`
+    /// (`None`: the database clock's, at each write). A server passes a driver's client-side
+    /// timestamp here, as Cassandra uses it.
+    pub fn set_default_timestamp(&mut self, timestamp: Option<i64>) {
+        self.default_timestamp = timestamp;
+    }
+
+    /// Makes the next `SELECT` return one page: at most `page.size` rows, after the position
+    /// an earlier page ended at. [`page_end`](Self::page_end) then says where it ended.
+    pub fn set_page(&mut self, page: Option<PageRequest>) {
+        self.page = page;
+    }
+
+    /// Where the last paged `SELECT` ended, when more rows may follow (`None`: it returned
+    /// the last of them).
+    pub fn page_end(&mut self) -> Option<Position> {
+        self.page_end.take()
+    }
+
+    /// The keyspace in use.
+    pub fn keyspace(&self) -> Option<&str> {
+        self.keyspace.as_deref()
+    }
+
+    /// Parses and runs every statement of `text` in order, stopping at the first error (the
+    /// statements before it have run).
+    pub fn execute(&mut self, text: &str) -> Result<Vec<CqlResult>, CqlError> {
+        let mut out = Vec::new();
+        for s in parse(text)? {
+            out.push(self.run(&s)?);
+        }
+        Ok(out)
+    }
+
+    /// Runs one `SELECT` and returns its rows.
+    pub fn query(&mut self, text: &str) -> Result<Rows, CqlError> {
+        match self.execute(text)?.pop() {
+            Some(CqlResult::Rows(r)) => Ok(r),
+            _ => Err(CqlError::invalid("not a SELECT")),
+        }
+    }
+
+    /// Runs one parsed statement (without bind markers).
+    pub fn run(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
+        self.dispatch(stmt)
+    }
+
+    fn dispatch(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
+        match stmt {
+            Statement::Select(s) => {
+                let page = self.page.take();
+                let (rows, end) = self.select_page(s, page.as_ref())?;
+                self.page_end = end;
+                Ok(CqlResult::Rows(rows))
+            }
+            Statement::Insert { table, .. }
+            | Statement::Update { table, .. }
+            | Statement::Delete { table, .. } => {
+                if let Some(condition) = conditional::condition_of(stmt) {
+                    return self.conditional_write(stmt, condition);
+                }
+                let ks = self.keyspace_of(table)?;
+                let mut batch = BatchMutation::new();
+                self.add_write(stmt, &ast::Using::default(), &mut batch)?;
+                Self::apply(self.db, &ks, &batch)?;
+                Ok(CqlResult::Void)
+            }
+            Statement::Batch { statements, using } => {
+                if statements
+                    .iter()
+                    .any(|s| conditional::condition_of(s).is_some())
+                {
+                    let items: Vec<conditional::BatchItem<'_>> = statements
+                        .iter()
+                        .map(|statement| conditional::BatchItem {
+                            statement,
+                            values: None,
+                            pinned: None,
+                        })
+                        .collect();
+                    return self.conditional_batch(&items, using);
+                }
+                let mut keyspace: Option<String> = None;
+                let mut batch = BatchMutation::new();
+                for s in statements {
+                    let (Statement::Insert { table, .. }
+                    | Statement::Update { table, .. }
+                    | Statement::Delete { table, .. }) = s
+                    else {
+                        return Err(CqlError::invalid(
+                            "only INSERT, UPDATE and DELETE can be in a BATCH",
+                        ));
+                    };
+                    let ks = self.keyspace_of(table)?;
+                    if keyspace.as_ref().is_some_and(|k| *k != ks) {
+                        return Err(CqlError::invalid("a BATCH here writes to one keyspace"));
+                    }
+                    keyspace = Some(ks);
+                    self.add_write(s, using, &mut batch)?;
+                }
+                if let Some(ks) = keyspace {
+                    Self::apply(self.db, &ks, &batch)?;
+                }
+                Ok(CqlResult::Void)
+            }
+            _ => self.schema_statement(stmt),
+        }
+    }
+
+    /// A fresh version-1 UUID for `now()`.
+    /// A TimeUUID for the moment `unix_micros` (not unique: a list's prepends name elements by
+    /// distinct moments).
+    fn timeuuid_at(&self, unix_micros: i64) -> [u8; 16] {
+        *self
+            .uuids
+            .get_or_init(TimeUuidGenerator::for_process)
+            .at(unix_micros)
+            .as_bytes()
+    }
+
+    fn fresh_timeuuid(&self) -> [u8; 16] {
+        let micros = wall_clock_micros();
+        *self
+            .uuids
+            .get_or_init(TimeUuidGenerator::for_process)
+            .next(micros)
+            .as_bytes()
+    }
+}
+
+/// Microseconds since the Unix epoch by the system clock: what a list's TimeUUIDs order by.
+fn wall_clock_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+}
+
+#[cfg(test)]
+mod tests;

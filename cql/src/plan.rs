@@ -1,0 +1,573 @@
+//! Plans made once, when a statement is prepared, for the shapes a client's hot path is made
+//! of: an `INSERT` of plain columns, a `SELECT` of one CQL row by its whole primary key (here),
+//! and a `SELECT` of a slice of one partition (`slice_plan.rs`). Executing a plan goes from the
+//! bound values to one engine call: no walk of the statement, no copy of the values; the point
+//! read hands the engine the sort keys of its names and takes back cells, not columns.
+//! Everything else, and every value a plan would have to refuse (a null or empty key part),
+//! runs the general path, which owns the answers and the errors; a plan only ever answers what
+//! the general path would.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use super::ast::{Op, Relation, Select, Selector, Statement, Term};
+use super::error::CqlError;
+use super::select::output_columns;
+use super::slice_plan::SlicePlan;
+use super::table::{Kind, Table};
+use super::types::{CqlType, Literal};
+use super::{Columns, CqlResult, Rows, Session};
+use supercolumn::model::comparator::{Comparator, CompositeType, Utf8Type};
+use supercolumn::model::sort_key::escape_into;
+use supercolumn::model::CellValue;
+use supercolumn::query::ColumnPathRef;
+use supercolumn::{BatchMutation, WriteOptions};
+
+/// A prepared statement's plan.
+#[derive(Debug, Clone)]
+pub(super) enum Plan {
+    Insert(InsertPlan),
+    PointRead(PointReadPlan),
+    Slice(SlicePlan),
+}
+
+/// Key or clustering values of one statement (inline for the usual few).
+pub(super) type Parts<'v> = SmallVec<[&'v [u8]; 4]>;
+
+/// Where a column's value comes from.
+#[derive(Debug, Clone)]
+pub(super) enum Source {
+    /// The `?` marker at this position.
+    Bind(usize),
+    /// A literal, serialized when the statement was prepared.
+    Literal(Vec<u8>),
+}
+
+/// An `INSERT` of columns that are not collections, without `USING` or `IF`.
+#[derive(Debug, Clone)]
+pub(super) struct InsertPlan {
+    /// The partition key's sources, in key order.
+    key: Vec<Source>,
+    /// The clustering columns' sources, in clustering order.
+    clustering: Vec<Source>,
+    /// The regular columns given: the last component of their cell names, its sort key, and
+    /// their sources.
+    regular: Vec<(Vec<u8>, Vec<u8>, Source)>,
+    /// Each bind marker's column type, by position, to check the bytes bound to it.
+    checks: Vec<Check>,
+    /// The row marker's last component, and its sort key.
+    marker: (Vec<u8>, Vec<u8>),
+    /// Each clustering column's component comparator, to build the names' sort keys.
+    clustering_cmp: Vec<Arc<dyn Comparator>>,
+}
+
+/// One output column of a point read.
+#[derive(Debug, Clone)]
+enum Out {
+    /// A primary key column: the value the statement bound it to.
+    Key(usize),
+    /// A regular column's value, write time or TTL (by index into the names read).
+    Value(usize),
+    WriteTime(usize),
+    Ttl(usize),
+}
+
+/// A `SELECT` of plain columns (or their write times and TTLs) of one CQL row named by `=` on
+/// every primary key column, from a table without collections.
+#[derive(Debug, Clone)]
+pub(super) struct PointReadPlan {
+    /// Partition key sources, then clustering sources (what [`Out::Key`] indexes).
+    key: Vec<Source>,
+    partition_len: usize,
+    /// The sort key of the last component of each cell name read: the row marker's first,
+    /// then the regular columns'.
+    suffixes: Vec<Vec<u8>>,
+    /// Each clustering column's component comparator, to build the names' sort keys.
+    clustering_cmp: Vec<Arc<dyn Comparator>>,
+    outputs: Vec<Out>,
+    columns: Columns,
+    checks: Vec<Check>,
+}
+
+/// What a bound value is checked against: its marker's position, its column's type and that
+/// type's comparator (built once, when the statement is prepared, not for every value bound),
+/// and the column's name for the error.
+#[derive(Debug, Clone)]
+pub(super) struct Check {
+    index: usize,
+    ty: CqlType,
+    cmp: Option<Arc<dyn Comparator>>,
+    column: String,
+}
+
+/// A cell name's last component as `CompositeType` writes it: length, bytes, end of component.
+fn suffix(column: &str) -> Vec<u8> {
+    CompositeType::build(&[column.as_bytes()], 0)
+}
+
+/// The sort key of a cell name's last component, `column`.
+pub(super) fn sort_suffix(column: &str) -> Vec<u8> {
+    let mut key = Vec::new();
+    push_sort_key(&Utf8Type, column.as_bytes(), &mut key, &mut Vec::new());
+    key
+}
+
+/// The sort key of a component `value` under `cmp` inside a composite name (its end of
+/// component 0), appended to `out`: what `CompositeType::encode_sort_key` writes for it.
+fn push_sort_key(cmp: &dyn Comparator, value: &[u8], out: &mut Vec<u8>, scratch: &mut Vec<u8>) {
+    if cmp.sort_key_is_name() {
+        escape_into(value, out);
+    } else {
+        scratch.clear();
+        cmp.encode_sort_key(value, scratch);
+        escape_into(scratch, out);
+    }
+    out.extend_from_slice(&[0, 2]);
+}
+
+/// The source of a term, and the check its bound bytes need; `None` when the term is not one
+/// a plan takes (a null or `now()` literal, a literal that does not encode).
+pub(super) fn source(
+    term: &Term,
+    ty: &CqlType,
+    column: &str,
+    checks: &mut Vec<Check>,
+) -> Option<Source> {
+    match term {
+        // Bound frozen sets and maps are put in order first: the general path does that.
+        Term::Bind(_) if matches!(ty, CqlType::Frozen(_)) => None,
+        Term::Bind(b) => {
+            checks.push(Check {
+                index: b.index(),
+                ty: ty.clone(),
+                cmp: ty.comparator(),
+                column: column.to_string(),
+            });
+            Some(Source::Bind(b.index()))
+        }
+        Term::Literal(Literal::Now) => None,
+        Term::Literal(lit) => ty.encode(lit, column).ok().flatten().map(Source::Literal),
+    }
+}
+
+impl Plan {
+    /// The plan of a statement prepared against `t`, if it has one of the planned shapes.
+    pub(super) fn of(statement: &Statement, t: &Table) -> Option<Plan> {
+        match statement {
+            Statement::Insert {
+                columns,
+                values,
+                using,
+                condition: None,
+                ..
+            } if using.ttl.is_none() && using.timestamp.is_none() && t.options.default_ttl == 0 => {
+                insert_plan(t, columns, values).map(Plan::Insert)
+            }
+            Statement::Select(s) => point_read_plan(t, s)
+                .map(Plan::PointRead)
+                .or_else(|| SlicePlan::of(t, s).map(Plan::Slice)),
+            _ => None,
+        }
+    }
+}
+
+fn insert_plan(t: &Table, columns: &[String], values: &[Term]) -> Option<InsertPlan> {
+    if columns.len() != values.len() {
+        return None;
+    }
+    let mut given: Vec<Option<Source>> = vec![None; t.columns.len()];
+    let mut checks = Vec::new();
+    for (c, v) in columns.iter().zip(values) {
+        let (i, def) = t.column(c).ok()?;
+        // Collections, and frozen ones whose bound bytes may need sorting, take the general path.
+        if given[i].is_some() || def.ty.is_collection() || matches!(def.ty, CqlType::Frozen(_)) {
+            return None;
+        }
+        given[i] = Some(source(v, &def.ty, c, &mut checks)?);
+    }
+    let key = t
+        .partition_key
+        .iter()
+        .map(|&i| given[i].clone())
+        .collect::<Option<Vec<_>>>()?;
+    let clustering = t
+        .clustering
+        .iter()
+        .map(|&i| given[i].clone())
+        .collect::<Option<Vec<_>>>()?;
+    let regular = t
+        .columns
+        .iter()
+        .zip(given)
+        .filter(|(def, _)| def.kind == Kind::Regular)
+        .filter_map(|(def, g)| Some((suffix(&def.name), sort_suffix(&def.name), g?)))
+        .collect();
+    Some(InsertPlan {
+        key,
+        clustering,
+        regular,
+        checks,
+        marker: (suffix(""), sort_suffix("")),
+        clustering_cmp: t.clustering_comparators(),
+    })
+}
+
+fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
+    let plain = !s.distinct
+        && s.order_by.is_empty()
+        && s.limit.is_none()
+        && s.per_partition_limit.is_none()
+        && !t.columns.iter().any(|c| c.ty.is_collection());
+    if !plain {
+        return None;
+    }
+    let mut given: Vec<Option<Source>> = vec![None; t.columns.len()];
+    let mut checks = Vec::new();
+    for r in &s.relations {
+        let Relation::Compare(c, Op::Eq, term) = r else {
+            return None;
+        };
+        let (i, def) = t.column(c).ok()?;
+        if def.kind == Kind::Regular || given[i].is_some() {
+            return None;
+        }
+        given[i] = Some(source(term, &def.ty, c, &mut checks)?);
+    }
+    let key = t
+        .partition_key
+        .iter()
+        .chain(&t.clustering)
+        .map(|&i| given[i].clone())
+        .collect::<Option<Vec<_>>>()?;
+    let regular = t.regular_sorted();
+    let suffixes: Vec<Vec<u8>> = std::iter::once("")
+        .chain(regular.iter().map(|&i| t.columns[i].name.as_str()))
+        .map(sort_suffix)
+        .collect();
+    let (columns, selectors) = output_columns(t, s).ok()?;
+    let read_index = |c: &str| {
+        let (i, def) = t.column(c).ok()?;
+        match def.kind {
+            Kind::PartitionKey(k) => Some(Err(k)),
+            Kind::Clustering(k) => Some(Err(t.partition_key.len() + k)),
+            Kind::Regular => regular.iter().position(|&r| r == i).map(|p| Ok(p + 1)),
+        }
+    };
+    let outputs = selectors
+        .iter()
+        .map(|sel| match sel {
+            Selector::Column(c) => Some(match read_index(c)? {
+                Ok(n) => Out::Value(n),
+                Err(k) => Out::Key(k),
+            }),
+            Selector::WriteTime(c) => read_index(c)?.ok().map(Out::WriteTime),
+            Selector::Ttl(c) => read_index(c)?.ok().map(Out::Ttl),
+            Selector::Count => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(PointReadPlan {
+        key,
+        partition_len: t.partition_key.len(),
+        suffixes,
+        clustering_cmp: t.clustering_comparators(),
+        outputs,
+        columns: columns.into(),
+        checks,
+    })
+}
+
+/// Checks the bound values against their columns' types (a null passes: the general path
+/// decides what a null means where it stands).
+pub(super) fn checked(checks: &[Check], values: &[Option<&[u8]>]) -> Result<(), CqlError> {
+    for c in checks {
+        if let Some(Some(bytes)) = values.get(c.index) {
+            c.ty.check_with(bytes, c.cmp.as_deref())
+                .map_err(|e| CqlError::invalid(format!("invalid value for {}: {e}", c.column)))?;
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn resolve<'a>(s: &'a Source, values: &[Option<&'a [u8]>]) -> Option<&'a [u8]> {
+    match s {
+        Source::Bind(i) => values.get(*i).copied().flatten(),
+        Source::Literal(v) => Some(v),
+    }
+}
+
+/// The row key of these partition key values, if the general path would accept them: no null,
+/// no empty single-column key, no component over 65,535 bytes.
+pub(super) fn row_key<'v>(parts: &[&'v [u8]]) -> Option<Cow<'v, [u8]>> {
+    match parts {
+        [one] if !one.is_empty() => Some(Cow::Borrowed(*one)),
+        [_] => None,
+        many => CompositeType::fits(many).then(|| Cow::Owned(CompositeType::build(many, 0))),
+    }
+}
+
+/// Buffers a planned insert fills for each CQL row (a batch of many rows allocates them once).
+#[derive(Default)]
+pub(super) struct InsertBuffers {
+    key: Vec<u8>,
+    /// A cell name: the clustering prefix, then the column's component.
+    name: Vec<u8>,
+    /// The cell name's sort key, likewise.
+    sort: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+impl InsertBuffers {
+    fn capacity(&self) -> usize {
+        self.key.capacity() + self.name.capacity() + self.sort.capacity() + self.scratch.capacity()
+    }
+}
+
+thread_local! {
+    /// The batch and buffers of the last lone planned insert on this thread, emptied.
+    static INSERT_SCRATCH: std::cell::Cell<Option<(BatchMutation, InsertBuffers)>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Room a thread keeps for its next planned insert.
+const KEPT_INSERT_SCRATCH: usize = 64 * 1024;
+
+impl InsertPlan {
+    /// Writes the row key of these values into `b.key`, and their clustering prefix and its
+    /// sort key into `b.name` and `b.sort`; `Ok(false)` when the general path must run (a null
+    /// or empty key part, a component over 65,535 bytes).
+    fn fill(&self, values: &[Option<&[u8]>], b: &mut InsertBuffers) -> Result<bool, CqlError> {
+        checked(&self.checks, values)?;
+        let pk: Option<Parts<'_>> = self.key.iter().map(|s| resolve(s, values)).collect();
+        let ck: Option<Parts<'_>> = self.clustering.iter().map(|s| resolve(s, values)).collect();
+        let (Some(pk), Some(ck)) = (pk, ck) else {
+            return Ok(false);
+        };
+        b.key.clear();
+        match pk.as_slice() {
+            [one] if !one.is_empty() => b.key.extend_from_slice(one),
+            [_] => return Ok(false),
+            many if CompositeType::fits(many) => CompositeType::build_into(many, 0, &mut b.key),
+            _ => return Ok(false),
+        }
+        // One more component (the column's) follows; its length is checked by the engine.
+        if !CompositeType::fits(&ck) {
+            return Ok(false);
+        }
+        b.name.clear();
+        b.sort.clear();
+        CompositeType::build_into(&ck, 0, &mut b.name);
+        for (cmp, value) in self.clustering_cmp.iter().zip(&ck) {
+            push_sort_key(cmp.as_ref(), value, &mut b.sort, &mut b.scratch);
+        }
+        Ok(true)
+    }
+}
+
+/// What a planned point read asks the engine for: a row key (the bound value itself when the
+/// partition key is one column) and the sort keys of cell names, one after another in one
+/// buffer (inline for the usual short names).
+pub(super) struct PointRead<'v> {
+    pub key: Cow<'v, [u8]>,
+    keys: SmallVec<[u8; 96]>,
+    ends: SmallVec<[usize; 8]>,
+}
+
+impl PointRead<'_> {
+    /// The sort keys of the names, in the plan's order (the row marker's first).
+    pub fn sort_keys(&self) -> SmallVec<[&[u8]; 8]> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let key = &self.keys[start..end];
+                start = end;
+                key
+            })
+            .collect()
+    }
+}
+
+impl PointReadPlan {
+    /// The row key and names to read, or `Ok(None)` when the general path must run.
+    pub(super) fn request<'v>(
+        &'v self,
+        values: &[Option<&'v [u8]>],
+    ) -> Result<Option<PointRead<'v>>, CqlError> {
+        checked(&self.checks, values)?;
+        let parts: Option<Parts<'v>> = self.key.iter().map(|s| resolve(s, values)).collect();
+        let Some(parts) = parts else {
+            return Ok(None);
+        };
+        let (pk, ck) = parts.split_at(self.partition_len);
+        // The general path refuses a clustering value over 65,535 bytes.
+        let (Some(key), true) = (row_key(pk), CompositeType::fits(ck)) else {
+            return Ok(None);
+        };
+        // For each name, the clustering prefix's sort key and then its last component, one
+        // after another in one inline buffer.
+        let mut keys = SmallVec::<[u8; 96]>::new();
+        let mut prefix = Vec::new();
+        let mut scratch = Vec::new();
+        for (cmp, value) in self.clustering_cmp.iter().zip(ck) {
+            push_sort_key(cmp.as_ref(), value, &mut prefix, &mut scratch);
+        }
+        let mut ends = SmallVec::new();
+        for s in &self.suffixes {
+            keys.extend_from_slice(&prefix);
+            keys.extend_from_slice(s);
+            ends.push(keys.len());
+        }
+        Ok(Some(PointRead { key, keys, ends }))
+    }
+
+    /// The result of the read: one row when any of its cells (the marker included) is live.
+    /// `found` holds each live cell by its place in the request.
+    pub(super) fn rows(
+        &self,
+        values: &[Option<&[u8]>],
+        found: SmallVec<[Option<Kept>; 8]>,
+        now_seconds: i64,
+    ) -> Rows {
+        let mut out = Rows::with_capacity(self.columns.clone(), 1);
+        if found.iter().all(Option::is_none) {
+            return out;
+        }
+        for o in &self.outputs {
+            let value = match *o {
+                Out::Key(k) => resolve(&self.key[k], values),
+                Out::Value(n) => found[n].as_ref().map(|c| &c.0[..]),
+                Out::WriteTime(n) => {
+                    push_write_time(&mut out, found[n].as_ref().map(|c| c.1));
+                    continue;
+                }
+                Out::Ttl(n) => {
+                    push_ttl(&mut out, found[n].as_ref().and_then(|c| c.2), now_seconds);
+                    continue;
+                }
+            };
+            out.push_opt(value);
+        }
+        out.end_row();
+        out
+    }
+}
+
+/// Appends a kept cell's write time (null without the cell).
+pub(super) fn push_write_time(out: &mut Rows, timestamp: Option<i64>) {
+    match timestamp {
+        Some(t) => out.push_value(&t.to_be_bytes()),
+        None => out.push_null(),
+    }
+}
+
+/// Appends the seconds a kept cell has left at `now_seconds` (null when it does not expire).
+pub(super) fn push_ttl(out: &mut Rows, expires: Option<i64>, now_seconds: i64) {
+    match expires {
+        Some(expires) => {
+            let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
+            out.push_value(&(left as i32).to_be_bytes());
+        }
+        None => out.push_null(),
+    }
+}
+
+/// A live cell read: its value, timestamp and expiry (seconds).
+pub(super) type Kept = (Vec<u8>, i64, Option<i64>);
+
+impl Session<'_> {
+    /// Runs a prepared statement's plan; `Ok(None)` when its values need the general path.
+    pub(super) fn run_plan(
+        &self,
+        plan: &Plan,
+        t: &Table,
+        id: u64,
+        values: &[Option<&[u8]>],
+    ) -> Result<Option<CqlResult>, CqlError> {
+        let store = self.pinned_store(t, id)?;
+        match plan {
+            Plan::Insert(p) => {
+                // A lone insert fills this thread's batch and buffers: fresh ones grow from
+                // empty, several allocations a statement.
+                let (mut batch, mut buffers) = INSERT_SCRATCH.take().unwrap_or_default();
+                let done = match self.add_planned_insert(p, t, values, &mut batch, &mut buffers) {
+                    Ok(true) => Self::apply(self.db, &t.keyspace, &batch).map(|()| true),
+                    other => other,
+                };
+                batch.clear();
+                // A statement that carried a large value gives its room back.
+                if batch.capacity_bytes() + buffers.capacity() <= KEPT_INSERT_SCRATCH {
+                    INSERT_SCRATCH.set(Some((batch, buffers)));
+                }
+                Ok(done?.then_some(CqlResult::Void))
+            }
+            Plan::Slice(p) => Ok(self.run_slice_plan(&store, p, values)?.map(CqlResult::Rows)),
+            Plan::PointRead(p) => {
+                let Some(read) = p.request(values)? else {
+                    return Ok(None);
+                };
+                let keys = read.sort_keys();
+                let mut found: SmallVec<[Option<Kept>; 8]> = keys.iter().map(|_| None).collect();
+                self.db
+                    .visit_columns(&store, &read.key, &keys, |key, cell| {
+                        let at = keys.iter().position(|k| *k == key);
+                        if let (Some(at), CellValue::Live { value, ttl }) = (at, cell.value) {
+                            let expires = ttl.map(|t| t.local_expiration_time);
+                            found[at] = Some((value, cell.timestamp, expires));
+                        }
+                    })?;
+                // TTL() counts down as the general path's does (see `select`); read only if
+                // asked.
+                let now_seconds = if p.outputs.iter().any(|o| matches!(o, Out::Ttl(_))) {
+                    self.db.options().clock.now_micros().div_euclid(1_000_000)
+                } else {
+                    0
+                };
+                Ok(Some(CqlResult::Rows(p.rows(values, found, now_seconds))))
+            }
+        }
+    }
+
+    /// Adds a planned insert's cells to `batch`; `Ok(false)` (nothing added) when its values
+    /// need the general path.
+    pub(super) fn add_planned_insert(
+        &self,
+        p: &InsertPlan,
+        t: &Table,
+        values: &[Option<&[u8]>],
+        batch: &mut BatchMutation,
+        buffers: &mut InsertBuffers,
+    ) -> Result<bool, CqlError> {
+        if !p.fill(values, buffers)? {
+            return Ok(false);
+        }
+        let write = match self.default_timestamp {
+            Some(ts) => WriteOptions::at(ts),
+            None => WriteOptions::now(),
+        };
+        let write = self.stamped(write, t);
+        let cf = t.name.as_str();
+        // The names, and their sort keys: the engine takes those as given.
+        let InsertBuffers {
+            key, name, sort, ..
+        } = buffers;
+        let (prefix, sort_prefix) = (name.len(), sort.len());
+        name.extend_from_slice(&p.marker.0);
+        sort.extend_from_slice(&p.marker.1);
+        batch.insert_sorted(key, cf, name, sort, b"", write);
+        for (last, last_sort, source) in &p.regular {
+            name.truncate(prefix);
+            name.extend_from_slice(last);
+            match resolve(source, values) {
+                Some(v) => {
+                    sort.truncate(sort_prefix);
+                    sort.extend_from_slice(last_sort);
+                    batch.insert_sorted(key, cf, name, sort, v, write)
+                }
+                None => batch.remove(&*key, ColumnPathRef::new(cf).column(name), write.timestamp),
+            };
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,182 @@
+//! Schema statements: `CREATE`/`DROP` of keyspaces and tables, `ALTER TABLE`, `TRUNCATE` and
+//! `USE`, run through the engine's public schema API. A table's CQL schema and the options the
+//! engine acts on go into the column family definition that stores it (`table.rs`,
+//! `table_tuning.rs`); writes and reads are `execute.rs`'s and `select.rs`'s.
+
+use super::ast::{Statement, TableName};
+use super::error::CqlError;
+use super::table::Table;
+use super::{CqlResult, Session};
+use supercolumn::schema::KeyspaceDef;
+
+impl Session<'_> {
+    /// Stores `altered` as table `t`'s schema, if the catalog still holds `t` (an ALTER that
+    /// raced another, or a table dropped and created again, is refused, not lost).
+    fn store_altered(&self, t: &Table, altered: &Table) -> Result<(), CqlError> {
+        // A collection column added to the table adds to the cell names' comparator.
+        let comparator = altered.comparator();
+        let grows = comparator.name() != t.comparator().name();
+        // The options the engine acts on, as a new table's would be set.
+        let tuned = altered.cf_def()?;
+        self.db.alter_cql_table(&t.keyspace, &t.name, |def| {
+            match Table::from_cf(&t.keyspace, def) {
+                Ok(Some(now)) if now == *t => {
+                    def.cql_table = Some(altered.create_statement());
+                    def.comment.clone_from(&altered.options.comment);
+                    def.gc_grace_seconds = altered.options.gc_grace_seconds;
+                    def.block_size_kb = tuned.block_size_kb;
+                    def.bloom_filter_fp_chance = tuned.bloom_filter_fp_chance;
+                    def.compression = tuned.compression;
+                    def.min_compaction_threshold = tuned.min_compaction_threshold;
+                    def.max_compaction_threshold = tuned.max_compaction_threshold;
+                    if grows {
+                        def.comparator = comparator;
+                    }
+                    // A statement prepared before still writes and reads what it names (as in
+                    // Cassandra) unless an option it applies changed: the default TTL (the
+                    // comment and the grace period are no statement's business).
+                    Ok(altered.options.default_ttl != t.options.default_ttl)
+                }
+                _ => Err(supercolumn::Error::InvalidRequest(format!(
+                    "{}.{} changed while it was being altered: alter it again",
+                    t.keyspace, t.name
+                ))),
+            }
+        })?;
+        Ok(())
+    }
+
+    /// An `ALTER TABLE`: `change` makes the altered table from the current one, which is
+    /// stored in its place.
+    fn alter(
+        &self,
+        table: &TableName,
+        change: impl FnOnce(&Table) -> Result<Table, CqlError>,
+    ) -> Result<CqlResult, CqlError> {
+        let t = self.table(table)?;
+        let altered = change(&t)?;
+        self.store_altered(&t, &altered)?;
+        Ok(CqlResult::SchemaChange(format!(
+            "UPDATED TABLE {}.{}",
+            t.keyspace, t.name
+        )))
+    }
+
+    pub(super) fn schema_statement(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
+        let db = self.db;
+        match stmt {
+            Statement::CreateKeyspace {
+                name,
+                if_not_exists,
+                replication,
+                durable_writes,
+            } => {
+                if db.keyspaces().contains(name) {
+                    return if *if_not_exists {
+                        Ok(CqlResult::Void)
+                    } else {
+                        Err(CqlError::AlreadyExists(format!(
+                            "keyspace {name} already exists"
+                        )))
+                    };
+                }
+                let mut def = KeyspaceDef::new(name.clone());
+                def.durable_writes = *durable_writes;
+                super::replication::check(replication)?;
+                for (k, v) in replication {
+                    match k.as_str() {
+                        "class" => def.replica_placement_strategy = v.clone(),
+                        "replication_factor" => {
+                            def.replication_factor = v.parse().map_err(|_| {
+                                CqlError::invalid(format!(
+                                    "replication_factor '{v}' is not a number"
+                                ))
+                            })?
+                        }
+                        _ => {}
+                    }
+                }
+                db.create_keyspace(def)?;
+                Ok(CqlResult::SchemaChange(format!("CREATED KEYSPACE {name}")))
+            }
+            Statement::Use(name) => {
+                if !db.keyspaces().contains(name) {
+                    return Err(CqlError::invalid(format!(
+                        "keyspace '{name}' does not exist"
+                    )));
+                }
+                self.keyspace = Some(name.clone());
+                Ok(CqlResult::SetKeyspace(name.clone()))
+            }
+            Statement::DropKeyspace { name, if_exists } => {
+                if !db.keyspaces().contains(name) {
+                    return if *if_exists {
+                        Ok(CqlResult::Void)
+                    } else {
+                        Err(CqlError::invalid(format!("keyspace {name} does not exist")))
+                    };
+                }
+                db.drop_keyspace(name)?;
+                if self.keyspace.as_deref() == Some(name) {
+                    self.keyspace = None;
+                }
+                Ok(CqlResult::SchemaChange(format!("DROPPED KEYSPACE {name}")))
+            }
+            Statement::CreateTable {
+                table,
+                if_not_exists,
+                ..
+            } => {
+                let ks = self.keyspace_of(table)?;
+                let def = db
+                    .describe_keyspace(&ks)
+                    .map_err(|_| CqlError::Unconfigured(format!("keyspace {ks}")))?;
+                if def.column_family(&table.table).is_some() {
+                    return if *if_not_exists {
+                        Ok(CqlResult::Void)
+                    } else {
+                        Err(CqlError::AlreadyExists(format!(
+                            "table {ks}.{} already exists",
+                            table.table
+                        )))
+                    };
+                }
+                let t = Table::from_statement(&ks, stmt)?;
+                db.create_column_family(&ks, t.cf_def()?)?;
+                Ok(CqlResult::SchemaChange(format!(
+                    "CREATED TABLE {ks}.{}",
+                    t.name
+                )))
+            }
+            Statement::DropTable { table, if_exists } => {
+                let ks = self.keyspace_of(table)?;
+                match self.table(table) {
+                    Err(CqlError::Unconfigured(_)) if *if_exists => return Ok(CqlResult::Void),
+                    Err(e) => return Err(e),
+                    Ok(_) => {}
+                }
+                db.drop_column_family(&ks, &table.table)?;
+                Ok(CqlResult::SchemaChange(format!(
+                    "DROPPED TABLE {ks}.{}",
+                    table.table
+                )))
+            }
+            Statement::AlterTableAdd { table, columns } => {
+                self.alter(table, |t| t.with_columns(columns))
+            }
+            Statement::AlterTableWith { table, options } => {
+                self.alter(table, |t| t.with_options(options))
+            }
+            Statement::AlterTableRename { table, renames } => {
+                self.alter(table, |t| t.with_renamed(renames))
+            }
+            Statement::Truncate(table) => {
+                let t = self.table(table)?;
+                db.drop_column_family(&t.keyspace, &t.name)?;
+                db.create_column_family(&t.keyspace, t.cf_def()?)?;
+                Ok(CqlResult::Void)
+            }
+            _ => Err(CqlError::invalid("not a schema statement")),
+        }
+    }
+}

@@ -1,0 +1,560 @@
+//! A CQL table's schema and its storage mapping (SPEC §9): the column family that holds it (a
+//! composite comparator of the clustering types, then UTF8Type for the column name), how a
+//! partition key becomes a row key, and how a CQL row becomes cells named `ck1:ck2:column` with
+//! a row marker `ck1:ck2:` (and a collection's elements `ck1:ck2:column:element`, the comparator
+//! then ending in `ColumnToCollectionType`). The schema is kept in the catalog as its `CREATE TABLE` statement,
+//! so a table survives reopen without its statements.
+
+use std::sync::Arc;
+
+use super::ast::Statement;
+use super::error::CqlError;
+use super::parser::parse;
+use super::table_options::TableOptions;
+use super::types::{CqlType, Literal};
+use supercolumn::model::comparator::{
+    Collection, ColumnToCollectionType, Comparator, CompositeType, ReversedType, Utf8Type,
+};
+use supercolumn::schema::definition::validate_identifier;
+use supercolumn::schema::ColumnFamilyDef;
+
+/// What part of the primary key a column is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The i-th partition key column.
+    PartitionKey(usize),
+    /// The i-th clustering column.
+    Clustering(usize),
+    /// A regular column.
+    Regular,
+}
+
+/// A column of a table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnDef {
+    /// Its name (folded).
+    pub name: String,
+    /// Its type.
+    pub ty: CqlType,
+    /// Its role.
+    pub kind: Kind,
+}
+
+/// A CQL table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// Its keyspace.
+    pub keyspace: String,
+    /// Its name (the column family's).
+    pub name: String,
+    /// Columns in declaration order.
+    pub columns: Vec<ColumnDef>,
+    /// Indexes into `columns` of the partition key.
+    pub partition_key: Vec<usize>,
+    /// Indexes into `columns` of the clustering columns.
+    pub clustering: Vec<usize>,
+    /// Per clustering column: declared descending.
+    pub descending: Vec<bool>,
+    /// The `WITH` options kept.
+    pub options: TableOptions,
+}
+
+impl Table {
+    /// Builds and checks a table from its `CREATE TABLE`.
+    pub fn from_statement(keyspace: &str, stmt: &Statement) -> Result<Table, CqlError> {
+        let Statement::CreateTable {
+            table,
+            columns,
+            partition_key,
+            clustering,
+            order,
+            options,
+            ..
+        } = stmt
+        else {
+            return Err(CqlError::invalid("not a CREATE TABLE statement"));
+        };
+        validate_identifier(&table.table, "table").map_err(|_| {
+            CqlError::invalid(format!(
+                "'{}' is not a valid table name (letters, digits and _, at most 48)",
+                table.table
+            ))
+        })?;
+        if partition_key.is_empty() {
+            return Err(CqlError::invalid(format!(
+                "table {} has no PRIMARY KEY",
+                table.table
+            )));
+        }
+        let mut defs: Vec<ColumnDef> = Vec::with_capacity(columns.len());
+        for (name, ty) in columns {
+            if defs.iter().any(|c| &c.name == name) {
+                return Err(CqlError::invalid(format!(
+                    "column {name} is declared twice"
+                )));
+            }
+            if name.is_empty() || name.len() > 255 {
+                return Err(CqlError::invalid("column names are 1 to 255 bytes"));
+            }
+            defs.push(ColumnDef {
+                name: name.clone(),
+                ty: ty.clone(),
+                kind: Kind::Regular,
+            });
+        }
+        let mut find = |name: &str, kind: Kind| -> Result<usize, CqlError> {
+            let i = defs.iter().position(|c| c.name == name).ok_or_else(|| {
+                CqlError::invalid(format!("unknown column {name} in the PRIMARY KEY"))
+            })?;
+            if defs[i].kind != Kind::Regular {
+                return Err(CqlError::invalid(format!(
+                    "column {name} is in the PRIMARY KEY twice"
+                )));
+            }
+            if defs[i].ty.comparator().is_none() {
+                return Err(CqlError::invalid(format!(
+                    "column {name} of type {} cannot be part of the PRIMARY KEY here yet",
+                    defs[i].ty
+                )));
+            }
+            defs[i].kind = kind;
+            Ok(i)
+        };
+        let pk = partition_key
+            .iter()
+            .enumerate()
+            .map(|(i, n)| find(n, Kind::PartitionKey(i)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let ck = clustering
+            .iter()
+            .enumerate()
+            .map(|(i, n)| find(n, Kind::Clustering(i)))
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(c) = defs.iter().find(|c| !storable(&c.ty)) {
+            return Err(unstorable(&c.name, &c.ty));
+        }
+        let mut descending = vec![false; ck.len()];
+        for (i, (name, desc)) in order.iter().enumerate() {
+            match clustering.get(i) {
+                Some(c) if c == name => descending[i] = *desc,
+                _ => {
+                    return Err(CqlError::invalid(format!(
+                        "CLUSTERING ORDER BY must name the clustering columns in order; {name} is not clustering column {}",
+                        i + 1
+                    )))
+                }
+            }
+        }
+        Ok(Table {
+            keyspace: keyspace.to_string(),
+            name: table.table.clone(),
+            columns: defs,
+            partition_key: pk,
+            clustering: ck,
+            descending,
+            options: TableOptions::from_pairs(options)?,
+        })
+    }
+
+    /// This table with primary key columns renamed (`ALTER TABLE … RENAME`): their names are
+    /// in no cell (a cell is named by clustering values and a regular column's name), so the
+    /// data stays as it is. A regular column cannot be renamed, as in Cassandra.
+    pub fn with_renamed(&self, renames: &[(String, String)]) -> Result<Table, CqlError> {
+        let mut t = self.clone();
+        for (from, to) in renames {
+            let (i, def) = t.column(from)?;
+            if def.kind == Kind::Regular {
+                return Err(CqlError::invalid(format!(
+                    "cannot rename non PRIMARY KEY column {from}"
+                )));
+            }
+            if t.columns.iter().any(|c| &c.name == to) {
+                return Err(CqlError::invalid(format!(
+                    "cannot rename {from} to {to}: column {to} already exists in table {}.{}",
+                    self.keyspace, self.name
+                )));
+            }
+            if to.is_empty() || to.len() > 255 {
+                return Err(CqlError::invalid("column names are 1 to 255 bytes"));
+            }
+            t.columns[i].name = to.clone();
+        }
+        Ok(t)
+    }
+
+    /// This table with regular `columns` added (`ALTER TABLE … ADD`). A collection adds a column
+    /// to the cell names' comparator (see `Database::alter_cql_table`).
+    pub fn with_columns(&self, columns: &[(String, CqlType)]) -> Result<Table, CqlError> {
+        let mut t = self.clone();
+        for (name, ty) in columns {
+            if t.columns.iter().any(|c| &c.name == name) {
+                return Err(CqlError::invalid(format!(
+                    "column {name} already exists in table {}.{}",
+                    self.keyspace, self.name
+                )));
+            }
+            if name.is_empty() || name.len() > 255 {
+                return Err(CqlError::invalid("column names are 1 to 255 bytes"));
+            }
+            if !storable(ty) {
+                return Err(unstorable(name, ty));
+            }
+            t.columns.push(ColumnDef {
+                name: name.clone(),
+                ty: ty.clone(),
+                kind: Kind::Regular,
+            });
+        }
+        Ok(t)
+    }
+
+    /// This table with the options `pairs` name changed (`ALTER TABLE … WITH`).
+    pub fn with_options(&self, pairs: &[(String, Literal)]) -> Result<Table, CqlError> {
+        if pairs.iter().any(|(n, _)| n == "id") {
+            // A table's id is given once, when it is created (Cassandra refuses it too).
+            return Err(CqlError::invalid("Cannot alter table id."));
+        }
+        let mut t = self.clone();
+        t.options = self.options.with_pairs(pairs)?;
+        Ok(t)
+    }
+
+    /// The table a column family stores, if it stores one.
+    pub fn from_cf(keyspace: &str, cf: &ColumnFamilyDef) -> Result<Option<Table>, CqlError> {
+        let Some(text) = &cf.cql_table else {
+            return Ok(None);
+        };
+        let stmts = parse(text)?;
+        match stmts.as_slice() {
+            [s] => Table::from_statement(keyspace, s).map(Some),
+            _ => Err(CqlError::invalid(format!(
+                "the stored schema of {keyspace}.{} is not one CREATE TABLE",
+                cf.name
+            ))),
+        }
+    }
+
+    /// The column named `name`.
+    pub fn column(&self, name: &str) -> Result<(usize, &ColumnDef), CqlError> {
+        self.columns
+            .iter()
+            .enumerate()
+            .find(|(_, c)| c.name == name)
+            .ok_or_else(|| {
+                CqlError::invalid(format!(
+                    "undefined column name {name} in table {}.{}",
+                    self.keyspace, self.name
+                ))
+            })
+    }
+
+    /// The column family definition that stores this table.
+    pub fn cf_def(&self) -> Result<ColumnFamilyDef, CqlError> {
+        let mut def = ColumnFamilyDef::standard(&self.name);
+        def.comparator = self.comparator();
+        def.key_validation_class = Some(self.key_comparator());
+        def.cql_table = Some(self.create_statement());
+        def.comment.clone_from(&self.options.comment);
+        def.gc_grace_seconds = self.options.gc_grace_seconds;
+        super::table_tuning::apply(&self.options, &mut def)?;
+        Ok(def)
+    }
+
+    /// The cell names' comparator: the clustering types (DESC ones reversed), then UTF8Type for
+    /// the column name.
+    pub fn comparator(&self) -> Arc<dyn Comparator> {
+        let mut parts = self.clustering_comparators();
+        parts.push(Arc::new(Utf8Type));
+        let collections: Vec<(Vec<u8>, Collection)> = self
+            .columns
+            .iter()
+            .filter_map(|c| Some((c.name.as_bytes().to_vec(), c.ty.collection()?)))
+            .collect();
+        if !collections.is_empty() {
+            // Cassandra's layout: a table with collections names elements in a last component.
+            parts.push(Arc::new(ColumnToCollectionType::new(collections)));
+        }
+        Arc::new(CompositeType::new(parts))
+    }
+
+    /// The comparator of each clustering column's component of a cell name, in clustering
+    /// order (a DESC column's reversed).
+    pub fn clustering_comparators(&self) -> Vec<Arc<dyn Comparator>> {
+        self.clustering
+            .iter()
+            .zip(&self.descending)
+            .map(|(&i, &desc)| {
+                let c = self.type_comparator(i);
+                if desc {
+                    Arc::new(ReversedType(c)) as Arc<dyn Comparator>
+                } else {
+                    c
+                }
+            })
+            .collect()
+    }
+
+    /// The cell name of one element of collection `column` in the CQL row with these
+    /// clustering values (`element`: a map's key, a set's element, a list's TimeUUID).
+    pub fn element_name(
+        &self,
+        clustering: &[&[u8]],
+        column: &str,
+        element: &[u8],
+    ) -> Result<Vec<u8>, CqlError> {
+        let mut parts: Vec<&[u8]> = clustering.to_vec();
+        parts.push(column.as_bytes());
+        parts.push(element);
+        if !CompositeType::fits(&parts) {
+            return Err(CqlError::invalid(
+                "a clustering value or collection element is longer than 65535 bytes",
+            ));
+        }
+        Ok(CompositeType::build(&parts, 0))
+    }
+
+    fn type_comparator(&self, i: usize) -> Arc<dyn Comparator> {
+        self.columns[i]
+            .ty
+            .comparator()
+            .unwrap_or_else(|| Arc::new(supercolumn::model::comparator::BytesType))
+    }
+
+    /// The row keys' type: the partition key's, a composite when it has several columns.
+    pub fn key_comparator(&self) -> Arc<dyn Comparator> {
+        match self.partition_key.as_slice() {
+            [one] => self.type_comparator(*one),
+            many => Arc::new(CompositeType::new(
+                many.iter().map(|&i| self.type_comparator(i)).collect(),
+            )),
+        }
+    }
+
+    /// The row key of a partition key's values (in key order).
+    pub fn row_key(&self, values: &[&[u8]]) -> Result<Vec<u8>, CqlError> {
+        match values {
+            [one] => Ok(one.to_vec()),
+            many => {
+                if !CompositeType::fits(many) {
+                    return Err(CqlError::invalid(
+                        "a partition key component is longer than 65535 bytes",
+                    ));
+                }
+                Ok(CompositeType::build(many, 0))
+            }
+        }
+    }
+
+    /// The partition key values of a row key.
+    pub fn split_row_key(&self, key: &[u8]) -> Vec<Vec<u8>> {
+        if self.partition_key.len() == 1 {
+            return vec![key.to_vec()];
+        }
+        match CompositeType::split(key) {
+            Ok(parts) => parts.into_iter().map(|p| p.bytes.to_vec()).collect(),
+            Err(_) => vec![key.to_vec()],
+        }
+    }
+
+    /// The cell name of `column` (empty: the row marker) in the CQL row with these clustering
+    /// values.
+    pub fn cell_name(&self, clustering: &[&[u8]], column: &str) -> Result<Vec<u8>, CqlError> {
+        let mut parts: Vec<&[u8]> = clustering.to_vec();
+        parts.push(column.as_bytes());
+        if !CompositeType::fits(&parts) {
+            return Err(CqlError::invalid(
+                "a clustering value is longer than 65535 bytes",
+            ));
+        }
+        Ok(CompositeType::build(&parts, 0))
+    }
+
+    /// The composite prefix of every cell of the CQL row with these (all) clustering values.
+    pub fn clustering_prefix(&self, clustering: &[&[u8]]) -> Result<Vec<u8>, CqlError> {
+        if !CompositeType::fits(clustering) {
+            return Err(CqlError::invalid(
+                "a clustering value is longer than 65535 bytes",
+            ));
+        }
+        Ok(CompositeType::build(clustering, 0))
+    }
+
+    /// The regular columns in the order `SELECT *` shows them (by name, as Cassandra does).
+    pub fn regular_sorted(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = (0..self.columns.len())
+            .filter(|&i| self.columns[i].kind == Kind::Regular)
+            .collect();
+        v.sort_by(|&a, &b| self.columns[a].name.cmp(&self.columns[b].name));
+        v
+    }
+
+    /// The `CREATE TABLE` statement that recreates this table (what the catalog keeps and
+    /// `DESCRIBE TABLE` prints).
+    pub fn create_statement(&self) -> String {
+        let q = |n: &str| quote_ident(n);
+        let mut s = format!("CREATE TABLE {}.{} (\n", q(&self.keyspace), q(&self.name));
+        for c in &self.columns {
+            s.push_str(&format!("    {} {},\n", q(&c.name), c.ty));
+        }
+        let names = |idx: &[usize]| {
+            idx.iter()
+                .map(|&i| q(&self.columns[i].name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let pk = if self.partition_key.len() == 1 {
+            names(&self.partition_key)
+        } else {
+            format!("({})", names(&self.partition_key))
+        };
+        let mut with = Vec::new();
+        if self.clustering.is_empty() {
+            s.push_str(&format!("    PRIMARY KEY ({pk})\n)"));
+        } else {
+            s.push_str(&format!(
+                "    PRIMARY KEY ({pk}, {})\n)",
+                names(&self.clustering)
+            ));
+            let order: Vec<String> = self
+                .clustering
+                .iter()
+                .zip(&self.descending)
+                .map(|(&i, &d)| {
+                    format!(
+                        "{} {}",
+                        q(&self.columns[i].name),
+                        if d { "DESC" } else { "ASC" }
+                    )
+                })
+                .collect();
+            with.push(format!("CLUSTERING ORDER BY ({})", order.join(", ")));
+        }
+        with.extend(self.options.clauses());
+        if !with.is_empty() {
+            s.push_str(&format!(" WITH {}", with.join("\n    AND ")));
+        }
+        s.push(';');
+        s
+    }
+}
+
+/// Whether a column of this type can be stored: a scalar, a collection of scalars (a list's
+/// elements and a map's values may be frozen collections of scalars), or a frozen collection
+/// of scalars.
+fn storable(ty: &CqlType) -> bool {
+    match ty {
+        CqlType::Frozen(_) => ty.is_frozen_collection(),
+        t if t.is_collection() => t.is_collection_of_scalars(),
+        _ => true,
+    }
+}
+
+fn unstorable(name: &str, ty: &CqlType) -> CqlError {
+    CqlError::invalid(match ty {
+        CqlType::Frozen(inner) if !inner.is_collection() => {
+            format!("column {name} is {ty}: frozen<> is only allowed on collections")
+        }
+        _ => format!(
+            "column {name} is {ty}: collections nested deeper than a frozen collection of scalars inside a collection are not supported yet"
+        ),
+    })
+}
+
+/// A name as CQL must write it to keep it: bare when it is lower-case letters, digits and `_`
+/// starting with a letter, otherwise double-quoted.
+pub fn quote_ident(name: &str) -> String {
+    // Every word the parser gives a meaning somewhere (a bare `if` as a keyspace name would
+    // read back as the start of IF NOT EXISTS), and Cassandra's reserved keywords, so that an
+    // export or a DESCRIBE loads into a cluster.
+    const RESERVED: &[&str] = &[
+        "add",
+        "allow",
+        "alter",
+        "and",
+        "apply",
+        "asc",
+        "authorize",
+        "batch",
+        "begin",
+        "by",
+        "clustering",
+        "columnfamily",
+        "compact",
+        "count",
+        "create",
+        "default",
+        "delete",
+        "desc",
+        "describe",
+        "distinct",
+        "drop",
+        "entries",
+        "execute",
+        "exists",
+        "false",
+        "filtering",
+        "from",
+        "full",
+        "grant",
+        "if",
+        "in",
+        "index",
+        "infinity",
+        "insert",
+        "into",
+        "is",
+        "key",
+        "keyspace",
+        "limit",
+        "materialized",
+        "mbean",
+        "mbeans",
+        "modify",
+        "nan",
+        "norecursive",
+        "not",
+        "now",
+        "null",
+        "of",
+        "on",
+        "or",
+        "order",
+        "partition",
+        "per",
+        "primary",
+        "rename",
+        "replace",
+        "revoke",
+        "schema",
+        "select",
+        "set",
+        "storage",
+        "table",
+        "timestamp",
+        "to",
+        "token",
+        "true",
+        "truncate",
+        "ttl",
+        "unlogged",
+        "unset",
+        "update",
+        "use",
+        "using",
+        "values",
+        "view",
+        "where",
+        "with",
+        "writetime",
+    ];
+    let bare = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !RESERVED.contains(&name);
+    if bare {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
+}

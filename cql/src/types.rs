@@ -1,0 +1,564 @@
+//! CQL's data types: their names, how a literal becomes the bytes Cassandra stores for it (an
+//! `int` 2 is `00000002`), how stored bytes print in cqlsh's form, and which comparator orders
+//! them when they are part of a key or filtered on. A collection's serialized form (the
+//! protocol's: a count, then each element's length and bytes) is `collection_value.rs`'s.
+
+use std::sync::Arc;
+
+use num_bigint::BigInt;
+
+use super::ast::Op;
+pub(super) use super::collection_value::{add_element, serialize, Element};
+use super::error::CqlError;
+use supercolumn::model::comparator::builtin::{from_hex, to_hex};
+use supercolumn::model::comparator::{
+    AsciiType, BooleanType, ByteType, BytesType, Collection, Comparator, DoubleType, FloatType,
+    FrozenType, InetAddressType, Int32Type, IntegerType, LongType, ShortType, SimpleDateType,
+    TimeType, TimeUuidType, TimestampType, Utf8Type, UuidType,
+};
+
+/// A CQL type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CqlType {
+    /// `ascii`
+    Ascii,
+    /// `text` / `varchar`
+    Text,
+    /// `int`
+    Int,
+    /// `bigint`
+    Bigint,
+    /// `smallint`
+    Smallint,
+    /// `tinyint`
+    Tinyint,
+    /// `varint`
+    Varint,
+    /// `decimal`
+    Decimal,
+    /// `boolean`
+    Boolean,
+    /// `float`
+    Float,
+    /// `double`
+    Double,
+    /// `uuid`
+    Uuid,
+    /// `timeuuid`
+    Timeuuid,
+    /// `timestamp`
+    Timestamp,
+    /// `date`
+    Date,
+    /// `time`
+    Time,
+    /// `blob`
+    Blob,
+    /// `inet`
+    Inet,
+    /// `list<T>`
+    List(Box<CqlType>),
+    /// `set<T>`
+    Set(Box<CqlType>),
+    /// `map<K, V>`
+    Map(Box<CqlType>, Box<CqlType>),
+    /// `frozen<T>`
+    Frozen(Box<CqlType>),
+}
+
+/// A literal as a statement gives it, before it meets a type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    /// `'text'`
+    Str(String),
+    /// A number as typed, with its sign.
+    Number(String),
+    /// `0x…`
+    Hex(String),
+    /// `blobAsT(0x…)`: the bytes of a `T` given in hex (the type's name, lower case).
+    BlobAs(String, String),
+    /// A UUID.
+    Uuid(String),
+    /// `true` / `false`
+    Bool(bool),
+    /// `null`
+    Null,
+    /// `now()`: a fresh timeuuid (the executor replaces it with one before encoding).
+    Now,
+    /// `[…]`
+    List(Vec<Literal>),
+    /// `{…}` (also `{}`, which a map takes as empty too)
+    Set(Vec<Literal>),
+    /// `{k: v, …}`
+    Map(Vec<(Literal, Literal)>),
+}
+
+impl CqlType {
+    /// The scalar type a name denotes (`text`, `varchar`, `int`, …).
+    pub fn scalar(name: &str) -> Option<CqlType> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "ascii" => CqlType::Ascii,
+            "text" | "varchar" => CqlType::Text,
+            "int" => CqlType::Int,
+            "bigint" => CqlType::Bigint,
+            "smallint" => CqlType::Smallint,
+            "tinyint" => CqlType::Tinyint,
+            "varint" => CqlType::Varint,
+            "decimal" => CqlType::Decimal,
+            "boolean" => CqlType::Boolean,
+            "float" => CqlType::Float,
+            "double" => CqlType::Double,
+            "uuid" => CqlType::Uuid,
+            "timeuuid" => CqlType::Timeuuid,
+            "timestamp" => CqlType::Timestamp,
+            "date" => CqlType::Date,
+            "time" => CqlType::Time,
+            "blob" => CqlType::Blob,
+            "inet" => CqlType::Inet,
+            _ => return None,
+        })
+    }
+
+    /// The engine's collection type for a (non-frozen) collection of scalars.
+    pub fn collection(&self) -> Option<Collection> {
+        // A value's type orders no name: a frozen one stays BytesType there, as it was named
+        // before frozen collections had an order (the stored comparator's name must not change).
+        let value = |t: &CqlType| match t {
+            CqlType::Frozen(_) => Arc::new(BytesType) as Arc<dyn Comparator>,
+            t => t
+                .comparator()
+                .unwrap_or_else(|| Arc::new(BytesType) as Arc<dyn Comparator>),
+        };
+        Some(match self {
+            CqlType::List(e) => Collection::List(value(e)),
+            CqlType::Set(e) => Collection::Set(e.comparator()?),
+            CqlType::Map(k, v) => Collection::Map(k.comparator()?, value(v)),
+            _ => return None,
+        })
+    }
+
+    /// Whether this is a collection whose elements are scalars (a map's values may also be
+    /// frozen collections of scalars, as may a list's elements): the collections the engine
+    /// stores, as cells or frozen in one cell.
+    pub fn is_collection_of_scalars(&self) -> bool {
+        let scalar = |t: &CqlType| t.comparator().is_some();
+        let value = |t: &CqlType| scalar(t) || t.is_frozen_collection();
+        match self {
+            CqlType::List(e) => value(e),
+            CqlType::Set(e) => scalar(e),
+            CqlType::Map(k, v) => scalar(k) && value(v),
+            _ => false,
+        }
+    }
+
+    /// Whether this is `frozen<…>` of a collection of scalars.
+    pub fn is_frozen_collection(&self) -> bool {
+        matches!(self, CqlType::Frozen(inner)
+            if inner.is_collection() && inner.is_collection_of_scalars() && !inner.has_frozen())
+    }
+
+    /// Whether this collection holds frozen collections.
+    fn has_frozen(&self) -> bool {
+        match self {
+            CqlType::List(e) | CqlType::Set(e) => matches!(**e, CqlType::Frozen(_)),
+            CqlType::Map(k, v) => {
+                matches!(**k, CqlType::Frozen(_)) || matches!(**v, CqlType::Frozen(_))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether this is a (non-frozen) collection.
+    pub fn is_collection(&self) -> bool {
+        matches!(self, CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..))
+    }
+
+    /// The comparator that orders this type inside a key; `None` for types that cannot be in a
+    /// key yet (decimal, a collection that is not frozen, a frozen one holding decimals or
+    /// frozen collections).
+    pub fn comparator(&self) -> Option<Arc<dyn Comparator>> {
+        Some(match self {
+            CqlType::Ascii => Arc::new(AsciiType),
+            CqlType::Text => Arc::new(Utf8Type),
+            CqlType::Int => Arc::new(Int32Type),
+            CqlType::Bigint => Arc::new(LongType),
+            CqlType::Smallint => Arc::new(ShortType),
+            CqlType::Tinyint => Arc::new(ByteType),
+            CqlType::Varint => Arc::new(IntegerType),
+            CqlType::Boolean => Arc::new(BooleanType),
+            CqlType::Float => Arc::new(FloatType),
+            CqlType::Double => Arc::new(DoubleType),
+            CqlType::Uuid => Arc::new(UuidType),
+            CqlType::Timeuuid => Arc::new(TimeUuidType),
+            CqlType::Timestamp => Arc::new(TimestampType),
+            CqlType::Date => Arc::new(SimpleDateType),
+            CqlType::Time => Arc::new(TimeType),
+            CqlType::Blob => Arc::new(BytesType),
+            CqlType::Inet => Arc::new(InetAddressType),
+            // A frozen collection of key-able scalars orders element by element.
+            CqlType::Frozen(inner) if self.is_frozen_collection() => {
+                Arc::new(FrozenType(match &**inner {
+                    CqlType::List(e) => Collection::List(e.comparator()?),
+                    CqlType::Set(e) => Collection::Set(e.comparator()?),
+                    CqlType::Map(k, v) => Collection::Map(k.comparator()?, v.comparator()?),
+                    _ => return None,
+                }))
+            }
+            CqlType::Decimal
+            | CqlType::List(_)
+            | CqlType::Set(_)
+            | CqlType::Map(..)
+            | CqlType::Frozen(_) => return None,
+        })
+    }
+
+    /// Bytes of a literal of this type, as Cassandra serializes it. `None` for `null`.
+    pub fn encode(&self, lit: &Literal, column: &str) -> Result<Option<Vec<u8>>, CqlError> {
+        let mismatch = || {
+            CqlError::invalid(format!(
+                "invalid {} literal for {column} of type {self}",
+                describe(lit)
+            ))
+        };
+        let via = |text: &str| -> Result<Vec<u8>, CqlError> {
+            let cmp = self.comparator().ok_or_else(mismatch)?;
+            cmp.parse_text(text)
+                .map_err(|e| CqlError::invalid(format!("invalid value for {column}: {e}")))
+        };
+        if let Literal::Null = lit {
+            return Ok(None);
+        }
+        let bytes = match (self, lit) {
+            (CqlType::Ascii, Literal::Str(s)) if s.is_ascii() => s.as_bytes().to_vec(),
+            (CqlType::Text, Literal::Str(s)) => s.as_bytes().to_vec(),
+            (
+                CqlType::Int
+                | CqlType::Bigint
+                | CqlType::Smallint
+                | CqlType::Tinyint
+                | CqlType::Varint
+                | CqlType::Float
+                | CqlType::Double,
+                Literal::Number(n),
+            ) => via(n)?,
+            (CqlType::Decimal, Literal::Number(n)) => encode_decimal(n).ok_or_else(mismatch)?,
+            (CqlType::Boolean, Literal::Bool(b)) => vec![u8::from(*b)],
+            (CqlType::Uuid | CqlType::Timeuuid, Literal::Uuid(u)) => via(u)?,
+            (CqlType::Timestamp, Literal::Number(n)) => via(n)?,
+            (
+                CqlType::Timestamp | CqlType::Date | CqlType::Time | CqlType::Inet,
+                Literal::Str(s),
+            ) => via(s)?,
+            (CqlType::Date, Literal::Number(n)) => n
+                .parse::<u32>()
+                .map(|v| v.to_be_bytes().to_vec())
+                .map_err(|_| mismatch())?,
+            (CqlType::Time, Literal::Number(n)) => {
+                let v = n.parse::<i64>().map_err(|_| mismatch())?;
+                let b = v.to_be_bytes().to_vec();
+                TimeType
+                    .validate(&b)
+                    .map_err(|e| CqlError::invalid(format!("invalid value for {column}: {e}")))?;
+                b
+            }
+            (CqlType::Blob, Literal::Hex(h)) => from_hex(h).map_err(|_| mismatch())?,
+            // A frozen collection is one cell holding the collection's serialized form.
+            (CqlType::Frozen(inner), lit) => return inner.encode(lit, column),
+            (ty, Literal::BlobAs(name, h)) if !ty.is_collection() => {
+                let same = CqlType::scalar(name).is_some_and(|t| t == *ty)
+                    || matches!((ty, name.as_str()), (CqlType::Blob, "blob"));
+                if !same {
+                    return Err(CqlError::invalid(format!(
+                        "blobAs{name}() gives a {name}, but {column} is of type {self}"
+                    )));
+                }
+                let b = from_hex(h).map_err(|_| mismatch())?;
+                self.check(&b)
+                    .map_err(|e| CqlError::invalid(format!("invalid value for {column}: {e}")))?;
+                b
+            }
+            (CqlType::List(e), Literal::List(items)) | (CqlType::Set(e), Literal::Set(items)) => {
+                let mut parts = Vec::with_capacity(items.len());
+                for it in items {
+                    parts.push(e.encode(it, column)?.ok_or_else(|| {
+                        CqlError::invalid(format!("null is not allowed inside {column}"))
+                    })?);
+                }
+                if matches!(self, CqlType::Set(_)) {
+                    let cmp = e.comparator().ok_or_else(mismatch)?;
+                    parts.sort_by(|a, b| cmp.compare(a, b));
+                    parts.dedup();
+                }
+                serialize(parts.iter().map(|p| (p.as_slice(), None)))
+            }
+            (CqlType::Map(..), Literal::Set(items)) if items.is_empty() => {
+                serialize(std::iter::empty())
+            }
+            (CqlType::Map(k, v), Literal::Map(pairs)) => {
+                let null = || CqlError::invalid(format!("null is not allowed inside {column}"));
+                let mut parts = Vec::with_capacity(pairs.len());
+                for (a, b) in pairs {
+                    parts.push((
+                        k.encode(a, column)?.ok_or_else(null)?,
+                        v.encode(b, column)?.ok_or_else(null)?,
+                    ));
+                }
+                let cmp = k.comparator().ok_or_else(mismatch)?;
+                // The last value given for a key stands, as in Cassandra.
+                parts.reverse();
+                parts.sort_by(|a, b| cmp.compare(&a.0, &b.0));
+                parts.dedup_by(|a, b| a.0 == b.0);
+                serialize(
+                    parts
+                        .iter()
+                        .map(|(a, b)| (a.as_slice(), Some(b.as_slice()))),
+                )
+            }
+            _ => return Err(mismatch()),
+        };
+        Ok(Some(bytes))
+    }
+
+    /// Checks serialized bytes bound to a marker: they must be a valid value of this type.
+    pub fn check(&self, bytes: &[u8]) -> Result<(), String> {
+        self.check_with(bytes, None)
+    }
+
+    /// [`CqlType::check`] with this type's comparator already built (`None`: built here when
+    /// needed), for a caller that checks many values of one type.
+    pub fn check_with(&self, bytes: &[u8], cmp: Option<&dyn Comparator>) -> Result<(), String> {
+        match self {
+            CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..) => {
+                self.elements(bytes).map(|_| ())
+            }
+            CqlType::Frozen(inner) => inner.check(bytes),
+            // Any bytes are a blob (and building its comparator to say so costs an allocation
+            // on every bound value).
+            CqlType::Blob => Ok(()),
+            CqlType::Text => std::str::from_utf8(bytes)
+                .map(|_| ())
+                .map_err(|_| "not UTF-8".into()),
+            CqlType::Ascii if !bytes.is_ascii() => Err("not ASCII".into()),
+            CqlType::Decimal if bytes.len() < 5 && !bytes.is_empty() => {
+                Err("a decimal is a 4-byte scale and an unscaled varint".into())
+            }
+            _ if bytes.is_empty() => Ok(()),
+            other => match cmp {
+                Some(c) => c.validate(bytes).map_err(|e| e.0),
+                None => other
+                    .comparator()
+                    .map_or(Ok(()), |c| c.validate(bytes).map_err(|e| e.0)),
+            },
+        }
+    }
+
+    /// Stored bytes in cqlsh's form (`True`, `0xcafe`, `2013-07-23 02:32:34.299000+0000`).
+    pub fn display(&self, bytes: &[u8]) -> String {
+        match self {
+            CqlType::Ascii | CqlType::Text => String::from_utf8_lossy(bytes).into_owned(),
+            CqlType::Blob => format!("0x{}", to_hex(bytes)),
+            CqlType::Boolean => match bytes {
+                [0] => "False".into(),
+                [_] => "True".into(),
+                _ => format!("0x{}", to_hex(bytes)),
+            },
+            CqlType::Decimal => decode_decimal(bytes).unwrap_or_else(|| to_hex(bytes)),
+            CqlType::Frozen(inner) => inner.display(bytes),
+            CqlType::List(e) | CqlType::Set(e) | CqlType::Map(e, _) => {
+                let Ok(items) = self.elements(bytes) else {
+                    return format!("0x{}", to_hex(bytes));
+                };
+                let show = |t: &CqlType, b: &[u8]| match t {
+                    CqlType::Ascii | CqlType::Text => {
+                        format!("'{}'", t.display(b).replace('\'', "''"))
+                    }
+                    _ => t.display(b),
+                };
+                let body: Vec<String> = items
+                    .iter()
+                    .map(|(a, b)| match (self, b) {
+                        (CqlType::Map(_, v), Some(b)) => format!("{}: {}", show(e, a), show(v, b)),
+                        _ => show(e, a),
+                    })
+                    .collect();
+                let (open, close) = if matches!(self, CqlType::List(_)) {
+                    ("[", "]")
+                } else {
+                    ("{", "}")
+                };
+                format!("{open}{}{close}", body.join(", "))
+            }
+            other => match other.comparator() {
+                Some(c) if c.validate(bytes).is_ok() => c.to_text(bytes),
+                _ => format!("0x{}", to_hex(bytes)),
+            },
+        }
+    }
+}
+
+fn describe(lit: &Literal) -> &'static str {
+    match lit {
+        Literal::Str(_) => "STRING",
+        Literal::Number(_) => "NUMBER",
+        Literal::Hex(_) => "BLOB",
+        Literal::BlobAs(..) => "blobAs…()",
+        Literal::Uuid(_) => "UUID",
+        Literal::Bool(_) => "BOOLEAN",
+        Literal::Null => "NULL",
+        Literal::Now => "now()",
+        Literal::List(_) => "LIST",
+        Literal::Set(_) => "SET",
+        Literal::Map(_) => "MAP",
+    }
+}
+
+/// `decimal`: a 4-byte big-endian scale, then the unscaled value as a varint.
+fn encode_decimal(text: &str) -> Option<Vec<u8>> {
+    let t = text.trim();
+    if t.len() > 1000 {
+        return None;
+    }
+    let (mantissa, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], t[i + 1..].parse::<i32>().ok()?),
+        None => (t, 0),
+    };
+    let (int_part, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{int_part}{frac}");
+    let unscaled: BigInt = digits.parse().ok()?;
+    let scale = i32::try_from(frac.len()).ok()?.checked_sub(exp)?;
+    let mut out = scale.to_be_bytes().to_vec();
+    out.extend(unscaled.to_signed_bytes_be());
+    Some(out)
+}
+
+fn decode_decimal(bytes: &[u8]) -> Option<String> {
+    let (scale, unscaled) = bytes.split_first_chunk::<4>()?;
+    if unscaled.is_empty() || unscaled.len() > 4096 {
+        return None;
+    }
+    let scale = i32::from_be_bytes(*scale);
+    let v = BigInt::from_signed_bytes_be(unscaled);
+    let (neg, digits) = {
+        let s = v.to_string();
+        match s.strip_prefix('-') {
+            Some(d) => (true, d.to_string()),
+            None => (false, s),
+        }
+    };
+    let sign = if neg { "-" } else { "" };
+    Some(if scale <= 0 {
+        let zeros = usize::try_from(-i64::from(scale))
+            .ok()
+            .filter(|z| *z <= 4096)?;
+        format!("{sign}{digits}{}", "0".repeat(zeros))
+    } else {
+        let scale = usize::try_from(scale).ok().filter(|s| *s <= 4096)?;
+        let padded = format!(
+            "{}{digits}",
+            "0".repeat(scale.saturating_sub(digits.len() - 1))
+        );
+        let (i, f) = padded.split_at(padded.len() - scale);
+        format!("{sign}{i}.{f}")
+    })
+}
+
+impl std::fmt::Display for CqlType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = match self {
+            CqlType::Ascii => "ascii",
+            CqlType::Text => "text",
+            CqlType::Int => "int",
+            CqlType::Bigint => "bigint",
+            CqlType::Smallint => "smallint",
+            CqlType::Tinyint => "tinyint",
+            CqlType::Varint => "varint",
+            CqlType::Decimal => "decimal",
+            CqlType::Boolean => "boolean",
+            CqlType::Float => "float",
+            CqlType::Double => "double",
+            CqlType::Uuid => "uuid",
+            CqlType::Timeuuid => "timeuuid",
+            CqlType::Timestamp => "timestamp",
+            CqlType::Date => "date",
+            CqlType::Time => "time",
+            CqlType::Blob => "blob",
+            CqlType::Inet => "inet",
+            CqlType::List(t) => return write!(f, "list<{t}>"),
+            CqlType::Set(t) => return write!(f, "set<{t}>"),
+            CqlType::Map(k, v) => return write!(f, "map<{k}, {v}>"),
+            CqlType::Frozen(t) => return write!(f, "frozen<{t}>"),
+        };
+        f.write_str(s)
+    }
+}
+
+/// Whether a regular column's value passes a filter (`null` passes none).
+pub(super) fn matches_filter(ty: &CqlType, value: Option<&[u8]>, op: Op, v: &[u8]) -> bool {
+    let Some(value) = value else { return false };
+    let ord = match ty.comparator() {
+        Some(c) => c.compare(value, v),
+        None => value.cmp(v),
+    };
+    match op {
+        Op::Eq => ord.is_eq(),
+        Op::Lt => ord.is_lt(),
+        Op::Le => ord.is_le(),
+        Op::Gt => ord.is_gt(),
+        Op::Ge => ord.is_ge(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_serialize_as_cassandra_does() {
+        let enc = |t: CqlType, l: Literal| t.encode(&l, "c").unwrap().unwrap();
+        assert_eq!(enc(CqlType::Int, Literal::Number("2".into())), [0, 0, 0, 2]);
+        assert_eq!(
+            enc(CqlType::Text, Literal::Str("normalVal1".into())),
+            b"normalVal1"
+        );
+        assert_eq!(enc(CqlType::Boolean, Literal::Bool(true)), [1]);
+        assert_eq!(
+            enc(CqlType::Decimal, Literal::Number("-1.25".into())),
+            [0, 0, 0, 2, 0x83]
+        );
+        assert_eq!(decode_decimal(&[0, 0, 0, 2, 0x83]).unwrap(), "-1.25");
+        assert_eq!(decode_decimal(&[0, 0, 0, 3, 5]).unwrap(), "0.005");
+        assert!(CqlType::Int.encode(&Literal::Str("x".into()), "c").is_err());
+        assert!(CqlType::Int
+            .encode(&Literal::Number("3000000000".into()), "c")
+            .is_err());
+        assert!(CqlType::Ascii
+            .encode(&Literal::Str("é".into()), "c")
+            .is_err());
+        assert_eq!(CqlType::Int.encode(&Literal::Null, "c").unwrap(), None);
+    }
+
+    #[test]
+    fn blob_as_t_gives_exact_bytes_of_its_type_only() {
+        let blob = |t: &str, h: &str| Literal::BlobAs(t.into(), h.into());
+        let nan = CqlType::Double.encode(&blob("double", "7ff8000000000000"), "d");
+        assert_eq!(nan.unwrap(), Some(f64::NAN.to_be_bytes().to_vec()));
+        let dec = CqlType::Decimal.encode(&blob("decimal", "000000010f"), "m");
+        assert_eq!(dec.unwrap(), Some(vec![0, 0, 0, 1, 0x0f]));
+        assert!(CqlType::Double
+            .encode(&blob("int", "00000001"), "d")
+            .is_err());
+        assert!(CqlType::Double
+            .encode(&blob("double", "0001"), "d")
+            .is_err());
+        let parsed = crate::parse("INSERT INTO t (k) VALUES (blobAsInt(0x00000001))");
+        assert!(format!("{parsed:?}").contains("BlobAs(\"int\", \"00000001\")"));
+    }
+
+    #[test]
+    fn values_display_as_cqlsh_does() {
+        assert_eq!(CqlType::Boolean.display(&[1]), "True");
+        assert_eq!(CqlType::Blob.display(&[0xca, 0xfe]), "0xcafe");
+        assert_eq!(CqlType::Int.display(&[0, 0, 0, 5]), "5");
+        assert_eq!(CqlType::Int.display(&[1]), "0x01", "bad bytes show as hex");
+    }
+}

@@ -1,0 +1,305 @@
+//! Conditional writes (lightweight transactions) answer as Cassandra's do: a row whose
+//! `[applied]` column says whether the write was made and, when not, the values that decided
+//! it; a write whose condition fails leaves the data as it was; and of many `IF NOT EXISTS`
+//! racing for one row, exactly one applies.
+
+// A test stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{ks_session as session, open_cql};
+use supercolumn::{Database, Options};
+use supercolumn_cql::{CqlResult, Session};
+
+fn open(dir: &std::path::Path) -> Database {
+    open_cql(
+        dir,
+        "CREATE TABLE t (k int, c int, v text, w int, PRIMARY KEY (k, c))",
+    )
+}
+
+/// The one answer of a statement, as (column names, the row).
+fn answer(cql: &mut Session<'_>, text: &str) -> (Vec<String>, Vec<Option<Vec<u8>>>) {
+    let mut out = cql.execute(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    match out.pop() {
+        Some(CqlResult::Rows(rows)) => {
+            assert_eq!(rows.len(), 1, "{text}");
+            (
+                rows.columns().iter().map(|(n, _)| n.clone()).collect(),
+                rows.row(0).to_vec(),
+            )
+        }
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+fn applied(cql: &mut Session<'_>, text: &str) -> bool {
+    let (columns, row) = answer(cql, text);
+    assert_eq!(columns[0], "[applied]", "{text}");
+    row[0] == Some(vec![1])
+}
+
+fn rows(cql: &mut Session<'_>, text: &str) -> Vec<Vec<Option<Vec<u8>>>> {
+    cql.query(text).unwrap().to_vecs()
+}
+
+fn text(s: &str) -> Option<Vec<u8>> {
+    Some(s.as_bytes().to_vec())
+}
+
+fn int(n: i32) -> Option<Vec<u8>> {
+    Some(n.to_be_bytes().to_vec())
+}
+
+#[test]
+fn insert_if_not_exists_applies_once_and_then_shows_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = session(&db);
+    let first = "INSERT INTO t (k, c, v) VALUES (1, 2, 'a') IF NOT EXISTS";
+    assert_eq!(
+        answer(&mut cql, first),
+        (vec!["[applied]".into()], vec![Some(vec![1])])
+    );
+    let (columns, row) = answer(
+        &mut cql,
+        "INSERT INTO t (k, c, v, w) VALUES (1, 2, 'b', 9) IF NOT EXISTS",
+    );
+    assert_eq!(columns, ["[applied]", "k", "c", "v", "w"]);
+    assert_eq!(row, [Some(vec![0]), int(1), int(2), text("a"), None]);
+    assert_eq!(
+        rows(&mut cql, "SELECT v, w FROM t WHERE k = 1 AND c = 2"),
+        [vec![text("a"), None]],
+        "the write that did not apply wrote nothing"
+    );
+    // Another row of the same partition is another row.
+    assert!(applied(
+        &mut cql,
+        "INSERT INTO t (k, c, v) VALUES (1, 3, 'c') IF NOT EXISTS"
+    ));
+    // A row deleted since can be inserted again.
+    cql.execute("DELETE FROM t WHERE k = 1 AND c = 3").unwrap();
+    assert!(applied(
+        &mut cql,
+        "INSERT INTO t (k, c, v) VALUES (1, 3, 'd') IF NOT EXISTS"
+    ));
+}
+
+#[test]
+fn update_and_delete_apply_only_when_their_condition_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = session(&db);
+    // IF EXISTS on a row that is not there: nothing written, not even a marker-less cell.
+    assert_eq!(
+        answer(
+            &mut cql,
+            "UPDATE t SET v = 'x' WHERE k = 1 AND c = 1 IF EXISTS"
+        ),
+        (vec!["[applied]".into()], vec![Some(vec![0])])
+    );
+    assert!(rows(&mut cql, "SELECT * FROM t").is_empty());
+    cql.execute("INSERT INTO t (k, c, v, w) VALUES (1, 1, 'x', 5)")
+        .unwrap();
+    assert!(applied(
+        &mut cql,
+        "UPDATE t SET w = 6 WHERE k = 1 AND c = 1 IF EXISTS"
+    ));
+    // A column comparison that fails answers with the column's value.
+    let (columns, row) = answer(
+        &mut cql,
+        "UPDATE t SET v = 'y' WHERE k = 1 AND c = 1 IF v = 'nope' AND w > 1",
+    );
+    assert_eq!(columns, ["[applied]", "v", "w"]);
+    assert_eq!(row, [Some(vec![0]), text("x"), int(6)]);
+    assert!(applied(
+        &mut cql,
+        "UPDATE t SET v = 'y' WHERE k = 1 AND c = 1 IF v = 'x' AND w >= 6"
+    ));
+    assert_eq!(
+        rows(&mut cql, "SELECT v, w FROM t WHERE k = 1 AND c = 1"),
+        [vec![text("y"), int(6)]]
+    );
+    // A null compares equal to a missing value only.
+    cql.execute("UPDATE t SET w = null WHERE k = 1 AND c = 1")
+        .unwrap();
+    assert!(applied(
+        &mut cql,
+        "UPDATE t SET v = 'z' WHERE k = 1 AND c = 1 IF w = null"
+    ));
+    assert!(!applied(
+        &mut cql,
+        "UPDATE t SET v = 'q' WHERE k = 1 AND c = 1 IF w = 3"
+    ));
+    assert!(!applied(
+        &mut cql,
+        "DELETE FROM t WHERE k = 1 AND c = 1 IF v = 'y'"
+    ));
+    assert!(applied(
+        &mut cql,
+        "DELETE FROM t WHERE k = 1 AND c = 1 IF v = 'z'"
+    ));
+    assert!(rows(&mut cql, "SELECT * FROM t").is_empty());
+    assert!(!applied(
+        &mut cql,
+        "DELETE FROM t WHERE k = 1 AND c = 1 IF EXISTS"
+    ));
+}
+
+#[test]
+fn conditions_it_cannot_honour_are_refused_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = session(&db);
+    for bad in [
+        "INSERT INTO t (k, c, v) VALUES (1, 1, 'a') IF NOT EXISTS USING TIMESTAMP 5",
+        "UPDATE t SET v = 'a' WHERE k = 1 IF EXISTS",
+        "UPDATE t SET v = 'a' WHERE k = 1 AND c IN (1, 2) IF EXISTS",
+        "UPDATE t SET v = 'a' WHERE k = 1 AND c = 1 IF c = 1",
+        "UPDATE t SET v = 'a' WHERE k = 1 AND c = 1 IF w > null",
+        "UPDATE t SET v = 'a' WHERE k = 1 AND c = 1 IF w IN (1, 2)",
+    ] {
+        assert!(cql.execute(bad).is_err(), "{bad}");
+    }
+    assert!(rows(&mut cql, "SELECT * FROM t").is_empty());
+}
+
+#[test]
+fn a_prepared_condition_binds_its_markers() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = session(&db);
+    cql.execute("INSERT INTO t (k, c, v) VALUES (1, 1, 'a')")
+        .unwrap();
+    let p = cql
+        .prepare("UPDATE t SET v = ? WHERE k = ? AND c = ? IF v = ?")
+        .unwrap();
+    let columns: Vec<String> = p.bind_columns().into_iter().map(|(c, _)| c).collect();
+    assert_eq!(columns, ["v", "k", "c", "v"]);
+    let (one, b) = (1i32.to_be_bytes(), b"b");
+    let run = |cql: &mut Session<'_>, expect: &[u8]| match cql
+        .execute_prepared(&p, &[Some(b), Some(&one), Some(&one), Some(expect)])
+        .unwrap()
+    {
+        CqlResult::Rows(r) => r.to_vecs()[0][0] == Some(vec![1]),
+        other => panic!("{other:?}"),
+    };
+    assert!(!run(&mut cql, b"zzz"));
+    assert!(run(&mut cql, b"a"));
+    assert_eq!(
+        rows(&mut cql, "SELECT v FROM t WHERE k = 1 AND c = 1"),
+        [vec![text("b")]]
+    );
+}
+
+#[test]
+fn of_racing_inserts_if_not_exists_exactly_one_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    for round in 0..50 {
+        let won: Vec<bool> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|n| {
+                    let db = &db;
+                    s.spawn(move || {
+                        let mut cql = session(db);
+                        applied(
+                            &mut cql,
+                            &format!(
+                                "INSERT INTO t (k, c, w) VALUES ({round}, 0, {n}) IF NOT EXISTS"
+                            ),
+                        )
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(
+            won.iter().filter(|w| **w).count(),
+            1,
+            "round {round}: {won:?}"
+        );
+        let winner = won.iter().position(|w| *w).unwrap() as i32;
+        let mut cql = session(&db);
+        assert_eq!(
+            rows(
+                &mut cql,
+                &format!("SELECT w FROM t WHERE k = {round} AND c = 0")
+            ),
+            [vec![int(winner)]]
+        );
+    }
+}
+
+#[test]
+fn conditional_writes_in_one_microsecond_do_not_shadow_each_other() {
+    // A clock that never moves: every write falls in one microsecond.
+    let dir = tempfile::tempdir().unwrap();
+    let mut options = Options::default();
+    options.clock = std::sync::Arc::new(supercolumn::ManualClock::new(1_700_000_000_000_000));
+    let db = Database::open(dir.path(), options).unwrap();
+    let mut cql = Session::new(&db);
+    cql.execute(
+        "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE ks;
+         CREATE TABLE t (k int, c int, v text, w int, PRIMARY KEY (k, c))",
+    )
+    .unwrap();
+    for n in 0..20 {
+        let insert = format!("INSERT INTO t (k, c, w) VALUES (1, 1, {n}) IF NOT EXISTS");
+        assert!(applied(&mut cql, &insert), "{n}");
+        assert_eq!(
+            rows(&mut cql, "SELECT w FROM t WHERE k = 1 AND c = 1"),
+            [vec![int(n)]],
+            "the insert that applied is there ({n})"
+        );
+        assert!(applied(
+            &mut cql,
+            "DELETE FROM t WHERE k = 1 AND c = 1 IF EXISTS"
+        ));
+        assert!(rows(&mut cql, "SELECT * FROM t").is_empty(), "{n}");
+    }
+}
+
+#[test]
+fn a_failed_condition_on_a_missing_row_answers_applied_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = session(&db);
+    assert_eq!(
+        answer(
+            &mut cql,
+            "UPDATE t SET v = 'x' WHERE k = 9 AND c = 9 IF w = 4"
+        ),
+        (vec!["[applied]".into()], vec![Some(vec![0])])
+    );
+}
+
+#[test]
+fn an_empty_collection_in_a_condition_is_null_for_a_collection_not_frozen() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE l (k int PRIMARY KEY, l list<int>, s set<int>, fl frozen<list<int>>)",
+    );
+    let mut cql = session(&db);
+    cql.execute("INSERT INTO l (k, fl) VALUES (0, [1])")
+        .unwrap();
+    assert!(applied(
+        &mut cql,
+        "UPDATE l SET l = null WHERE k = 0 IF l = []"
+    ));
+    assert!(applied(
+        &mut cql,
+        "UPDATE l SET s = {1} WHERE k = 0 IF s = {}"
+    ));
+    assert!(!applied(
+        &mut cql,
+        "UPDATE l SET s = {2} WHERE k = 0 IF s = {}"
+    ));
+    // A frozen collection's empty value is a value, not null.
+    assert!(!applied(
+        &mut cql,
+        "UPDATE l SET fl = [2] WHERE k = 0 IF fl = []"
+    ));
+}
