@@ -27,6 +27,10 @@ pub enum CqlError {
     /// server answers UNPREPARED, code 0x2500).
     #[error("InvalidRequest: {0}")]
     Stale(String),
+    /// The statement may not touch what it names: a write to a system keyspace (code
+    /// 0x2100).
+    #[error("Unauthorized: {0}")]
+    Unauthorized(String),
     /// The keyspace or table already exists (code 0x2400).
     #[error("AlreadyExists: {0}")]
     AlreadyExists(String),
@@ -63,6 +67,7 @@ impl CqlError {
     pub fn code(&self) -> u32 {
         match self {
             CqlError::Syntax { .. } => 0x2000,
+            CqlError::Unauthorized(_) => 0x2100,
             CqlError::Invalid(_) => 0x2200,
             CqlError::Unconfigured(_) => 0x2300,
             CqlError::AlreadyExists(_) => 0x2400,

@@ -23,6 +23,7 @@ mod binds;
 mod bounds;
 mod collection;
 mod collection_value;
+mod compact;
 mod conditional;
 mod error;
 mod execute;
@@ -33,18 +34,31 @@ mod page;
 mod pages;
 mod parser;
 mod plan;
+mod prepared;
 mod replication;
 mod rows;
 mod schema_change;
 mod select;
 mod select_shape;
+mod served;
 mod slice_plan;
 mod slice_read;
+mod system;
 mod table;
 mod table_options;
 mod table_tuning;
 mod types;
 mod write_rows;
+
+pub use compact::thrift_type;
+pub use served::is_describe;
+pub use system::Node;
+
+/// The CQL version this crate speaks.
+pub const CQL_VERSION: &str = "3.4.5";
+/// The Cassandra release whose behaviour is offered (server-side DESCRIBE, the `system_schema`
+/// tables): drivers pick their schema queries by it.
+pub const RELEASE_VERSION: &str = "4.0.11";
 
 pub use ast::{
     table_of, Assignment, Bind, Op, Relation, Select, Selector, Statement, TableName, Term, Using,
@@ -53,6 +67,7 @@ pub use error::CqlError;
 pub use lexer::split_statements;
 pub use page::{PageRequest, Position};
 pub use parser::parse;
+pub use prepared::Prepared;
 pub use rows::{Columns, Row, Rows, RowsIter};
 pub use table::{quote_ident, ColumnDef, Kind, Table};
 pub use table_options::TableOptions;
@@ -78,76 +93,6 @@ pub enum CqlResult {
     SchemaChange(String),
 }
 
-/// A statement parsed and resolved once, to execute many times with values for its `?`
-/// markers: the hot path skips the parser and the schema lookup. It stays bound to the table
-/// it was prepared against; after that table is dropped, executing it fails.
-#[derive(Debug, Clone)]
-pub struct Prepared {
-    statement: Statement,
-    keyspace: Option<String>,
-    /// The table, and its column family's id when prepared.
-    table: Option<(Arc<Table>, u64)>,
-    markers: usize,
-    /// The fast path of a planned shape (`plan.rs`).
-    plan: Option<plan::Plan>,
-    /// An upper bound of the bytes it holds (`footprint`).
-    footprint: usize,
-    /// A batch's tables, each statement's in order (empty for any other statement).
-    batch_tables: Vec<Arc<Table>>,
-}
-
-/// The most bytes one token of a prepared statement becomes: its syntax node, a literal's own
-/// text, and the value a plan encodes from it (checked against a counting allocator by
-/// `tests/prepared_footprint.rs`).
-const BYTES_PER_TOKEN: usize = 128;
-
-impl Prepared {
-    /// How many `?` markers the statement has.
-    pub fn markers(&self) -> usize {
-        self.markers
-    }
-
-    /// The column each `?` marker is bound to and its type, in marker order (a `:name` marker
-    /// by its own name).
-    pub fn bind_columns(&self) -> Vec<(String, CqlType)> {
-        self.bound_markers()
-            .into_iter()
-            .map(|(name, _, ty)| (name, ty))
-            .collect()
-    }
-
-    /// Each marker's name (its own for `:name`), the column it is bound to, and its type, in
-    /// marker order.
-    pub fn bound_markers(&self) -> Vec<(String, String, CqlType)> {
-        let own = self.table.as_ref().map(|(t, _)| &**t);
-        let mut batch = self.batch_tables.iter();
-        // A batch's statements are walked in order, each with its own table.
-        let next = std::cell::RefCell::new(&mut batch);
-        let tables = |s: &Statement| match s {
-            Statement::Batch { .. } => None,
-            _ if !self.batch_tables.is_empty() => next.borrow_mut().next().map(|t| &**t),
-            _ => own,
-        };
-        binds::markers(&self.statement, &tables)
-    }
-
-    /// The table the statement reads or writes, if it names one.
-    pub fn table(&self) -> Option<&Table> {
-        self.table.as_ref().map(|(t, _)| &**t)
-    }
-
-    /// The statement.
-    pub fn statement(&self) -> &Statement {
-        &self.statement
-    }
-
-    /// An upper bound of the memory it holds, in bytes: what a cache of prepared statements
-    /// counts against its bound.
-    pub fn footprint(&self) -> usize {
-        self.footprint
-    }
-}
-
 /// A CQL session on a database: the keyspace in use, and the values bound to the statement
 /// being executed.
 pub struct Session<'db> {
@@ -164,6 +109,8 @@ pub struct Session<'db> {
     page: Option<PageRequest>,
     /// Where the last paged `SELECT` ended, when more rows may follow.
     page_end: Option<Position>,
+    /// This node, as the system tables show it.
+    node: Node,
 }
 
 impl<'db> Session<'db> {
@@ -178,7 +125,24 @@ impl<'db> Session<'db> {
             uuids: OnceCell::new(),
             page: None,
             page_end: None,
+            node: Node::default(),
         }
+    }
+
+    /// This node's address and port, as `system.local` shows them (a server passes its own;
+    /// the default is 127.0.0.1:9042).
+    pub fn set_node(&mut self, node: Node) {
+        self.node = node;
+    }
+
+    /// Whether `text` is answered with rows built whole rather than read through a plan: a
+    /// `DESCRIBE`, a statement on a system table or on a Thrift-era column family. A caller
+    /// that pages (a server) pages those by offset; they take no page request.
+    pub fn builds_whole(&self, text: &str) -> bool {
+        is_describe(text)
+            || parse(text).ok().is_some_and(|s| {
+                s.len() == 1 && served::route(self.db, self.keyspace(), &s[0]).is_some()
+            })
     }
 
     /// Parses and resolves one statement for [`Session::execute_prepared`].
@@ -190,6 +154,26 @@ impl<'db> Session<'db> {
         }
         let statement = stmts.remove(0);
         let markers = ast::markers(&statement);
+        // A literal's text is held by its syntax node and again as the value it encodes to.
+        let footprint = std::mem::size_of::<Prepared>()
+            + text.len().saturating_mul(3)
+            + tokens.saturating_mul(prepared::BYTES_PER_TOKEN);
+        if let Some(served) = served::route(self.db, self.keyspace(), &statement) {
+            let binds = match &statement {
+                Statement::Select(sel) => served::bind_columns(self.db, &self.node, &served, sel)?,
+                _ => Vec::new(),
+            };
+            return Ok(Prepared {
+                keyspace: ast::table_of(&statement).and_then(|t| self.keyspace_of(t).ok()),
+                statement,
+                table: None,
+                markers,
+                plan: None,
+                footprint,
+                batch_tables: Vec::new(),
+                served: Some(binds),
+            });
+        }
         let (keyspace, table) = match ast::table_of(&statement) {
             Some(t) => {
                 let ks = self.keyspace_of(t)?;
@@ -225,10 +209,6 @@ impl<'db> Session<'db> {
                 .collect::<Result<Vec<_>, CqlError>>()?,
             _ => Vec::new(),
         };
-        // A literal's text is held by its syntax node and again as the value it encodes to.
-        let footprint = std::mem::size_of::<Prepared>()
-            + text.len().saturating_mul(3)
-            + tokens.saturating_mul(BYTES_PER_TOKEN);
         Ok(Prepared {
             statement,
             keyspace,
@@ -237,6 +217,7 @@ impl<'db> Session<'db> {
             plan,
             footprint,
             batch_tables,
+            served: None,
         })
     }
 
@@ -348,6 +329,12 @@ impl<'db> Session<'db> {
                 ));
                 break;
             }
+            if p.served.is_some() {
+                result = Err(CqlError::invalid(
+                    "a BATCH here writes to CQL tables only, not to system tables or Thrift-era column families",
+                ));
+                break;
+            }
             if let (Some(plan::Plan::Insert(plan)), Some((t, id))) = (&p.plan, &p.table) {
                 // A batch of one statement's rows checks its table once.
                 let check = match checked {
@@ -456,6 +443,9 @@ impl<'db> Session<'db> {
     /// Parses and runs every statement of `text` in order, stopping at the first error (the
     /// statements before it have run).
     pub fn execute(&mut self, text: &str) -> Result<Vec<CqlResult>, CqlError> {
+        if is_describe(text) {
+            return served::describe(self.db, self.keyspace(), text).map(|r| vec![r]);
+        }
         let mut out = Vec::new();
         for s in parse(text)? {
             out.push(self.run(&s)?);
@@ -477,6 +467,20 @@ impl<'db> Session<'db> {
     }
 
     fn dispatch(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
+        // A statement prepared against a CQL table is that table's; any other may be served.
+        let served = match self.pinned {
+            None => served::route(self.db, self.keyspace(), stmt),
+            Some(_) => None,
+        };
+        if let Some(served) = served {
+            let cx = served::Context {
+                db: self.db,
+                node: &self.node,
+                binds: &self.binds,
+                default_timestamp: self.default_timestamp,
+            };
+            return served::answer(&cx, &served, stmt);
+        }
         match stmt {
             Statement::Select(s) => {
                 let page = self.page.take();

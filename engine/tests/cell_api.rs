@@ -46,7 +46,10 @@ fn a_sorted_insert_whose_sort_key_is_not_its_names_is_refused() {
     let mut b = BatchMutation::new();
     b.insert_sorted(b"row", CF, &n1, &s2, b"v", WriteOptions::at(1));
     let err = db.batch_mutate(KS, &b).unwrap_err();
-    assert!(matches!(err, Error::InvalidRequest(_)), "{err:?}");
+    assert!(
+        matches!(&err, Error::InvalidName { reason, .. } if reason.contains("sort key")),
+        "{err:?}"
+    );
     // Nothing of the refused batch is stored.
     let all = SlicePredicate::from(SliceRange::all());
     assert!(db

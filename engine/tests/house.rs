@@ -1,6 +1,8 @@
-//! The shape of the engine's code, checked: every module imports only what sits below it in the
-//! pipeline (the table in `engine/src/lib.rs`), and no source file grows past 650 lines. A
-//! change that breaks either fails here, with the file and the import.
+//! The shape of the code, checked: every module of the engine imports only what sits below it in
+//! the pipeline (the table in `engine/src/lib.rs`), each crate of the workspace depends only on
+//! the crates below it (engine ← cql ← server ← tools; the benchmarks and tests above), and no
+//! source file grows past 650 lines. A change that breaks any of them fails here, naming the
+//! file and the import or dependency.
 
 // A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -62,14 +64,76 @@ const RULES: &[(&str, &[&str])] = &[
             "error", "codec", "io", "model", "stats", "merge", "cache", "sstable",
         ],
     ),
-];
-
-/// Modules above the stages: they may use everything below them.
-const ORCHESTRATION: &[(&str, &[&str])] = &[
-    ("store", &["db", "inspect", "fuzz"]),
-    ("db", &["inspect", "fuzz"]),
-    ("inspect", &["db", "fuzz"]),
-    ("fuzz", &["db"]),
+    // Above the stages: one column family's live state, then the database, then the read-only
+    // tools' door and the fuzz targets' bodies. None of them names the one above it.
+    (
+        "store",
+        &[
+            "error",
+            "codec",
+            "clock",
+            "file_names",
+            "stats",
+            "model",
+            "io",
+            "schema",
+            "merge",
+            "query",
+            "mutation",
+            "cache",
+            "commitlog",
+            "memtable",
+            "sstable",
+            "compaction",
+        ],
+    ),
+    (
+        "db",
+        &[
+            "error",
+            "codec",
+            "file_names",
+            "stats",
+            "model",
+            "io",
+            "schema",
+            "options",
+            "query",
+            "mutation",
+            "commitlog",
+            "memtable",
+            "sstable",
+            "store",
+        ],
+    ),
+    (
+        "inspect",
+        &[
+            "error",
+            "file_names",
+            "stats",
+            "model",
+            "comparator",
+            "io",
+            "schema",
+            "merge",
+            "mutation",
+            "cache",
+            "sstable",
+        ],
+    ),
+    (
+        "fuzz",
+        &[
+            "stats",
+            "model",
+            "options",
+            "merge",
+            "cache",
+            "commitlog",
+            "sstable",
+        ],
+    ),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -119,7 +183,6 @@ fn every_module_imports_only_what_lies_below_it() {
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     let rules: BTreeMap<&str, &[&str]> = RULES.iter().copied().collect();
-    let forbidden: BTreeMap<&str, &[&str]> = ORCHESTRATION.iter().copied().collect();
     let mut broken = Vec::new();
     for f in &files {
         let module = module_of(&src, f);
@@ -131,17 +194,14 @@ fn every_module_imports_only_what_lies_below_it() {
             if used == module {
                 continue;
             }
-            let ok = match (rules.get(module.as_str()), forbidden.get(module.as_str())) {
-                (Some(allowed), _) => allowed.contains(&used.as_str()),
-                (None, Some(denied)) => !denied.contains(&used.as_str()),
-                (None, None) => {
-                    broken.push(format!(
-                        "{}: module '{module}' has no place in the house's table",
-                        f.display()
-                    ));
-                    break;
-                }
+            let Some(allowed) = rules.get(module.as_str()) else {
+                broken.push(format!(
+                    "{}: module '{module}' has no place in the house's table",
+                    f.display()
+                ));
+                break;
             };
+            let ok = allowed.contains(&used.as_str());
             if !ok {
                 broken.push(format!(
                     "{}:{line}: '{module}' uses crate::{used}",
@@ -164,6 +224,7 @@ fn no_source_file_passes_650_lines() {
     let mut files = Vec::new();
     for src in [
         "src",
+        "../cql/src",
         "../server/src",
         "../tools/src",
         "../bench/src",
@@ -187,4 +248,133 @@ fn the_table_catches_an_import_against_the_flow() {
     assert_eq!(uses, [(1, "commitlog".to_string())]);
     let sstable = RULES.iter().find(|(m, _)| *m == "sstable").unwrap().1;
     assert!(!sstable.contains(&"commitlog") && !sstable.contains(&"query"));
+}
+
+/// For each crate of the workspace (its folder), the workspace crates its `[dependencies]` may
+/// name, and those its `[dev-dependencies]` may name besides: the engine at the bottom, CQL on
+/// its public API, the protocol and the tools above CQL, the benchmarks above all.
+const CRATES: &[(&str, &[&str], &[&str])] = &[
+    ("engine", &[], &["supercolumn-oracle"]),
+    ("oracle", &["supercolumn"], &[]),
+    ("cql", &["supercolumn"], &[]),
+    ("server", &["supercolumn", "supercolumn-cql"], &[]),
+    (
+        "tools",
+        &["supercolumn", "supercolumn-cql", "supercolumn-server"],
+        &[],
+    ),
+    ("scylla-tests", &[], &["supercolumn", "supercolumn-server"]),
+    (
+        "bench",
+        &[
+            "supercolumn",
+            "supercolumn-cql",
+            "supercolumn-server",
+            "supercolumn-tools",
+        ],
+        &[],
+    ),
+];
+
+/// The workspace crates (names starting `supercolumn`) each dependency section of a manifest
+/// names: `(section, crate)` pairs.
+fn workspace_dependencies(manifest: &str) -> Vec<(String, String)> {
+    let mut section = String::new();
+    let mut out = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line.trim_matches(|c| c == '[' || c == ']').to_string();
+            continue;
+        }
+        let name = line
+            .split(|c: char| c == '=' || c == '.' || c.is_whitespace())
+            .next()
+            .unwrap_or("");
+        if name.starts_with("supercolumn") && section.ends_with("dependencies") {
+            out.push((section.clone(), name.to_string()));
+        }
+    }
+    out
+}
+
+/// What breaks the crate table in the manifests under `root`, one line each.
+fn crate_rule_breaks(root: &Path, manifest_of: impl Fn(&Path) -> String) -> Vec<String> {
+    let mut broken = Vec::new();
+    for (dir, normal, dev) in CRATES {
+        let manifest = manifest_of(&root.join(dir).join("Cargo.toml"));
+        for (section, name) in workspace_dependencies(&manifest) {
+            let ok = match section.as_str() {
+                "dependencies" => normal.contains(&name.as_str()),
+                "dev-dependencies" => {
+                    normal.contains(&name.as_str()) || dev.contains(&name.as_str())
+                }
+                _ => false,
+            };
+            if !ok {
+                broken.push(format!("{dir}/Cargo.toml [{section}] names {name}"));
+            }
+        }
+    }
+    broken
+}
+
+#[test]
+fn every_crate_depends_only_on_the_crates_below_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    // Every member has a row: a new crate must take its place in the table.
+    for member in [
+        "engine",
+        "cql",
+        "server",
+        "tools",
+        "bench",
+        "scylla-tests",
+        "oracle",
+    ] {
+        assert!(
+            workspace.contains(&format!("\"{member}\"")),
+            "{member} left the workspace"
+        );
+        assert!(
+            CRATES.iter().any(|(d, ..)| *d == member),
+            "{member} has no row in CRATES"
+        );
+    }
+    let broken = crate_rule_breaks(&root, |p| std::fs::read_to_string(p).unwrap());
+    assert!(
+        broken.is_empty(),
+        "dependencies against the house:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn the_crate_table_catches_a_dependency_against_the_flow() {
+    // The engine depending on CQL, or CQL on the server, is caught.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let real = |p: &Path| std::fs::read_to_string(p).unwrap();
+    let broken = crate_rule_breaks(&root, |p| {
+        let text = real(p);
+        if p.ends_with("engine/Cargo.toml") {
+            text.replace(
+                "[dependencies]\n",
+                "[dependencies]\nsupercolumn-cql.workspace = true\n",
+            )
+        } else if p.ends_with("cql/Cargo.toml") {
+            text.replace(
+                "[dependencies]\n",
+                "[dependencies]\nsupercolumn-server = { path = \"../server\" }\n",
+            )
+        } else {
+            text
+        }
+    });
+    assert_eq!(
+        broken,
+        [
+            "engine/Cargo.toml [dependencies] names supercolumn-cql",
+            "cql/Cargo.toml [dependencies] names supercolumn-server",
+        ]
+    );
 }

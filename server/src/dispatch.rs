@@ -11,16 +11,14 @@ use md5::{Digest, Md5};
 use parking_lot::Mutex;
 use supercolumn::{CommitLogSync, Database};
 use supercolumn_cql::{
-    parse, table_of, CqlError, CqlResult, Op, Position, Prepared, Relation, Rows, Session,
-    Statement,
+    is_describe, parse, table_of, CqlError, CqlResult, Node, Op, Position, Prepared, Relation,
+    Rows, Session, Statement,
 };
 
 use crate::paging::{self, State};
 use crate::prepared_cache::{self, Entry};
 use crate::request::{Params, Request, Subject, Value};
 use crate::results;
-use crate::system::{self, describe, Node};
-use crate::thrift::{self, Compact};
 
 /// What every connection shares: the database, the prepared statements, this node.
 pub struct Shared {
@@ -96,32 +94,6 @@ fn statement_key(statement: &[u8], client: &Client, params: &Params) -> Vec<u8> 
         }
     }
     k
-}
-
-/// The values bound to a system table's markers, in marker order (by name when they came with
-/// names).
-fn system_binds(
-    db: &Database,
-    node: &Node,
-    ks: &str,
-    sel: &supercolumn_cql::Select,
-    params: &Params,
-) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
-    let given = values(&params.values)?;
-    if !params.named {
-        return Ok(given);
-    }
-    system::bind_columns(db, node, ks, sel)?
-        .iter()
-        .map(|(name, _)| {
-            params
-                .names
-                .iter()
-                .position(|n| n == name || n.to_lowercase() == *name)
-                .and_then(|i| given.get(i).cloned())
-                .ok_or_else(|| CqlError::invalid(format!("no value for bind marker :{name}")))
-        })
-        .collect()
 }
 
 /// Bound values as the CQL layer takes them; an unset value is refused (writing a null in its
@@ -212,15 +184,22 @@ impl Shared {
         h.finalize().into()
     }
 
+    /// A session for one request: the connection's keyspace, the driver's timestamp, this node.
+    fn session(&self, keyspace: Option<String>, timestamp: Option<i64>) -> Session<'_> {
+        let mut session = Session::new(&self.db);
+        session.set_keyspace(keyspace);
+        session.set_default_timestamp(timestamp);
+        session.set_node(self.node.clone());
+        session
+    }
+
     /// QUERY.
     pub fn query(&self, client: &Client, text: &str, params: &Params, version: Version) -> Answer {
         let key = statement_key(text.as_bytes(), client, params);
         let current = client.keyspace.lock().clone();
-        if describe::is_describe(text) {
-            return match describe::describe(&self.db, current.as_deref(), text) {
-                Ok(rows) => self.rows_page("system", "describe", rows, params, &key, version),
-                Err(e) => err(&e, version),
-            };
+        let mut session = self.session(current, params.timestamp);
+        if session.builds_whole(text) {
+            return self.whole(&mut session, text, params, &key, version);
         }
         let statements = match parse(text) {
             Ok(s) => s,
@@ -229,12 +208,6 @@ impl Shared {
         let [statement] = statements.as_slice() else {
             return invalid("a QUERY carries exactly one statement", version);
         };
-        if let Some(answer) = self.system(current.as_deref(), statement, params, &key, version) {
-            return answer;
-        }
-        let mut session = Session::new(&self.db);
-        session.set_keyspace(current);
-        session.set_default_timestamp(params.timestamp);
         match self.pages.request(params, &key) {
             Ok(page) => session.set_page(page),
             Err(e) => return protocol(&e, version),
@@ -252,65 +225,35 @@ impl Shared {
         self.answer(client, statement, result, end, &key, version)
     }
 
-    /// A read of a system table, or a write to one (refused).
-    fn system(
+    /// A statement whose rows the session builds whole (DESCRIBE, a system table, a
+    /// Thrift-era column family): run, then paged by offset.
+    fn whole(
         &self,
-        current: Option<&str>,
-        statement: &Statement,
+        session: &mut Session<'_>,
+        text: &str,
         params: &Params,
         statement_key: &[u8],
         version: Version,
-    ) -> Option<Answer> {
-        let table = table_of(statement)?;
-        let ks = table.keyspace.as_deref().or(current)?;
-        if !system::is_system_keyspace(ks) {
-            return self.thrift_era(ks, statement, params, statement_key, version);
-        }
-        Some(match statement {
-            Statement::Select(sel) => match system_binds(&self.db, &self.node, ks, sel, params)
-                .and_then(|b| system::select(&self.db, &self.node, ks, sel, &b))
-            {
-                Ok(rows) => {
-                    self.rows_page(ks, &sel.table.table, rows, params, statement_key, version)
-                }
-                Err(e) => err(&e, version),
-            },
-            _ => (
-                Opcode::Error,
-                results::error(
-                    ErrorType::Unauthorized,
-                    format!("{ks} keyspace is not user-modifiable"),
-                    version,
-                ),
-            ),
-        })
-    }
-
-    /// A statement on a Thrift-era column family, answered through the Thrift-era API
-    /// (`thrift.rs`).
-    fn thrift_era(
-        &self,
-        ks: &str,
-        statement: &Statement,
-        params: &Params,
-        statement_key: &[u8],
-        version: Version,
-    ) -> Option<Answer> {
-        let name = &table_of(statement)?.table;
-        let compact = Compact::find(&self.db, ks, name)?;
-        Some(match statement {
-            Statement::Select(sel) => {
-                let now = self.db.options().clock.now_micros();
-                match thrift::select(&self.db, &compact, sel, now.div_euclid(1_000_000)) {
-                    Ok(rows) => self.rows_page(ks, name, rows, params, statement_key, version),
-                    Err(e) => err(&e, version),
-                }
+    ) -> Answer {
+        let result = if params.values.is_empty() || is_describe(text) {
+            session
+                .execute(text)
+                .map(|mut r| r.pop().unwrap_or(CqlResult::Void))
+        } else {
+            session.prepare(text).and_then(|p| {
+                let binds = bound(params, &p)?;
+                let refs: Vec<Option<&[u8]>> = binds.iter().map(Option::as_deref).collect();
+                session.execute_prepared(&p, &refs)
+            })
+        };
+        match result {
+            Ok(CqlResult::Rows(rows)) => {
+                let (ks, table) = whole_table(session, text);
+                self.rows_page(&ks, &table, rows, params, statement_key, version)
             }
-            _ => match thrift::write(&self.db, &compact, statement, params.timestamp) {
-                Ok(()) => (Opcode::Result, results::void(version)),
-                Err(e) => err(&e, version),
-            },
-        })
+            Ok(_) => (Opcode::Result, results::void(version)),
+            Err(e) => err(&e, version),
+        }
     }
 
     fn answer(
@@ -384,43 +327,23 @@ impl Shared {
     pub fn prepare(&self, client: &Client, text: &str, version: Version) -> Answer {
         let current = client.keyspace.lock().clone();
         let id = Self::id_of(current.as_deref(), text);
-        let system_or_describe = describe::is_describe(text)
-            || parse(text).ok().is_some_and(|s| {
-                s.len() == 1
-                    && table_of(&s[0]).is_some_and(|t| {
-                        t.keyspace
-                            .as_deref()
-                            .or(current.as_deref())
-                            .is_some_and(|ks| {
-                                system::is_system_keyspace(ks)
-                                    || Compact::find(&self.db, ks, &t.table).is_some()
-                            })
-                    })
-            });
-        if system_or_describe {
+        let mut session = self.session(current.clone(), None);
+        if session.builds_whole(text) {
             if text.len() > MAX_PREPARED_TEXT {
                 return invalid("a statement this long cannot be prepared", version);
             }
-            if describe::is_describe(text) {
-                if let Err(e) = describe::describe(&self.db, current.as_deref(), text) {
-                    return err(&e, version);
+            // Kept as text: each EXECUTE runs it as a QUERY (its rows are paged by offset).
+            let (ks, table) = whole_table(&session, text);
+            let binds = if is_describe(text) {
+                match session.execute(text) {
+                    Ok(_) => Vec::new(),
+                    Err(e) => return err(&e, version),
                 }
-            }
-            let statement = parse(text).ok().and_then(|mut s| s.pop());
-            let (ks, table, binds) = match &statement {
-                Some(Statement::Select(sel)) => {
-                    let ks = sel.table.keyspace.clone().or(current).unwrap_or_default();
-                    let binds = if system::is_system_keyspace(&ks) {
-                        match system::bind_columns(&self.db, &self.node, &ks, sel) {
-                            Ok(b) => b,
-                            Err(e) => return err(&e, version),
-                        }
-                    } else {
-                        Vec::new()
-                    };
-                    (ks, sel.table.table.clone(), binds)
+            } else {
+                match session.prepare(text) {
+                    Ok(p) => p.bind_columns(),
+                    Err(e) => return err(&e, version),
                 }
-                _ => ("system".to_string(), String::new(), Vec::new()),
             };
             self.prepared.put(id, Entry::Text(text.into()));
             return (
@@ -428,8 +351,6 @@ impl Shared {
                 results::prepared(&id, &ks, &table, &binds, Vec::new(), version),
             );
         }
-        let mut session = Session::new(&self.db);
-        session.set_keyspace(current.clone());
         let p = match session.prepare(text) {
             Ok(p) => p,
             Err(e) => return err(&e, version),
@@ -491,9 +412,7 @@ impl Shared {
             Err(e) => return err(&e, version),
         };
         let refs: Vec<Option<&[u8]>> = binds.iter().map(Option::as_deref).collect();
-        let mut session = Session::new(&self.db);
-        session.set_keyspace(client.keyspace.lock().clone());
-        session.set_default_timestamp(params.timestamp);
+        let mut session = self.session(client.keyspace.lock().clone(), params.timestamp);
         match self.pages.request(params, &key) {
             Ok(page) => session.set_page(page),
             Err(e) => return protocol(&e, version),
@@ -519,9 +438,7 @@ impl Shared {
         timestamp: Option<i64>,
         version: Version,
     ) -> Answer {
-        let mut session = Session::new(&self.db);
-        session.set_keyspace(client.keyspace.lock().clone());
-        session.set_default_timestamp(timestamp);
+        let mut session = self.session(client.keyspace.lock().clone(), timestamp);
         let mut prepared: Vec<Arc<Prepared>> = Vec::with_capacity(items.len());
         let mut bound: Vec<Vec<Option<Vec<u8>>>> = Vec::with_capacity(items.len());
         for (subject, vs) in items {
@@ -586,5 +503,24 @@ impl Shared {
             }
             Err(e) => err(&e, version),
         }
+    }
+}
+
+/// The keyspace and table a built-whole answer's rows are described with: `system.describe`
+/// for a DESCRIBE, else the table the statement names (the keyspace in use if it names none).
+fn whole_table(session: &Session<'_>, text: &str) -> (String, String) {
+    if is_describe(text) {
+        return ("system".into(), "describe".into());
+    }
+    let statement = parse(text).ok().and_then(|mut s| s.pop());
+    match statement.as_ref().and_then(table_of) {
+        Some(t) => (
+            t.keyspace
+                .clone()
+                .or_else(|| session.keyspace().map(str::to_string))
+                .unwrap_or_default(),
+            t.table.clone(),
+        ),
+        None => ("system".into(), String::new()),
     }
 }

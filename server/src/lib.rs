@@ -16,8 +16,6 @@ mod paging;
 mod prepared_cache;
 mod request;
 mod results;
-pub mod system;
-pub mod thrift;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -30,11 +28,7 @@ use tokio::task::JoinSet;
 
 pub use frame::FrameError;
 
-/// The CQL version the server speaks.
-pub const CQL_VERSION: &str = "3.4.5";
-/// The Cassandra release whose behaviour the server offers (server-side DESCRIBE, the
-/// `system_schema` tables): drivers pick their schema queries by it.
-pub const RELEASE_VERSION: &str = "4.0.11";
+pub use supercolumn_cql::{CQL_VERSION, RELEASE_VERSION};
 
 /// The server's limits. Every buffer a client can grow is bounded here in bytes, and every
 /// wait has a deadline (the README's safety list says what a client sees at each).
@@ -125,7 +119,7 @@ impl Server {
         let shared = Arc::new(dispatch::Shared {
             db,
             prepared: prepared_cache::Cache::new(prepared_cache::MAX_PREPARED_BYTES),
-            node: system::Node {
+            node: supercolumn_cql::Node {
                 address: local.ip().to_string(),
                 port: local.port(),
             },

@@ -205,13 +205,14 @@ pub fn cql_error(e: &CqlError, version: Version) -> Vec<u8> {
     }
     let message = match e {
         CqlError::Syntax { .. } => e.to_string(),
-        CqlError::Invalid(m) | CqlError::Stale(m) => m.clone(),
+        CqlError::Invalid(m) | CqlError::Stale(m) | CqlError::Unauthorized(m) => m.clone(),
         CqlError::Unconfigured(m) => format!("unconfigured {m}"),
         CqlError::AlreadyExists(m) => m.clone(),
         CqlError::Engine(inner) => inner.to_string(),
     };
     let ty = match e {
         CqlError::Syntax { .. } => ErrorType::Syntax,
+        CqlError::Unauthorized(_) => ErrorType::Unauthorized,
         CqlError::Invalid(_) | CqlError::Unconfigured(_) | CqlError::Stale(_) => ErrorType::Invalid,
         CqlError::Engine(_) if !e.is_server_fault() => ErrorType::Invalid,
         CqlError::AlreadyExists(m) => {

@@ -1,12 +1,12 @@
 //! `supercolumn cql`: cqlsh's place beside the shell. Statements run one by one as they are
 //! read (a piped input's statements run before the rest has arrived), each one's output is
 //! written before the next runs, and an error stops the run at the statement that failed (the
-//! ones before it have run). `DESCRIBE` is answered here, from the schema, as cqlsh does it.
+//! ones before it have run). `DESCRIBE` is the session's, as a server answers it, printed as cqlsh does.
 
 use std::io::{BufRead, Write};
 
 use supercolumn::Database;
-use supercolumn_cql::{self as cql, quote_ident, CqlResult, Session, Table};
+use supercolumn_cql::{self as cql, quote_ident, CqlResult, Session};
 
 /// A statement failed; its error line is already written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -19,7 +19,6 @@ pub type Outcome = Result<(), Failed>;
 /// A CQL shell over a session.
 pub struct CqlShell<'db> {
     session: Session<'db>,
-    db: &'db Database,
     quit: bool,
     /// `EXPAND ON`: rows printed one field a line.
     expand: bool,
@@ -36,7 +35,6 @@ impl<'db> CqlShell<'db> {
         }
         Ok(CqlShell {
             session,
-            db,
             quit: false,
             expand: false,
         })
@@ -174,81 +172,37 @@ impl<'db> CqlShell<'db> {
         }
     }
 
-    /// `DESCRIBE KEYSPACES | TABLES | TABLE t | KEYSPACE k`.
-    fn describe(&self, text: &str) -> Result<String, cql::CqlError> {
-        let words: Vec<&str> = text.split_whitespace().skip(1).collect();
-        let invalid = |m: String| cql::CqlError::Invalid(m);
-        let tables_of = |ks: &str| -> Result<Vec<Table>, cql::CqlError> {
-            let def = self
-                .db
-                .describe_keyspace(ks)
-                .map_err(|_| invalid(format!("keyspace '{ks}' not found")))?;
-            let mut out = Vec::new();
-            for cf in &def.column_families {
-                if let Some(t) = Table::from_cf(ks, cf)? {
-                    out.push(t);
-                }
-            }
-            Ok(out)
+    /// `DESCRIBE …`, answered by the session as a server answers it (names, or the statements
+    /// that recreate what is named), printed as cqlsh prints them.
+    fn describe(&mut self, text: &str) -> Result<String, cql::CqlError> {
+        let rows = match self.session.execute(text)?.pop() {
+            Some(CqlResult::Rows(rows)) => rows,
+            _ => return Ok(String::new()),
         };
-        let current = || {
-            self.session
-                .keyspace()
-                .map(str::to_string)
-                .ok_or_else(|| invalid("no keyspace in use: USE one first".into()))
+        let shown = rows.displayed();
+        let column = |name: &str| rows.columns().iter().position(|c| c.0 == name);
+        let out = if let Some(at) = column("create_statement") {
+            let statements: Vec<&str> = shown.iter().map(|r| r[at].as_str()).collect();
+            statements.join("\n\n")
+        } else if let Some(at) = column("name") {
+            let names: Vec<&str> = shown.iter().map(|r| r[at].as_str()).collect();
+            names.join("  ")
+        } else {
+            // DESCRIBE CLUSTER: one row of named values.
+            let names: Vec<&String> = rows.columns().iter().map(|c| &c.0).collect();
+            shown
+                .first()
+                .map(|r| {
+                    let lines: Vec<String> = names
+                        .iter()
+                        .zip(r)
+                        .map(|(n, v)| format!("{n}: {v}"))
+                        .collect();
+                    lines.join("\n")
+                })
+                .unwrap_or_default()
         };
-        match words.as_slice() {
-            [k] if k.eq_ignore_ascii_case("keyspaces") => {
-                let mut names: Vec<String> =
-                    self.db.keyspaces().iter().map(|k| quote_ident(k)).collect();
-                names.sort();
-                Ok(format!("\n{}\n", names.join("  ")))
-            }
-            [k] if k.eq_ignore_ascii_case("tables") => {
-                let names: Vec<String> = tables_of(&current()?)?
-                    .into_iter()
-                    .map(|t| quote_ident(&t.name))
-                    .collect();
-                Ok(format!("\n{}\n", names.join("  ")))
-            }
-            [k, name]
-                if k.eq_ignore_ascii_case("table") || k.eq_ignore_ascii_case("columnfamily") =>
-            {
-                let name = fold(name);
-                let (ks, table) = match name.split_once('.') {
-                    Some((k, t)) => (k.to_string(), t.to_string()),
-                    None => (current()?, name),
-                };
-                tables_of(&ks)?
-                    .into_iter()
-                    .find(|t| t.name == table)
-                    .map(|t| format!("\n{}\n", t.create_statement()))
-                    .ok_or_else(|| invalid(format!("table '{table}' not found in keyspace '{ks}'")))
-            }
-            [k, name] if k.eq_ignore_ascii_case("keyspace") => {
-                let ks = fold(name);
-                let mut s = format!("\nCREATE KEYSPACE {} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': '1'}};\n", quote_ident(&ks));
-                for t in tables_of(&ks)? {
-                    s.push('\n');
-                    s.push_str(&t.create_statement());
-                    s.push('\n');
-                }
-                Ok(s)
-            }
-            _ => Err(invalid(
-                "DESCRIBE KEYSPACES, DESCRIBE KEYSPACE k, DESCRIBE TABLES or DESCRIBE TABLE t"
-                    .into(),
-            )),
-        }
-    }
-}
-
-/// An identifier as CQL folds it: lower case unless double-quoted.
-fn fold(name: &str) -> String {
-    let name = name.trim_end_matches(';');
-    match name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) {
-        Some(q) => q.to_string(),
-        None => name.to_lowercase(),
+        Ok(format!("\n{out}\n"))
     }
 }
 

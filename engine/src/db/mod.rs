@@ -133,6 +133,11 @@ impl ColumnFamilyHandle {
     pub fn version(&self) -> u64 {
         self.0.version()
     }
+
+    /// The column family's definition as it is now (shared, not copied).
+    pub fn definition(&self) -> Arc<ColumnFamilyDef> {
+        Guard::into_inner(self.0.def())
+    }
 }
 
 impl Database {

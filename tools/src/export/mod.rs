@@ -25,7 +25,7 @@ pub use literal::literal;
 fn lit(ty: &CqlType, bytes: &[u8]) -> anyhow::Result<String> {
     literal(ty, bytes).map_err(|e| anyhow::anyhow!("a {ty} value: {e}"))
 }
-use supercolumn_server::thrift::thrift_type;
+use supercolumn_cql::thrift_type;
 
 /// Rows read from the engine per request.
 const PAGE: usize = 256;

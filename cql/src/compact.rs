@@ -9,14 +9,14 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use crate::{
+    Assignment, ColumnDef, CqlError, CqlType, Kind, Literal, Op, Relation, Rows, Select, Selector,
+    Statement, Table, Term,
+};
 use supercolumn::comparator::Comparator;
 use supercolumn::{
     BatchMutation, ColumnFamilyDef, ColumnOrSuperColumn, ColumnParent, ColumnPath, ColumnType,
     Database, KeyRange, RangeBound, SlicePredicate, Token, WriteOptions,
-};
-use supercolumn_cql::{
-    Assignment, ColumnDef, CqlError, CqlType, Kind, Literal, Op, Relation, Rows, Select, Selector,
-    Statement, Table, Term,
 };
 
 /// Rows read per request while scanning.
@@ -98,12 +98,6 @@ impl Compact {
             names: cf.comparator.clone(),
             subnames,
         })
-    }
-
-    /// The Thrift-era column family `keyspace.name`, if that is what it is.
-    pub fn find(db: &Database, keyspace: &str, name: &str) -> Option<Compact> {
-        let def = db.describe_keyspace(keyspace).ok()?;
-        Compact::of(keyspace, def.column_family(name)?)
     }
 
     fn compare(&self, column: usize, a: &[u8], b: &[u8]) -> Ordering {

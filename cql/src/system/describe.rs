@@ -2,8 +2,8 @@
 //! tables, the cluster, and the statements that recreate a keyspace, a table or the whole
 //! schema, as rows of `keyspace_name`, `type`, `name` (and `create_statement`).
 
+use crate::{quote_ident, CqlError, CqlType, Rows, Table};
 use supercolumn::Database;
-use supercolumn_cql::{quote_ident, CqlError, CqlType, Rows, Table};
 
 use super::tables::cql_tables;
 
@@ -224,8 +224,8 @@ fn table(tables: &[Table], current: Option<&str>, name: &[&str]) -> Result<Rows,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Session;
     use supercolumn::Options;
-    use supercolumn_cql::Session;
 
     #[test]
     fn describe_names_and_recreates() {

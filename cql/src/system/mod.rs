@@ -6,8 +6,8 @@
 pub mod describe;
 pub mod tables;
 
+use crate::{CqlError, CqlType, Literal, Op, Relation, Rows, Select, Selector, Term};
 use supercolumn::Database;
-use supercolumn_cql::{CqlError, CqlType, Literal, Op, Relation, Rows, Select, Selector, Term};
 
 pub use tables::Node;
 
@@ -49,8 +49,8 @@ pub fn bind_columns(
         for t in terms {
             if let Term::Bind(b) = t {
                 let given = match b {
-                    supercolumn_cql::Bind::Named(_, n) => n.clone(),
-                    supercolumn_cql::Bind::Positional(_) => name.clone(),
+                    crate::Bind::Named(_, n) => n.clone(),
+                    crate::Bind::Positional(_) => name.clone(),
                 };
                 out.push((b.index(), given, ty.clone()));
             }
@@ -157,8 +157,8 @@ pub fn select(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{parse, Session, Statement};
     use supercolumn::Options;
-    use supercolumn_cql::{parse, Session, Statement};
 
     fn query(db: &Database, text: &str) -> Result<Rows, CqlError> {
         let Statement::Select(sel) = parse(text)?.remove(0) else {

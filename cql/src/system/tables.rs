@@ -3,9 +3,9 @@
 //! `system_schema.*` describing every CQL table (the other schema tables exist, empty). Each
 //! table is its columns and its rows as literals; `mod.rs` filters and projects them.
 
+use crate::{ColumnDef, CqlType, Kind, Literal, Table};
 use md5::{Digest, Md5};
 use supercolumn::Database;
-use supercolumn_cql::{ColumnDef, CqlType, Kind, Literal, Table};
 
 /// One system table's content.
 pub struct Content {
@@ -16,11 +16,22 @@ pub struct Content {
 }
 
 /// What a node says about itself beyond the catalog.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Node {
     /// The address clients reach the server at.
     pub address: String,
     /// The port.
     pub port: u16,
+}
+
+impl Default for Node {
+    /// An embedded session's node: the loopback address and CQL's port.
+    fn default() -> Self {
+        Node {
+            address: "127.0.0.1".into(),
+            port: 9042,
+        }
+    }
 }
 
 fn text() -> CqlType {
@@ -66,7 +77,7 @@ pub fn cql_tables(db: &Database) -> Vec<Table> {
         for cf in &def.column_families {
             if let Ok(Some(t)) = Table::from_cf(&ks, cf) {
                 out.push(t);
-            } else if let Some(c) = crate::thrift::Compact::of(&ks, cf) {
+            } else if let Some(c) = crate::compact::Compact::of(&ks, cf) {
                 out.push(c.table);
             }
         }
