@@ -19,7 +19,7 @@ pub fn bytes_written() -> u64 {
 
 #[cfg(target_os = "linux")]
 fn mapped_bytes() -> u64 {
-    supercolumn::io::mapped::mapped_bytes_written()
+    supercolumn::io::mapped_bytes_written()
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -10,8 +10,8 @@ mod common;
 use common::*;
 use supercolumn::comparator::{AsciiType, LongType, Utf8Type};
 use supercolumn::{
-    BatchMutation, ColumnFamilyDef, ColumnParent, ColumnPath, Error, KeyspaceDef, NameKind,
-    SlicePredicate, WriteOptions,
+    BatchMutation, ColumnFamilyDef, ColumnParent, ColumnPath, Database, Error, KeyspaceDef,
+    NameKind, Options, SlicePredicate, WriteOptions,
 };
 
 const KS: &str = "Bad";
@@ -269,9 +269,14 @@ fn one_bad_mutation_spoils_the_whole_batch() {
 
 #[test]
 fn bad_identifiers_never_reach_the_file_system() {
-    let t = setup();
+    // The data directory inside a directory of the test's own, so that "../x" would land
+    // where nothing else can have put an `x`.
+    let outer = tempfile::tempdir().unwrap();
+    let data = outer.path().join("data");
+    let db = Database::open(&data, Options::default()).unwrap();
+    db.create_keyspace(KeyspaceDef::new(KS)).unwrap();
     for bad in ["../x", "a/b", "", "with space", &"x".repeat(49)] {
-        let e = t.db.create_keyspace(KeyspaceDef::new(bad)).unwrap_err();
+        let e = db.create_keyspace(KeyspaceDef::new(bad)).unwrap_err();
         assert!(
             matches!(
                 e,
@@ -282,9 +287,9 @@ fn bad_identifiers_never_reach_the_file_system() {
             ),
             "{bad}: {e}"
         );
-        let e =
-            t.db.create_column_family(KS, ColumnFamilyDef::standard(bad))
-                .unwrap_err();
+        let e = db
+            .create_column_family(KS, ColumnFamilyDef::standard(bad))
+            .unwrap_err();
         assert!(
             matches!(
                 e,
@@ -296,6 +301,19 @@ fn bad_identifiers_never_reach_the_file_system() {
             "{bad}: {e}"
         );
     }
-    assert!(!t.dir.path().join("..").join("x").exists());
-    assert_eq!(t.db.keyspaces(), [KS]);
+    let beside: Vec<_> = std::fs::read_dir(outer.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        beside,
+        ["data"],
+        "something was created beside the data directory"
+    );
+    assert!(!data.join("a").exists() && !data.join("with space").exists());
+    assert_eq!(db.keyspaces().iter().filter(|k| *k == KS).count(), 1);
+    assert!(db
+        .keyspaces()
+        .iter()
+        .all(|k| !k.contains('/') && !k.is_empty()));
 }

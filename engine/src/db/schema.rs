@@ -82,7 +82,7 @@ impl Database {
         let dir = self.inner.root.join(name);
         if dir.exists() {
             // Empty by now; a stray file left by hand keeps the directory, harmlessly.
-            let _ = std::fs::remove_dir(&dir);
+            let _ = self.options().file_system.remove_dir(&dir);
         }
         Ok(())
     }

@@ -9,7 +9,7 @@
 //! user sees the directory is a database's; nothing depends on it.
 
 use std::fs::{File, OpenOptions, TryLockError};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::file_names::LOCK as MARKER;
@@ -18,7 +18,6 @@ use crate::file_names::LOCK as MARKER;
 #[derive(Debug)]
 pub struct DirLock {
     _dir: File,
-    path: PathBuf,
 }
 
 impl DirLock {
@@ -44,15 +43,7 @@ impl DirLock {
             .create(true)
             .truncate(false)
             .open(&marker);
-        Ok(DirLock {
-            _dir: handle,
-            path: marker,
-        })
-    }
-
-    /// The marker file.
-    pub fn path(&self) -> &Path {
-        &self.path
+        Ok(DirLock { _dir: handle })
     }
 }
 
@@ -64,7 +55,7 @@ mod tests {
     fn a_second_holder_is_refused_even_after_the_marker_is_deleted() {
         let dir = tempfile::tempdir().unwrap();
         let a = DirLock::acquire(dir.path()).unwrap();
-        std::fs::remove_file(a.path()).unwrap();
+        std::fs::remove_file(dir.path().join(MARKER)).unwrap();
         assert!(matches!(
             DirLock::acquire(dir.path()),
             Err(Error::Locked { .. })

@@ -38,7 +38,7 @@ pub trait FileSystem: Send + Sync + Debug {
     /// Creates (or truncates) a file for appending.
     fn create(&self, path: &Path) -> io::Result<Box<dyn WritableFile>>;
     /// Creates (or truncates) a commit-log segment for appending, expected to hold about
-    /// `capacity` bytes: the real file system maps it ([`crate::io::mapped`]), others append.
+    /// `capacity` bytes: the real file system maps it into memory, others append.
     fn create_log(&self, path: &Path, capacity: u64) -> io::Result<Box<dyn WritableFile>> {
         let _ = capacity;
         self.create(path)
@@ -47,6 +47,11 @@ pub trait FileSystem: Send + Sync + Debug {
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
     /// Removes a file.
     fn remove_file(&self, path: &Path) -> io::Result<()>;
+    /// Removes an empty directory (a dropped keyspace's). Nothing depends on its durability:
+    /// a directory left behind by a power cut holds no file and is harmless.
+    fn remove_dir(&self, path: &Path) -> io::Result<()> {
+        std::fs::remove_dir(path)
+    }
     /// Makes creates, renames and removes in `dir` durable.
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
     /// Makes the bytes of an existing file durable (fsync), whoever wrote them: a commit-log

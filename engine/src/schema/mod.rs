@@ -1,7 +1,7 @@
 //! What the keyspaces are: definitions, the storage-conf.xml reader, and the catalog persisted
 //! in the data directory. Consulted by every layer, owned by none.
 
-pub mod catalog;
+pub(crate) mod catalog;
 pub mod definition;
 
 pub use definition::{
