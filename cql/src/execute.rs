@@ -12,7 +12,7 @@ use super::error::CqlError;
 use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
 use super::write_rows::Naming;
-use super::Session;
+use super::{plan, Session};
 use supercolumn::query::{ColumnPath, ColumnPathRef};
 use supercolumn::{BatchMutation, WriteOptions};
 use supercolumn::{ColumnFamilyHandle, Database};
@@ -78,6 +78,13 @@ impl Session<'_> {
             )));
         }
         Ok(store)
+    }
+
+    /// The plan of a statement prepared against `t` (`plan.rs`), built with the comparator
+    /// its column family has now.
+    pub(super) fn plan_of(&self, statement: &Statement, t: &Table) -> Option<plan::Plan> {
+        let store = self.db.column_family_handle(&t.keyspace, &t.name).ok()?;
+        plan::Plan::of(statement, t, &store.definition().comparator)
     }
 
     pub(super) fn add_write(

@@ -196,7 +196,7 @@ impl<'db> Session<'db> {
         };
         let plan = table
             .as_ref()
-            .and_then(|(t, _)| plan::Plan::of(&statement, t));
+            .and_then(|(t, _)| self.plan_of(&statement, t));
         let batch_tables = match &statement {
             Statement::Batch { statements, .. } => statements
                 .iter()

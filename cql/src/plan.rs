@@ -19,18 +19,18 @@ use super::slice_plan::SlicePlan;
 use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
 use super::{Columns, CqlResult, Rows, Session};
-use supercolumn::model::comparator::{Comparator, CompositeType, Utf8Type};
-use supercolumn::model::sort_key::escape_into;
+use supercolumn::model::comparator::{Comparator, CompositeType, MarshalError, Utf8Type};
 use supercolumn::model::CellValue;
 use supercolumn::query::ColumnPathRef;
-use supercolumn::{BatchMutation, WriteOptions};
+use supercolumn::{BatchMutation, SortedName, WriteOptions};
 
 /// A prepared statement's plan.
 #[derive(Debug, Clone)]
 pub(super) enum Plan {
     Insert(InsertPlan),
     PointRead(PointReadPlan),
-    Slice(SlicePlan),
+    /// Boxed: the largest plan, by far.
+    Slice(Box<SlicePlan>),
 }
 
 /// Key or clustering values of one statement (inline for the usual few).
@@ -52,15 +52,15 @@ pub(super) struct InsertPlan {
     key: Vec<Source>,
     /// The clustering columns' sources, in clustering order.
     clustering: Vec<Source>,
-    /// The regular columns given: the last component of their cell names, its sort key, and
-    /// their sources.
-    regular: Vec<(Vec<u8>, Vec<u8>, Source)>,
+    /// The regular columns given: their names (the last component of their cells' names)
+    /// and their sources.
+    regular: Vec<(String, Source)>,
     /// Each bind marker's column type, by position, to check the bytes bound to it.
     checks: Vec<Check>,
-    /// The row marker's last component, and its sort key.
-    marker: (Vec<u8>, Vec<u8>),
-    /// Each clustering column's component comparator, to build the names' sort keys.
-    clustering_cmp: Vec<Arc<dyn Comparator>>,
+    /// The column family's comparator when the statement was prepared: the engine builds the
+    /// cell names and their sort keys with it (a `SortedName`), and takes them as given while
+    /// the table keeps it.
+    comparator: Arc<dyn Comparator>,
 }
 
 /// One output column of a point read.
@@ -102,29 +102,17 @@ pub(super) struct Check {
     column: String,
 }
 
-/// A cell name's last component as `CompositeType` writes it: length, bytes, end of component.
-fn suffix(column: &str) -> Vec<u8> {
-    CompositeType::build(&[column.as_bytes()], 0)
-}
-
 /// The sort key of a cell name's last component, `column`.
 pub(super) fn sort_suffix(column: &str) -> Vec<u8> {
     let mut key = Vec::new();
-    push_sort_key(&Utf8Type, column.as_bytes(), &mut key, &mut Vec::new());
+    CompositeType::push_component_sort_key(
+        &Utf8Type,
+        column.as_bytes(),
+        0,
+        &mut key,
+        &mut Vec::new(),
+    );
     key
-}
-
-/// The sort key of a component `value` under `cmp` inside a composite name (its end of
-/// component 0), appended to `out`: what `CompositeType::encode_sort_key` writes for it.
-fn push_sort_key(cmp: &dyn Comparator, value: &[u8], out: &mut Vec<u8>, scratch: &mut Vec<u8>) {
-    if cmp.sort_key_is_name() {
-        escape_into(value, out);
-    } else {
-        scratch.clear();
-        cmp.encode_sort_key(value, scratch);
-        escape_into(scratch, out);
-    }
-    out.extend_from_slice(&[0, 2]);
 }
 
 /// The source of a term, and the check its bound bytes need; `None` when the term is not one
@@ -153,8 +141,13 @@ pub(super) fn source(
 }
 
 impl Plan {
-    /// The plan of a statement prepared against `t`, if it has one of the planned shapes.
-    pub(super) fn of(statement: &Statement, t: &Table) -> Option<Plan> {
+    /// The plan of a statement prepared against `t` (whose column family's comparator is
+    /// `comparator`), if it has one of the planned shapes.
+    pub(super) fn of(
+        statement: &Statement,
+        t: &Table,
+        comparator: &Arc<dyn Comparator>,
+    ) -> Option<Plan> {
         match statement {
             Statement::Insert {
                 columns,
@@ -163,17 +156,22 @@ impl Plan {
                 condition: None,
                 ..
             } if using.ttl.is_none() && using.timestamp.is_none() && t.options.default_ttl == 0 => {
-                insert_plan(t, columns, values).map(Plan::Insert)
+                insert_plan(t, columns, values, comparator).map(Plan::Insert)
             }
             Statement::Select(s) => point_read_plan(t, s)
                 .map(Plan::PointRead)
-                .or_else(|| SlicePlan::of(t, s).map(Plan::Slice)),
+                .or_else(|| SlicePlan::of(t, s).map(|p| Plan::Slice(Box::new(p)))),
             _ => None,
         }
     }
 }
 
-fn insert_plan(t: &Table, columns: &[String], values: &[Term]) -> Option<InsertPlan> {
+fn insert_plan(
+    t: &Table,
+    columns: &[String],
+    values: &[Term],
+    comparator: &Arc<dyn Comparator>,
+) -> Option<InsertPlan> {
     if columns.len() != values.len() {
         return None;
     }
@@ -202,15 +200,14 @@ fn insert_plan(t: &Table, columns: &[String], values: &[Term]) -> Option<InsertP
         .iter()
         .zip(given)
         .filter(|(def, _)| def.kind == Kind::Regular)
-        .filter_map(|(def, g)| Some((suffix(&def.name), sort_suffix(&def.name), g?)))
+        .filter_map(|(def, g)| Some((def.name.clone(), g?)))
         .collect();
     Some(InsertPlan {
         key,
         clustering,
         regular,
         checks,
-        marker: (suffix(""), sort_suffix("")),
-        clustering_cmp: t.clustering_comparators(),
+        comparator: comparator.clone(),
     })
 }
 
@@ -311,17 +308,19 @@ pub(super) fn row_key<'v>(parts: &[&'v [u8]]) -> Option<Cow<'v, [u8]>> {
 #[derive(Default)]
 pub(super) struct InsertBuffers {
     key: Vec<u8>,
-    /// A cell name: the clustering prefix, then the column's component.
-    name: Vec<u8>,
-    /// The cell name's sort key, likewise.
-    sort: Vec<u8>,
-    scratch: Vec<u8>,
+    /// A cell name and its sort key: the clustering prefix, then the column's component.
+    name: SortedName,
 }
 
 impl InsertBuffers {
     fn capacity(&self) -> usize {
-        self.key.capacity() + self.name.capacity() + self.sort.capacity() + self.scratch.capacity()
+        self.key.capacity() + self.name.capacity()
     }
+}
+
+/// A name the engine would not build: the general path's error, as CQL says it.
+fn marshal(e: MarshalError) -> CqlError {
+    CqlError::invalid(e.0)
 }
 
 thread_local! {
@@ -355,11 +354,9 @@ impl InsertPlan {
         if !CompositeType::fits(&ck) {
             return Ok(false);
         }
-        b.name.clear();
-        b.sort.clear();
-        CompositeType::build_into(&ck, 0, &mut b.name);
-        for (cmp, value) in self.clustering_cmp.iter().zip(&ck) {
-            push_sort_key(cmp.as_ref(), value, &mut b.sort, &mut b.scratch);
+        b.name.start(&self.comparator).map_err(marshal)?;
+        for value in &ck {
+            b.name.push(value).map_err(marshal)?;
         }
         Ok(true)
     }
@@ -411,7 +408,13 @@ impl PointReadPlan {
         let mut prefix = Vec::new();
         let mut scratch = Vec::new();
         for (cmp, value) in self.clustering_cmp.iter().zip(ck) {
-            push_sort_key(cmp.as_ref(), value, &mut prefix, &mut scratch);
+            CompositeType::push_component_sort_key(
+                cmp.as_ref(),
+                value,
+                0,
+                &mut prefix,
+                &mut scratch,
+            );
         }
         let mut ends = SmallVec::new();
         for s in &self.suffixes {
@@ -548,24 +551,22 @@ impl Session<'_> {
         };
         let write = self.stamped(write, t);
         let cf = t.name.as_str();
-        // The names, and their sort keys: the engine takes those as given.
-        let InsertBuffers {
-            key, name, sort, ..
-        } = buffers;
-        let (prefix, sort_prefix) = (name.len(), sort.len());
-        name.extend_from_slice(&p.marker.0);
-        sort.extend_from_slice(&p.marker.1);
-        batch.insert_sorted(key, cf, name, sort, b"", write);
-        for (last, last_sort, source) in &p.regular {
+        // The names, built with their sort keys by the engine: the row marker (an empty last
+        // component), then one per column given.
+        let InsertBuffers { key, name } = buffers;
+        let prefix = name.mark();
+        name.push(b"").map_err(marshal)?;
+        batch.insert_sorted(key, cf, name, b"", write);
+        for (column, source) in &p.regular {
             name.truncate(prefix);
-            name.extend_from_slice(last);
+            name.push(column.as_bytes()).map_err(marshal)?;
             match resolve(source, values) {
-                Some(v) => {
-                    sort.truncate(sort_prefix);
-                    sort.extend_from_slice(last_sort);
-                    batch.insert_sorted(key, cf, name, sort, v, write)
-                }
-                None => batch.remove(&*key, ColumnPathRef::new(cf).column(name), write.timestamp),
+                Some(v) => batch.insert_sorted(key, cf, name, v, write),
+                None => batch.remove(
+                    &*key,
+                    ColumnPathRef::new(cf).column(name.name()),
+                    write.timestamp,
+                ),
             };
         }
         Ok(true)

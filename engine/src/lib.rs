@@ -100,7 +100,8 @@ pub use model::comparator;
 pub use model::partitioner::{Partitioner, Token};
 pub use model::timeuuid::TimeUuidGenerator;
 pub use mutation::{
-    BatchMutation, Mutation, MutationRef, WriteOptions, MAX_KEY_LEN, MAX_NAME_LEN, MAX_VALUE_LEN,
+    BatchMutation, Mutation, MutationRef, SortedMark, SortedName, WriteOptions, MAX_KEY_LEN,
+    MAX_NAME_LEN, MAX_VALUE_LEN,
 };
 pub use options::{CommitLogSync, Options, StorageConf};
 pub use query::{

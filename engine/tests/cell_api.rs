@@ -1,5 +1,6 @@
-//! The public cell-level API that CQL is built on: a column family handle, sorted inserts whose
-//! sort keys the engine checks, and visits of a slice or of named cells that read what
+//! The public cell-level API that CQL is built on: a column family handle, sorted inserts of
+//! names built with their sort keys (checked unless built for the table's own comparator), and
+//! visits of a slice or of named cells that read what
 //! `get_slice` and `get_columns` read.
 
 // A test stops at the first surprise: unwrapping is how it says so.
@@ -7,11 +8,11 @@
 
 use std::sync::Arc;
 
-use supercolumn::comparator::{Comparator, CompositeType, Int32Type, Utf8Type};
+use supercolumn::comparator::{Comparator, CompositeType, Int32Type, ReversedType, Utf8Type};
 use supercolumn::model::{CellValue, CellValueRef};
 use supercolumn::{
     BatchMutation, ColumnFamilyDef, ColumnParent, Database, Error, KeyspaceDef, Options,
-    SlicePredicate, SliceRange, WriteOptions,
+    SlicePredicate, SliceRange, SortedName, WriteOptions,
 };
 
 const KS: &str = "K";
@@ -29,22 +30,38 @@ fn open(dir: &std::path::Path) -> Database {
     Database::open(dir, o).unwrap()
 }
 
-/// A two-component name and its sort key, built by the layout `model::sort_key` describes.
-fn name(n: i32, s: &str) -> (Vec<u8>, Vec<u8>) {
-    let name = CompositeType::build(&[&n.to_be_bytes(), s.as_bytes()], 0);
-    let mut sort = Vec::new();
-    comparator().encode_sort_key(&name, &mut sort);
-    (name, sort)
+/// A two-component name built with its sort key for `comparator`.
+fn name_for(comparator: &Arc<dyn Comparator>, n: i32, s: &str) -> SortedName {
+    let mut name = SortedName::default();
+    name.start(comparator).unwrap();
+    name.push(&n.to_be_bytes()).unwrap();
+    name.push(s.as_bytes()).unwrap();
+    name
+}
+
+/// The same name built for a comparator equal to the column family's but not its own: the
+/// engine checks it before taking it.
+fn name(n: i32, s: &str) -> SortedName {
+    name_for(&(Arc::new(comparator()) as Arc<dyn Comparator>), n, s)
 }
 
 #[test]
-fn a_sorted_insert_whose_sort_key_is_not_its_names_is_refused() {
+fn a_sorted_name_built_for_another_order_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let db = open(dir.path());
-    let (n1, s1) = name(1, "a");
-    let (_, s2) = name(2, "a");
+    // The same components, ordered the other way: its sort key is not the table's.
+    let reversed: Arc<dyn Comparator> = Arc::new(CompositeType::new(vec![
+        Arc::new(ReversedType(Arc::new(Int32Type))),
+        Arc::new(Utf8Type),
+    ]));
     let mut b = BatchMutation::new();
-    b.insert_sorted(b"row", CF, &n1, &s2, b"v", WriteOptions::at(1));
+    b.insert_sorted(
+        b"row",
+        CF,
+        &name_for(&reversed, 1, "a"),
+        b"v",
+        WriteOptions::at(1),
+    );
     let err = db.batch_mutate(KS, &b).unwrap_err();
     assert!(
         matches!(&err, Error::InvalidName { reason, .. } if reason.contains("sort key")),
@@ -56,22 +73,33 @@ fn a_sorted_insert_whose_sort_key_is_not_its_names_is_refused() {
         .get_slice(KS, "row", &ColumnParent::new(CF), &all)
         .unwrap()
         .is_empty());
-    // An invalid name (a 3-byte int) is refused even with its own sort key.
-    let bad = CompositeType::build(&[&[0, 0, 1], b"a"], 0);
-    let mut bad_sort = Vec::new();
-    comparator().encode_sort_key(&bad, &mut bad_sort);
+    // An invalid component (a 3-byte int) is refused as the name is built.
+    let mut bad = SortedName::default();
+    bad.start(&reversed).unwrap();
+    assert!(bad.push(&[0, 0, 1]).is_err());
+    // Built for an equal comparator (checked) or for the table's own (taken as given), the
+    // name is stored.
+    let own = db
+        .column_family_handle(KS, CF)
+        .unwrap()
+        .definition()
+        .comparator
+        .clone();
     let mut b = BatchMutation::new();
-    b.insert_sorted(b"row", CF, &bad, &bad_sort, b"v", WriteOptions::at(1));
-    assert!(db.batch_mutate(KS, &b).is_err());
-    // The right sort key is taken.
-    let mut b = BatchMutation::new();
-    b.insert_sorted(b"row", CF, &n1, &s1, b"v", WriteOptions::at(1));
+    b.insert_sorted(b"row", CF, &name(1, "a"), b"v", WriteOptions::at(1));
+    b.insert_sorted(
+        b"row",
+        CF,
+        &name_for(&own, 2, "a"),
+        b"w",
+        WriteOptions::at(1),
+    );
     db.batch_mutate(KS, &b).unwrap();
     let got = db
         .get_slice(KS, "row", &ColumnParent::new(CF), &all)
         .unwrap();
-    assert_eq!(got.len(), 1);
-    assert_eq!(got[0].name(), n1.as_slice());
+    let names: Vec<&[u8]> = got.iter().map(|c| c.name()).collect();
+    assert_eq!(names, [name(1, "a").name(), name(2, "a").name()]);
 }
 
 #[test]
@@ -81,12 +109,11 @@ fn visits_read_what_the_column_api_reads() {
     let mut b = BatchMutation::new();
     for i in [-3, 0, 7, 1 << 20] {
         for s in ["x", "y\0z"] {
-            let (n, sort) = name(i, s);
+            let n = name(i, s);
             b.insert_sorted(
                 b"row",
                 CF,
                 &n,
-                &sort,
                 format!("{i}{s}").as_bytes(),
                 WriteOptions::at(1),
             );
@@ -124,8 +151,8 @@ fn visits_read_what_the_column_api_reads() {
         assert_eq!(seen, expected, "reversed: {reversed}");
     }
     // Named cells, by sort key: a missing one is skipped.
-    let (_, s7) = name(7, "x");
-    let (_, missing) = name(8, "x");
+    let s7 = name(7, "x").sort_key().to_vec();
+    let missing = name(8, "x").sort_key().to_vec();
     let mut found = Vec::new();
     db.visit_columns(&handle, b"row", &[&s7, &missing], |key, cell| {
         if let CellValue::Live { value, .. } = cell.value {

@@ -3,6 +3,24 @@
 //! name, value) — onto its engine the way a fair user would; this module owns that mapping and
 //! nothing about phases or reports.
 
+/// `flush`, `compact` and `tables` of an adapter whose `self.db` is a database holding the CQL
+/// tables `point` and `wide` (the `cql`, `cells` and `server` engines alike).
+macro_rules! cql_tables_maintenance {
+    () => {
+        fn flush(&self) -> anyhow::Result<()> {
+            Ok(self.db.flush_all()?)
+        }
+
+        fn compact(&self) -> anyhow::Result<()> {
+            super::supercolumn_cql::compact_tables(&self.db)
+        }
+
+        fn tables(&self) -> usize {
+            super::supercolumn_cql::table_count(&self.db)
+        }
+    };
+}
+
 mod supercolumn;
 mod supercolumn_cells;
 mod supercolumn_cql;

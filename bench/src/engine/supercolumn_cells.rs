@@ -12,7 +12,7 @@ use supercolumn::{
     WriteOptions,
 };
 
-use super::supercolumn_cql::{compact_tables, open_with_tables, table_count, KS};
+use super::supercolumn_cql::{open_with_tables, KS};
 use super::{Engine, EngineConfig};
 
 const POINT: &str = "point";
@@ -91,17 +91,7 @@ impl Engine for SupercolumnCells {
         Ok(got.iter().map(|r| r.columns.len() / 2).sum())
     }
 
-    fn flush(&self) -> anyhow::Result<()> {
-        Ok(self.db.flush_all()?)
-    }
-
-    fn compact(&self) -> anyhow::Result<()> {
-        compact_tables(&self.db)
-    }
-
-    fn tables(&self) -> usize {
-        table_count(&self.db)
-    }
+    cql_tables_maintenance!();
 
     fn close(self: Box<Self>) -> anyhow::Result<()> {
         Ok(self.db.close()?)

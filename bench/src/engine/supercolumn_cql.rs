@@ -123,17 +123,7 @@ impl Engine for SupercolumnCql {
         self.rows(&self.scan, &[Some(start), Some(&limit(rows))])
     }
 
-    fn flush(&self) -> anyhow::Result<()> {
-        Ok(self.db.flush_all()?)
-    }
-
-    fn compact(&self) -> anyhow::Result<()> {
-        compact_tables(&self.db)
-    }
-
-    fn tables(&self) -> usize {
-        table_count(&self.db)
-    }
+    cql_tables_maintenance!();
 
     fn close(self: Box<Self>) -> anyhow::Result<()> {
         Ok(self.db.close()?)

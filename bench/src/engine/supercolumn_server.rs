@@ -21,7 +21,6 @@ use supercolumn_server::{Config, Server};
 use tokio::sync::watch;
 
 use super::supercolumn::options;
-use super::supercolumn_cql::{compact_tables, table_count};
 use super::{Engine, EngineConfig};
 
 const KS: &str = "stress";
@@ -215,17 +214,7 @@ impl Engine for SupercolumnServer {
         self.with(|c| c.rows(&c.scan, (start, limit(rows))))
     }
 
-    fn flush(&self) -> anyhow::Result<()> {
-        Ok(self.db.flush_all()?)
-    }
-
-    fn compact(&self) -> anyhow::Result<()> {
-        compact_tables(&self.db)
-    }
-
-    fn tables(&self) -> usize {
-        table_count(&self.db)
-    }
+    cql_tables_maintenance!();
 
     fn close(mut self: Box<Self>) -> anyhow::Result<()> {
         CLIENT.with(|c| c.borrow_mut().take());

@@ -129,9 +129,10 @@ impl Database {
                 }
             };
             match sort_key {
-                Some(k) => cf
-                    .validator()
-                    .add_sorted(m, k, now, &mut updates[j].1, &mut scratch)?,
+                Some(sorted) => {
+                    cf.validator()
+                        .add_sorted(m, sorted, now, &mut updates[j].1, &mut scratch)?
+                }
                 None => cf
                     .validator()
                     .add(m, now, &mut updates[j].1, &keys, &mut scratch)?,

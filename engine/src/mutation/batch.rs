@@ -6,8 +6,10 @@
 //! bytes and no allocation per mutation. It owns no validation: that is the parent module's.
 
 use std::fmt;
+use std::sync::Arc;
 
-use super::WriteOptions;
+use super::{SortedName, WriteOptions};
+use crate::model::comparator::Comparator;
 use crate::query::{AsColumnPath, ColumnPath, ColumnPathRef};
 
 /// One change to one row, owned: the form [`BatchMutation::push`] takes.
@@ -130,11 +132,29 @@ struct Item {
     column_family: Span,
     super_column: Option<Span>,
     column: Option<Span>,
-    /// The sort key of an insert's name, when the caller built it (see
-    /// [`BatchMutation::insert_sorted`]).
-    sort_key: Option<Span>,
+    /// The sort key of an insert's name, when it came built (see
+    /// [`BatchMutation::insert_sorted`]), and the comparator it was built for (an index into
+    /// `BatchMutation::built_for`).
+    sort_key: Option<(Span, u32)>,
     op: Op,
 }
+
+/// A sorted insert's sort key and the comparator its name was built for, as
+/// [`BatchMutation::iter_sorted`] yields them.
+pub(crate) type Sorted<'b> = Option<(&'b [u8], Option<&'b Arc<dyn Comparator>>)>;
+
+/// A comparator a [`SortedName`] was built for, compared by identity: the name's sort key is
+/// taken as given only by a column family whose comparator is this very one.
+#[derive(Clone, Debug)]
+struct BuiltFor(Arc<dyn Comparator>);
+
+impl PartialEq for BuiltFor {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for BuiltFor {}
 
 /// Many mutations over many rows and column families of one keyspace, applied by
 /// [`Database::batch_mutate`](crate::Database::batch_mutate). All mutations of one row of one
@@ -157,6 +177,8 @@ struct Item {
 pub struct BatchMutation {
     bytes: Vec<u8>,
     items: Vec<Item>,
+    /// The comparators the sorted names of `items` were built for.
+    built_for: Vec<BuiltFor>,
 }
 
 impl BatchMutation {
@@ -187,32 +209,47 @@ impl BatchMutation {
         self
     }
 
-    /// Adds an insert into a Standard column family together with the sort key of its name:
-    /// for a caller that builds many names sharing a prefix (CQL's planned writes) and their
-    /// sort keys with them, by the layout [`model::sort_key`](crate::model::sort_key)
-    /// describes. Applying it checks the sort key against the name's own
-    /// ([`Comparator::encode_sort_key`](crate::comparator::Comparator::encode_sort_key)) and
-    /// refuses the batch when they differ; the name is validated as [`insert`](Self::insert)'s
-    /// is.
+    /// Adds an insert into a Standard column family of a name built with its sort key (a
+    /// [`SortedName`]): for a caller that writes many names sharing a prefix (CQL's planned
+    /// writes). When the column family's comparator is the very one the name was built for,
+    /// applying it takes the sort key as given (the name was validated as it was built);
+    /// otherwise (the table was altered since, say) the name is validated and its sort key
+    /// checked as [`insert`](Self::insert) would encode it.
     pub fn insert_sorted(
         &mut self,
         key: &[u8],
         column_family: &str,
-        name: &[u8],
-        sort_key: &[u8],
+        name: &SortedName,
         value: &[u8],
         write: WriteOptions,
     ) -> &mut Self {
+        let (bytes, sort_key) = (name.name(), name.sort_key());
         self.bytes
-            .reserve(value.len() + name.len() + sort_key.len());
+            .reserve(value.len() + bytes.len() + sort_key.len());
         let value = self.store(value);
-        let path = ColumnPathRef::new(column_family).column(name);
+        let path = ColumnPathRef::new(column_family).column(bytes);
         self.add(key, path, Op::Insert { value, write });
         let sort_key = self.store(sort_key);
+        let built_for = match name.comparator() {
+            Some(c) => self.built_for_index(c),
+            None => u32::MAX,
+        };
         if let Some(item) = self.items.last_mut() {
-            item.sort_key = Some(sort_key);
+            item.sort_key = Some((sort_key, built_for));
         }
         self
+    }
+
+    fn built_for_index(&mut self, c: &Arc<dyn Comparator>) -> u32 {
+        // A batch's names are built for one or two tables' comparators.
+        let i = match self.built_for.iter().position(|b| Arc::ptr_eq(&b.0, c)) {
+            Some(i) => i,
+            None => {
+                self.built_for.push(BuiltFor(c.clone()));
+                self.built_for.len() - 1
+            }
+        };
+        u32::try_from(i).unwrap_or(u32::MAX)
     }
 
     /// Adds a deletion of a row, super column or column.
@@ -268,6 +305,7 @@ impl BatchMutation {
     pub fn clear(&mut self) {
         self.bytes.clear();
         self.items.clear();
+        self.built_for.clear();
     }
 
     /// Bytes of room the batch holds, used or not.
@@ -298,10 +336,9 @@ impl BatchMutation {
     }
 
     /// The mutations with their row keys and, for inserts added by
-    /// [`insert_sorted`](Self::insert_sorted), their names' sort keys.
-    pub(crate) fn iter_sorted(
-        &self,
-    ) -> impl Iterator<Item = (&[u8], MutationRef<'_>, Option<&[u8]>)> {
+    /// [`insert_sorted`](Self::insert_sorted), their names' sort keys and the comparator they
+    /// were built for.
+    pub(crate) fn iter_sorted(&self) -> impl Iterator<Item = (&[u8], MutationRef<'_>, Sorted<'_>)> {
         self.items.iter().map(|item| {
             let path = ColumnPathRef {
                 column_family: self.name(item.column_family),
@@ -317,7 +354,11 @@ impl BatchMutation {
                 Op::Remove { timestamp } => MutationRef::Remove { path, timestamp },
                 Op::RemovePrefix { timestamp } => MutationRef::RemovePrefix { path, timestamp },
             };
-            (self.get(item.key), m, item.sort_key.map(|s| self.get(s)))
+            let sorted = item.sort_key.map(|(s, b)| {
+                let built_for = self.built_for.get(b as usize).map(|b| &b.0);
+                (self.get(s), built_for)
+            });
+            (self.get(item.key), m, sorted)
         })
     }
 

@@ -6,6 +6,7 @@
 
 use crate::error::{Error, NameKind, Result};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use bumpalo::Bump;
 
@@ -16,8 +17,10 @@ use crate::query::{ColumnPathRef, SlicePredicate};
 use crate::schema::{ColumnFamilyDef, ColumnType};
 
 mod batch;
+mod sorted_name;
 
 pub use batch::{BatchMutation, Mutation, MutationRef};
+pub use sorted_name::{SortedMark, SortedName};
 
 /// The largest row key, and the largest column or super column name, in bytes.
 pub const MAX_KEY_LEN: usize = 65_535;
@@ -479,14 +482,16 @@ impl Validator<'_> {
         }))
     }
 
-    /// [`add`](Self::add) of an insert into a Standard column family whose name's sort key the
-    /// caller built (CQL's planned writes): the name is validated as `add` does, and the sort
-    /// key checked against the name's own (built in `scratch`), so a wrong one is refused
-    /// rather than stored out of order. The commit log and the memtable take it as given.
+    /// [`add`](Self::add) of an insert whose name came with its sort key (a `SortedName`,
+    /// see `BatchMutation::insert_sorted`): taken as given when the name was built for this
+    /// column family's very comparator (it was validated as it was built); otherwise the name
+    /// is validated as `add` does and the sort key checked against the name's own (in
+    /// `scratch`), so a wrong one is refused rather than stored out of order. The commit log and
+    /// the memtable take it as given.
     pub fn add_sorted<'m>(
         &self,
         mutation: MutationRef<'m>,
-        sort_key: &'m [u8],
+        (sort_key, built_for): (&'m [u8], Option<&Arc<dyn Comparator>>),
         now: Now,
         update: &mut RowUpdate<'m>,
         scratch: &mut Vec<u8>,
@@ -510,8 +515,10 @@ impl Validator<'_> {
                 "a sorted insert's name is empty or too long",
             ));
         }
-        cmp.validate_sorted(name, sort_key, scratch)
-            .map_err(|e| self.name_error(NameKind::Column, cmp.name(), e.0))?;
+        if !built_for.is_some_and(|c| Arc::ptr_eq(c, &self.cf.comparator)) {
+            cmp.validate_sorted(name, sort_key, scratch)
+                .map_err(|e| self.name_error(NameKind::Column, cmp.name(), e.0))?;
+        }
         self.value(value)?;
         update
             .entries

@@ -53,6 +53,37 @@ impl CompositeType {
         std::borrow::Cow::Borrowed(t)
     }
 
+    /// The type of component `i` of a name whose component before it holds `previous` (a
+    /// collection's element type depends on its column); `None` past the last component.
+    pub fn component_type(
+        &self,
+        i: usize,
+        previous: Option<&[u8]>,
+    ) -> Option<std::borrow::Cow<'_, Arc<dyn Comparator>>> {
+        self.components.get(i).map(|t| self.component(t, previous))
+    }
+
+    /// Appends one component's part of a composite name's sort key (what
+    /// [`encode_sort_key`](Comparator::encode_sort_key) writes for it): `value`'s sort key
+    /// under its type `t`, escaped, then its end of component. `scratch` is room to encode in.
+    #[inline]
+    pub fn push_component_sort_key(
+        t: &dyn Comparator,
+        value: &[u8],
+        eoc: i8,
+        out: &mut Vec<u8>,
+        scratch: &mut Vec<u8>,
+    ) {
+        if t.sort_key_is_name() {
+            escape_into(value, out);
+        } else {
+            scratch.clear();
+            t.encode_sort_key(value, scratch);
+            escape_into(scratch, out);
+        }
+        out.extend_from_slice(&[0, eoc_code(eoc)]);
+    }
+
     /// The component types.
     pub fn components(&self) -> &[Arc<dyn Comparator>] {
         &self.components
@@ -191,6 +222,10 @@ fn escape_text(s: &str) -> String {
 }
 
 impl Comparator for CompositeType {
+    fn as_composite(&self) -> Option<&CompositeType> {
+        Some(self)
+    }
+
     fn composite_len(&self) -> Option<usize> {
         Some(self.components.len())
     }
@@ -306,14 +341,7 @@ impl Comparator for CompositeType {
         let mut previous: Option<&[u8]> = None;
         for (p, t) in Self::components_of(name).flatten().zip(&self.components) {
             let t = self.component(t, previous);
-            if t.sort_key_is_name() {
-                escape_into(p.bytes, out);
-            } else {
-                scratch.clear();
-                t.encode_sort_key(p.bytes, &mut scratch);
-                escape_into(&scratch, out);
-            }
-            out.extend_from_slice(&[0, eoc_code(p.eoc)]);
+            Self::push_component_sort_key(&**t, p.bytes, p.eoc, out, &mut scratch);
             previous = Some(p.bytes);
         }
     }

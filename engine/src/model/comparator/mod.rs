@@ -151,6 +151,11 @@ pub trait Comparator: Send + Sync + fmt::Debug {
     /// Parses the text form of a name (as a person types it in the shell).
     fn parse_text(&self, text: &str) -> Result<Vec<u8>, MarshalError>;
 
+    /// This comparator as a [`CompositeType`], if it is one.
+    fn as_composite(&self) -> Option<&CompositeType> {
+        None
+    }
+
     /// Whether a name's sort key is the name itself (the byte-ordered types), so the engine
     /// can store it without encoding it. The default, `false`, is always correct.
     fn sort_key_is_name(&self) -> bool {
