@@ -487,26 +487,8 @@ fn seed_002_collections_are_stored_as_the_seed_shows_and_replace_what_they_held(
     let db = open(dir.path());
     let mut cql = Session::new(&db);
     setup(&mut cql);
-    cql.execute(
-        "CREATE TABLE example (
-            key1 text primary key,
-            map1 map<text,text>,
-            list1 list<text>,
-            set1 set<text>
-            );
-        INSERT INTO example (
-            key1,
-            map1,
-            list1,
-            set1
-            ) VALUES (
-            'john',
-            {'patricia':'555-4326','doug':'555-1579'},
-            ['doug','scott'],
-            {'patricia','scott'}
-            )",
-    )
-    .unwrap();
+    cql.execute(include_str!("../tests/data/seed_002/collections.cql"))
+        .unwrap();
     let got = cells(&db, "example", b"john");
     let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names[0], "");

@@ -42,44 +42,9 @@ fn lines(o: &Output) -> Vec<String> {
 
 const KEYSPACE: &str = "CREATE KEYSPACE learn WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\nUSE learn;\n";
 
-const SIMPLE: &str = "CREATE TABLE example (
-    field1 int PRIMARY KEY,
-    field2 int,
-    field3 int);
-
-INSERT INTO example (field1, field2, field3) VALUES (1,2,3);
-INSERT INTO example (field1, field2, field3) VALUES (4,5,6);
-INSERT INTO example (field1, field2, field3) VALUES (7,8,9);
-";
-
-const COMPOUND: &str = "CREATE TABLE example2 (
-    partitionKey1 text,
-    partitionKey2 text,
-    clusterKey1 text,
-    clusterKey2 text,
-    normalField1 text,
-    normalField2 text,
-    PRIMARY KEY (
-        (partitionKey1, partitionKey2),
-        clusterKey1, clusterKey2
-        )
-    );
-
-INSERT INTO example2 (
-    partitionKey1,
-    partitionKey2,
-    clusterKey1,
-    clusterKey2,
-    normalField1,
-    normalField2
-    ) VALUES (
-    'partitionVal1',
-    'partitionVal2',
-    'clusterVal1',
-    'clusterVal2',
-    'normalVal1',
-    'normalVal2');
-";
+/// Seed 002's statements, shared with the CQL crate's and the cqlsh suite's tests.
+const SIMPLE: &str = include_str!("../../cql/tests/data/seed_002/simple.cql");
+const COMPOUND: &str = include_str!("../../cql/tests/data/seed_002/compound.cql");
 
 fn seed_rows(key: &str) -> Vec<String> {
     let (a, b) = match key {
@@ -157,25 +122,7 @@ fn seed_002_typed_into_cql_lists_and_dumps_as_the_seed_shows() {
 }
 
 /// Seed 002's third example, as the seed writes it.
-const COLLECTIONS: &str = "CREATE TABLE example (
-        key1 text primary key,
-        map1 map<text,text>,
-        list1 list<text>,
-        set1 set<text>
-        );
-
-INSERT INTO example (
-    key1,
-    map1,
-    list1,
-    set1
-    ) VALUES (
-    'john',
-    {'patricia':'555-4326','doug':'555-1579'},
-    ['doug','scott'],
-    {'patricia','scott'}
-    );
-";
+const COLLECTIONS: &str = include_str!("../../cql/tests/data/seed_002/collections.cql");
 
 #[test]
 fn seed_002_collections_list_and_dump_as_the_seed_shows() {

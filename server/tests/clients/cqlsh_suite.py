@@ -35,65 +35,20 @@ KS = "cq_" + secrets.token_hex(6)
 KS_C = KS + "_c"
 REPLICATION = "{'class': 'SimpleStrategy', 'replication_factor': 1}"
 
-# Seed 002, as tools/tests/cql.rs types it.
-SIMPLE = """CREATE TABLE example (
-    field1 int PRIMARY KEY,
-    field2 int,
-    field3 int);
+# Seed 002's statements, the files the Rust tests read too.
+SEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "cql", "tests", "data", "seed_002")
 
-INSERT INTO example (field1, field2, field3) VALUES (1,2,3);
-INSERT INTO example (field1, field2, field3) VALUES (4,5,6);
-INSERT INTO example (field1, field2, field3) VALUES (7,8,9);
-"""
 
-COMPOUND = """CREATE TABLE example2 (
-    partitionKey1 text,
-    partitionKey2 text,
-    clusterKey1 text,
-    clusterKey2 text,
-    normalField1 text,
-    normalField2 text,
-    PRIMARY KEY (
-        (partitionKey1, partitionKey2),
-        clusterKey1, clusterKey2
-        )
-    );
+def seed(name):
+    with open(os.path.join(SEEDS, name), encoding="utf-8") as f:
+        return f.read()
 
-INSERT INTO example2 (
-    partitionKey1,
-    partitionKey2,
-    clusterKey1,
-    clusterKey2,
-    normalField1,
-    normalField2
-    ) VALUES (
-    'partitionVal1',
-    'partitionVal2',
-    'clusterVal1',
-    'clusterVal2',
-    'normalVal1',
-    'normalVal2');
-"""
 
-COLLECTIONS = """CREATE TABLE example (
-        key1 text primary key,
-        map1 map<text,text>,
-        list1 list<text>,
-        set1 set<text>
-        );
+SIMPLE = seed("simple.cql")
 
-INSERT INTO example (
-    key1,
-    map1,
-    list1,
-    set1
-    ) VALUES (
-    'john',
-    {'patricia':'555-4326','doug':'555-1579'},
-    ['doug','scott'],
-    {'patricia','scott'}
-    );
-"""
+COMPOUND = seed("compound.cql")
+
+COLLECTIONS = seed("collections.cql")
 
 # COPY targets: the same schemas under other names.
 TARGETS = """CREATE TABLE copy_target (
