@@ -102,6 +102,10 @@ pub enum Error {
     /// output is removed; its inputs stay live).
     #[error("the database is closing")]
     Closing,
+    /// The data directory holds no database, and the options said not to create one
+    /// ([`Options::create_if_missing`](crate::Options::create_if_missing)).
+    #[error("no database at {}", .0.display())]
+    NoDatabase(PathBuf),
     /// The data directory is in use by another process.
     #[error("data directory {} is in use by another process (lock file {})", .dir.display(), .lock.display())]
     Locked {

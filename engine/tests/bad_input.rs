@@ -317,3 +317,34 @@ fn bad_identifiers_never_reach_the_file_system() {
         .iter()
         .all(|k| !k.contains('/') && !k.is_empty()));
 }
+
+/// `create_if_missing: false` (what the read-only tools open with) refuses a directory that holds
+/// no database, missing or empty, and creates nothing there, not even the lock marker; a
+/// database that exists opens.
+#[test]
+fn without_create_if_missing_an_empty_directory_is_refused_untouched() {
+    let outer = tempfile::tempdir().unwrap();
+    let strict = || {
+        let mut o = Options::default();
+        o.create_if_missing = false;
+        o
+    };
+    let missing = outer.path().join("missing");
+    let e = Database::open(&missing, strict()).unwrap_err();
+    assert!(matches!(&e, Error::NoDatabase(d) if d == &missing), "{e}");
+    assert!(!missing.exists());
+    let empty = outer.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    assert!(matches!(
+        Database::open(&empty, strict()),
+        Err(Error::NoDatabase(_))
+    ));
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
+    assert!(!Database::exists(&empty));
+    Database::open(&empty, Options::default())
+        .unwrap()
+        .close()
+        .unwrap();
+    assert!(Database::exists(&empty));
+    Database::open(&empty, strict()).unwrap().close().unwrap();
+}

@@ -134,7 +134,17 @@ fn parse_partitioner(name: &str) -> Result<Partitioner, String> {
     }
 }
 
-fn open(cli: &Cli) -> anyhow::Result<Database> {
+/// What a command does with a data directory that holds no database.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Absent {
+    /// Refuse it: the command only reads or maintains a database (`stats`, `schema`, `export`,
+    /// `flush`, `compact`), and creating an empty one would only hide a wrong path.
+    Refuse,
+    /// Create one, and say so (the shells, `serve`, `add-user`).
+    Create,
+}
+
+fn open(cli: &Cli, absent: Absent) -> anyhow::Result<Database> {
     let options = match &cli.conf {
         Some(path) => {
             let conf = StorageConf::load(path, &Default::default())
@@ -151,11 +161,22 @@ fn open(cli: &Cli) -> anyhow::Result<Database> {
     if let Some(p) = cli.partitioner {
         options.partitioner = Some(p);
     }
-    let db = match &cli.data {
-        Some(dir) => Database::open(dir, options),
-        None => Database::open_configured(options),
+    let dir = match &cli.data {
+        Some(dir) => dir.clone(),
+        None => Database::configured_directory(&options),
     };
-    let db = db.context("opening the database")?;
+    let existed = Database::exists(&dir);
+    options.create_if_missing = absent == Absent::Create;
+    let db = match Database::open(&dir, options) {
+        Err(supercolumn::Error::NoDatabase(_)) => anyhow::bail!(
+            "no database at {}: this command reads an existing one (`supercolumn shell`, `cql` or `serve` creates one)",
+            dir.display()
+        ),
+        other => other.context("opening the database")?,
+    };
+    if !existed {
+        eprintln!("created a new database at {}", dir.display());
+    }
     for line in db.replay_report() {
         eprintln!("warning: commit log replay dropped data: {line}");
     }
@@ -313,7 +334,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         _ => None,
     };
-    let db = open(&cli)?;
+    let absent = match &cli.command {
+        Command::Shell { .. }
+        | Command::Cql { .. }
+        | Command::Serve { .. }
+        | Command::AddUser { .. } => Absent::Create,
+        _ => Absent::Refuse,
+    };
+    let db = open(&cli, absent)?;
     match &cli.command {
         Command::Shell { keyspace, .. } => {
             let mut shell = Shell::new(db.clone(), keyspace.clone());

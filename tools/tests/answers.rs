@@ -342,3 +342,41 @@ fn sstable_dump_says_when_it_was_given_the_wrong_partitioner_or_comparator() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
 }
+
+/// The commands that only read or maintain a database refuse a directory that holds none
+/// (before, `stats` on a mistyped path created an empty database there and reported it); the
+/// ones that may start one say that they did.
+#[test]
+fn read_only_commands_refuse_a_directory_without_a_database() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("typo");
+    let out = tmp.path().join("x.cql");
+    let out = out.to_str().unwrap();
+    for args in [
+        &["stats"][..],
+        &["schema"],
+        &["flush"],
+        &["compact"],
+        &["export", "--out", out],
+    ] {
+        let o = supercolumn(&missing, args);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        let err = text(&o.stderr);
+        assert!(
+            err.contains("no database at") && err.contains("typo") && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+        assert!(!missing.exists(), "{args:?} created {}", missing.display());
+    }
+    let o = supercolumn(&missing, &["shell", "-e", "show keyspaces;"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains(&format!("created a new database at {}", missing.display())),
+        "{}",
+        text(&o.stderr)
+    );
+    // Now there is one: reads work, and nothing more is said about creating it.
+    let o = supercolumn(&missing, &["stats"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(!text(&o.stderr).contains("created"), "{}", text(&o.stderr));
+}

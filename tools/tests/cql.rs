@@ -199,6 +199,12 @@ fn statements_run_in_order_and_an_error_stops_at_its_statement() {
     );
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
+    // The first run says it created the database, then the error is one line.
+    let (created, err) = err.split_once('\n').unwrap();
+    assert!(
+        created.starts_with("created a new database at "),
+        "{created}"
+    );
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("InvalidRequest: "), "{err}");
     let o = run(

@@ -141,6 +141,12 @@ fn fails_with(script: &str, wanted: &str) {
     let o = shell(dir.path(), script);
     assert!(!o.status.success(), "{script} succeeded");
     let err = String::from_utf8_lossy(&o.stderr);
+    // The run says it created the database, then the error is one line.
+    let (created, err) = err.split_once('\n').unwrap();
+    assert!(
+        created.starts_with("created a new database at "),
+        "{created}"
+    );
     assert_eq!(err.lines().count(), 1, "one line: {err}");
     assert!(err.contains(wanted), "{script}: {err}");
 }

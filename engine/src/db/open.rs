@@ -41,6 +41,10 @@ impl Database {
         }
         let root = dir.as_ref().to_path_buf();
         let fs = options.file_system.clone();
+        if !options.create_if_missing && Self::holds_nothing(&root, &options)? {
+            // Checked before anything is created, the directory and its lock marker included.
+            return Err(Error::NoDatabase(root));
+        }
         if !root.exists() {
             fs.create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
             let parent = crate::io::fs::parent_dir(&root);
@@ -307,12 +311,39 @@ impl Database {
     /// Opens the database where the options say: the first of `data_file_directories`, else
     /// [`DEFAULT_DATA_DIR`].
     pub fn open_configured(options: Options) -> Result<Database> {
-        let dir = options
+        let dir = Self::configured_directory(&options);
+        Self::open(dir, options)
+    }
+
+    /// The data directory `options` name: the first `DataFileDirectory`, else
+    /// [`DEFAULT_DATA_DIR`] (what [`open_configured`](Self::open_configured) opens).
+    pub fn configured_directory(options: &Options) -> PathBuf {
+        options
             .data_file_directories
             .first()
             .cloned()
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
-        Self::open(dir, options)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR))
+    }
+
+    /// Whether `dir` holds a database (its catalog): a tool tells a user that it created one.
+    pub fn exists(dir: impl AsRef<Path>) -> bool {
+        dir.as_ref().join(file_names::SCHEMA).is_file()
+    }
+
+    /// Whether `root` holds none of the engine's files: no catalog, no manifest, no SSTable,
+    /// no commit log segment (a directory that is missing holds none).
+    fn holds_nothing(root: &Path, options: &Options) -> Result<bool> {
+        if !root.exists() {
+            return Ok(true);
+        }
+        if root.join(file_names::SCHEMA).exists() || root.join(file_names::MANIFEST).exists() {
+            return Ok(false);
+        }
+        let log_dir = options
+            .commit_log_directory
+            .clone()
+            .unwrap_or_else(|| root.join(file_names::COMMIT_LOG_DIR));
+        Ok(DataFiles::find(root, &log_dir)?.is_empty())
     }
 }
 

@@ -92,6 +92,12 @@ pub struct Options {
     /// [`Database::replay_report`](crate::Database::replay_report). Off by default: without
     /// it such a database is refused with an error naming the file and offset.
     pub commit_log_ignore_replay_errors: bool,
+    /// Whether opening a directory that holds no database creates one there (RocksDB's
+    /// `create_if_missing`). On by default; a tool that only reads a database turns it off, so a
+    /// mistyped path is refused ([`Error::NoDatabase`](crate::Error::NoDatabase)) instead of
+    /// becoming an empty database. A folder holding the engine's files but not its catalog is
+    /// refused either way.
+    pub create_if_missing: bool,
     /// Under glibc, fix malloc's mmap threshold at 128 KiB when the database opens (for the
     /// whole process), so the large buffers flushes and compactions free go back to the
     /// system: a 10,000,000-row load peaked at 285 MiB instead of 367. `false` leaves malloc
@@ -124,6 +130,7 @@ impl Default for Options {
             comparators: ComparatorRegistry::default(),
             file_system: Arc::new(RealFs),
             commit_log_ignore_replay_errors: false,
+            create_if_missing: true,
             tune_malloc: true,
             given: BTreeSet::new(),
         }
