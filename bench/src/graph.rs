@@ -71,6 +71,24 @@ pub fn append(path: &Path, mut run: GraphRun) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Checks, before a run, that [`append`] will be able to write `path`: an existing file must
+/// be a page `--graph` wrote, and the page's folder must take a new file (the one `append`
+/// writes beside it), so a run of many minutes is not lost to a path it could never write.
+pub fn check_writable(path: &Path) -> anyhow::Result<()> {
+    match std::fs::read_to_string(path) {
+        Ok(html) => {
+            runs_in(&html)
+                .context("it exists but is not a stress --graph page (not overwritten)")?;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e.into()),
+    }
+    let tmp = path.with_extension("html.tmp");
+    std::fs::write(&tmp, b"").context("its folder does not take a new file")?;
+    std::fs::remove_file(&tmp)?;
+    Ok(())
+}
+
 /// The runs a page holds.
 pub fn runs_in(html: &str) -> anyhow::Result<Vec<GraphRun>> {
     let start = html.find(DATA_OPEN).context("no run data in it")? + DATA_OPEN.len();

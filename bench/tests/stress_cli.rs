@@ -135,6 +135,27 @@ fn graph_refuses_to_overwrite_a_page_it_did_not_write() {
     assert_eq!(std::fs::read_to_string(&page).unwrap(), "<p>my notes</p>");
 }
 
+/// Regression: a `--graph` path that could not be written was found out only after the whole
+/// run; now it is refused before the first phase.
+#[test]
+fn an_unwritable_graph_path_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("no-such-folder").join("page.html");
+    let mut args = SMALL.to_vec();
+    args.extend(["--graph", page.to_str().unwrap()]);
+    let o = Command::new(env!("CARGO_BIN_EXE_stress"))
+        .args(&args)
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("page.html") && err.contains("does not take a new file"),
+        "{err}"
+    );
+}
+
 #[test]
 fn ctrl_c_stops_the_phase_and_prints_what_ran() {
     // Far more rows than the test waits for: only the interrupt ends this run.

@@ -506,6 +506,9 @@ fn run() -> anyhow::Result<()> {
     if let Some(round) = args.child_round {
         return run_round(&args, &engines[0], round, |r| println!("{}", r.to_json()));
     }
+    if let Some(path) = &args.graph {
+        graph::check_writable(path).with_context(|| format!("--graph {}", path.display()))?;
+    }
     let started = Instant::now();
     let mut by_threads = Vec::new();
     for &threads in &counts {
