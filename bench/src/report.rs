@@ -98,10 +98,25 @@ fn mib(bytes: u64) -> f64 {
 pub fn table(results: &[PhaseResult], engines: &[String]) -> String {
     let base = engines.first().cloned().unwrap_or_default();
     let peers = engines.len() > 1;
+    let medians = medians(results, engines);
+    // The first two columns are as wide as their longest entry (a stopped phase gains a `*`),
+    // so every phase name (`settledmissing`) and engine keeps the table aligned.
+    let pw = medians
+        .iter()
+        .map(|(p, _)| p.len() + 1)
+        .chain([5])
+        .max()
+        .unwrap_or(5);
+    let ew = engines
+        .iter()
+        .map(String::len)
+        .chain([6])
+        .max()
+        .unwrap_or(6);
     let mut out = String::new();
     let _ = write!(
         out,
-        "{:<10} {:<12} {:>9} {:>10} {:>7} {:>7} {:>8} {:>8} {:>10} {:>6} {:>9} {:>5} {:>8}",
+        "{:<pw$} {:<ew$} {:>9} {:>10} {:>7} {:>7} {:>8} {:>8} {:>11} {:>6} {:>9} {:>5} {:>8}",
         "phase",
         "engine",
         "ops",
@@ -121,13 +136,13 @@ pub fn table(results: &[PhaseResult], engines: &[String]) -> String {
     }
     out.push('\n');
     let mut stopped = false;
-    for (phase, per_engine) in medians(results, engines) {
+    for (phase, per_engine) in medians {
         let reference = per_engine.iter().find(|r| r.engine == base);
         for r in &per_engine {
             stopped |= r.stopped;
             let _ = write!(
                 out,
-                "{:<10} {:<12} {:>9} {:>10.0} {:>7} {:>7} {:>8} {:>8} {:>10.1} {:>6.2} {:>9.1} {:>5} {:>8.1}",
+                "{:<pw$} {:<ew$} {:>9} {:>10.0} {:>7} {:>7} {:>8} {:>8} {:>11.1} {:>6.2} {:>9.1} {:>5} {:>8.1}",
                 if r.stopped { format!("{phase}*") } else { phase.clone() },
                 r.engine,
                 r.ops,
@@ -292,6 +307,38 @@ mod tests {
                 .any(|l| l.contains("rocksdb") && l.ends_with("4.00x")),
             "{t}"
         );
+    }
+
+    /// Regression: the phase column was 10 wide, so `settledmissing` (and `written MiB`, 11)
+    /// pushed their lines out of line with the rest.
+    #[test]
+    fn every_line_of_the_table_lines_up_whatever_the_phase_names() {
+        let engines = vec!["supercolumn".to_string(), "rocksdb".to_string()];
+        let mut results = Vec::new();
+        for phase in ["fillseq", "settledmissing", "compact"] {
+            results.push(run("supercolumn", 0, phase, 123_456.0, 7));
+            results.push(run("rocksdb", 0, phase, 98_765.0, 9));
+        }
+        let t = table(&results, &engines);
+        let lines: Vec<&str> = t.lines().collect();
+        let (header, body) = (lines[0], &lines[1..]);
+        // The engine column starts, and the last common column ends, at the same place on
+        // every line.
+        let engine_at = header.find("engine").unwrap();
+        let end = header.find("peak MiB").unwrap() + "peak MiB".len();
+        for l in body {
+            let chars: Vec<char> = l.chars().collect();
+            let name = if l.contains("supercolumn") {
+                "supercolumn"
+            } else {
+                "rocksdb"
+            };
+            assert_eq!(l.find(name), Some(engine_at), "{t}");
+            assert!(
+                chars[end - 1] != ' ' && chars.get(end).is_none_or(|c| *c == ' '),
+                "{t}"
+            );
+        }
     }
 
     #[test]
