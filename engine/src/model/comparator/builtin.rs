@@ -67,21 +67,12 @@ pub fn from_hex(text: &str) -> Result<Vec<u8>, MarshalError> {
 pub struct BytesType;
 
 impl Comparator for BytesType {
-    fn sort_key_is_name(&self) -> bool {
-        true
-    }
+    sort_key_is_the_name!();
 
     fn name(&self) -> String {
         "BytesType".into()
     }
     fn validate(&self, _name: &[u8]) -> Result<(), MarshalError> {
-        Ok(())
-    }
-    fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
-        out.extend_from_slice(name);
-    }
-    fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
-        out.extend_from_slice(key);
         Ok(())
     }
     fn to_text(&self, name: &[u8]) -> String {
@@ -90,9 +81,6 @@ impl Comparator for BytesType {
     fn parse_text(&self, text: &str) -> Result<Vec<u8>, MarshalError> {
         from_hex(text)
     }
-    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
-        a.cmp(b)
-    }
 }
 
 /// Bytes all below 0x80, in unsigned byte order.
@@ -100,9 +88,7 @@ impl Comparator for BytesType {
 pub struct AsciiType;
 
 impl Comparator for AsciiType {
-    fn sort_key_is_name(&self) -> bool {
-        true
-    }
+    sort_key_is_the_name!();
 
     fn name(&self) -> String {
         "AsciiType".into()
@@ -116,23 +102,12 @@ impl Comparator for AsciiType {
             ))),
         }
     }
-    fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
-        out.extend_from_slice(name);
-    }
-    fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
-        self.validate(key)?;
-        out.extend_from_slice(key);
-        Ok(())
-    }
     fn to_text(&self, name: &[u8]) -> String {
         String::from_utf8_lossy(name).into_owned()
     }
     fn parse_text(&self, text: &str) -> Result<Vec<u8>, MarshalError> {
         self.validate(text.as_bytes())?;
         Ok(text.as_bytes().to_vec())
-    }
-    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
-        a.cmp(b)
     }
 }
 
@@ -141,9 +116,7 @@ impl Comparator for AsciiType {
 pub struct Utf8Type;
 
 impl Comparator for Utf8Type {
-    fn sort_key_is_name(&self) -> bool {
-        true
-    }
+    sort_key_is_the_name!();
 
     fn name(&self) -> String {
         "UTF8Type".into()
@@ -153,22 +126,11 @@ impl Comparator for Utf8Type {
             .map(|_| ())
             .map_err(|e| MarshalError::new(format!("not valid UTF-8: {e}")))
     }
-    fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
-        out.extend_from_slice(name);
-    }
-    fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
-        self.validate(key)?;
-        out.extend_from_slice(key);
-        Ok(())
-    }
     fn to_text(&self, name: &[u8]) -> String {
         String::from_utf8_lossy(name).into_owned()
     }
     fn parse_text(&self, text: &str) -> Result<Vec<u8>, MarshalError> {
         Ok(text.as_bytes().to_vec())
-    }
-    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
-        a.cmp(b)
     }
 }
 

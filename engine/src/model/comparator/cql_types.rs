@@ -70,15 +70,6 @@ fn decode_flipped<const N: usize>(
     Ok(())
 }
 
-/// The decoding of a type whose sort key is the name: the key, once it is a valid name.
-fn checked_copy(t: &dyn Comparator, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
-    if !key.is_empty() {
-        t.validate(key)?;
-    }
-    out.extend_from_slice(key);
-    Ok(())
-}
-
 fn bad(text: &str, what: &str) -> MarshalError {
     MarshalError::new(format!("'{text}' is not {what}"))
 }
@@ -128,6 +119,8 @@ signed_int!(ByteType, "ByteType", i8, "tinyint");
 pub struct BooleanType;
 
 impl Comparator for BooleanType {
+    sort_key_is_the_name!();
+
     fn name(&self) -> String {
         "BooleanType".into()
     }
@@ -138,15 +131,6 @@ impl Comparator for BooleanType {
                 "a boolean is one byte, 00 (false) or 01 (true)",
             )),
         }
-    }
-    fn sort_key_is_name(&self) -> bool {
-        true
-    }
-    fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
-        out.extend_from_slice(name)
-    }
-    fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
-        checked_copy(self, key, out)
     }
     fn to_text(&self, name: &[u8]) -> String {
         match name {
@@ -425,20 +409,13 @@ const DATE_EPOCH: i64 = 1 << 31;
 pub struct SimpleDateType;
 
 impl Comparator for SimpleDateType {
+    sort_key_is_the_name!();
+
     fn name(&self) -> String {
         "SimpleDateType".into()
     }
     fn validate(&self, name: &[u8]) -> Result<(), MarshalError> {
         exact::<4>(name, "a date").map(|_| ())
-    }
-    fn sort_key_is_name(&self) -> bool {
-        true
-    }
-    fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
-        out.extend_from_slice(name)
-    }
-    fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
-        checked_copy(self, key, out)
     }
     fn to_text(&self, name: &[u8]) -> String {
         match <[u8; 4]>::try_from(name) {
@@ -565,6 +542,8 @@ impl Comparator for UuidType {
 pub struct InetAddressType;
 
 impl Comparator for InetAddressType {
+    sort_key_is_the_name!();
+
     fn name(&self) -> String {
         "InetAddressType".into()
     }
@@ -575,15 +554,6 @@ impl Comparator for InetAddressType {
                 "an inet is 4 or 16 bytes, not {n}"
             ))),
         }
-    }
-    fn sort_key_is_name(&self) -> bool {
-        true
-    }
-    fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
-        out.extend_from_slice(name)
-    }
-    fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
-        checked_copy(self, key, out)
     }
     fn to_text(&self, name: &[u8]) -> String {
         if let Ok(b) = <[u8; 4]>::try_from(name) {

@@ -7,6 +7,32 @@
 //! byte comparison (as RocksDB's bytewise comparator does) whatever the column family's type.
 //! This module owns the contract; the types themselves live in [`builtin`] and [`composite`].
 
+/// The sort-key methods of a type whose names order as their bytes do: the name is its own sort
+/// key (stored without encoding), decoding checks the name, and two names compare as bytes.
+/// Expanded inside a type's `impl Comparator` rather than given as default trait methods, so a
+/// type that orders otherwise can never inherit them by forgetting an override.
+macro_rules! sort_key_is_the_name {
+    () => {
+        fn sort_key_is_name(&self) -> bool {
+            true
+        }
+        fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
+            out.extend_from_slice(name);
+        }
+        fn decode_sort_key(&self, key: &[u8], out: &mut Vec<u8>) -> Result<(), MarshalError> {
+            // The empty key is the empty name's (a bound, or an empty component).
+            if !key.is_empty() {
+                self.validate(key)?;
+            }
+            out.extend_from_slice(key);
+            Ok(())
+        }
+        fn compare(&self, a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+            a.cmp(b)
+        }
+    };
+}
+
 pub mod builtin;
 pub mod collection;
 pub mod composite;
