@@ -27,6 +27,7 @@ mod compact;
 mod conditional;
 mod error;
 mod execute;
+#[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod fuzz;
 mod lexer;

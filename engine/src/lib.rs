@@ -76,6 +76,7 @@ mod compaction;
 mod db;
 pub mod error;
 mod file_names;
+#[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod fuzz;
 pub mod inspect;

@@ -261,6 +261,7 @@ pub fn replay_log(
 
 /// The body of the `commitlog_replay` fuzz target: arbitrary bytes as a segment must give records
 /// or an error, never a panic, a hang, or an allocation sized by the input's claims.
+#[cfg(feature = "testing")]
 pub fn fuzz_segment(bytes: &[u8]) -> std::result::Result<u64, String> {
     let c = segment::read(bytes);
     let version = c.header.map_or(segment::VERSION, |h| h.version);

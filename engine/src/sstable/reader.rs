@@ -61,10 +61,12 @@ pub struct ReadContext<'a> {
     pub counters: &'a Counters,
 }
 
-/// The bytes of an SSTable: the open file, or (for fuzzing) bytes in memory.
+/// The bytes of an SSTable: the open file, or (for the fuzz targets, under the `testing`
+/// feature) bytes in memory.
 #[derive(Debug)]
 enum Bytes {
     File { file: File, len: u64 },
+    #[cfg(feature = "testing")]
     Owned(Vec<u8>),
 }
 
@@ -72,6 +74,7 @@ impl Bytes {
     fn len(&self) -> u64 {
         match self {
             Bytes::File { len, .. } => *len,
+            #[cfg(feature = "testing")]
             Bytes::Owned(v) => v.len() as u64,
         }
     }
@@ -84,6 +87,7 @@ impl Bytes {
         }
         Some(match self {
             Bytes::File { file, .. } => file.read_exact_at(buf, offset),
+            #[cfg(feature = "testing")]
             Bytes::Owned(v) => {
                 buf.copy_from_slice(&v[offset as usize..end as usize]);
                 Ok(())
@@ -204,6 +208,7 @@ impl Sstable {
     }
 
     /// Opens SSTable bytes held in memory; `path` only names them in errors.
+    #[cfg(feature = "testing")]
     pub fn from_vec(bytes: Vec<u8>, path: &Path, partitioner: Partitioner) -> Result<Sstable> {
         Self::from_bytes(Bytes::Owned(bytes), path, 0, partitioner, true)
     }
