@@ -65,7 +65,10 @@ pub struct ReadContext<'a> {
 /// feature) bytes in memory.
 #[derive(Debug)]
 enum Bytes {
-    File { file: File, len: u64 },
+    File {
+        file: File,
+        len: u64,
+    },
     #[cfg(feature = "testing")]
     Owned(Vec<u8>),
 }
