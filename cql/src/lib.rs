@@ -40,6 +40,7 @@ mod replication;
 mod rows;
 mod schema_change;
 mod select;
+mod select_plan;
 mod select_shape;
 mod served;
 mod slice_plan;

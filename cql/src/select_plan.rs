@@ -1,0 +1,380 @@
+//! Planning a `SELECT`: its restrictions, ORDER BY, LIMIT and selectors, with the values bound
+//! to them, become a [`SelectPlan`]: the partitions to read (named keys, or a scan in token
+//! order), each partition's clustering slices in read order, the filters, the limits and what
+//! fills each output column. Every refusal of a query's shape is made here, before anything is
+//! read; `select.rs` runs the plan and decides nothing this file has not. (The two shapes of a
+//! client's hot path are also planned once, without their values, when they are prepared:
+//! `plan.rs`, `slice_plan.rs`.)
+
+use std::sync::Arc;
+
+use super::assemble::{resolve, Resolved};
+use super::ast::{Op, Relation, Select, Selector, Term};
+use super::bounds::{clustering_slices, Bounds};
+use super::error::CqlError;
+use super::select_shape::{output_columns, read_reversed, validate};
+use super::table::{Kind, Table};
+use super::types::{CqlType, Literal};
+use super::Session;
+use supercolumn::clock::Clock;
+use supercolumn::query::RangeBound;
+
+/// The partitions a scan covers: token-ordered bounds, with the keys a strict `>` or `<`
+/// excludes.
+pub(super) struct KeySpan {
+    pub start: RangeBound,
+    pub end: RangeBound,
+    pub skip_start: Option<Vec<u8>>,
+    pub skip_end: Option<Vec<u8>>,
+}
+
+impl Default for KeySpan {
+    fn default() -> Self {
+        KeySpan {
+            start: RangeBound::Unbounded,
+            end: RangeBound::Unbounded,
+            skip_start: None,
+            skip_end: None,
+        }
+    }
+}
+
+/// Where a plan's partitions come from.
+pub(super) enum Partitions {
+    /// Named by `=` or `IN` on every partition key column: in the order of the key's types,
+    /// each once (Cassandra's order, whatever order `IN` gave them).
+    Keys(Vec<Vec<u8>>),
+    /// Every partition of the span, in token order.
+    Scan(KeySpan),
+}
+
+/// A filter on a regular column: its index, the operator and the value.
+pub(super) type Filter = (usize, Op, Vec<u8>);
+
+/// A `SELECT` with its values bound: what to read, in which order, and what to return.
+pub(super) struct SelectPlan {
+    pub table: Arc<Table>,
+    pub partitions: Partitions,
+    /// Each partition's clustering slices, in read order.
+    pub slices: Vec<Bounds>,
+    pub reversed: bool,
+    pub filters: Vec<Filter>,
+    /// The result's columns, and what fills each.
+    pub columns: Vec<(String, CqlType)>,
+    pub resolved: Vec<Resolved>,
+    /// `COUNT(*)`: one row, the number of rows matched; never paged.
+    pub counting: bool,
+    pub distinct: bool,
+    /// The statement's LIMIT, counted across pages (`usize::MAX`: none).
+    pub limit: usize,
+    pub per_partition: usize,
+    /// ORDER BY over several named partitions: each is read in that order, then their rows are
+    /// merged by it and LIMIT applies to the merge (Cassandra's post-query ordering).
+    pub post_order: bool,
+    /// Every clustering column is fixed to one value: a slice holds one CQL row at most.
+    pub one_row: bool,
+    /// The names of that one row's cells (its marker, then each regular column), when the
+    /// table has no collections: read by name, as `get` reads, a source stops being asked once
+    /// what was found is newer than all it holds (a slice asks every SSTable).
+    pub by_name: Option<Vec<Vec<u8>>>,
+    /// The database clock, in whole seconds: what `TTL()` counts down from, as expiry does.
+    pub now_seconds: i64,
+}
+
+/// What a `WHERE` clause restricts each column (by index) to.
+#[derive(Default)]
+struct Restrictions {
+    eq: Vec<Option<Vec<Vec<u8>>>>,
+    lower: Vec<Option<(Vec<u8>, bool)>>,
+    upper: Vec<Option<(Vec<u8>, bool)>>,
+    filters: Vec<Filter>,
+    span: KeySpan,
+}
+
+const NEEDS_FILTERING: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
+
+impl Session<'_> {
+    /// The plan of `s` with the session's bound values, or why the query cannot run.
+    pub(super) fn plan_select(&self, s: &Select) -> Result<SelectPlan, CqlError> {
+        let t = self.table(&s.table)?;
+        validate(&t, s)?;
+        let r = self.restrictions(&t, s)?;
+        if !r.filters.is_empty() && !s.allow_filtering {
+            return Err(CqlError::invalid(NEEDS_FILTERING));
+        }
+        let reversed = read_reversed(&t, &s.order_by)?;
+        let now_seconds = self.db.options().clock.now_micros().div_euclid(1_000_000);
+        let mut slices = clustering_slices(&t, &r.eq, &r.lower, &r.upper)?;
+        if reversed {
+            // The slices are in clustering order; a reversed read takes them last first.
+            slices.reverse();
+        }
+        let (columns, selectors) = output_columns(&t, s)?;
+        let limit = self.positive(s.limit.as_ref(), "LIMIT")?;
+        let per_partition = self.positive(s.per_partition_limit.as_ref(), "PER PARTITION LIMIT")?;
+        let keys = partition_keys(&t, &r.eq)?;
+        let clustering_restricted = t
+            .clustering
+            .iter()
+            .any(|&i| r.eq[i].is_some() || r.lower[i].is_some() || r.upper[i].is_some());
+        if keys.is_none() && clustering_restricted && !s.allow_filtering {
+            return Err(CqlError::invalid(
+                "restricting clustering columns without the partition key needs ALLOW FILTERING",
+            ));
+        }
+        let counting = matches!(selectors.first(), Some(Selector::Count));
+        let post_order =
+            !counting && !s.order_by.is_empty() && keys.as_ref().is_some_and(|k| k.len() > 1);
+        let one_row = t
+            .clustering
+            .iter()
+            .all(|&i| r.eq[i].as_ref().is_some_and(|v| v.len() == 1));
+        let by_name = if one_row {
+            names_of_one_row(&t, &r.eq)?
+        } else {
+            None
+        };
+        Ok(SelectPlan {
+            partitions: keys.map_or(Partitions::Scan(r.span), Partitions::Keys),
+            resolved: resolve(&t, &selectors),
+            table: t,
+            slices,
+            reversed,
+            filters: r.filters,
+            columns,
+            counting,
+            distinct: s.distinct,
+            limit,
+            per_partition,
+            post_order,
+            one_row,
+            by_name,
+            now_seconds,
+        })
+    }
+
+    /// A LIMIT's value (`usize::MAX` without one); it must be strictly positive.
+    fn positive(&self, term: Option<&Term>, what: &str) -> Result<usize, CqlError> {
+        let Some(term) = term else {
+            return Ok(usize::MAX);
+        };
+        match self.integer(term, what)? {
+            l if l <= 0 => Err(CqlError::invalid(format!(
+                "{what} must be strictly positive"
+            ))),
+            l => Ok(usize::try_from(l).unwrap_or(usize::MAX)),
+        }
+    }
+
+    /// Each relation of the `WHERE` clause, checked and sorted by what it restricts.
+    fn restrictions(&self, t: &Table, s: &Select) -> Result<Restrictions, CqlError> {
+        let n = t.columns.len();
+        let mut r = Restrictions {
+            eq: vec![None; n],
+            lower: vec![None; n],
+            upper: vec![None; n],
+            ..Restrictions::default()
+        };
+        for relation in &s.relations {
+            match relation {
+                Relation::Token(cols, op, term, of_key) => {
+                    self.token_restriction(t, cols, *op, term, *of_key, &mut r.span)?
+                }
+                Relation::In(c, terms) => {
+                    let (i, def) = t.column(c)?;
+                    if def.kind == Kind::Regular {
+                        return Err(CqlError::invalid(format!(
+                            "IN on the regular column {c} is not supported"
+                        )));
+                    }
+                    let mut vals: Vec<Vec<u8>> = Vec::new();
+                    for term in terms {
+                        let v = self.value(&def.ty, term, c)?.ok_or_else(|| null_value(c))?;
+                        // IN (1, 1) names one row once.
+                        if !vals.contains(&v) {
+                            vals.push(v);
+                        }
+                    }
+                    set_once(&mut r.eq[i], vals, c)?;
+                }
+                Relation::Compare(c, op, term) => self.comparison(t, c, *op, term, &mut r)?,
+            }
+        }
+        Ok(r)
+    }
+
+    /// `c op term`: a filter on a regular column, or a key or clustering restriction.
+    fn comparison(
+        &self,
+        t: &Table,
+        c: &str,
+        op: Op,
+        term: &Term,
+        r: &mut Restrictions,
+    ) -> Result<(), CqlError> {
+        let (i, def) = t.column(c)?;
+        let v = self.value(&def.ty, term, c)?.ok_or_else(|| null_value(c))?;
+        match (def.kind, op) {
+            (Kind::Regular, _) => {
+                if def.ty.comparator().is_none() {
+                    return Err(CqlError::invalid(format!(
+                        "filtering on {c} of type {} is not supported yet",
+                        def.ty
+                    )));
+                }
+                r.filters.push((i, op, v));
+                Ok(())
+            }
+            (_, Op::Eq) => set_once(&mut r.eq[i], vec![v], c),
+            (Kind::PartitionKey(_), _) => Err(CqlError::invalid(format!(
+                "only = and IN can restrict the partition key column {c}"
+            ))),
+            (Kind::Clustering(_), Op::Gt | Op::Ge) => {
+                set_once(&mut r.lower[i], (v, op == Op::Ge), c)
+            }
+            (Kind::Clustering(_), Op::Lt | Op::Le) => {
+                set_once(&mut r.upper[i], (v, op == Op::Le), c)
+            }
+        }
+    }
+
+    /// Narrows a scan by `token(pk) op token(key)` or `token(pk) op <token>`.
+    fn token_restriction(
+        &self,
+        t: &Table,
+        cols: &[String],
+        op: Op,
+        term: &Term,
+        of_key: bool,
+        span: &mut KeySpan,
+    ) -> Result<(), CqlError> {
+        let pk: Vec<&str> = t
+            .partition_key
+            .iter()
+            .map(|&i| t.columns[i].name.as_str())
+            .collect();
+        if cols.iter().map(String::as_str).ne(pk.iter().copied()) {
+            return Err(CqlError::invalid(format!(
+                "token() takes the partition key columns in order: token({})",
+                pk.join(", ")
+            )));
+        }
+        let (bound, key) = if of_key {
+            let [one] = t.partition_key.as_slice() else {
+                return Err(CqlError::invalid(
+                    "token(?) of a composite partition key is not supported yet",
+                ));
+            };
+            let c = &t.columns[*one];
+            let k = self
+                .value(&c.ty, term, &c.name)?
+                .ok_or_else(|| CqlError::invalid("token() of null"))?;
+            (RangeBound::Key(k.clone()), Some(k))
+        } else {
+            let text = match term {
+                Term::Literal(Literal::Number(n)) => n.clone(),
+                _ => self.integer(term, "a token")?.to_string(),
+            };
+            if matches!(op, Op::Gt | Op::Lt) {
+                return Err(CqlError::invalid(
+                    "a raw token bound is inclusive here: use >= or <=, or token(key)",
+                ));
+            }
+            (RangeBound::Token(text), None)
+        };
+        match op {
+            Op::Gt | Op::Ge => {
+                span.start = bound;
+                span.skip_start = if op == Op::Gt { key } else { None };
+            }
+            Op::Lt | Op::Le => {
+                span.end = bound;
+                span.skip_end = if op == Op::Lt { key } else { None };
+            }
+            Op::Eq => {
+                span.start = bound.clone();
+                span.end = bound;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The partitions named by `=`/`IN` on the whole partition key (every combination), in the
+/// order of the key's types and each once; `None` when no partition key column is restricted.
+fn partition_keys(
+    t: &Table,
+    eq: &[Option<Vec<Vec<u8>>>],
+) -> Result<Option<Vec<Vec<u8>>>, CqlError> {
+    match t.partition_key.iter().filter(|&&i| eq[i].is_some()).count() {
+        0 => return Ok(None),
+        k if k == t.partition_key.len() => {}
+        _ => {
+            return Err(CqlError::invalid(
+                "a partition key must be restricted on all its columns, or not at all",
+            ))
+        }
+    }
+    let mut combos: Vec<Vec<&[u8]>> = vec![Vec::new()];
+    for &i in &t.partition_key {
+        let mut next = Vec::new();
+        for p in &combos {
+            for v in eq[i].iter().flatten() {
+                let mut q = p.clone();
+                q.push(v.as_slice());
+                next.push(q);
+            }
+        }
+        combos = next;
+    }
+    let mut keys = combos
+        .iter()
+        .map(|parts| t.row_key(parts))
+        .collect::<Result<Vec<_>, _>>()?;
+    if keys.len() > 1 {
+        let cmp = t.key_comparator();
+        keys.sort_by(|a, b| cmp.compare(a, b));
+        keys.dedup();
+    }
+    Ok(Some(keys))
+}
+
+/// The cell names of the one row every clustering column is fixed to (its marker, then each
+/// regular column in name order), when the table has no collections; `None` when it has.
+fn names_of_one_row(
+    t: &Table,
+    eq: &[Option<Vec<Vec<u8>>>],
+) -> Result<Option<Vec<Vec<u8>>>, CqlError> {
+    if t.columns.iter().any(|c| c.ty.is_collection()) {
+        return Ok(None);
+    }
+    let ck: Vec<&[u8]> = t
+        .clustering
+        .iter()
+        .filter_map(|&i| eq[i].as_ref().and_then(|v| v.first()))
+        .map(Vec::as_slice)
+        .collect();
+    std::iter::once("")
+        .chain(
+            t.regular_sorted()
+                .into_iter()
+                .map(|i| t.columns[i].name.as_str()),
+        )
+        .map(|n| t.cell_name(&ck, n))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// Sets a column's restriction of one kind, refusing a second.
+fn set_once<T>(slot: &mut Option<T>, value: T, c: &str) -> Result<(), CqlError> {
+    match slot.replace(value) {
+        None => Ok(()),
+        Some(_) => Err(CqlError::invalid(format!(
+            "{c} cannot be restricted by more than one relation of this kind"
+        ))),
+    }
+}
+
+fn null_value(c: &str) -> CqlError {
+    CqlError::invalid(format!("invalid null value for {c}"))
+}
