@@ -6,14 +6,12 @@
 
 use std::sync::Arc;
 
-use super::ast::{Assignment, Bind, Condition, Relation, Statement, TableName, Term, Using};
-use super::collection::{CollectionOp, Target};
+use super::ast::{Bind, Condition, Statement, TableName, Term, Using};
 use super::error::CqlError;
-use super::table::{Kind, Table};
+use super::table::Table;
 use super::types::{CqlType, Literal};
-use super::write_rows::Naming;
+use super::write::Written;
 use super::{plan, Session};
-use supercolumn::query::{ColumnPath, ColumnPathRef};
 use supercolumn::{BatchMutation, WriteOptions};
 use supercolumn::{ColumnFamilyHandle, Database};
 
@@ -87,6 +85,8 @@ impl Session<'_> {
         plan::Plan::of(statement, t, &store.definition().comparator)
     }
 
+    /// Adds the cells of one `INSERT`, `UPDATE` or `DELETE` (not conditional) to `batch`;
+    /// `batch_using` is its `BATCH`'s `USING`, if it is in one.
     pub(super) fn add_write(
         &self,
         stmt: &Statement,
@@ -102,57 +102,12 @@ impl Session<'_> {
                 condition,
             } => {
                 refuse_conditional(condition)?;
-                let t = self.table(table)?;
-                if columns.len() != values.len() {
-                    return Err(CqlError::invalid(format!(
-                        "{} columns and {} values",
-                        columns.len(),
-                        values.len()
-                    )));
-                }
-                let mut given: Vec<Option<Vec<u8>>> = vec![None; t.columns.len()];
-                let mut named = vec![false; t.columns.len()];
-                for (c, v) in columns.iter().zip(values) {
-                    let (i, def) = t.column(c)?;
-                    if named[i] {
-                        return Err(CqlError::invalid(format!(
-                            "Multiple definitions found for column {c}"
-                        )));
-                    }
-                    named[i] = true;
-                    given[i] = self.value(&def.ty, v, c)?;
-                }
-                let key = key_from(&t, &given)?;
-                let clustering = clustering_from(&t, &given)?;
-                let write = self.write_options(using, batch_using, &t)?;
-                let write = self.stamped(write, &t);
-                let cf = t.name.as_str();
-                let ck: Vec<&[u8]> = clustering.iter().map(Vec::as_slice).collect();
-                let marker = t.cell_name(&ck, "")?;
-                batch.insert(&key, ColumnPathRef::new(cf).column(&marker), b"", write);
-                for (i, def) in t.columns.iter().enumerate() {
-                    if def.kind != Kind::Regular || !named[i] {
-                        continue;
-                    }
-                    if def.ty.is_collection() {
-                        let at = Target::new(&t, &key, &ck, def);
-                        let op = CollectionOp::Replace(given[i].clone());
-                        self.write_collection(batch, &at, &op, write)?;
-                        continue;
-                    }
-                    let name = t.cell_name(&ck, &def.name)?;
-                    match &given[i] {
-                        Some(v) => {
-                            batch.insert(&key, ColumnPathRef::new(cf).column(&name), v, write)
-                        }
-                        None => batch.remove(
-                            &key,
-                            ColumnPathRef::new(cf).column(&name),
-                            write.timestamp,
-                        ),
-                    };
-                }
-                Ok(())
+                let write = Written {
+                    table,
+                    using,
+                    batch_using,
+                };
+                self.add_insert(&write, columns, values, batch)
             }
             Statement::Update {
                 table,
@@ -162,56 +117,12 @@ impl Session<'_> {
                 condition,
             } => {
                 refuse_conditional(condition)?;
-                let t = self.table(table)?;
-                let write = self.write_options(using, batch_using, &t)?;
-                let write = self.stamped(write, &t);
-                let mut sets = Vec::new();
-                let mut ops = Vec::new();
-                for a in assignments {
-                    let c = a.column();
-                    let (_, def) = t.column(c)?;
-                    if def.kind != Kind::Regular {
-                        return Err(CqlError::invalid(format!(
-                            "PRIMARY KEY part {c} found in SET part"
-                        )));
-                    }
-                    let kind = match a {
-                        Assignment::Set(..) => None,
-                        Assignment::Add(..) => Some('+'),
-                        Assignment::Prepend(..) => Some('<'),
-                        Assignment::Discard(..) => Some('-'),
-                        Assignment::SetElement(_, k, v) => {
-                            ops.push((def, self.element_op(def, k, Some(v))?));
-                            continue;
-                        }
-                    };
-                    let term = a.terms()[0];
-                    if def.ty.is_collection() {
-                        ops.push((def, self.collection_op(def, kind, term)?));
-                    } else if kind.is_some() {
-                        return Err(CqlError::invalid(format!(
-                            "invalid operation for non-collection column {c}"
-                        )));
-                    } else {
-                        sets.push((def.name.clone(), self.value(&def.ty, term, c)?));
-                    }
-                }
-                for (key, ck) in self.rows_named(&t, relations, Naming::Rows)? {
-                    let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
-                    for (def, op) in &ops {
-                        let at = Target::new(&t, &key, &ck, def);
-                        self.write_collection(batch, &at, op, write)?;
-                    }
-                    for (col, v) in &sets {
-                        let name = t.cell_name(&ck, col)?;
-                        let path = ColumnPathRef::new(&t.name).column(&name);
-                        match v {
-                            Some(v) => batch.insert(&key, path, v, write),
-                            None => batch.remove(&key, path, write.timestamp),
-                        };
-                    }
-                }
-                Ok(())
+                let write = Written {
+                    table,
+                    using,
+                    batch_using,
+                };
+                self.add_update(&write, assignments, relations, batch)
             }
             Statement::Delete {
                 columns,
@@ -221,107 +132,12 @@ impl Session<'_> {
                 condition,
             } => {
                 refuse_conditional(condition)?;
-                if using.ttl.is_some() {
-                    return Err(CqlError::invalid("a DELETE cannot have a TTL"));
-                }
-                let t = self.table(table)?;
-                let write = self.write_options(using, batch_using, &t)?;
-                // A deletion does not expire (the table's default TTL is for what is written).
-                let write = WriteOptions {
-                    ttl: None,
-                    ..self.stamped(write, &t)
+                let write = Written {
+                    table,
+                    using,
+                    batch_using,
                 };
-                let ts = write.timestamp;
-                let mut elements = Vec::new();
-                for (c, e) in columns {
-                    let (_, def) = t.column(c)?;
-                    if let Some(e) = e {
-                        elements.push((def, self.element_op(def, e, None)?));
-                    }
-                }
-                let whole_partition = columns.is_empty()
-                    && !relations.iter().any(|r| match r {
-                        Relation::Compare(c, ..) | Relation::In(c, _) => t
-                            .column(c)
-                            .is_ok_and(|(_, d)| matches!(d.kind, Kind::Clustering(_))),
-                        Relation::Token(..) => false,
-                    });
-                // Whole rows may be named by a clustering prefix: every row under it (a range
-                // of rows, Cassandra's range tombstone over the prefix). Columns are deleted
-                // from rows named whole.
-                let naming = match (whole_partition, columns.is_empty()) {
-                    (true, _) => Naming::Partitions,
-                    (false, true) => Naming::Prefix,
-                    (false, false) => Naming::Rows,
-                };
-                for (key, ck) in self.rows_named(&t, relations, naming)? {
-                    if whole_partition {
-                        batch.remove(&key, ColumnPath::new(&t.name), ts);
-                        continue;
-                    }
-                    let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
-                    let mut names = Vec::new();
-                    if columns.is_empty() {
-                        // A whole CQL row: every cell under its clustering values, as
-                        // Cassandra's range tombstone over the row (a partition without
-                        // clustering columns is deleted whole, above).
-                        batch.remove_prefix(
-                            &key,
-                            ColumnPath::new(&t.name).column(t.clustering_prefix(&ck)?),
-                            ts,
-                        );
-                    } else {
-                        let mut lists_done: Vec<&str> = Vec::new();
-                        for (def, op) in &elements {
-                            let at = Target::new(&t, &key, &ck, def);
-                            if !matches!(def.ty, CqlType::List(_)) {
-                                self.write_collection(batch, &at, op, write)?;
-                                continue;
-                            }
-                            // A list's index deletions together, each after the ones before.
-                            if lists_done.contains(&def.name.as_str()) {
-                                continue;
-                            }
-                            lists_done.push(&def.name);
-                            let indexes: Vec<&[u8]> = elements
-                                .iter()
-                                .filter(|(d, _)| d.name == def.name)
-                                .filter_map(|(_, o)| match o {
-                                    CollectionOp::SetElement(k, None) => Some(k.as_slice()),
-                                    _ => None,
-                                })
-                                .collect();
-                            self.delete_list_indexes(batch, &at, &indexes, write)?;
-                        }
-                        for (c, _) in columns.iter().filter(|(_, e)| e.is_none()) {
-                            let (_, def) = t.column(c)?;
-                            if def.kind != Kind::Regular {
-                                return Err(CqlError::invalid(format!("invalid identifier {c} for deletion (it is part of the PRIMARY KEY)")));
-                            }
-                            names.push(def.name.clone());
-                        }
-                    }
-                    for n in names {
-                        let (_, def) = t.column(&n)?;
-                        if def.ty.is_collection() {
-                            // Every element: a range tombstone over the collection.
-                            let mut prefix = ck.clone();
-                            prefix.push(n.as_bytes());
-                            batch.remove_prefix(
-                                &key,
-                                ColumnPath::new(&t.name).column(t.clustering_prefix(&prefix)?),
-                                ts,
-                            );
-                            continue;
-                        }
-                        batch.remove(
-                            &key,
-                            ColumnPath::new(&t.name).column(t.cell_name(&ck, &n)?),
-                            ts,
-                        );
-                    }
-                }
-                Ok(())
+                self.add_delete(&write, columns, relations, batch)
             }
             _ => Err(CqlError::invalid(
                 "only INSERT, UPDATE and DELETE can be in a BATCH",
@@ -393,7 +209,7 @@ impl Session<'_> {
     }
 
     /// A write's timestamp and TTL; without `USING TTL`, the table's `default_time_to_live`.
-    fn write_options(
+    pub(super) fn write_options(
         &self,
         using: &Using,
         batch: &Using,
@@ -457,7 +273,7 @@ fn refuse_conditional(condition: &Option<Condition>) -> Result<(), CqlError> {
     Ok(())
 }
 
-fn key_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<u8>, CqlError> {
+pub(super) fn key_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<u8>, CqlError> {
     let mut parts = Vec::new();
     for &i in &t.partition_key {
         match &given[i] {
@@ -479,7 +295,10 @@ fn key_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<u8>, CqlError> {
     t.row_key(&parts)
 }
 
-fn clustering_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<Vec<u8>>, CqlError> {
+pub(super) fn clustering_from(
+    t: &Table,
+    given: &[Option<Vec<u8>>],
+) -> Result<Vec<Vec<u8>>, CqlError> {
     t.clustering
         .iter()
         .map(|&i| {

@@ -16,6 +16,9 @@
 //! assert_eq!(rows.to_table(), " field1 | field2 | field3\n--------+--------+--------\n      1 |      2 |      3\n\n(1 rows)");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Long because it is the Session's public face: preparing, executing and batching, each in a few
+//! lines over the modules that do the work.
 
 mod assemble;
 mod ast;
@@ -50,6 +53,7 @@ mod table;
 mod table_options;
 mod table_tuning;
 mod types;
+mod write;
 mod write_rows;
 
 pub use compact::thrift_type;
@@ -293,6 +297,8 @@ impl<'db> Session<'db> {
     /// Executes prepared writes, each with its values, as one batch of one keyspace (the
     /// native protocol's BATCH): all of it is validated before any of it is applied. A batch
     /// holding conditional writes answers with its `[applied]` rows; any other, `Void`.
+    // Long because prepared statements, planned or not, are validated in one loop that also
+    // restores the session's state after it.
     pub fn execute_batch_of(
         &mut self,
         items: &[(&Prepared, &[Option<&[u8]>])],

@@ -1,0 +1,278 @@
+//! The cells of one `INSERT`, `UPDATE` or `DELETE`, added to a [`BatchMutation`]: one method
+//! per statement kind, each checking its statement against the table first. Running the
+//! batch is `execute.rs`'s; naming the rows a `WHERE` clause covers, `write_rows.rs`'s; a
+//! collection's cells, `collection.rs`'s.
+
+use super::ast::{Assignment, Relation, TableName, Term, Using};
+use super::collection::{CollectionOp, Target};
+use super::error::CqlError;
+use super::execute::{clustering_from, key_from};
+use super::table::{ColumnDef, Kind, Table};
+use super::types::CqlType;
+use super::write_rows::Naming;
+use super::Session;
+use supercolumn::query::{ColumnPath, ColumnPathRef};
+use supercolumn::{BatchMutation, WriteOptions};
+
+/// The table a write names, its own `USING` and its batch's.
+pub(super) struct Written<'s> {
+    pub table: &'s TableName,
+    pub using: &'s Using,
+    pub batch_using: &'s Using,
+}
+
+/// One CQL row: its table, partition key and clustering values.
+struct RowAt<'a> {
+    t: &'a Table,
+    key: &'a [u8],
+    ck: &'a [&'a [u8]],
+}
+
+impl Session<'_> {
+    /// An `INSERT`'s cells: the row marker, then each column given (a null removes it).
+    pub(super) fn add_insert(
+        &self,
+        w: &Written<'_>,
+        columns: &[String],
+        values: &[Term],
+        batch: &mut BatchMutation,
+    ) -> Result<(), CqlError> {
+        let t = self.table(w.table)?;
+        if columns.len() != values.len() {
+            return Err(CqlError::invalid(format!(
+                "{} columns and {} values",
+                columns.len(),
+                values.len()
+            )));
+        }
+        let mut given: Vec<Option<Vec<u8>>> = vec![None; t.columns.len()];
+        let mut named = vec![false; t.columns.len()];
+        for (c, v) in columns.iter().zip(values) {
+            let (i, def) = t.column(c)?;
+            if named[i] {
+                return Err(CqlError::invalid(format!(
+                    "Multiple definitions found for column {c}"
+                )));
+            }
+            named[i] = true;
+            given[i] = self.value(&def.ty, v, c)?;
+        }
+        let key = key_from(&t, &given)?;
+        let clustering = clustering_from(&t, &given)?;
+        let write = self.write_options(w.using, w.batch_using, &t)?;
+        let write = self.stamped(write, &t);
+        let cf = t.name.as_str();
+        let ck: Vec<&[u8]> = clustering.iter().map(Vec::as_slice).collect();
+        let marker = t.cell_name(&ck, "")?;
+        batch.insert(&key, ColumnPathRef::new(cf).column(&marker), b"", write);
+        for (i, def) in t.columns.iter().enumerate() {
+            if def.kind != Kind::Regular || !named[i] {
+                continue;
+            }
+            if def.ty.is_collection() {
+                let at = Target::new(&t, &key, &ck, def);
+                let op = CollectionOp::Replace(given[i].clone());
+                self.write_collection(batch, &at, &op, write)?;
+                continue;
+            }
+            let name = t.cell_name(&ck, &def.name)?;
+            match &given[i] {
+                Some(v) => batch.insert(&key, ColumnPathRef::new(cf).column(&name), v, write),
+                None => batch.remove(&key, ColumnPathRef::new(cf).column(&name), write.timestamp),
+            };
+        }
+        Ok(())
+    }
+
+    /// An `UPDATE`'s cells: each assignment, in each row its `WHERE` names.
+    pub(super) fn add_update(
+        &self,
+        w: &Written<'_>,
+        assignments: &[Assignment],
+        relations: &[Relation],
+        batch: &mut BatchMutation,
+    ) -> Result<(), CqlError> {
+        let t = self.table(w.table)?;
+        let write = self.write_options(w.using, w.batch_using, &t)?;
+        let write = self.stamped(write, &t);
+        let mut sets = Vec::new();
+        let mut ops = Vec::new();
+        for a in assignments {
+            let c = a.column();
+            let (_, def) = t.column(c)?;
+            if def.kind != Kind::Regular {
+                return Err(CqlError::invalid(format!(
+                    "PRIMARY KEY part {c} found in SET part"
+                )));
+            }
+            let kind = match a {
+                Assignment::Set(..) => None,
+                Assignment::Add(..) => Some('+'),
+                Assignment::Prepend(..) => Some('<'),
+                Assignment::Discard(..) => Some('-'),
+                Assignment::SetElement(_, k, v) => {
+                    ops.push((def, self.element_op(def, k, Some(v))?));
+                    continue;
+                }
+            };
+            let term = a.terms()[0];
+            if def.ty.is_collection() {
+                ops.push((def, self.collection_op(def, kind, term)?));
+            } else if kind.is_some() {
+                return Err(CqlError::invalid(format!(
+                    "invalid operation for non-collection column {c}"
+                )));
+            } else {
+                sets.push((def.name.clone(), self.value(&def.ty, term, c)?));
+            }
+        }
+        for (key, ck) in self.rows_named(&t, relations, Naming::Rows)? {
+            let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
+            for (def, op) in &ops {
+                let at = Target::new(&t, &key, &ck, def);
+                self.write_collection(batch, &at, op, write)?;
+            }
+            for (col, v) in &sets {
+                let name = t.cell_name(&ck, col)?;
+                let path = ColumnPathRef::new(&t.name).column(&name);
+                match v {
+                    Some(v) => batch.insert(&key, path, v, write),
+                    None => batch.remove(&key, path, write.timestamp),
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// A `DELETE`'s tombstones: of whole partitions, of rows (a range tombstone over their
+    /// clustering prefix), or of the columns and elements it names.
+    pub(super) fn add_delete(
+        &self,
+        w: &Written<'_>,
+        columns: &[(String, Option<Term>)],
+        relations: &[Relation],
+        batch: &mut BatchMutation,
+    ) -> Result<(), CqlError> {
+        if w.using.ttl.is_some() {
+            return Err(CqlError::invalid("a DELETE cannot have a TTL"));
+        }
+        let t = self.table(w.table)?;
+        let write = self.write_options(w.using, w.batch_using, &t)?;
+        // A deletion does not expire (the table's default TTL is for what is written).
+        let write = WriteOptions {
+            ttl: None,
+            ..self.stamped(write, &t)
+        };
+        let ts = write.timestamp;
+        let mut elements = Vec::new();
+        for (c, e) in columns {
+            let (_, def) = t.column(c)?;
+            if let Some(e) = e {
+                elements.push((def, self.element_op(def, e, None)?));
+            }
+        }
+        let whole_partition = columns.is_empty()
+            && !relations.iter().any(|r| match r {
+                Relation::Compare(c, ..) | Relation::In(c, _) => t
+                    .column(c)
+                    .is_ok_and(|(_, d)| matches!(d.kind, Kind::Clustering(_))),
+                Relation::Token(..) => false,
+            });
+        // Whole rows may be named by a clustering prefix: every row under it (a range
+        // of rows, Cassandra's range tombstone over the prefix). Columns are deleted
+        // from rows named whole.
+        let naming = match (whole_partition, columns.is_empty()) {
+            (true, _) => Naming::Partitions,
+            (false, true) => Naming::Prefix,
+            (false, false) => Naming::Rows,
+        };
+        for (key, ck) in self.rows_named(&t, relations, naming)? {
+            if whole_partition {
+                batch.remove(&key, ColumnPath::new(&t.name), ts);
+                continue;
+            }
+            let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
+            if columns.is_empty() {
+                // A whole CQL row: every cell under its clustering values, as
+                // Cassandra's range tombstone over the row (a partition without
+                // clustering columns is deleted whole, above).
+                batch.remove_prefix(
+                    &key,
+                    ColumnPath::new(&t.name).column(t.clustering_prefix(&ck)?),
+                    ts,
+                );
+            } else {
+                let row = RowAt {
+                    t: &t,
+                    key: &key,
+                    ck: &ck,
+                };
+                self.delete_columns(batch, &row, columns, &elements, write)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The tombstones of the columns and collection elements a `DELETE` names in one row.
+    fn delete_columns(
+        &self,
+        batch: &mut BatchMutation,
+        row: &RowAt<'_>,
+        columns: &[(String, Option<Term>)],
+        elements: &[(&ColumnDef, CollectionOp)],
+        write: WriteOptions,
+    ) -> Result<(), CqlError> {
+        let mut names = Vec::new();
+        let mut lists_done: Vec<&str> = Vec::new();
+        for (def, op) in elements {
+            let at = Target::new(row.t, row.key, row.ck, def);
+            if !matches!(def.ty, CqlType::List(_)) {
+                self.write_collection(batch, &at, op, write)?;
+                continue;
+            }
+            // A list's index deletions together, each after the ones before.
+            if lists_done.contains(&def.name.as_str()) {
+                continue;
+            }
+            lists_done.push(&def.name);
+            let indexes: Vec<&[u8]> = elements
+                .iter()
+                .filter(|(d, _)| d.name == def.name)
+                .filter_map(|(_, o)| match o {
+                    CollectionOp::SetElement(k, None) => Some(k.as_slice()),
+                    _ => None,
+                })
+                .collect();
+            self.delete_list_indexes(batch, &at, &indexes, write)?;
+        }
+        for (c, _) in columns.iter().filter(|(_, e)| e.is_none()) {
+            let (_, def) = row.t.column(c)?;
+            if def.kind != Kind::Regular {
+                return Err(CqlError::invalid(format!(
+                    "invalid identifier {c} for deletion (it is part of the PRIMARY KEY)"
+                )));
+            }
+            names.push(def.name.clone());
+        }
+        for n in names {
+            let (_, def) = row.t.column(&n)?;
+            if def.ty.is_collection() {
+                // Every element: a range tombstone over the collection.
+                let mut prefix = row.ck.to_vec();
+                prefix.push(n.as_bytes());
+                batch.remove_prefix(
+                    row.key,
+                    ColumnPath::new(&row.t.name).column(row.t.clustering_prefix(&prefix)?),
+                    write.timestamp,
+                );
+                continue;
+            }
+            batch.remove(
+                row.key,
+                ColumnPath::new(&row.t.name).column(row.t.cell_name(row.ck, &n)?),
+                write.timestamp,
+            );
+        }
+        Ok(())
+    }
+}
