@@ -99,6 +99,7 @@ fn condition(s: &Statement) -> Option<&Condition> {
     }
 }
 
+// Long because it is one match over the statement kinds that hold markers.
 fn walk(s: &Statement, tables: Tables<'_>, out: &mut Out) {
     let table = tables(s);
     if let Some(c) = condition(s) {

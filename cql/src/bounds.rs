@@ -14,6 +14,8 @@ pub(super) struct Bounds {
 
 /// Composite bounds for each combination of `=`/`IN` values on a clustering prefix, with the
 /// range on the next clustering column (SPEC §9; a DESC column's bounds swap sides).
+// Long because the end-of-component rules for each bound (inclusive or not, ASC or DESC) are
+// easiest to check side by side.
 pub(super) fn clustering_slices(
     t: &Table,
     eq: &[Option<Vec<Vec<u8>>>],

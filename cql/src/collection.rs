@@ -136,6 +136,7 @@ impl Session<'_> {
     }
 
     /// Adds `op` on one CQL row's collection to `batch`.
+    // Long because it is one match with an arm per collection operation.
     pub(super) fn write_collection(
         &self,
         batch: &mut BatchMutation,

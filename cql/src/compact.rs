@@ -5,6 +5,9 @@
 //! Everything goes through the Thrift-era API: for reads, `=`, `IN`, `<`, `<=`, `>`, `>=` on the
 //! key, the names and the token are applied to the cells read (a restricted key reads only its
 //! rows).
+//!
+//! Long because Thrift-era column families seen through CQL (their shape, reads and writes) are one
+//! concept.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -127,6 +130,8 @@ fn literal(t: &Term) -> Result<&Literal, CqlError> {
 
 /// Answers a SELECT on a Thrift-era column family; `now_seconds` (the whole second, as the CQL
 /// layer's) is what TTL() counts from.
+// Long because it answers every SELECT a Thrift-era column family takes (its key, column1 and
+// column2 restrictions, LIMIT) in one pass over the engine's slices.
 pub fn select(
     db: &Database,
     c: &Compact,
@@ -363,6 +368,8 @@ fn number(term: &Term, what: &str) -> Result<i64, CqlError> {
 /// a cell is `key`, `column1` [, `column2`] and `value`, as `select` shows it (what `export`
 /// writes, so an export loads into supercolumn too). `timestamp` stamps a write that gives
 /// none (a driver's client-side one; else the database clock).
+// Long because it is one match over INSERT, UPDATE and DELETE on a Thrift-era column family, each
+// arm a few engine calls.
 pub fn write(
     db: &Database,
     c: &Compact,

@@ -16,6 +16,8 @@
 //! every condition is evaluated under the partition's lock and the batch applies whole only
 //! if all of them hold. Not applied, it answers a row per CQL row that was checked and
 //! exists, in clustering order, each with its key columns and the conditioned ones.
+//!
+//! Long because a conditional write's read, check and apply steps share their rows.
 
 use std::hash::{Hash, Hasher};
 
@@ -258,6 +260,8 @@ impl Session<'_> {
         }
     }
 
+    // Long because a conditional batch reads each row once, evaluates every condition and then
+    // applies all or nothing, and those steps share their rows.
     fn run_conditional_batch(
         &mut self,
         items: &[BatchItem<'_>],

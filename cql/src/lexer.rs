@@ -74,6 +74,8 @@ fn is_uuid(s: &str) -> bool {
 }
 
 /// Splits `text` into tokens; comments (`--`, `//`, `/* */`) and whitespace are skipped.
+// Long because it is one loop over the text with an arm per kind of token; split, the arms would
+// pass the cursor and the token list back and forth.
 pub fn tokenize(text: &str) -> Result<Vec<Token>, CqlError> {
     if text.len() > MAX_TEXT {
         return Err(CqlError::syntax(1, 1, "statement text longer than 16 MiB"));

@@ -6,6 +6,8 @@
 //! Everything else, and every value a plan would have to refuse (a null or empty key part),
 //! runs the general path, which owns the answers and the errors; a plan only ever answers what
 //! the general path would.
+//!
+//! Long because the insert and point-read plans share their sources, checks and buffers.
 
 use std::borrow::Cow;
 use std::sync::Arc;

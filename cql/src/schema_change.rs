@@ -62,6 +62,7 @@ impl Session<'_> {
         )))
     }
 
+    // Long because it is one match with an arm per schema statement.
     pub(super) fn schema_statement(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
         let db = self.db;
         match stmt {

@@ -82,6 +82,8 @@ impl std::fmt::Debug for SlicePlan {
 
 impl SlicePlan {
     /// The plan of `s` against `t`, if it has the planned shape.
+    // Long because it lists every condition a statement must meet to take the planned slice in one
+    // place, to be read against what select_plan.rs does.
     pub(super) fn of(t: &Table, s: &Select) -> Option<SlicePlan> {
         let plain = !s.distinct
             && !s.allow_filtering

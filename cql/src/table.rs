@@ -4,6 +4,9 @@
 //! a row marker `ck1:ck2:` (and a collection's elements `ck1:ck2:column:element`, the comparator
 //! then ending in `ColumnToCollectionType`). The schema is kept in the catalog as its `CREATE TABLE` statement,
 //! so a table survives reopen without its statements.
+//!
+//! Long because a CQL table's mapping to cells (keys, names, clustering prefixes) is one concept,
+//! with CQL's reserved words at the end.
 
 use std::sync::Arc;
 
@@ -61,6 +64,8 @@ pub struct Table {
 
 impl Table {
     /// Builds and checks a table from its `CREATE TABLE`.
+    // Long because it checks a CREATE TABLE's parts in order (columns, primary key, clustering
+    // order, options), each refusal in Cassandra's words.
     pub fn from_statement(keyspace: &str, stmt: &Statement) -> Result<Table, CqlError> {
         let Statement::CreateTable {
             table,
@@ -462,6 +467,7 @@ fn unstorable(name: &str, ty: &CqlType) -> CqlError {
 
 /// A name as CQL must write it to keep it: bare when it is lower-case letters, digits and `_`
 /// starting with a letter, otherwise double-quoted.
+// Long because it holds the list of CQL's reserved words.
 pub fn quote_ident(name: &str) -> String {
     // Every word the parser gives a meaning somewhere (a bare `if` as a keyspace name would
     // read back as the start of IF NOT EXISTS), and Cassandra's reserved keywords, so that an

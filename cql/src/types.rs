@@ -2,6 +2,9 @@
 //! `int` 2 is `00000002`), how stored bytes print in cqlsh's form, and which comparator orders
 //! them when they are part of a key or filtered on. A collection's serialized form (the
 //! protocol's: a count, then each element's length and bytes) is `collection_value.rs`'s.
+//!
+//! Long because for each CQL type it says how literals encode, how values print and how they
+//! compare: one arm per type in each.
 
 use std::sync::Arc;
 
@@ -213,6 +216,7 @@ impl CqlType {
     }
 
     /// Bytes of a literal of this type, as Cassandra serializes it. `None` for `null`.
+    // Long because it is one match with an arm per CQL type.
     pub fn encode(&self, lit: &Literal, column: &str) -> Result<Option<Vec<u8>>, CqlError> {
         let mismatch = || {
             CqlError::invalid(format!(

@@ -117,6 +117,8 @@ impl Conn {
 /// Serves one connection until the client closes it, it breaks the protocol beyond repair, it
 /// idles past the timeout, its handshake passes its deadline, it stops reading its answers, or
 /// the server shuts down (then the requests in flight finish, within a deadline).
+// Long because it is the connection's one select loop: reading frames, answering them, the idle and
+// handshake deadlines and shutdown all act on its state.
 pub async fn serve(
     stream: TcpStream,
     peer: SocketAddr,

@@ -1,7 +1,11 @@
 //! What each request means once a connection is ready: QUERY, PREPARE, EXECUTE and BATCH run
-//! on the engine through a CQL session holding the connection's keyspace; reads of the system
-//! keyspaces and DESCRIBE are answered from the catalog (`system/`); a SELECT's rows are paged.
+//! on the engine through a CQL session holding the connection's keyspace; what the session
+//! builds whole (the system tables, Thrift-era tables, DESCRIBE) is paged here by offset, any
+//! other SELECT by the session's page positions.
 //! It runs on a blocking thread and knows nothing of sockets or frames.
+//!
+//! Long because it holds one answer per request opcode (QUERY, PREPARE, EXECUTE, BATCH) with its
+//! paging, each a few lines over the CQL session.
 
 use std::sync::Arc;
 

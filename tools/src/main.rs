@@ -1,5 +1,7 @@
 //! `supercolumn`: the command line of a supercolumn database — the shell (cassandra-cli 0.7's
 //! statements, SPEC §8), statistics, and flush/compact for scripts.
+//!
+//! Long because it holds the command line of every subcommand, each a short block of options.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -318,6 +320,8 @@ enum Input {
     Interactive,
 }
 
+// Long because it is one match over the subcommands, each arm reading its options and calling the
+// module that does the work.
 fn run(cli: Cli) -> anyhow::Result<()> {
     // Read what a command needs from elsewhere before the database is opened (or created).
     let input = match &cli.command {

@@ -9,6 +9,8 @@
 //! ratio supercolumn ÷ peer.
 //!
 //! `cargo run --release --bin stress [-- --help]`
+//!
+//! Long because it is the whole benchmark binary: its options, its phases and its report.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -157,6 +159,8 @@ impl Round<'_> {
         Ok(())
     }
 
+    // Long because it is one match with an arm per workload phase, each a few lines naming what the
+    // phase does to the engine.
     fn phase(&self, name: &str) -> anyhow::Result<PhaseResult> {
         let a = self.args;
         let n = a.rows;

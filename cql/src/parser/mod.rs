@@ -1,6 +1,9 @@
 //! Tokens to statements: a recursive-descent parser over the lexer's tokens. It checks the
 //! grammar only; whether a table or column exists is the executor's question. Every error
 //! names the line and column of the token it stopped at.
+//!
+//! Long because it holds the statement grammar, one short method per clause; the DML clauses are in
+//! dml.rs.
 
 use super::ast::{Bind, Statement, Term};
 use super::error::CqlError;
@@ -134,6 +137,7 @@ impl Parser {
         Ok(false)
     }
 
+    // Long because it is one match with an arm per statement keyword.
     fn statement(&mut self) -> Result<Statement, CqlError> {
         if self.eat_word("create") {
             if self.eat_word("keyspace") || self.eat_word("schema") {

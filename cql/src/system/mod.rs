@@ -62,6 +62,8 @@ pub fn bind_columns(
 
 /// Answers a `SELECT` on a system table: its rows. `binds` are the values of its markers, in
 /// marker order.
+// Long because it evaluates a system table SELECT's restrictions, selectors and limit over rows
+// built whole, in one pass.
 pub fn select(
     db: &Database,
     node: &Node,

@@ -109,6 +109,8 @@ fn header_of(path: &Path) -> Option<Header> {
 }
 
 /// Replays the log in `dir` within `bounds`, handing every record to `apply` in order.
+// Long because each segment is checked against the ones around it (torn tails, what the next
+// segment's header says of this one) in one loop over shared state.
 pub fn replay_log(
     dir: &Path,
     bounds: LogBounds,

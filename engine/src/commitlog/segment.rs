@@ -174,6 +174,8 @@ fn read_header(bytes: &[u8]) -> Result<Option<Header>, FormatError> {
 
 /// Reads the records of a segment's bytes. Never panics and never allocates from a length read
 /// from the file.
+// Long because it reads a segment record by record, each check naming what it found, and never
+// allocates from a length it read.
 pub fn read(bytes: &[u8]) -> SegmentContents {
     let err = |kind: CorruptKind, offset: u64, reason: &str| {
         FormatError::new(kind, reason).at(Place::Offset(offset))

@@ -64,6 +64,8 @@ pub struct CompactionOutput {
 /// Cleans one merged row in key order: drops cells shadowed by the row's or their super
 /// column's deletion, drops the values of expired TTL cells, and (if `purge`) drops tombstones
 /// and expired TTL cells whose grace period has passed. Returns the row's deletion and entries, or `None` if nothing is left.
+// Long because each cleaning rule (row deletion, super column deletion, expiry, purge) applies in
+// one pass over the row's entries.
 pub fn clean_row(
     deletion: Option<DeletionTime>,
     entries: Vec<(Vec<u8>, Entry)>,
@@ -165,6 +167,7 @@ pub fn clean_row(
 
 /// Merges `inputs` into a new SSTable at `dest`.
 #[allow(clippy::too_many_arguments)]
+// Long because the merge loop keeps its writer, its counters and the cleaning of each row together.
 pub fn compact(
     fs: &dyn FileSystem,
     inputs: &[Arc<Sstable>],

@@ -35,6 +35,8 @@ impl Database {
     /// comparator or column type), or another partitioner, are refused with
     /// [`Error::SchemaConflict`]. A directory another process has open is refused with
     /// [`Error::Locked`].
+    // Long because opening runs steps whose order matters (lock, catalog, manifest, options, column
+    // families, commit-log replay, sweep), and one body keeps that order in sight.
     pub fn open(dir: impl AsRef<Path>, options: Options) -> Result<Database> {
         if options.tune_malloc {
             super::malloc::fix_mmap_threshold();
@@ -209,6 +211,8 @@ impl Database {
     /// the options in force (the given ones over the stored settings). A folder that holds the
     /// engine's data files but lacks either file is refused, changing nothing: opening it as
     /// new would lose everything the missing file described.
+    // Long because each combination of catalog and manifest found (both, neither, one of them) is
+    // its own case, and they are kept together.
     fn load_or_create(root: &Path, given: &Options) -> Result<(Catalog, Manifest, Options)> {
         let fs = given.file_system.as_ref();
         let catalog = Catalog::load(fs, root, &given.comparators)?;

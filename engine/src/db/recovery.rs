@@ -147,6 +147,8 @@ impl Database {
     }
 
     /// Replays the commit log into the memtables of the column families that still exist.
+    // Long because each record is checked against the column families that exist now (dropped,
+    // recreated, truncated since) in the one loop that applies it.
     pub(super) fn replay(
         log_dir: &Path,
         state: &SchemaState,

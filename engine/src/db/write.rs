@@ -78,6 +78,8 @@ impl Database {
     /// Applies many mutations over many rows and column families of one keyspace. The whole batch
     /// is validated first (a bad mutation anywhere changes nothing); then each row's mutations
     /// for one column family apply atomically. Default timestamps are one "now" for the batch.
+    // Long because a batch is validated whole and then applied row by row in one walk over its
+    // mutations, so nothing applies before everything is checked.
     pub fn batch_mutate(&self, keyspace: &str, batch: &BatchMutation) -> Result<()> {
         let started = std::time::Instant::now();
         let now = self.now();

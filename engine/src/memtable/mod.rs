@@ -10,6 +10,9 @@
 //! publishes that number, and a reader sees only versions its row's stripe had published when
 //! the read began. Memory is the arena's, counted exactly, and freed with it. The memtable never
 //! touches disk; flushing it is the store's business.
+//!
+//! Long because the skiplist's write path (reconciling on the way in) and its read paths share the
+//! ordering and snapshot rules written here.
 
 mod arena;
 mod key_filter;
@@ -142,6 +145,8 @@ impl Memtable {
     }
 
     /// Applies one row's mutation atomically. `is_super` says how keys are laid out.
+    // Long because one row's mutation applies atomically under the row's lock: its column, super
+    // column and deletion cases share that one critical section.
     pub fn apply(&self, sort_key: &[u8], update: &RowUpdate<'_>, is_super: bool) {
         let hash = key_filter::hash(sort_key);
         // Marked written and in the filter before the row is in the list: a reader that finds
@@ -479,6 +484,8 @@ impl RowSource for MemRow<'_> {
         Ok(Memtable::newest(first, self.row, &[], self.snapshot).and_then(node_deletion))
     }
 
+    // Long because a scan's forward and backward steps over the skiplist share their snapshot and
+    // bounds.
     fn scan<'s>(
         &'s self,
         lo: Bound<&[u8]>,

@@ -3,6 +3,9 @@
 //!
 //! Everything a user sends is checked here against SPEC §1's limits and the column family's
 //! comparators before anything is applied, so a bad batch changes nothing.
+//!
+//! Long because every mutation form is validated against SPEC §1's limits here, in one place, so no
+//! form is checked differently.
 
 use crate::error::{Error, NameKind, Result};
 use std::borrow::Cow;

@@ -182,6 +182,7 @@ impl<'d, 'i> Parser<'d, 'i> {
         }
     }
 
+    // Long because it is one match with an arm per storage-conf.xml element.
     fn storage(&mut self, root: Node) -> Result<(), ConfError> {
         let (mut sync_mode, mut period, mut window) = (None, None, None);
         for n in elements(root) {
@@ -384,6 +385,7 @@ impl<'d, 'i> Parser<'d, 'i> {
         Ok(ks)
     }
 
+    // Long because it is one match with an arm per ColumnFamily attribute.
     fn column_family(&mut self, n: Node) -> Result<ColumnFamilyDef, ConfError> {
         const KNOWN: &[&str] = &[
             "Name",

@@ -2,6 +2,9 @@
 //! column deletions and TTL expiry, counts live results, walks forward or reversed, and decodes
 //! sort keys back to names. Validation of the request happens before this (in the store); this
 //! file only reads.
+//!
+//! Long because deletions, expiry, counting and both directions apply in one walk over the merged
+//! sources, and are kept side by side.
 
 use std::ops::Bound;
 

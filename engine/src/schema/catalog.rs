@@ -272,6 +272,7 @@ impl From<FormatError> for PayloadError {
     }
 }
 
+// Long because it decodes the catalog's fields in the order FORMAT.md lays them out.
 fn decode_payload(
     version: u32,
     payload: &[u8],

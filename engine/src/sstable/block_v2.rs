@@ -183,6 +183,8 @@ struct Scratch {
 }
 
 /// Checks `raw` into `s` (empty on entry); returns the block's timestamp base.
+// Long because it checks a block field by field in the order FORMAT.md lays them out, each check
+// naming what it found.
 fn parse_into(raw: &[u8], s: &mut Scratch) -> Result<i64, FormatError> {
     let Scratch { items, rows, keys } = s;
     let mut r = Reader::new(raw);

@@ -101,6 +101,8 @@ impl Footer {
 
     /// Reads and checks the header (the file's first bytes) and footer (at least its last
     /// [`FOOTER_LEN`] bytes) of a file of `len` bytes.
+    // Long because it checks the header's and the footer's fields in the order FORMAT.md lays them
+    // out, each check naming what it found.
     pub fn decode(head: &[u8], tail: &[u8], len: u64) -> Result<Footer, FormatError> {
         let version =
             check_magic_version(head, HEADER_MAGIC, OLDEST_READABLE..=VERSION, "SSTable")?;

@@ -2,6 +2,9 @@
 //! read without a lookup (range scans and compaction walk files this way), and one row's entries
 //! within bounds, forward or backward, block by block through the block cache. Opening the file
 //! and locating one row by its key is `reader.rs`.
+//!
+//! Long because the row stream and the entry stream (forward and backward) share the block cursor
+//! and the block cache's reads.
 
 use std::borrow::Cow;
 use std::cell::OnceCell;

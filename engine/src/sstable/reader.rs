@@ -9,6 +9,9 @@
 //!
 //! Every fault (checksum, impossible length, truncation, disorder) is an [`Error::Corrupt`]
 //! naming the file and the block; nothing here panics on file contents.
+//!
+//! Long because opening and checking a file and finding a row in it share the file's index, filter
+//! and caches.
 
 use std::cell::RefCell;
 use std::fs::File;

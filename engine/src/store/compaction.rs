@@ -42,6 +42,8 @@ impl ColumnFamilyStore {
     /// Runs one compaction: `major` merges every SSTable; otherwise size-tiered picks a bucket,
     /// if one is full. The result is made live in the manifest, then in the view; the replaced
     /// SSTables' files go once no reader holds them. Returns `None` if there was nothing to do.
+    // Long because a compaction's steps (pick, merge, manifest, view, file removal) run in an order
+    // that matters, with each step's failure handled beside it.
     pub fn compact(&self, major: bool) -> Result<Option<CompactionSummary>> {
         let _one_at_a_time = self.compacting.lock();
         if self.dropped.load(Ordering::SeqCst) {

@@ -103,6 +103,8 @@ fn definition(cli: &Cli, path: &Path) -> anyhow::Result<(ColumnFamilyDef, Partit
     Ok((def, partitioner))
 }
 
+// Long because it prints each kind of entry (column, super column, tombstone, expiring cell) in the
+// shell's form, one arm each.
 fn cli_lines(row: &DumpRow, def: &ColumnFamilyDef) -> Vec<String> {
     let (names, sub, values) = (
         def.comparator.as_ref(),
@@ -248,6 +250,8 @@ fn json_line(row: &DumpRow) -> String {
     )
 }
 
+// Long because it runs the dump's modes (verify, one key, all rows, each output format) from one
+// opened file.
 fn dump(cli: &Cli, path: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
     if !path.is_file() {
         bail!("{}: no such file", path.display());

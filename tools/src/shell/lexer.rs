@@ -111,6 +111,7 @@ pub fn lex(input: &str) -> Result<Vec<(Tok, Pos)>, SyntaxError> {
 }
 
 /// Tokenizes `input`, which starts at `start` of a longer text.
+// Long because it is one loop over the text with an arm per kind of token.
 pub fn lex_at(input: &str, start: Pos) -> Result<Vec<(Tok, Pos)>, SyntaxError> {
     let mut out = Vec::new();
     let mut chars = input.chars().peekable();

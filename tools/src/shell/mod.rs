@@ -1,5 +1,8 @@
 //! The `supercolumn` shell: cassandra-cli 0.7's statements (SPEC §8) over the engine's public
 //! API. [`Shell::run`] executes statements and writes each one's output as soon as it completes.
+//!
+//! Long because the shell's statements each run in a few lines, and they share the session state
+//! held here.
 
 pub mod lexer;
 pub mod parser;
@@ -269,6 +272,7 @@ impl Shell {
     }
 
     /// Executes one statement; returns its output lines.
+    // Long because it is one match with an arm per shell statement.
     pub fn execute(&mut self, stmt: Stmt) -> Out {
         match stmt {
             Stmt::Use(ks) => {

@@ -237,6 +237,7 @@ impl P {
         Ok(Path { cf, key, parts })
     }
 
+    // Long because it is one match with an arm per shell command.
     fn statement(&mut self) -> Result<Stmt, SyntaxError> {
         let Some(Tok::Word(w)) = self.peek().cloned() else {
             return self.found("a statement");

@@ -16,6 +16,8 @@
 //! | InetAddressType | 4 or 16 bytes | the bytes |
 //! | IntegerType | minimal two's complement | sign byte, length (inverted when negative), bytes |
 //! | ReversedType(T) | T's | empty stays empty, else T's key escaped, terminated, complemented |
+//!
+//! Long because it holds the CQL value types, each a short implementation of the same trait.
 
 use std::net::IpAddr;
 use std::sync::Arc;
