@@ -17,6 +17,7 @@ use super::segment::{self, Ending, Header};
 use super::LogPosition;
 use crate::error::{CorruptKind, Error, FormatError, Place, Result};
 use crate::file_names;
+use crate::io::FileSystem;
 
 /// What the manifest says of the log's extent (0: not known).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -46,23 +47,19 @@ pub struct Replayed {
 }
 
 /// The segment files in `dir`, by sequence number.
-pub fn segments_in(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
-    let mut out = Vec::new();
-    let entries = match std::fs::read_dir(dir) {
+pub fn segments_in(fs: &dyn FileSystem, dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
+    let entries = match fs.read_dir(dir) {
         Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(Error::io(dir, e)),
     };
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io(dir, e))?;
-        if let Some(seq) = entry
-            .file_name()
-            .to_str()
-            .and_then(file_names::parse_segment)
-        {
-            out.push((seq, entry.path()));
-        }
-    }
+    let mut out: Vec<(u64, PathBuf)> = entries
+        .into_iter()
+        .filter_map(|entry| {
+            let name = entry.path.file_name()?.to_str()?;
+            file_names::parse_segment(name).map(|seq| (seq, entry.path))
+        })
+        .collect();
     out.sort();
     Ok(out)
 }
@@ -99,10 +96,10 @@ fn offset_of(e: &FormatError) -> u64 {
 }
 
 /// The header of the segment at `path`, if it has an intact one.
-fn header_of(path: &Path) -> Option<Header> {
+fn header_of(fs: &dyn FileSystem, path: &Path) -> Option<Header> {
     use std::io::Read;
     let mut buf = Vec::with_capacity(segment::HEADER_LEN as usize);
-    std::fs::File::open(path)
+    fs.open_read(path)
         .and_then(|f| f.take(segment::HEADER_LEN).read_to_end(&mut buf))
         .ok()?;
     segment::read(&buf).header
@@ -112,12 +109,13 @@ fn header_of(path: &Path) -> Option<Header> {
 // Long because each segment is checked against the ones around it (torn tails, what the next
 // segment's header says of this one) in one loop over shared state.
 pub fn replay_log(
+    fs: &dyn FileSystem,
     dir: &Path,
     bounds: LogBounds,
     ignore_errors: bool,
     apply: &mut dyn FnMut(LogPosition, RowMutation) -> Result<()>,
 ) -> Result<Replayed> {
-    let all = segments_in(dir)?;
+    let all = segments_in(fs, dir)?;
     let mut out = Replayed {
         max_seq: all.last().map_or(0, |s| s.0),
         ..Replayed::default()
@@ -155,14 +153,14 @@ pub fn replay_log(
     for (i, (seq, path)) in live.iter().enumerate() {
         let (seq, path) = (*seq, path.as_path());
         let newest = i + 1 == live.len();
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let bytes = fs.read(path).map_err(|e| Error::io(path, e))?;
         let c = segment::read(&bytes);
         // What the next segment's header says of this one: where its intact records ended when
         // the next was started (0: it held none).
         let next_says = live
             .get(i + 1)
             .filter(|n| n.0 == seq + 1)
-            .and_then(|n| header_of(&n.1))
+            .and_then(|n| header_of(fs, &n.1))
             .and_then(|h| h.prev_end);
         match c.header {
             // A segment whose header never reached the disk (an open that failed or died right

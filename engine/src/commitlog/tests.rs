@@ -45,10 +45,16 @@ fn encoded(m: &RowMutation<'_>) -> Vec<u8> {
 
 fn replayed(dir: &Path) -> Vec<(LogPosition, Vec<u8>)> {
     let mut out = Vec::new();
-    replay::replay_log(dir, replay::LogBounds::default(), false, &mut |p, m| {
-        out.push((p, encoded(&m)));
-        Ok(())
-    })
+    replay::replay_log(
+        &crate::io::RealFs,
+        dir,
+        replay::LogBounds::default(),
+        false,
+        &mut |p, m| {
+            out.push((p, encoded(&m)));
+            Ok(())
+        },
+    )
     .unwrap();
     out
 }
@@ -96,7 +102,12 @@ fn segments_are_deleted_once_every_cf_has_flushed_past_them() {
     assert_eq!(r.paths.len(), segs);
     log.delete(&r).unwrap();
     assert_eq!(log.segment_paths().len(), 1, "only the live segment stays");
-    assert_eq!(replay::segments_in(dir.path()).unwrap().len(), 1);
+    assert_eq!(
+        replay::segments_in(&crate::io::RealFs, dir.path())
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 /// A column family written once, early, keeps the oldest segment; segments after it that every

@@ -263,6 +263,7 @@ pub fn compact(
         let written = w.finish()?;
         out.bytes_out = written.bytes;
         out.table = Some(Arc::new(Sstable::open(
+            fs,
             &written.path,
             generation,
             options.partitioner,

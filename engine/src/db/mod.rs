@@ -293,11 +293,14 @@ mod tests {
         let db = Database::open(dir.path(), Options::default()).unwrap();
         let cf = db.cf("Keyspace1", "Standard2").unwrap().id();
         drop(db);
-        let seg = replay::segments_in(&dir.path().join(file_names::COMMIT_LOG_DIR))
-            .unwrap()
-            .pop()
-            .unwrap()
-            .1;
+        let seg = replay::segments_in(
+            &crate::io::RealFs,
+            &dir.path().join(file_names::COMMIT_LOG_DIR),
+        )
+        .unwrap()
+        .pop()
+        .unwrap()
+        .1;
         let cell = Entry::Cell(Cell::live(1, b"v".to_vec(), None));
         let m = RowMutation {
             key: std::borrow::Cow::Borrowed(b"k"),

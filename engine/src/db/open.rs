@@ -14,6 +14,7 @@ use crate::commitlog::{replay, CommitLog};
 use crate::error::{Error, Result};
 use crate::file_names;
 use crate::io::dir_lock::DirLock;
+use crate::io::FileSystem;
 use crate::memtable::ChunkPool;
 use crate::options::Options;
 use crate::schema::catalog::Catalog;
@@ -239,7 +240,7 @@ impl Database {
                 let wanted = options.partitioner.unwrap_or(stored.partitioner);
                 let evidence = match &manifest {
                     Some(_) => DataFiles::default(),
-                    None => DataFiles::find(root, log_dir)?,
+                    None => DataFiles::find(fs, root, log_dir)?,
                 };
                 if !evidence.is_empty() {
                     return Err(missing(
@@ -273,7 +274,7 @@ impl Database {
                 ))
             }
             (None, None) => {
-                let evidence = DataFiles::find(root, log_dir)?;
+                let evidence = DataFiles::find(fs, root, log_dir)?;
                 if !evidence.is_empty() {
                     return Err(missing(
                         file_names::SCHEMA,
@@ -347,7 +348,7 @@ impl Database {
             .commit_log_directory
             .clone()
             .unwrap_or_else(|| root.join(file_names::COMMIT_LOG_DIR));
-        Ok(DataFiles::find(root, &log_dir)?.is_empty())
+        Ok(DataFiles::find(options.file_system.as_ref(), root, &log_dir)?.is_empty())
     }
 }
 
@@ -360,28 +361,27 @@ pub(super) struct DataFiles {
 
 impl DataFiles {
     /// SSTables in keyspace-named folders of `root`, and segments in `log_dir`.
-    fn find(root: &Path, log_dir: &Path) -> Result<DataFiles> {
+    fn find(fs: &dyn FileSystem, root: &Path, log_dir: &Path) -> Result<DataFiles> {
         let mut found = DataFiles::default();
-        let dirs = match std::fs::read_dir(root) {
+        let dirs = match fs.read_dir(root) {
             Ok(d) => d,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(found),
             Err(e) => return Err(Error::io(root, e)),
         };
+        let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
         for d in dirs {
-            let d = d.map_err(|e| Error::io(root, e))?;
-            let name = d.file_name().to_string_lossy().into_owned();
-            if !file_names::is_identifier(&name) || !d.path().is_dir() {
+            if !d.is_dir || !name(&d.path).is_some_and(|n| file_names::is_identifier(&n)) {
                 continue;
             }
-            for f in std::fs::read_dir(d.path()).map_err(|e| Error::io(d.path(), e))? {
-                let f = f.map_err(|e| Error::io(d.path(), e))?;
-                let fname = f.file_name().to_string_lossy().into_owned();
-                if file_names::parse_sstable(&fname).is_some_and(|s| !s.temp) {
-                    found.sstables.push(f.path());
+            for f in fs.read_dir(&d.path).map_err(|e| Error::io(&d.path, e))? {
+                let table = name(&f.path)
+                    .is_some_and(|n| file_names::parse_sstable(&n).is_some_and(|s| !s.temp));
+                if table {
+                    found.sstables.push(f.path);
                 }
             }
         }
-        found.segments = replay::segments_in(log_dir)?
+        found.segments = replay::segments_in(fs, log_dir)?
             .into_iter()
             .map(|s| s.1)
             .collect();

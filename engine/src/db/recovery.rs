@@ -115,27 +115,28 @@ impl Database {
                 live.extend(gens.iter().map(|g| file_names::sstable(&cf.def().name, *g)));
                 cf.open_sstables(&gens)?;
             }
-            let entries = match std::fs::read_dir(&dir) {
+            let entries = match fs.read_dir(&dir) {
                 Ok(e) => e,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(Error::io(&dir, e)),
             };
             for entry in entries {
-                let entry = entry.map_err(|e| Error::io(&dir, e))?;
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if live.contains(&name) || !entry.path().is_file() {
+                let Some(name) = entry.path.file_name().map(|n| n.to_string_lossy()) else {
+                    continue;
+                };
+                if live.contains(name.as_ref()) || !entry.is_file {
                     continue;
                 }
                 let ours = file_names::parse_sstable(&name).filter(|s| ks.cfs.contains_key(s.cf));
                 match ours {
-                    Some(s) if s.temp => remove(&entry.path(), "an unfinished write")?,
+                    Some(s) if s.temp => remove(&entry.path, "an unfinished write")?,
                     Some(s) if s.generation >= manifest.next_generation => remove(
-                        &entry.path(),
+                        &entry.path,
                         "written after the manifest, by a flush or compaction that never finished",
                     )?,
                     _ => tracing::warn!(
                         "{} is not a live SSTable of this database; left alone",
-                        entry.path().display()
+                        entry.path.display()
                     ),
                 }
             }
@@ -207,6 +208,7 @@ impl Database {
         };
         let started = std::time::Instant::now();
         let log = replay::replay_log(
+            options.file_system.as_ref(),
             log_dir,
             bounds,
             options.commit_log_ignore_replay_errors,

@@ -1,9 +1,12 @@
 //! The file-system operations the engine performs, as a trait with two implementations: the real
 //! one ([`RealFs`]) and, in [`crate::io::fault`], one that can simulate power loss.
 //!
-//! Only effects that durability depends on go through here: creating, appending, fsyncing,
-//! renaming and removing files, and fsyncing directories. Reads (`pread` of SSTables) use the real
-//! files directly, as they must see what a power-loss test left behind.
+//! Every file operation of the engine on its data goes through here: creating, appending,
+//! fsyncing, renaming and removing files, fsyncing directories, and opening, reading and
+//! listing them. The reads have default implementations on the real file system, which the
+//! fault-injecting one keeps: they must see what a power-loss test left behind. (A path's
+//! existence is asked of the real file system directly; a configuration file a user names is
+//! read by `options`, outside any database.)
 
 use std::fmt::Debug;
 use std::fs::{self, File, OpenOptions};
@@ -31,7 +34,19 @@ pub trait WritableFile: Send + Sync + Debug {
     }
 }
 
-/// The engine's door to the file system for everything durability depends on.
+/// A directory's entry, as [`FileSystem::read_dir`] lists it (whether it is a directory or a
+/// file follows symbolic links).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    /// The entry's path (the directory's path joined with its name).
+    pub path: PathBuf,
+    /// Whether it is a directory.
+    pub is_dir: bool,
+    /// Whether it is a regular file.
+    pub is_file: bool,
+}
+
+/// The engine's door to the file system.
 pub trait FileSystem: Send + Sync + Debug {
     /// Creates a directory and its parents (the creation is durable once the parent is synced).
     fn create_dir_all(&self, path: &Path) -> io::Result<()>;
@@ -57,6 +72,28 @@ pub trait FileSystem: Send + Sync + Debug {
     /// Makes the bytes of an existing file durable (fsync), whoever wrote them: a commit-log
     /// segment a crashed process wrote and a replay has just read.
     fn sync_file(&self, path: &Path) -> io::Result<()>;
+    /// Opens a file for reading, by positioned reads or from its start (an SSTable, a segment's
+    /// header).
+    fn open_read(&self, path: &Path) -> io::Result<File> {
+        File::open(path)
+    }
+    /// A whole file's bytes (a commit-log segment, at replay).
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        fs::read(path)
+    }
+    /// The entries of a directory, in no particular order.
+    fn read_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        let mut out = Vec::new();
+        for entry in fs::read_dir(dir)? {
+            let path = entry?.path();
+            out.push(DirEntry {
+                is_dir: path.is_dir(),
+                is_file: path.is_file(),
+                path,
+            });
+        }
+        Ok(out)
+    }
 }
 
 /// The operating system's file system.

@@ -161,25 +161,35 @@ impl Drop for Sstable {
 }
 
 impl Sstable {
-    /// Opens and checks an SSTable file whose rows are ordered by `partitioner` (a format 2 file
-    /// that records another is refused).
-    pub fn open(path: &Path, generation: u64, partitioner: Partitioner) -> Result<Sstable> {
-        Self::open_with(path, generation, partitioner, true)
+    /// Opens (through `fs`) and checks an SSTable file whose rows are ordered by `partitioner`
+    /// (a format 2 file that records another is refused).
+    pub fn open(
+        fs: &dyn FileSystem,
+        path: &Path,
+        generation: u64,
+        partitioner: Partitioner,
+    ) -> Result<Sstable> {
+        let file = fs.open_read(path).map_err(|e| Error::io(path, e))?;
+        Self::open_with(file, path, generation, partitioner, true)
     }
 
     /// Opens an SSTable by the partitioner its footer records, or `fallback` for a format 1
-    /// file, which records none (for inspection tools, which say what they found).
+    /// file, which records none (for inspection tools, which say what they found, of a file
+    /// that may be in no database).
     pub fn open_as_written(path: &Path, fallback: Partitioner) -> Result<Sstable> {
-        Self::open_with(path, 0, fallback, false)
+        let file = crate::io::RealFs
+            .open_read(path)
+            .map_err(|e| Error::io(path, e))?;
+        Self::open_with(file, path, 0, fallback, false)
     }
 
     fn open_with(
+        mut file: File,
         path: &Path,
         generation: u64,
         partitioner: Partitioner,
         strict: bool,
     ) -> Result<Sstable> {
-        let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
         // Say "not an SSTable" when that is what it is, before judging its size.
         let mut magic = [0u8; 8];

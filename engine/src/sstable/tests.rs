@@ -106,7 +106,7 @@ fn rows_read_back_forward_and_reversed_within_bounds() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("T-1-Data.db");
     write(&path, 1000);
-    let t = Sstable::open(&path, 1, OPP).unwrap();
+    let t = Sstable::open(&crate::io::RealFs, &path, 1, OPP).unwrap();
     assert!(t.block_count() > 20, "the wide row spans many blocks");
     assert_eq!(t.footer().rows, 3);
     let env = Env::new(1 << 20);
@@ -143,7 +143,7 @@ fn the_last_ten_of_a_wide_row_read_at_most_two_blocks() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("T-1-Data.db");
     write(&path, 5000);
-    let t = Sstable::open(&path, 1, OPP).unwrap();
+    let t = Sstable::open(&crate::io::RealFs, &path, 1, OPP).unwrap();
     let env = Env::new(0);
     let ctx = env.ctx();
     let pos = t.locate(&RowKey::new(OPP, b"m"), &ctx).unwrap().unwrap();
@@ -176,7 +176,7 @@ fn every_damaged_byte_or_truncation_is_an_error_not_a_panic_or_wrong_data() {
     type Rows = Vec<(Vec<u8>, Vec<u32>)>;
     let check = |bytes: &[u8]| -> Result<Rows, crate::error::Error> {
         std::fs::write(&bad, bytes).unwrap();
-        let t = Sstable::open(&bad, 2, OPP)?;
+        let t = Sstable::open(&crate::io::RealFs, &bad, 2, OPP)?;
         let env = Env::new(0);
         let ctx = env.ctx();
         let mut out = Vec::new();

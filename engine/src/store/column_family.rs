@@ -250,7 +250,7 @@ impl ColumnFamilyStore {
             let path = self
                 .dir
                 .join(file_names::sstable(&self.def.load().name, *g));
-            match Sstable::open(&path, *g, self.ctx.partitioner) {
+            match Sstable::open(self.ctx.fs.as_ref(), &path, *g, self.ctx.partitioner) {
                 Ok(t) => tables.push(Arc::new(t)),
                 Err(Error::Corrupt {
                     path,

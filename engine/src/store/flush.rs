@@ -99,6 +99,7 @@ impl ColumnFamilyStore {
             .sstable_bytes_written
             .fetch_add(written.bytes, Ordering::Relaxed);
         Ok(Some(Arc::new(Sstable::open(
+            fs,
             &written.path,
             generation,
             partitioner,
