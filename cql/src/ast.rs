@@ -1,6 +1,7 @@
 //! What a parsed CQL statement says, before it meets a schema. Names are already folded (lower
 //! case unless they were double-quoted).
 
+pub use super::types::Op;
 use super::types::{CqlType, Literal};
 
 /// `[keyspace.]table`.
@@ -70,21 +71,6 @@ pub struct Using {
     pub ttl: Option<Term>,
     /// Microseconds.
     pub timestamp: Option<Term>,
-}
-
-/// A comparison operator in `WHERE`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    /// `=`
-    Eq,
-    /// `<`
-    Lt,
-    /// `<=`
-    Le,
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
 }
 
 /// One restriction of a `WHERE` clause.

@@ -7,9 +7,9 @@
 
 use super::ast::Term;
 use super::error::CqlError;
+use super::session::{wall_clock_micros, Session};
 use super::table::{ColumnDef, Table};
 use super::types::CqlType;
-use super::Session;
 use supercolumn::model::comparator::CompositeType;
 use supercolumn::query::{ColumnParent, ColumnPath, ColumnPathRef, SlicePredicate, SliceRange};
 use supercolumn::{BatchMutation, WriteOptions};
@@ -165,7 +165,7 @@ impl Session<'_> {
                 let items = elements(v)?;
                 // The wall clock, as appends' TimeUUIDs use (not the write's timestamp, which a
                 // client may set to anything).
-                let now = super::wall_clock_micros();
+                let now = wall_clock_micros();
                 let base = PREPEND_REFERENCE_MICROS
                     .saturating_sub(now.saturating_sub(PREPEND_REFERENCE_MICROS));
                 let n = items.len() as i64;

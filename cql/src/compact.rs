@@ -12,10 +12,11 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use crate::{
-    Assignment, ColumnDef, CqlError, CqlType, Kind, Literal, Op, Relation, Rows, Select, Selector,
-    Statement, Table, Term,
-};
+use crate::ast::{Assignment, Relation, Select, Selector, Statement, Term};
+use crate::error::CqlError;
+use crate::rows::Rows;
+use crate::table::{ColumnDef, Kind, Table};
+use crate::types::{CqlType, Literal, Op};
 use supercolumn::comparator::Comparator;
 use supercolumn::{
     BatchMutation, ColumnFamilyDef, ColumnOrSuperColumn, ColumnParent, ColumnPath, ColumnType,

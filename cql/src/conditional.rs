@@ -25,10 +25,11 @@ use parking_lot::{Mutex, MutexGuard};
 
 use super::ast::{Bind, Condition, Op, Relation, Select, Statement, TableName, Term, Using};
 use super::error::CqlError;
+use super::rows::Rows;
+use super::session::{CqlResult, Session};
 use super::table::{Kind, Table};
 use super::types::{matches_filter, CqlType};
 use super::write_rows::Naming;
-use super::{CqlResult, Rows, Session};
 use supercolumn::BatchMutation;
 
 /// Locks striping the partitions conditional writes hold while they read and write, each

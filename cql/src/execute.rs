@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use super::ast::{Bind, Condition, Statement, TableName, Term, Using};
 use super::error::CqlError;
+use super::plan;
+use super::session::Session;
 use super::table::Table;
 use super::types::{CqlType, Literal};
 use super::write::Written;
-use super::{plan, Session};
 use supercolumn::{BatchMutation, WriteOptions};
 use supercolumn::{ColumnFamilyHandle, Database};
 
@@ -271,43 +272,4 @@ fn refuse_conditional(condition: &Option<Condition>) -> Result<(), CqlError> {
         ));
     }
     Ok(())
-}
-
-pub(super) fn key_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<u8>, CqlError> {
-    let mut parts = Vec::new();
-    for &i in &t.partition_key {
-        match &given[i] {
-            Some(v) if !v.is_empty() || t.partition_key.len() > 1 => parts.push(v.as_slice()),
-            Some(_) => {
-                return Err(CqlError::invalid(format!(
-                    "key may not be empty ({})",
-                    t.columns[i].name
-                )))
-            }
-            None => {
-                return Err(CqlError::invalid(format!(
-                    "missing mandatory PRIMARY KEY part {}",
-                    t.columns[i].name
-                )))
-            }
-        }
-    }
-    t.row_key(&parts)
-}
-
-pub(super) fn clustering_from(
-    t: &Table,
-    given: &[Option<Vec<u8>>],
-) -> Result<Vec<Vec<u8>>, CqlError> {
-    t.clustering
-        .iter()
-        .map(|&i| {
-            given[i].clone().ok_or_else(|| {
-                CqlError::invalid(format!(
-                    "missing mandatory PRIMARY KEY part {}",
-                    t.columns[i].name
-                ))
-            })
-        })
-        .collect()
 }

@@ -2,7 +2,8 @@
 //! return (an answer or an error) without panicking or hanging. This crate's tests call it on
 //! random and mutated statements, so CI exercises it without a nightly compiler.
 
-use crate::{parse, Table};
+use crate::parser::parse;
+use crate::table::Table;
 
 /// `cql_parse`: arbitrary bytes as CQL text. Every `CREATE TABLE` that makes a valid table must
 /// come back from the statement the catalog would store for it as the same table (a failure

@@ -1,7 +1,9 @@
 //! CQL3 over the engine (SPEC §9): a lexer and parser for the language, CQL tables kept as
-//! column families with composite names (`table.rs`), the statements executed through the
-//! public [`Database`] API (`execute.rs`, `select.rs`), and results as rows of typed values.
-//! This layer sits above everything else and nothing below imports it.
+//! column families with composite names (`table.rs`), statements planned and executed through
+//! the public [`Database`](supercolumn::Database) API (`select_plan.rs` and `select.rs`,
+//! `write.rs` and `execute.rs`, …), and results as rows of typed values. This file is the
+//! crate's public face: [`Session`]'s public methods, above every module, which none imports
+//! (`cql/tests/house.rs` checks the order of the rest).
 //!
 //! ```
 //! # let dir = tempfile::tempdir().unwrap();
@@ -16,16 +18,12 @@
 //! assert_eq!(rows.to_table(), " field1 | field2 | field3\n--------+--------+--------\n      1 |      2 |      3\n\n(1 rows)");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-//!
-//! Long because it is the Session's public face: preparing, executing and batching, each in a few
-//! lines over the modules that do the work.
 
 mod assemble;
 mod ast;
 mod binds;
 mod bounds;
 mod collection;
-mod collection_value;
 mod compact;
 mod conditional;
 mod error;
@@ -38,6 +36,7 @@ mod page;
 mod pages;
 mod parser;
 mod plan;
+mod plan_values;
 mod prepared;
 mod replication;
 mod rows;
@@ -46,25 +45,20 @@ mod select;
 mod select_plan;
 mod select_shape;
 mod served;
+mod session;
 mod slice_plan;
 mod slice_read;
 mod system;
 mod table;
 mod table_options;
-mod table_tuning;
 mod types;
 mod write;
 mod write_rows;
 
 pub use compact::thrift_type;
 pub use served::is_describe;
-pub use system::Node;
-
-/// The CQL version this crate speaks.
-pub const CQL_VERSION: &str = "3.4.5";
-/// The Cassandra release whose behaviour is offered (server-side DESCRIBE, the `system_schema`
-/// tables): drivers pick their schema queries by it.
-pub const RELEASE_VERSION: &str = "4.0.11";
+pub use session::{CqlResult, Session};
+pub use system::{Node, CQL_VERSION, RELEASE_VERSION};
 
 pub use ast::{
     table_of, Assignment, Bind, Op, Relation, Select, Selector, Statement, TableName, Term, Using,
@@ -79,62 +73,9 @@ pub use table::{quote_ident, ColumnDef, Kind, Table};
 pub use table_options::TableOptions;
 pub use types::{CqlType, Literal};
 
-use std::cell::OnceCell;
-use std::sync::Arc;
-
-use supercolumn::model::timeuuid::TimeUuidGenerator;
 use supercolumn::BatchMutation;
-use supercolumn::Database;
-
-/// What a statement returns.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CqlResult {
-    /// Nothing (a write, or a schema statement that changed nothing).
-    Void,
-    /// Rows of a `SELECT`.
-    Rows(Rows),
-    /// `USE` switched to this keyspace.
-    SetKeyspace(String),
-    /// A schema change, described (`CREATED TABLE ks.t`).
-    SchemaChange(String),
-}
-
-/// A CQL session on a database: the keyspace in use, and the values bound to the statement
-/// being executed.
-pub struct Session<'db> {
-    db: &'db Database,
-    keyspace: Option<String>,
-    /// Serialized values of the executing statement's `?` markers (`None`: null).
-    binds: Vec<Option<Vec<u8>>>,
-    /// The table a prepared statement was resolved against, while it executes.
-    pinned: Option<(Arc<Table>, u64)>,
-    /// The timestamp of writes that give none (a driver's client-side timestamp).
-    default_timestamp: Option<i64>,
-    uuids: OnceCell<TimeUuidGenerator>,
-    /// The page the next `SELECT` returns (`None`: all its rows).
-    page: Option<PageRequest>,
-    /// Where the last paged `SELECT` ended, when more rows may follow.
-    page_end: Option<Position>,
-    /// This node, as the system tables show it.
-    node: Node,
-}
 
 impl<'db> Session<'db> {
-    /// A session with no keyspace in use.
-    pub fn new(db: &'db Database) -> Self {
-        Session {
-            db,
-            keyspace: None,
-            binds: Vec::new(),
-            pinned: None,
-            default_timestamp: None,
-            uuids: OnceCell::new(),
-            page: None,
-            page_end: None,
-            node: Node::default(),
-        }
-    }
-
     /// This node's address and port, as `system.local` shows them (a server passes its own;
     /// the default is 127.0.0.1:9042).
     pub fn set_node(&mut self, node: Node) {
@@ -194,7 +135,7 @@ impl<'db> Session<'db> {
                 let table = self.table(t)?;
                 binds::check(&statement, &table)?;
                 if let Statement::Select(sel) = &statement {
-                    select::validate(&table, sel)?;
+                    select_shape::validate(&table, sel)?;
                 }
                 (Some(ks), Some((table, id)))
             }
@@ -549,33 +490,6 @@ impl<'db> Session<'db> {
             _ => self.schema_statement(stmt),
         }
     }
-
-    /// A fresh version-1 UUID for `now()`.
-    /// A TimeUUID for the moment `unix_micros` (not unique: a list's prepends name elements by
-    /// distinct moments).
-    fn timeuuid_at(&self, unix_micros: i64) -> [u8; 16] {
-        *self
-            .uuids
-            .get_or_init(TimeUuidGenerator::for_process)
-            .at(unix_micros)
-            .as_bytes()
-    }
-
-    fn fresh_timeuuid(&self) -> [u8; 16] {
-        let micros = wall_clock_micros();
-        *self
-            .uuids
-            .get_or_init(TimeUuidGenerator::for_process)
-            .next(micros)
-            .as_bytes()
-    }
-}
-
-/// Microseconds since the Unix epoch by the system clock: what a list's TimeUUIDs order by.
-fn wall_clock_micros() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
 }
 
 #[cfg(test)]

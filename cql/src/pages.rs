@@ -4,7 +4,7 @@
 
 use super::bounds::Bounds;
 use super::error::CqlError;
-use super::Session;
+use super::session::Session;
 use supercolumn::query::{Column, ColumnOrSuperColumn, ColumnParent, SlicePredicate, SliceRange};
 
 /// Cells read per engine call.

@@ -6,8 +6,6 @@
 //! Everything else, and every value a plan would have to refuse (a null or empty key part),
 //! runs the general path, which owns the answers and the errors; a plan only ever answers what
 //! the general path would.
-//!
-//! Long because the insert and point-read plans share their sources, checks and buffers.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -16,12 +14,15 @@ use smallvec::SmallVec;
 
 use super::ast::{Op, Relation, Select, Selector, Statement, Term};
 use super::error::CqlError;
-use super::select::output_columns;
+use super::plan_values::{checked, resolve, row_key, sort_suffix, source, Check, Parts, Source};
+use super::plan_values::{push_ttl, push_write_time};
+use super::rows::{Columns, Rows};
+use super::select_shape::output_columns;
+use super::session::{CqlResult, Session};
 use super::slice_plan::SlicePlan;
 use super::table::{Kind, Table};
-use super::types::{CqlType, Literal};
-use super::{Columns, CqlResult, Rows, Session};
-use supercolumn::model::comparator::{Comparator, CompositeType, MarshalError, Utf8Type};
+use super::types::CqlType;
+use supercolumn::model::comparator::{Comparator, CompositeType, MarshalError};
 use supercolumn::model::CellValue;
 use supercolumn::query::ColumnPathRef;
 use supercolumn::{BatchMutation, SortedName, WriteOptions};
@@ -33,18 +34,6 @@ pub(super) enum Plan {
     PointRead(PointReadPlan),
     /// Boxed: the largest plan, by far.
     Slice(Box<SlicePlan>),
-}
-
-/// Key or clustering values of one statement (inline for the usual few).
-pub(super) type Parts<'v> = SmallVec<[&'v [u8]; 4]>;
-
-/// Where a column's value comes from.
-#[derive(Debug, Clone)]
-pub(super) enum Source {
-    /// The `?` marker at this position.
-    Bind(usize),
-    /// A literal, serialized when the statement was prepared.
-    Literal(Vec<u8>),
 }
 
 /// An `INSERT` of columns that are not collections, without `USING` or `IF`.
@@ -91,55 +80,6 @@ pub(super) struct PointReadPlan {
     outputs: Vec<Out>,
     columns: Columns,
     checks: Vec<Check>,
-}
-
-/// What a bound value is checked against: its marker's position, its column's type and that
-/// type's comparator (built once, when the statement is prepared, not for every value bound),
-/// and the column's name for the error.
-#[derive(Debug, Clone)]
-pub(super) struct Check {
-    index: usize,
-    ty: CqlType,
-    cmp: Option<Arc<dyn Comparator>>,
-    column: String,
-}
-
-/// The sort key of a cell name's last component, `column`.
-pub(super) fn sort_suffix(column: &str) -> Vec<u8> {
-    let mut key = Vec::new();
-    CompositeType::push_component_sort_key(
-        &Utf8Type,
-        column.as_bytes(),
-        0,
-        &mut key,
-        &mut Vec::new(),
-    );
-    key
-}
-
-/// The source of a term, and the check its bound bytes need; `None` when the term is not one
-/// a plan takes (a null or `now()` literal, a literal that does not encode).
-pub(super) fn source(
-    term: &Term,
-    ty: &CqlType,
-    column: &str,
-    checks: &mut Vec<Check>,
-) -> Option<Source> {
-    match term {
-        // Bound frozen sets and maps are put in order first: the general path does that.
-        Term::Bind(_) if matches!(ty, CqlType::Frozen(_)) => None,
-        Term::Bind(b) => {
-            checks.push(Check {
-                index: b.index(),
-                ty: ty.clone(),
-                cmp: ty.comparator(),
-                column: column.to_string(),
-            });
-            Some(Source::Bind(b.index()))
-        }
-        Term::Literal(Literal::Now) => None,
-        Term::Literal(lit) => ty.encode(lit, column).ok().flatten().map(Source::Literal),
-    }
 }
 
 impl Plan {
@@ -275,35 +215,6 @@ fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
         columns: columns.into(),
         checks,
     })
-}
-
-/// Checks the bound values against their columns' types (a null passes: the general path
-/// decides what a null means where it stands).
-pub(super) fn checked(checks: &[Check], values: &[Option<&[u8]>]) -> Result<(), CqlError> {
-    for c in checks {
-        if let Some(Some(bytes)) = values.get(c.index) {
-            c.ty.check_with(bytes, c.cmp.as_deref())
-                .map_err(|e| CqlError::invalid(format!("invalid value for {}: {e}", c.column)))?;
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn resolve<'a>(s: &'a Source, values: &[Option<&'a [u8]>]) -> Option<&'a [u8]> {
-    match s {
-        Source::Bind(i) => values.get(*i).copied().flatten(),
-        Source::Literal(v) => Some(v),
-    }
-}
-
-/// The row key of these partition key values, if the general path would accept them: no null,
-/// no empty single-column key, no component over 65,535 bytes.
-pub(super) fn row_key<'v>(parts: &[&'v [u8]]) -> Option<Cow<'v, [u8]>> {
-    match parts {
-        [one] if !one.is_empty() => Some(Cow::Borrowed(*one)),
-        [_] => None,
-        many => CompositeType::fits(many).then(|| Cow::Owned(CompositeType::build(many, 0))),
-    }
 }
 
 /// Buffers a planned insert fills for each CQL row (a batch of many rows allocates them once).
@@ -456,25 +367,6 @@ impl PointReadPlan {
         }
         out.end_row();
         out
-    }
-}
-
-/// Appends a kept cell's write time (null without the cell).
-pub(super) fn push_write_time(out: &mut Rows, timestamp: Option<i64>) {
-    match timestamp {
-        Some(t) => out.push_value(&t.to_be_bytes()),
-        None => out.push_null(),
-    }
-}
-
-/// Appends the seconds a kept cell has left at `now_seconds` (null when it does not expire).
-pub(super) fn push_ttl(out: &mut Rows, expires: Option<i64>, now_seconds: i64) {
-    match expires {
-        Some(expires) => {
-            let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
-            out.push_value(&(left as i32).to_be_bytes());
-        }
-        None => out.push_null(),
     }
 }
 

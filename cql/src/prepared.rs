@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use crate::ast::Statement;
-use crate::{binds, plan, CqlType, Table};
+use crate::table::Table;
+use crate::types::CqlType;
+use crate::{binds, plan};
 
 /// A statement parsed and resolved once, to execute many times with values for its `?`
 /// markers: the hot path skips the parser and the schema lookup. It stays bound to the table

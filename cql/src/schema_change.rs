@@ -1,12 +1,12 @@
 //! Schema statements: `CREATE`/`DROP` of keyspaces and tables, `ALTER TABLE`, `TRUNCATE` and
 //! `USE`, run through the engine's public schema API. A table's CQL schema and the options the
 //! engine acts on go into the column family definition that stores it (`table.rs`,
-//! `table_tuning.rs`); writes and reads are `execute.rs`'s and `select.rs`'s.
+//! `table_options/tuning.rs`); writes and reads are `execute.rs`'s and `select.rs`'s.
 
 use super::ast::{Statement, TableName};
 use super::error::CqlError;
+use super::session::{CqlResult, Session};
 use super::table::Table;
-use super::{CqlResult, Session};
 use supercolumn::schema::KeyspaceDef;
 
 impl Session<'_> {

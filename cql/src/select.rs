@@ -11,16 +11,15 @@ use super::bounds::Bounds;
 use super::error::CqlError;
 use super::page::{resume_slices, PageRequest, Position};
 use super::pages::PAGE;
+use super::rows::Rows;
 use super::select_plan::{KeySpan, Partitions, SelectPlan};
 use super::select_shape::merged;
+use super::session::Session;
 use super::table::Kind;
 use super::types::{add_element, matches_filter, CqlType};
-use super::{Rows, Session};
 use supercolumn::query::{
     Column, ColumnOrSuperColumn, ColumnParent, KeyRange, RangeBound, SlicePredicate, SliceRange,
 };
-
-pub(super) use super::select_shape::{output_columns, read_reversed, validate};
 
 /// Cells met in read order, one partition's at a time.
 type Cells<'a> = dyn Iterator<Item = Result<Column, CqlError>> + 'a;

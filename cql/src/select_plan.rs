@@ -13,9 +13,9 @@ use super::ast::{Op, Relation, Select, Selector, Term};
 use super::bounds::{clustering_slices, Bounds};
 use super::error::CqlError;
 use super::select_shape::{output_columns, read_reversed, validate};
+use super::session::Session;
 use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
-use super::Session;
 use supercolumn::clock::Clock;
 use supercolumn::query::RangeBound;
 

@@ -5,9 +5,9 @@
 
 use super::ast::{Op, Relation, Select, Selector};
 use super::error::CqlError;
+use super::rows::Rows;
 use super::table::{ColumnDef, Kind, Table};
 use super::types::CqlType;
-use super::Rows;
 
 /// `rows` (partition after partition, each in read order) merged by their clustering prefixes
 /// in read order, the earlier partition first among equals, and cut to `limit`.

@@ -8,8 +8,10 @@ use supercolumn::Database;
 
 use crate::ast::{self, Select, Statement};
 use crate::compact::{self, Compact};
+use crate::error::CqlError;
+use crate::session::CqlResult;
 use crate::system::{self, describe, Node};
-use crate::{CqlError, CqlResult, CqlType};
+use crate::types::CqlType;
 
 /// Where a statement is answered when it is not a CQL table's.
 pub(crate) enum Served {

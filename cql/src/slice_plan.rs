@@ -12,11 +12,11 @@ use std::sync::Arc;
 
 use super::ast::{Op, Relation, Select, Selector, Term};
 use super::bounds::clustering_slices;
-use super::plan::{resolve, row_key, sort_suffix, source, Check, Parts, Source};
-use super::select::{output_columns, read_reversed};
+use super::plan_values::{resolve, row_key, sort_suffix, source, Check, Parts, Source};
+use super::rows::Columns;
+use super::select_shape::{output_columns, read_reversed};
 use super::table::{Kind, Table};
 use super::types::Literal;
-use super::Columns;
 use supercolumn::model::comparator::Comparator;
 use supercolumn::query::{ColumnParent, SlicePredicate, SliceRange};
 

@@ -11,9 +11,10 @@ use std::sync::atomic::Ordering;
 use smallvec::SmallVec;
 
 use super::error::CqlError;
-use super::plan::{checked, push_ttl, push_write_time, resolve};
+use super::plan_values::{checked, push_ttl, push_write_time, resolve};
+use super::rows::Rows;
+use super::session::Session;
 use super::slice_plan::{Out, SlicePlan};
-use super::{Rows, Session};
 use supercolumn::model::sort_key::{escaped_len, unescape_into};
 use supercolumn::model::{CellIn, CellValueRef};
 use supercolumn::query::SlicePredicate;

@@ -261,7 +261,7 @@ impl Table {
         def.cql_table = Some(self.create_statement());
         def.comment.clone_from(&self.options.comment);
         def.gc_grace_seconds = self.options.gc_grace_seconds;
-        super::table_tuning::apply(&self.options, &mut def)?;
+        super::table_options::tuning::apply(&self.options, &mut def)?;
         Ok(def)
     }
 

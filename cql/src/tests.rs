@@ -1,5 +1,6 @@
 use super::*;
 use supercolumn::query::{ColumnParent, SlicePredicate, SliceRange};
+use supercolumn::Database;
 use supercolumn::Options;
 
 fn open(dir: &std::path::Path) -> Database {

@@ -6,11 +6,10 @@
 use super::ast::{Assignment, Relation, TableName, Term, Using};
 use super::collection::{CollectionOp, Target};
 use super::error::CqlError;
-use super::execute::{clustering_from, key_from};
+use super::session::Session;
 use super::table::{ColumnDef, Kind, Table};
 use super::types::CqlType;
 use super::write_rows::Naming;
-use super::Session;
 use supercolumn::query::{ColumnPath, ColumnPathRef};
 use supercolumn::{BatchMutation, WriteOptions};
 
@@ -275,4 +274,40 @@ impl Session<'_> {
         }
         Ok(())
     }
+}
+
+fn key_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<u8>, CqlError> {
+    let mut parts = Vec::new();
+    for &i in &t.partition_key {
+        match &given[i] {
+            Some(v) if !v.is_empty() || t.partition_key.len() > 1 => parts.push(v.as_slice()),
+            Some(_) => {
+                return Err(CqlError::invalid(format!(
+                    "key may not be empty ({})",
+                    t.columns[i].name
+                )))
+            }
+            None => {
+                return Err(CqlError::invalid(format!(
+                    "missing mandatory PRIMARY KEY part {}",
+                    t.columns[i].name
+                )))
+            }
+        }
+    }
+    t.row_key(&parts)
+}
+
+fn clustering_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<Vec<u8>>, CqlError> {
+    t.clustering
+        .iter()
+        .map(|&i| {
+            given[i].clone().ok_or_else(|| {
+                CqlError::invalid(format!(
+                    "missing mandatory PRIMARY KEY part {}",
+                    t.columns[i].name
+                ))
+            })
+        })
+        .collect()
 }

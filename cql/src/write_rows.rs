@@ -5,8 +5,8 @@
 
 use super::ast::{Op, Relation};
 use super::error::CqlError;
+use super::session::Session;
 use super::table::{Kind, Table};
-use super::Session;
 
 /// A row key, and the clustering values (all, a prefix, or none) of the rows named in it.
 pub(super) type NamedRow = (Vec<u8>, Vec<Vec<u8>>);

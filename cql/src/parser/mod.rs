@@ -8,7 +8,7 @@
 use super::ast::{Bind, Statement, Term};
 use super::error::CqlError;
 use super::lexer::{tokenize, Tok, Token};
-use super::table_tuning;
+use super::table_options::tuning as table_tuning;
 use super::types::{CqlType, Literal};
 
 /// Parses one or more statements separated by `;`.

@@ -2,7 +2,10 @@
 //! tables, the cluster, and the statements that recreate a keyspace, a table or the whole
 //! schema, as rows of `keyspace_name`, `type`, `name` (and `create_statement`).
 
-use crate::{quote_ident, CqlError, CqlType, Rows, Table};
+use crate::error::CqlError;
+use crate::rows::Rows;
+use crate::table::{quote_ident, Table};
+use crate::types::CqlType;
 use supercolumn::Database;
 
 use super::tables::cql_tables;

@@ -6,8 +6,17 @@
 pub mod describe;
 pub mod tables;
 
-use crate::{CqlError, CqlType, Literal, Op, Relation, Rows, Select, Selector, Term};
+use crate::ast::{Bind, Relation, Select, Selector, Term};
+use crate::error::CqlError;
+use crate::rows::Rows;
+use crate::types::{CqlType, Literal, Op};
 use supercolumn::Database;
+
+/// The CQL version this crate speaks.
+pub const CQL_VERSION: &str = "3.4.5";
+/// The Cassandra release whose behaviour is offered (server-side DESCRIBE, the `system_schema`
+/// tables): drivers pick their schema queries by it.
+pub const RELEASE_VERSION: &str = "4.0.11";
 
 pub use tables::Node;
 
@@ -49,8 +58,8 @@ pub fn bind_columns(
         for t in terms {
             if let Term::Bind(b) = t {
                 let given = match b {
-                    crate::Bind::Named(_, n) => n.clone(),
-                    crate::Bind::Positional(_) => name.clone(),
+                    Bind::Named(_, n) => n.clone(),
+                    Bind::Positional(_) => name.clone(),
                 };
                 out.push((b.index(), given, ty.clone()));
             }

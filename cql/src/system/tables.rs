@@ -5,7 +5,8 @@
 //!
 //! Long because it holds the content of every system table, one short function each.
 
-use crate::{ColumnDef, CqlType, Kind, Literal, Table};
+use crate::table::{ColumnDef, Kind, Table};
+use crate::types::{CqlType, Literal};
 use md5::{Digest, Md5};
 use supercolumn::Database;
 
@@ -370,7 +371,7 @@ fn local(db: &Database, node: &Node) -> Content {
             s(&node.address),
             n(7000),
             s("supercolumn"),
-            s(crate::CQL_VERSION),
+            s(super::CQL_VERSION),
             s("datacenter1"),
             n(1),
             Literal::Uuid(host_id),
@@ -379,7 +380,7 @@ fn local(db: &Database, node: &Node) -> Content {
             s("4"),
             s(partitioner),
             s("rack1"),
-            s(crate::RELEASE_VERSION),
+            s(super::RELEASE_VERSION),
             s(&node.address),
             n(node.port),
             Literal::Uuid(schema_version(db)),

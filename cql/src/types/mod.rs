@@ -1,7 +1,8 @@
 //! CQL's data types: their names, how a literal becomes the bytes Cassandra stores for it (an
 //! `int` 2 is `00000002`), how stored bytes print in cqlsh's form, and which comparator orders
 //! them when they are part of a key or filtered on. A collection's serialized form (the
-//! protocol's: a count, then each element's length and bytes) is `collection_value.rs`'s.
+//! protocol's: a count, then each element's length and bytes) is `collection_value.rs`'s, a
+//! part of this module (each needs the other).
 //!
 //! Long because for each CQL type it says how literals encode, how values print and how they
 //! compare: one arm per type in each.
@@ -10,15 +11,31 @@ use std::sync::Arc;
 
 use num_bigint::BigInt;
 
-use super::ast::Op;
-pub(super) use super::collection_value::{add_element, serialize, Element};
+mod collection_value;
+
 use super::error::CqlError;
+pub(super) use collection_value::{add_element, serialize, Element};
 use supercolumn::model::comparator::builtin::{from_hex, to_hex};
 use supercolumn::model::comparator::{
     AsciiType, BooleanType, ByteType, BytesType, Collection, Comparator, DoubleType, FloatType,
     FrozenType, InetAddressType, Int32Type, IntegerType, LongType, ShortType, SimpleDateType,
     TimeType, TimeUuidType, TimestampType, Utf8Type, UuidType,
 };
+
+/// A comparison operator in `WHERE` (or an `IF` condition): what a type's order answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `=`
+    Eq,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
 
 /// A CQL type.
 #[derive(Debug, Clone, PartialEq, Eq)]

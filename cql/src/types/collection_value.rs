@@ -4,7 +4,7 @@
 //! putting a bound frozen set or map in the order Cassandra keeps. What the elements mean is
 //! `types.rs`'s; how a collection is stored as cells is `collection.rs`'s.
 
-use super::types::CqlType;
+use super::CqlType;
 
 impl CqlType {
     /// The elements of a collection value in its serialized form (protocol v3: an `int` count,
@@ -129,7 +129,7 @@ pub fn serialize<'a>(items: impl Iterator<Item = (&'a [u8], Option<&'a [u8]>)>) 
 
 /// Appends one element to a collection value being built in its serialized form (count first).
 /// With `first`, the element goes before those already there.
-pub(super) fn add_element(
+pub(crate) fn add_element(
     out: &mut Vec<u8>,
     ty: &CqlType,
     element: &[u8],

@@ -10,6 +10,8 @@
 use super::error::CqlError;
 use super::types::Literal;
 
+pub(super) mod tuning;
+
 /// The longest TTL Cassandra takes (20 years), in seconds.
 pub const MAX_TTL: u32 = 630_720_000;
 
@@ -68,7 +70,7 @@ impl TableOptions {
                 // A table's id is its own here (shown in system_schema): accepted, not kept.
                 "id" => {}
                 n if TUNING.contains(&n) => {
-                    super::table_tuning::check(n, value)?;
+                    tuning::check(n, value)?;
                     o.tuning.retain(|(k, _)| k != n);
                     o.tuning.push((n.to_string(), value.clone()));
                     o.tuning.sort_by(|a, b| a.0.cmp(&b.0));
@@ -81,7 +83,7 @@ impl TableOptions {
                 }
             }
         }
-        super::table_tuning::check_intervals(&o)?;
+        tuning::check_intervals(&o)?;
         Ok(o)
     }
 
@@ -93,7 +95,7 @@ impl TableOptions {
     /// A map option (`compaction`, `compression`, `caching`) as `system_schema` shows it, or
     /// `default` when unset.
     pub fn shown_map(&self, name: &str, default: &[(&str, &str)]) -> Literal {
-        super::table_tuning::shown_map(self, name, default)
+        tuning::shown_map(self, name, default)
     }
 
     /// A number option as `system_schema` shows it, or `default` when unset.
@@ -125,7 +127,7 @@ impl TableOptions {
             out.push(format!("gc_grace_seconds = {g}"));
         }
         for (name, value) in &self.tuning {
-            out.push(format!("{name} = {}", super::table_tuning::cql(value)));
+            out.push(format!("{name} = {}", tuning::cql(value)));
         }
         out
     }

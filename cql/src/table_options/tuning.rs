@@ -1,11 +1,11 @@
 //! The table options that tune Cassandra's machinery (`compaction`, `compression`,
 //! `bloom_filter_fp_chance`, index intervals, …): each value checked as Cassandra checks it,
-//! with its words, and written back as CQL. `table_options.rs` keeps them; this file only
+//! with its words, and written back as CQL. `mod.rs` keeps them; this file only
 //! judges and prints a value.
 
-use super::error::CqlError;
-use super::table_options::TableOptions;
-use super::types::Literal;
+use super::TableOptions;
+use crate::error::CqlError;
+use crate::types::Literal;
 use supercolumn::schema::ColumnFamilyDef;
 
 const COMPACTION_PREFIX: &str = "org.apache.cassandra.db.compaction.";
