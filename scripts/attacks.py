@@ -104,7 +104,10 @@ class Server:
             stderr=subprocess.PIPE,
             text=True,
         )
+        # Log lines may come first; the port is on the line that says the server is up.
         line = self.proc.stderr.readline()
+        while line and not line.startswith("supercolumn: serving CQL"):
+            line = self.proc.stderr.readline()
         self.port = int(line.rsplit(":", 1)[1])
         threading.Thread(target=lambda: [None for _ in self.proc.stderr], daemon=True).start()
 

@@ -39,10 +39,15 @@ struct Cli {
     /// another for an existing one is refused.
     #[arg(long, global = true, value_parser = parse_partitioner)]
     partitioner: Option<Partitioner>,
-    /// Log what the engine does (flushes, compactions, replay, slow operations) to stderr:
-    /// -v for info, -vv for debug. `RUST_LOG` (e.g. `RUST_LOG=info`) does the same.
+    /// Log more of what the engine does (flushes, compactions, replay, slow operations) to
+    /// stderr: -v for info, -vv for debug. `RUST_LOG` (e.g. `RUST_LOG=info`) does the same.
+    /// Without either, warnings and errors are logged (and `serve`'s lifecycle).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
+    /// Also write the log to files in this directory, a new one each day
+    /// (`supercolumn.YYYY-MM-DD.log`), the last seven kept.
+    #[arg(long, global = true)]
+    log_dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -545,8 +550,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    supercolumn_tools::logging::init(cli.verbose);
-    match run(cli) {
+    // A server tells its lifecycle by default; the other commands only what went wrong.
+    let default = match cli.command {
+        Command::Serve { .. } => "info",
+        _ => "warn",
+    };
+    let logging =
+        supercolumn_tools::logging::init_with(cli.verbose, default, cli.log_dir.as_deref());
+    match logging.and_then(|()| run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if errors::broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {

@@ -34,6 +34,7 @@ pub fn serve(
         .build()
         .context("starting the runtime")?;
     let db = Arc::new(db);
+    let config_auth = auth.is_some();
     let config = Config {
         listen,
         max_connections,
@@ -45,10 +46,21 @@ pub fn serve(
             .await
             .with_context(|| format!("listening on {listen}"))?;
         let local = server.local_addr()?;
+        // Scripts wait for this line (and read the port from it); the log says the same.
         eprintln!("supercolumn: serving CQL (native protocol v3/v4) on {local}");
+        tracing::info!(
+            "serving CQL on {local}: data in {}, at most {max_connections} connections, {}",
+            db.path().display(),
+            if config_auth {
+                "password authentication"
+            } else {
+                "no authentication"
+            }
+        );
         let (tx, rx) = tokio::sync::watch::channel(false);
         let stop = tokio::spawn(async move {
             wait_for_signal().await;
+            tracing::info!("stop requested: closing connections, finishing requests in flight");
             let _ = tx.send(true);
         });
         server.run(rx).await;
@@ -58,10 +70,13 @@ pub fn serve(
     // A request still running on a blocking thread (a long scan) is not waited for forever.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
     eprintln!("supercolumn: stopped serving; flushing");
+    tracing::info!("stopped serving; flushing the memtables");
     db.flush_all().context("flushing")?;
     let db = Arc::try_unwrap(db)
         .map_err(|_| anyhow::anyhow!("the database is still in use after the server stopped"))?;
-    db.close().context("closing the database")
+    db.close().context("closing the database")?;
+    tracing::info!("closed the database");
+    Ok(())
 }
 
 async fn wait_for_signal() {

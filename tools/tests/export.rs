@@ -164,7 +164,12 @@ fn serve(dir: &Path) -> (std::process::Child, u16) {
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let line = lines.next().unwrap().unwrap();
+    // Log lines may come first; the port is on the line that says the server is up.
+    let line = lines
+        .by_ref()
+        .map(Result::unwrap)
+        .find(|l| l.starts_with("supercolumn: serving CQL"))
+        .unwrap();
     let port = line.rsplit(':').next().unwrap().trim().parse().unwrap();
     std::thread::spawn(move || lines.for_each(drop));
     (child, port)

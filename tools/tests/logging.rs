@@ -1,6 +1,7 @@
-//! The engine's events reach a user who asks for them (`RUST_LOG`, `-v`), and only then: a
-//! compaction, a flush and a commit log replay show as they happen, and without asking stderr
-//! says only that a database was created.
+//! The engine's events reach a user who asks for them (`RUST_LOG`, `-v`): a compaction, a
+//! flush and a commit log replay show as they happen, and without asking a healthy run's
+//! stderr says only that a database was created. `serve` logs its lifecycle by default, to
+//! stderr and to the files of `--log-dir`.
 
 // A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -61,4 +62,63 @@ fn flushes_compactions_and_replay_are_logged_when_asked_and_only_then() {
     assert!(stderr(&o).contains("INFO"), "{}", stderr(&o));
     let o = supercolumn(&dir, None, &["compact", "--major"]);
     assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn serve_logs_its_lifecycle_to_stderr_and_to_the_log_directory() {
+    use std::io::{BufRead, BufReader};
+    let root = tempfile::tempdir().unwrap();
+    let (dir, logs) = (root.path().join("d"), root.path().join("logs"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_supercolumn"))
+        .env_remove("RUST_LOG")
+        .arg("--data")
+        .arg(&dir)
+        .arg("--log-dir")
+        .arg(&logs)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let up = line.starts_with("supercolumn: serving CQL");
+        seen.push(line);
+        if up {
+            break;
+        }
+    }
+    // SIGTERM, as a service manager stops it: the server says it stops, flushes and closes.
+    let term = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    seen.extend(lines.map(Result::unwrap));
+    assert!(child.wait().unwrap().success(), "{seen:#?}");
+    let stderr = seen.join("\n");
+    for event in [
+        "INFO serving CQL on 127.0.0.1:",
+        "INFO stop requested",
+        "INFO closed the database",
+    ] {
+        assert!(stderr.contains(event), "{event} not in:\n{stderr}");
+    }
+    let files: Vec<_> = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("supercolumn.") && name.ends_with(".log"),
+        "{name}"
+    );
+    let file = std::fs::read_to_string(&files[0]).unwrap();
+    for event in ["serving CQL on", "stop requested", "closed the database"] {
+        assert!(file.contains(event), "{event} not in the log file:\n{file}");
+    }
+    // The file is plain text, without the terminal's colour codes.
+    assert!(!file.contains('\u{1b}'), "{file}");
 }
