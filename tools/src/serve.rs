@@ -69,7 +69,6 @@ pub fn serve(
     })?;
     // A request still running on a blocking thread (a long scan) is not waited for forever.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
-    eprintln!("supercolumn: stopped serving; flushing");
     tracing::info!("stopped serving; flushing the memtables");
     db.flush_all().context("flushing")?;
     let db = Arc::try_unwrap(db)
