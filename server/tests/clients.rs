@@ -1,9 +1,9 @@
 //! The clients users really have, against a server on a fresh database: the Python driver
 //! (`clients/driver_suite.py`: every type and collection, prepared statements, paging over
 //! 10,000 rows, batches, lightweight transactions, errors, driver metadata) and cqlsh (`clients/cqlsh_suite.py`: seed
-//! 002's statements, DESCRIBE, COPY out and back in). They need `python3` with the PyPI
-//! packages `cassandra-driver` and `cqlsh` (CI installs them; see the README): without them
-//! these tests fail, they do not skip.
+//! 002's statements, DESCRIBE, COPY out and back in). They run in a Python environment of
+//! their own with the PyPI packages `cassandra-driver` and `cqlsh`, made on first use
+//! (`support/python.rs`): without `python3` or the package index they fail, they do not skip.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -13,7 +13,7 @@ use std::process::Command;
 
 fn run_suite(script: &str, server: &support::Running) {
     let path = format!("{}/tests/clients/{script}", env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new("python3")
+    let out = Command::new(support::python::python())
         .arg(&path)
         .arg(server.addr.port().to_string())
         .output()

@@ -12,7 +12,7 @@ use std::process::Command;
 use supercolumn::{BatchMutation, ColumnOrSuperColumn, ColumnPath, WriteOptions};
 
 fn cqlsh(port: u16, statements: &str) -> (bool, String, String) {
-    let out = Command::new("python3")
+    let out = Command::new(support::python::python())
         .args([
             "-m",
             "cqlshlib",

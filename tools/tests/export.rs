@@ -2,9 +2,13 @@
 //! (BloggyAppy's column families, Keyspace1's Standard and Super ones) and of CQL tables (every
 //! kind of column, collections, TTLs, rows with and without a marker, deleted cells), loaded by
 //! cqlsh (`-f`) into a fresh `supercolumn serve`, then every cell compared: value, write time
-//! and remaining TTL. Needs `python3` with the PyPI package `cqlsh` (CI installs it).
+//! and remaining TTL. cqlsh runs in the client tests' Python environment, made on first use.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+// The client tests' Python environment (the driver and cqlsh, made on first use).
+#[path = "../../server/tests/support/python.rs"]
+mod python;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -218,7 +222,7 @@ fn an_export_loaded_by_cqlsh_gives_every_cell_back_with_its_time_and_ttl() {
     let empty = Options::default().with_keyspaces(Vec::new());
     Database::open(dst.path(), empty).unwrap().close().unwrap();
     let (mut server, port) = serve(dst.path());
-    let load = Command::new("python3")
+    let load = Command::new(python::python())
         .args(["-m", "cqlshlib", "127.0.0.1", &port.to_string(), "-f"])
         .arg(&file)
         .output()

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod python;
+
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
