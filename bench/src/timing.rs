@@ -146,7 +146,8 @@ pub fn timed(
         ProgressBar::new(ops)
     };
     bar.set_style(
-        ProgressStyle::with_template("{prefix:>12} [{bar:40}] {pos}/{len} {per_sec}")
+        // The rate is indicatif's moving average; the ETA follows from it.
+        ProgressStyle::with_template("{prefix:>12} [{bar:40}] {pos}/{len} {per_sec}, ETA {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
