@@ -51,6 +51,7 @@ mod slice_read;
 mod system;
 mod table;
 mod table_options;
+mod text_value;
 mod types;
 mod write;
 mod write_rows;
@@ -66,11 +67,12 @@ pub use ast::{
 pub use error::CqlError;
 pub use lexer::split_statements;
 pub use page::{PageRequest, Position};
-pub use parser::parse;
+pub use parser::{parse, parse_literal};
 pub use prepared::Prepared;
 pub use rows::{Columns, Row, Rows, RowsIter};
 pub use table::{quote_ident, ColumnDef, Kind, Table};
 pub use table_options::TableOptions;
+pub use text_value::value_from_text;
 pub use types::{CqlType, Literal};
 
 use supercolumn::BatchMutation;

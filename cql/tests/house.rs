@@ -141,6 +141,7 @@ const RULES: &[(&str, &[&str])] = &[
         "served",
         &["error", "types", "ast", "compact", "system", "session"],
     ),
+    ("text_value", &["error", "types", "parser"]),
     ("fuzz", &["parser", "table"]),
 ];
 

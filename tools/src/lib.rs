@@ -5,6 +5,7 @@ pub mod cql_shell;
 pub mod errors;
 pub mod export;
 pub mod format;
+pub mod import;
 pub mod logging;
 pub mod serve;
 pub mod shell;

@@ -122,6 +122,29 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Loads a CSV file into a CQL table (cqlsh's `COPY … FROM`), or runs an `export` file (CQL
+    /// statements) when no --table is given. Lines that cannot be read are reported by number
+    /// and skipped; every other row is written whole.
+    Import {
+        /// The file: CSV with --table, else CQL statements.
+        file: PathBuf,
+        /// KEYSPACE.TABLE the CSV fills.
+        #[arg(long)]
+        table: Option<String>,
+        /// The first line names the columns.
+        #[arg(long)]
+        header: bool,
+        /// The field delimiter (one character).
+        #[arg(long, default_value = ",")]
+        delimiter: char,
+        /// The text that means null.
+        #[arg(long, default_value = "")]
+        null: String,
+        /// The columns the fields fill, comma-separated [default: the header's, else every
+        /// column: partition key, clustering, the others by name].
+        #[arg(long, value_delimiter = ',')]
+        columns: Option<Vec<String>>,
+    },
     /// Adds a user for `serve --auth` (or changes its password), reading the password from
     /// the first line of standard input; only its bcrypt hash is kept, in the data directory.
     AddUser {
@@ -348,6 +371,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         | Command::Cql { .. }
         | Command::Serve { .. }
         | Command::AddUser { .. } => Absent::Create,
+        // An export file makes its own keyspaces and tables; a CSV needs its table.
+        Command::Import { table: None, .. } => Absent::Create,
         _ => Absent::Refuse,
     };
     let db = open(&cli, absent)?;
@@ -512,6 +537,24 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 "Exported {} keyspaces, {} tables, {} cells.",
                 stats.keyspaces, stats.tables, stats.cells
             );
+        }
+        Command::Import {
+            file,
+            table,
+            header,
+            delimiter,
+            null,
+            columns,
+        } => {
+            let delimiter = u8::try_from(*delimiter)
+                .map_err(|_| anyhow::anyhow!("the delimiter must be one ASCII character"))?;
+            let o = supercolumn_tools::import::CsvOptions {
+                header: *header,
+                delimiter,
+                null: null.clone(),
+                columns: columns.clone(),
+            };
+            supercolumn_tools::import::run(&db, file, table.as_deref(), &o)?
         }
         Command::AddUser { name } => {
             let mut password = String::new();

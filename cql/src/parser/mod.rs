@@ -32,6 +32,21 @@ pub fn parse(text: &str) -> Result<Vec<Statement>, CqlError> {
     }
 }
 
+/// Parses one literal value (`42`, `'text'`, `[1, 2]`, `{'a': 1}`, a UUID, `0x…`), as a CSV
+/// field or a value typed at a prompt is read.
+pub fn parse_literal(text: &str) -> Result<Literal, CqlError> {
+    let mut p = Parser {
+        tokens: tokenize(text)?,
+        pos: 0,
+        binds: 0,
+    };
+    let literal = p.literal()?;
+    if !p.at_end() {
+        return Err(p.unexpected("the end of the value"));
+    }
+    Ok(literal)
+}
+
 mod dml;
 mod names;
 
