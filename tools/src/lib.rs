@@ -2,6 +2,7 @@
 //! rows (SPEC §8); and, with `stress` too, how a tool turns on its log.
 
 pub mod cql_shell;
+pub mod dump_json;
 pub mod errors;
 pub mod export;
 pub mod format;

@@ -78,14 +78,116 @@ fn the_dump_of_a_flushed_sstable_prints_the_same_rows_as_list() {
         "json",
         file.to_str().unwrap(),
     ]);
+    // A column family without a CQL schema: each column a row clustered by its name.
+    let parsed: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    let partitions = parsed.as_array().unwrap();
+    assert_eq!(partitions.len(), 1);
     assert_eq!(
-        text(&one.stdout)
-            .trim()
-            .split("\"timestamp\":")
-            .next()
-            .unwrap(),
-        "{\"key\":\"6a736d697468\",\"columns\":[{\"name\":\"6669727374\",\"value\":\"4a6f686e\","
+        partitions[0]["partition"]["key"],
+        serde_json::json!(["jsmith"])
     );
+    let rows = partitions[0]["rows"].as_array().unwrap();
+    let shown: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["clustering"][0].as_str().unwrap().to_string(),
+                r["cells"][0]["value"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("first".to_string(), "4a6f686e".to_string()),
+            ("last".to_string(), "536d697468".to_string())
+        ]
+    );
+}
+
+#[test]
+fn the_json_dump_of_a_cql_table_is_sstabledump_s_with_typed_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let cql = |statements: &str| {
+        let o = run(
+            env!("CARGO_BIN_EXE_supercolumn"),
+            &[
+                "--data",
+                dir.path().to_str().unwrap(),
+                "cql",
+                "-e",
+                statements,
+            ],
+        );
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    };
+    cql("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+         CREATE TABLE ks.t (k int, c text, n bigint, s text, m map<text, int>, b boolean,
+                            PRIMARY KEY (k, c));
+         INSERT INTO ks.t (k, c, n, s, b) VALUES (1, 'a', -10, 'x y', true) USING TIMESTAMP 1000;
+         UPDATE ks.t USING TIMESTAMP 2000 AND TTL 600 SET m['q'] = 5 WHERE k = 1 AND c = 'a';
+         DELETE s FROM ks.t USING TIMESTAMP 3000 WHERE k = 1 AND c = 'b';
+         DELETE FROM ks.t USING TIMESTAMP 4000 WHERE k = 1 AND c = 'z';
+         DELETE FROM ks.t USING TIMESTAMP 5000 WHERE k = 2;");
+    let o = run(
+        env!("CARGO_BIN_EXE_supercolumn"),
+        &["--data", dir.path().to_str().unwrap(), "flush", "ks"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let file = std::fs::read_dir(dir.path().join("ks"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("-Data.db"))
+        .unwrap();
+    let o = dump(&["--format", "json", "-t", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let mut got: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Deletion and expiry times are the wall clock's: checked for presence, then dropped.
+    let mut local_times = 0;
+    strip(&mut got, &mut local_times);
+    assert_eq!(local_times, 4, "{got:#}");
+    let want = serde_json::json!([
+      { "partition": { "key": ["1"] },
+        "rows": [
+          { "type": "row", "clustering": ["a"], "liveness_info": { "tstamp": 1000 },
+            "cells": [
+              { "name": "b", "value": true, "tstamp": 1000 },
+              { "name": "m", "path": ["q"], "value": 5, "tstamp": 2000, "ttl": 600 },
+              { "name": "n", "value": -10, "tstamp": 1000 },
+              { "name": "s", "value": "x y", "tstamp": 1000 } ] },
+          { "type": "row", "clustering": ["b"],
+            "cells": [ { "name": "s", "deletion_info": {}, "tstamp": 3000 } ] },
+          { "type": "row", "clustering": ["z"], "deletion_info": { "marked_deleted": 4000 },
+            "cells": [] } ] },
+      { "partition": { "key": ["2"], "deletion_info": { "marked_deleted": 5000 } },
+        "rows": [] }
+    ]);
+    assert_eq!(got, want, "{got:#}");
+    // --key takes the key as the dump prints it: here an int, as text or as hex.
+    for key in ["2", "0x00000002"] {
+        let o = dump(&["--format", "json", "--key", key, file.to_str().unwrap()]);
+        let one: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(
+            one[0]["partition"]["key"],
+            serde_json::json!(["2"]),
+            "{key}"
+        );
+        assert_eq!(one.as_array().unwrap().len(), 1);
+    }
+}
+
+/// Removes every `local_delete_time` and `expires_at` from `v`, counting them.
+fn strip(v: &mut serde_json::Value, n: &mut usize) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for k in ["local_delete_time", "expires_at"] {
+                *n += usize::from(m.shift_remove(k).is_some());
+            }
+            m.values_mut().for_each(|x| strip(x, n));
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| strip(x, n)),
+        _ => {}
+    }
 }
 
 #[test]

@@ -10,16 +10,18 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use clap::{Parser, ValueEnum};
-use supercolumn::comparator::{builtin::to_hex, Comparator, ComparatorRegistry};
+use supercolumn::comparator::{Comparator, ComparatorRegistry};
 use supercolumn::inspect::{column_family_of, DumpEntry, DumpRow, SstableFile};
 use supercolumn::{Column, ColumnFamilyDef, ColumnType, Partitioner};
+use supercolumn_tools::dump_json::JsonDump;
 use supercolumn_tools::format::{column, key_text};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Format {
     /// The shell's RowKey / `=> (column=…)` lines.
     Cli,
-    /// One JSON object per row: bytes in hex, timestamps, tombstones with deletion times, TTLs.
+    /// Cassandra's `sstabledump` JSON: an array of partitions, typed values for CQL tables,
+    /// tombstones with their deletion times, TTLs.
     Json,
 }
 
@@ -39,7 +41,9 @@ struct Cli {
     /// Print row keys only.
     #[arg(long)]
     keys: bool,
-    /// Print only this row (found through the bloom filter and the index).
+    /// Print only this row (found through the bloom filter and the index), named as the dump
+    /// prints keys: text, `0x…` hex, or a CQL table's key as its type reads it (a composite
+    /// key's parts joined by `:`).
     #[arg(long)]
     key: Option<String>,
     /// Check every checksum and the sort order; exit 1 at the first fault.
@@ -48,6 +52,10 @@ struct Cli {
     /// Print summary statistics.
     #[arg(long)]
     stats: bool,
+    /// With --format json: timestamps as numbers (microseconds; deletion times in seconds), not
+    /// ISO-8601 (`sstabledump -t`).
+    #[arg(short = 't', long)]
+    raw_timestamps: bool,
     /// Comparator of column (or super column) names, for a file outside a data directory.
     #[arg(long)]
     comparator: Option<String>,
@@ -214,42 +222,6 @@ fn cli_lines(row: &DumpRow, def: &ColumnFamilyDef) -> Vec<String> {
     lines
 }
 
-fn json_line(row: &DumpRow) -> String {
-    let mut cols = Vec::new();
-    for e in &row.entries {
-        cols.push(match e {
-            DumpEntry::Column { super_column, name, value, timestamp, ttl } => format!(
-                "{{{}\"name\":\"{}\",\"value\":\"{}\",\"timestamp\":{timestamp}{}}}",
-                super_column.as_ref().map_or(String::new(), |s| format!("\"super_column\":\"{}\",", to_hex(s))),
-                to_hex(name),
-                to_hex(value),
-                ttl.map_or(String::new(), |(t, e)| format!(",\"ttl\":{t},\"expires_at\":{e}"))
-            ),
-            DumpEntry::Tombstone { super_column, name, timestamp, local_deletion_time } => format!(
-                "{{{}\"name\":\"{}\",\"deleted_at\":{timestamp},\"local_deletion_time\":{local_deletion_time}}}",
-                super_column.as_ref().map_or(String::new(), |s| format!("\"super_column\":\"{}\",", to_hex(s))),
-                to_hex(name)
-            ),
-            DumpEntry::PrefixDeletion { prefix, marked_for_delete_at, local_deletion_time } => format!(
-                "{{\"prefix\":\"{}\",\"deleted_at\":{marked_for_delete_at},\"local_deletion_time\":{local_deletion_time}}}",
-                to_hex(prefix)
-            ),
-            DumpEntry::SuperColumnDeletion { name, marked_for_delete_at, local_deletion_time } => format!(
-                "{{\"super_column\":\"{}\",\"deleted_at\":{marked_for_delete_at},\"local_deletion_time\":{local_deletion_time}}}",
-                to_hex(name)
-            ),
-        });
-    }
-    let deletion = row.deletion.map_or(String::new(), |(ts, ldt)| {
-        format!(",\"deleted_at\":{ts},\"local_deletion_time\":{ldt}")
-    });
-    format!(
-        "{{\"key\":\"{}\"{deletion},\"columns\":[{}]}}",
-        to_hex(&row.key),
-        cols.join(",")
-    )
-}
-
 // Long because it runs the dump's modes (verify, one key, all rows, each output format) from one
 // opened file.
 fn dump(cli: &Cli, path: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -298,27 +270,40 @@ fn dump(cli: &Cli, path: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
         return Ok(());
     }
     file.check_partitioner()?;
+    let keyspace = path
+        .parent()
+        .and_then(Path::file_name)
+        .map_or_else(|| "unknown".into(), |k| k.to_string_lossy());
+    let json = JsonDump::new(&keyspace, &def, cli.raw_timestamps);
     let rows: Box<dyn Iterator<Item = supercolumn::Result<DumpRow>>> = match &cli.key {
-        Some(k) => Box::new(file.row(k.as_bytes()).transpose().into_iter()),
+        Some(k) => Box::new(file.row(&json.key_of(k)?).transpose().into_iter()),
         None => Box::new(file.rows()),
     };
     let mut n = 0;
     for row in rows {
         let row = row?;
         n += 1;
+        if cli.format == Format::Json && !cli.keys {
+            // An array of partitions, streamed: one partition in memory at a time.
+            let text = serde_json::to_string_pretty(&json.partition(&row))?;
+            let text = text.replace('\n', "\n  ");
+            write!(out, "{}  {text}", if n == 1 { "[\n" } else { ",\n" })?;
+            continue;
+        }
         if cli.keys {
             writeln!(
                 out,
                 "{}",
                 key_text(&row.key, def.key_validation_class.as_deref())
             )?;
-        } else if cli.format == Format::Json {
-            writeln!(out, "{}", json_line(&row))?;
         } else {
             for l in cli_lines(&row, &def) {
                 writeln!(out, "{l}")?;
             }
         }
+    }
+    if cli.format == Format::Json && !cli.keys {
+        writeln!(out, "{}]", if n == 0 { "[" } else { "\n" })?;
     }
     if cli.format == Format::Cli && !cli.keys {
         writeln!(out)?;
