@@ -194,20 +194,14 @@ impl<'db> Session<'db> {
             )));
         }
         if let (Some(plan), Some((t, id))) = (&p.plan, &p.table) {
-            // A planned slice reads whole: a page of one that its LIMIT does not fit in, or a
-            // later page, resumes through the general path.
-            let paged_slice = match (&self.page, plan) {
-                (Some(page), plan::Plan::Slice(sp)) => {
-                    page.after.is_some() || sp.limit(values).is_none_or(|l| l > page.size)
-                }
-                _ => false,
+            let planned = match plan {
+                plan::Plan::Insert(insert) => self.run_insert_plan(insert, t, *id, values)?,
+                _ => self.run_prepared_select(plan, t, *id, values)?,
             };
-            if !paged_slice {
-                if let Some(result) = self.run_plan(plan, t, *id, values)? {
-                    // Its rows, if any, fit the page: none follow.
-                    (self.page, self.page_end) = (None, None);
-                    return Ok(result);
-                }
+            if let Some(result) = planned {
+                // Its rows, if any, fit the page: none follow.
+                (self.page, self.page_end) = (None, None);
+                return Ok(result);
             }
         }
         self.binds = values.iter().map(|v| v.map(<[u8]>::to_vec)).collect();
@@ -418,27 +412,13 @@ impl<'db> Session<'db> {
     }
 
     fn dispatch(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
-        // A statement prepared against a CQL table is that table's; any other may be served.
-        let served = match self.pinned {
-            None => served::route(self.db, self.keyspace(), stmt),
-            Some(_) => None,
-        };
-        if let Some(served) = served {
-            let cx = served::Context {
-                db: self.db,
-                node: &self.node,
-                binds: &self.binds,
-                default_timestamp: self.default_timestamp,
-            };
-            return served::answer(&cx, &served, stmt);
+        if let Statement::Select(s) = stmt {
+            return self.run_select(stmt, s);
+        }
+        if let Some(result) = self.answer_served(stmt) {
+            return result;
         }
         match stmt {
-            Statement::Select(s) => {
-                let page = self.page.take();
-                let (rows, end) = self.select_page(s, page.as_ref())?;
-                self.page_end = end;
-                Ok(CqlResult::Rows(rows))
-            }
             Statement::Insert { table, .. }
             | Statement::Update { table, .. }
             | Statement::Delete { table, .. } => {

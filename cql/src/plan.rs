@@ -5,7 +5,8 @@
 //! read hands the engine the sort keys of its names and takes back cells, not columns.
 //! Everything else, and every value a plan would have to refuse (a null or empty key part),
 //! runs the general path, which owns the answers and the errors; a plan only ever answers what
-//! the general path would.
+//! the general path would. A planned insert runs here; the `SELECT` plans run in the executor
+//! (`select.rs`).
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -23,7 +24,6 @@ use super::slice_plan::SlicePlan;
 use super::table::{Kind, Table};
 use super::types::CqlType;
 use supercolumn::model::comparator::{Comparator, CompositeType, MarshalError};
-use supercolumn::model::CellValue;
 use supercolumn::query::ColumnPathRef;
 use supercolumn::{BatchMutation, SortedName, WriteOptions};
 
@@ -300,6 +300,11 @@ impl PointRead<'_> {
 }
 
 impl PointReadPlan {
+    /// Whether an output is a `TTL()` (which counts down from the database clock).
+    pub(super) fn asks_ttl(&self) -> bool {
+        self.outputs.iter().any(|o| matches!(o, Out::Ttl(_)))
+    }
+
     /// The row key and names to read, or `Ok(None)` when the general path must run.
     pub(super) fn request<'v>(
         &'v self,
@@ -374,56 +379,28 @@ impl PointReadPlan {
 pub(super) type Kept = (Vec<u8>, i64, Option<i64>);
 
 impl Session<'_> {
-    /// Runs a prepared statement's plan; `Ok(None)` when its values need the general path.
-    pub(super) fn run_plan(
+    /// Runs a prepared `INSERT`'s plan; `Ok(None)` when its values need the general path.
+    pub(super) fn run_insert_plan(
         &self,
-        plan: &Plan,
+        p: &InsertPlan,
         t: &Table,
         id: u64,
         values: &[Option<&[u8]>],
     ) -> Result<Option<CqlResult>, CqlError> {
-        let store = self.pinned_store(t, id)?;
-        match plan {
-            Plan::Insert(p) => {
-                // A lone insert fills this thread's batch and buffers: fresh ones grow from
-                // empty, several allocations a statement.
-                let (mut batch, mut buffers) = INSERT_SCRATCH.take().unwrap_or_default();
-                let done = match self.add_planned_insert(p, t, values, &mut batch, &mut buffers) {
-                    Ok(true) => Self::apply(self.db, &t.keyspace, &batch).map(|()| true),
-                    other => other,
-                };
-                batch.clear();
-                // A statement that carried a large value gives its room back.
-                if batch.capacity_bytes() + buffers.capacity() <= KEPT_INSERT_SCRATCH {
-                    INSERT_SCRATCH.set(Some((batch, buffers)));
-                }
-                Ok(done?.then_some(CqlResult::Void))
-            }
-            Plan::Slice(p) => Ok(self.run_slice_plan(&store, p, values)?.map(CqlResult::Rows)),
-            Plan::PointRead(p) => {
-                let Some(read) = p.request(values)? else {
-                    return Ok(None);
-                };
-                let keys = read.sort_keys();
-                let mut found: SmallVec<[Option<Kept>; 8]> = keys.iter().map(|_| None).collect();
-                self.db
-                    .visit_columns(&store, &read.key, &keys, |key, cell| {
-                        let at = keys.iter().position(|k| *k == key);
-                        if let (Some(at), CellValue::Live { value, ttl }) = (at, cell.value) {
-                            let expires = ttl.map(|t| t.local_expiration_time);
-                            found[at] = Some((value, cell.timestamp, expires));
-                        }
-                    })?;
-                // TTL() counts down as the general path's does (see `select`); read only if
-                // asked.
-                let now_seconds = if p.outputs.iter().any(|o| matches!(o, Out::Ttl(_))) {
-                    self.db.options().clock.now_micros().div_euclid(1_000_000)
-                } else {
-                    0
-                };
-                Ok(Some(CqlResult::Rows(p.rows(values, found, now_seconds))))
-            }
+        self.check_pinned(t, id)?;
+        // A lone insert fills this thread's batch and buffers: fresh ones grow from empty,
+        // several allocations a statement.
+        let (mut batch, mut buffers) = INSERT_SCRATCH.take().unwrap_or_default();
+        let done = match self.add_planned_insert(p, t, values, &mut batch, &mut buffers) {
+            Ok(true) => Self::apply(self.db, &t.keyspace, &batch).map(|()| true),
+            other => other,
+        };
+        batch.clear();
+        // A statement that carried a large value gives its room back.
+        if batch.capacity_bytes() + buffers.capacity() <= KEPT_INSERT_SCRATCH {
+            INSERT_SCRATCH.set(Some((batch, buffers)));
         }
+        Ok(done?.then_some(CqlResult::Void))
     }
 
     /// Adds a planned insert's cells to `batch`; `Ok(false)` (nothing added) when its values

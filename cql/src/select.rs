@@ -1,4 +1,7 @@
-//! The `SELECT` executor: runs a [`SelectPlan`] (`select_plan.rs` makes it) one page at a time.
+//! The `SELECT` executor, the one place a `SELECT` on a CQL table runs: a prepared one by the
+//! plan made when it was prepared (a point read here, a slice of one partition by
+//! `slice_read.rs`) when its values fit it, any other by a [`SelectPlan`] (`select_plan.rs`
+//! makes it) one page at a time.
 //! It reads each planned partition's slices through the engine, page by page (`pages.rs`), or
 //! its one row by name, groups the cells back into CQL rows (a row exists when its marker or
 //! any cell is live), filters, counts and projects them, and says where a page ended. It
@@ -6,25 +9,108 @@
 //! answer.
 
 use super::assemble::{cell_parts, project, Row};
-use super::ast::Select;
+use super::ast::{Select, Statement};
 use super::bounds::Bounds;
 use super::error::CqlError;
 use super::page::{resume_slices, PageRequest, Position};
 use super::pages::PAGE;
+use super::plan::{Kept, Plan, PointReadPlan};
 use super::rows::Rows;
 use super::select_plan::{KeySpan, Partitions, SelectPlan};
 use super::select_shape::merged;
-use super::session::Session;
-use super::table::Kind;
+use super::session::{CqlResult, Session};
+use super::table::{Kind, Table};
 use super::types::{add_element, matches_filter, CqlType};
+use smallvec::SmallVec;
+use supercolumn::clock::Clock;
+use supercolumn::model::CellValue;
 use supercolumn::query::{
     Column, ColumnOrSuperColumn, ColumnParent, KeyRange, RangeBound, SlicePredicate, SliceRange,
 };
+use supercolumn::ColumnFamilyHandle;
 
 /// Cells met in read order, one partition's at a time.
 type Cells<'a> = dyn Iterator<Item = Result<Column, CqlError>> + 'a;
 
 impl Session<'_> {
+    /// Runs a `SELECT` (`stmt`) with the values bound to its markers (`self.binds`): on a
+    /// system table or a Thrift-era column family, its rows built whole (`served.rs`); on a CQL
+    /// table, planned and executed, one page of it when the session asks for one.
+    pub(super) fn run_select(
+        &mut self,
+        stmt: &Statement,
+        s: &Select,
+    ) -> Result<CqlResult, CqlError> {
+        if let Some(result) = self.answer_served(stmt) {
+            return result;
+        }
+        let page = self.page.take();
+        let (rows, end) = self.select_page(s, page.as_ref())?;
+        self.page_end = end;
+        Ok(CqlResult::Rows(rows))
+    }
+
+    /// Runs a prepared `SELECT` by the plan made when it was prepared (a point read, or a slice
+    /// of one partition), when its values and the page asked for fit that plan; `Ok(None)`
+    /// sends it to [`run_select`](Self::run_select).
+    pub(super) fn run_prepared_select(
+        &mut self,
+        plan: &Plan,
+        t: &Table,
+        id: u64,
+        values: &[Option<&[u8]>],
+    ) -> Result<Option<CqlResult>, CqlError> {
+        let rows = match (plan, &self.page) {
+            // A planned slice reads whole: a page that its LIMIT does not fit in, or a later
+            // page, resumes through the general plan.
+            (Plan::Slice(sp), Some(page))
+                if page.after.is_some() || sp.limit(values).is_none_or(|l| l > page.size) =>
+            {
+                return Ok(None)
+            }
+            (Plan::Slice(sp), _) => {
+                let store = self.pinned_store(t, id)?;
+                self.run_slice_plan(&store, sp, values)?
+            }
+            (Plan::PointRead(pr), _) => {
+                let store = self.pinned_store(t, id)?;
+                self.run_point_read(&store, pr, values)?
+            }
+            (Plan::Insert(_), _) => return Ok(None),
+        };
+        Ok(rows.map(CqlResult::Rows))
+    }
+
+    /// A planned point read: the engine visits the names' cells by their sort keys, and the
+    /// live ones make the row. `Ok(None)` when its values need the general plan.
+    fn run_point_read(
+        &self,
+        store: &ColumnFamilyHandle,
+        p: &PointReadPlan,
+        values: &[Option<&[u8]>],
+    ) -> Result<Option<Rows>, CqlError> {
+        let Some(read) = p.request(values)? else {
+            return Ok(None);
+        };
+        let keys = read.sort_keys();
+        let mut found: SmallVec<[Option<Kept>; 8]> = keys.iter().map(|_| None).collect();
+        self.db
+            .visit_columns(store, &read.key, &keys, |key, cell| {
+                let at = keys.iter().position(|k| *k == key);
+                if let (Some(at), CellValue::Live { value, ttl }) = (at, cell.value) {
+                    let expires = ttl.map(|t| t.local_expiration_time);
+                    found[at] = Some((value, cell.timestamp, expires));
+                }
+            })?;
+        // TTL() counts down as the general plan's does; the clock is read only if asked.
+        let now_seconds = if p.asks_ttl() {
+            self.db.options().clock.now_micros().div_euclid(1_000_000)
+        } else {
+            0
+        };
+        Ok(Some(p.rows(values, found, now_seconds)))
+    }
+
     /// Every row of `s`.
     pub(super) fn select(&self, s: &Select) -> Result<Rows, CqlError> {
         Ok(self.select_page(s, None)?.0)

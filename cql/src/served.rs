@@ -9,7 +9,7 @@ use supercolumn::Database;
 use crate::ast::{self, Select, Statement};
 use crate::compact::{self, Compact};
 use crate::error::CqlError;
-use crate::session::CqlResult;
+use crate::session::{CqlResult, Session};
 use crate::system::{self, describe, Node};
 use crate::types::CqlType;
 
@@ -92,4 +92,23 @@ pub(crate) fn describe(
     text: &str,
 ) -> Result<CqlResult, CqlError> {
     describe::describe(db, current, text).map(CqlResult::Rows)
+}
+
+impl Session<'_> {
+    /// The answer to `stmt` when it is a system table's or a Thrift-era column family's, or a
+    /// `DESCRIBE`; `None` for a CQL table's (which a statement prepared against a CQL table
+    /// always is).
+    pub(crate) fn answer_served(&self, stmt: &Statement) -> Option<Result<CqlResult, CqlError>> {
+        if self.pinned.is_some() {
+            return None;
+        }
+        let served = route(self.db, self.keyspace(), stmt)?;
+        let cx = Context {
+            db: self.db,
+            node: &self.node,
+            binds: &self.binds,
+            default_timestamp: self.default_timestamp,
+        };
+        Some(answer(&cx, &served, stmt))
+    }
 }
