@@ -1,7 +1,10 @@
 //! `supercolumn cql`: cqlsh's place beside the shell. Statements run one by one as they are
 //! read (a piped input's statements run before the rest has arrived), each one's output is
 //! written before the next runs, and an error stops the run at the statement that failed (the
-//! ones before it have run). `DESCRIBE` is the session's, as a server answers it, printed as cqlsh does.
+//! ones before it have run). `DESCRIBE` is the session's, as a server answers it, printed as
+//! cqlsh does. Of cqlsh's own commands it has `HELP`, `EXPAND`, `CONSISTENCY` (one node: every
+//! level reads and writes the one copy), `SOURCE` and `QUIT`; `PAGING`, `TRACING`, `COPY`,
+//! `CAPTURE` and `LOGIN` are refused with a pointer to cqlsh against `serve`.
 
 use std::io::{BufRead, Write};
 
@@ -22,7 +25,41 @@ pub struct CqlShell<'db> {
     quit: bool,
     /// `EXPAND ON`: rows printed one field a line.
     expand: bool,
+    /// The level `CONSISTENCY` set (shown, and otherwise without effect on one node).
+    consistency: String,
+    /// `SOURCE` files being read, innermost last (a file that sources itself is refused).
+    sourcing: Vec<std::path::PathBuf>,
 }
+
+/// The consistency levels cqlsh takes.
+const LEVELS: &[&str] = &[
+    "ANY",
+    "ONE",
+    "TWO",
+    "THREE",
+    "QUORUM",
+    "ALL",
+    "LOCAL_QUORUM",
+    "EACH_QUORUM",
+    "SERIAL",
+    "LOCAL_SERIAL",
+    "LOCAL_ONE",
+];
+
+/// What `HELP` prints.
+const HELP: &str = "
+Documented shell commands:
+===========================
+CONSISTENCY  DESCRIBE  DESC  EXPAND  EXIT  HELP  QUIT  SOURCE
+
+CQL statements:
+===============
+CREATE KEYSPACE  ALTER KEYSPACE  DROP KEYSPACE  USE
+CREATE TABLE  ALTER TABLE  DROP TABLE  TRUNCATE
+SELECT  INSERT  UPDATE  DELETE  BATCH
+
+Not here (use cqlsh against `supercolumn serve`): PAGING, TRACING, COPY, CAPTURE, LOGIN.
+";
 
 impl<'db> CqlShell<'db> {
     /// A shell starting in `keyspace`, if given.
@@ -37,6 +74,8 @@ impl<'db> CqlShell<'db> {
             session,
             quit: false,
             expand: false,
+            consistency: "ONE".into(),
+            sourcing: Vec::new(),
         })
     }
 
@@ -123,6 +162,16 @@ impl<'db> CqlShell<'db> {
             }
             "describe" | "desc" => self.describe(t),
             "expand" => self.expand(&lower),
+            "help" | "?" => Ok(HELP.to_string()),
+            "consistency" => self.consistency(t),
+            "source" => return self.source(t, out, err),
+            "paging" | "tracing" | "copy" | "capture" | "login" => {
+                Err(cql::CqlError::invalid(format!(
+                    "{} is cqlsh's; this shell runs statements on the data directory itself: run \
+                 `supercolumn serve` and cqlsh for it",
+                    first.to_ascii_uppercase()
+                )))
+            }
             _ => self.session.execute(t).map(|rs| {
                 rs.into_iter()
                     .filter_map(|r| match r {
@@ -170,6 +219,52 @@ impl<'db> CqlShell<'db> {
             }
             _ => Err(cql::CqlError::syntax(1, 8, "EXPAND takes ON or OFF")),
         }
+    }
+
+    /// `CONSISTENCY [level]`, answered as cqlsh answers it. One node holds the one copy, so
+    /// every level reads and writes it alike.
+    fn consistency(&mut self, text: &str) -> Result<String, cql::CqlError> {
+        let words: Vec<&str> = text.trim_end_matches(';').split_whitespace().collect();
+        match words.as_slice() {
+            [_] => Ok(format!(
+                "Current consistency level is {}.",
+                self.consistency
+            )),
+            [_, level] if LEVELS.contains(&level.to_ascii_uppercase().as_str()) => {
+                self.consistency = level.to_ascii_uppercase();
+                Ok(format!("Consistency level set to {}.", self.consistency))
+            }
+            _ => Err(cql::CqlError::syntax(
+                1,
+                12,
+                "Improper CONSISTENCY command.",
+            )),
+        }
+    }
+
+    /// `SOURCE 'file'`: the file's statements, run as if typed, stopping at the first error.
+    fn source(&mut self, text: &str, out: &mut dyn Write, err: &mut dyn Write) -> Outcome {
+        let arg = text["source".len()..].trim().trim_end_matches(';').trim();
+        let name = arg.trim_matches(|c| c == '\'' || c == '"');
+        let path = std::path::PathBuf::from(name);
+        let fail = |err: &mut dyn Write, why: String| {
+            let _ = writeln!(err, "{why}");
+            Err(Failed)
+        };
+        if name.is_empty() {
+            return fail(err, "SOURCE takes a file name: SOURCE 'file.cql'".into());
+        }
+        if self.sourcing.contains(&path) {
+            return fail(err, format!("{name} is already being sourced"));
+        }
+        let contents = match std::fs::read_to_string(&path) {
+            Ok(c) => c,
+            Err(e) => return fail(err, format!("Could not open '{name}': {e}")),
+        };
+        self.sourcing.push(path);
+        let ran = self.run_text(&contents, out, err);
+        self.sourcing.pop();
+        ran
     }
 
     /// `DESCRIBE …`, answered by the session as a server answers it (names, or the statements

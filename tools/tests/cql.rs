@@ -313,3 +313,47 @@ fn a_database_created_with_murmur3_gives_a_cluster_s_tokens_and_keeps_its_partit
     );
     assert!(!o.status.success());
 }
+
+#[test]
+fn help_consistency_and_source_answer_as_cqlsh_does_and_paging_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("d");
+    let script = root.path().join("setup.cql");
+    std::fs::write(
+        &script,
+        "CREATE KEYSPACE s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};\n\
+         CREATE TABLE s.t (k int PRIMARY KEY, v text);\n\
+         INSERT INTO s.t (k, v) VALUES (1, 'one');\n",
+    )
+    .unwrap();
+    let input = format!(
+        "HELP;\nCONSISTENCY;\nCONSISTENCY quorum;\nCONSISTENCY;\nSOURCE '{}';\nSELECT v FROM s.t;\n",
+        script.display()
+    );
+    let o = run(&dir, &["cql"], Some(&input));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("Documented shell commands:"), "{out}");
+    for line in [
+        "Current consistency level is ONE.",
+        "Consistency level set to QUORUM.",
+        "Current consistency level is QUORUM.",
+        " one",
+    ] {
+        assert!(out.contains(line), "{line} not in:\n{out}");
+    }
+    // A level cqlsh does not know, a missing file, and cqlsh's own paging are errors.
+    for bad in [
+        "CONSISTENCY sometimes;",
+        "SOURCE 'no/such.cql';",
+        "PAGING ON;",
+    ] {
+        let o = run(&dir, &["cql", "-e", bad], None);
+        assert!(!o.status.success(), "{bad}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr).lines().count(),
+            1,
+            "{bad}"
+        );
+    }
+}
