@@ -112,6 +112,10 @@ enum Command {
         /// `supercolumn add-user`.
         #[arg(long)]
         auth: bool,
+        /// Also answer `supercolumn nodetool` and Prometheus (`GET /metrics`) over HTTP on this
+        /// loopback address (Cassandra's JMX port is 7199).
+        #[arg(long)]
+        admin: Option<std::net::SocketAddr>,
     },
     /// Writes CQL that a Cassandra 4/5 cluster loads with `cqlsh -f`: the schema, then every
     /// live cell with its write time and remaining TTL (tombstones are not exported).
@@ -121,6 +125,17 @@ enum Command {
         /// The file to write [default: standard output].
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Cassandra's nodetool commands, against a running `serve --admin ADDR` or, when none
+    /// answers there, the data directory.
+    Nodetool {
+        /// The admin address of a running server.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        #[arg(long, default_value_t = 7199)]
+        port: u16,
+        #[command(subcommand)]
+        command: supercolumn_tools::nodetool::NodeCommand,
     },
     /// Loads a CSV file into a CQL table (cqlsh's `COPY … FROM`), or runs an `export` file (CQL
     /// statements) when no --table is given. Lines that cannot be read are reported by number
@@ -351,6 +366,19 @@ enum Input {
 // Long because it is one match over the subcommands, each arm reading its options and calling the
 // module that does the work.
 fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Command::Nodetool {
+        host,
+        port,
+        command,
+    } = &cli.command
+    {
+        // A server holds the data directory while it runs: ask it first.
+        let to = supercolumn_tools::nodetool::Target {
+            admin: &format!("{host}:{port}"),
+            open: &|| open(&cli, Absent::Refuse),
+        };
+        return supercolumn_tools::nodetool::run(command, &to, &mut std::io::stdout());
+    }
     // Read what a command needs from elsewhere before the database is opened (or created).
     let input = match &cli.command {
         Command::Shell { execute, file, .. } | Command::Cql { execute, file, .. } => {
@@ -506,7 +534,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             listen,
             max_connections,
             auth,
-        } => return supercolumn_tools::serve::serve(db, *listen, *max_connections, *auth),
+            admin,
+        } => return supercolumn_tools::serve::serve(db, *listen, *max_connections, *auth, *admin),
         Command::Export { target, out } => {
             // Rounded up: a TTL left is never longer than the engine would keep the cell.
             let now = std::time::SystemTime::now()
@@ -556,6 +585,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             };
             supercolumn_tools::import::run(&db, file, table.as_deref(), &o)?
         }
+        // Answered before the database is opened (above).
+        Command::Nodetool { .. } => {}
         Command::AddUser { name } => {
             let mut password = String::new();
             std::io::stdin()

@@ -11,13 +11,21 @@ use supercolumn_server::auth::Credentials;
 use supercolumn_server::{Config, Server};
 
 /// Serves `db` on `listen` with the default limits, the connection limit given, and password
-/// authentication when `auth`.
+/// authentication when `auth`; with `admin`, `nodetool`'s and Prometheus's HTTP answers there.
 pub fn serve(
     db: Database,
     listen: SocketAddr,
     max_connections: usize,
     auth: bool,
+    admin: Option<SocketAddr>,
 ) -> anyhow::Result<()> {
+    if let Some(a) = admin {
+        // It asks for no credentials yet: only this machine may reach it.
+        anyhow::ensure!(
+            a.ip().is_loopback(),
+            "--admin {a}: the admin address must be a loopback address (it takes no password)"
+        );
+    }
     let auth = if auth {
         let creds = Credentials::load(db.path())?;
         anyhow::ensure!(
@@ -46,6 +54,15 @@ pub fn serve(
             .await
             .with_context(|| format!("listening on {listen}"))?;
         let local = server.local_addr()?;
+        // Listened for before the server says it is up, so a stop sent once it has is never
+        // taken with the default action (an exit without the flush and close).
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).context("listening for SIGTERM")?;
+        let mut int = signal(SignalKind::interrupt()).context("listening for SIGINT")?;
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        if let Some(addr) = admin {
+            start_admin(addr, db.clone(), local, rx.clone()).await?;
+        }
         // Scripts wait for this line (and read the port from it); the log says the same.
         eprintln!("supercolumn: serving CQL (native protocol v3/v4) on {local}");
         tracing::info!(
@@ -57,9 +74,11 @@ pub fn serve(
                 "no authentication"
             }
         );
-        let (tx, rx) = tokio::sync::watch::channel(false);
         let stop = tokio::spawn(async move {
-            wait_for_signal().await;
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
             tracing::info!("stop requested: closing connections, finishing requests in flight");
             let _ = tx.send(true);
         });
@@ -78,17 +97,31 @@ pub fn serve(
     Ok(())
 }
 
-async fn wait_for_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = tokio::signal::ctrl_c() => {}
-            }
-            return;
+/// Serves the admin address (`nodetool`, `/metrics`) until `stop` changes.
+async fn start_admin(
+    addr: SocketAddr,
+    db: Arc<Database>,
+    native: SocketAddr,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("--admin {addr}"))?;
+    let bound = listener.local_addr()?;
+    let app = crate::admin::router(db, native);
+    tokio::spawn(async move {
+        let stopped = async move {
+            let _ = stop.changed().await;
+        };
+        if let Err(e) = axum::serve(listener, app)
+            .with_graceful_shutdown(stopped)
+            .await
+        {
+            tracing::error!("the admin address stopped: {e}");
         }
-    }
-    let _ = tokio::signal::ctrl_c().await;
+    });
+    // Scripts read the admin port from this line, printed before the CQL one.
+    eprintln!("supercolumn: admin (nodetool, /metrics) on {bound}");
+    tracing::info!("admin (nodetool, /metrics) on {bound}");
+    Ok(())
 }

@@ -1,0 +1,117 @@
+//! The admin address of `supercolumn serve` (`--admin`, loopback only): HTTP with JSON answers
+//! for `nodetool` (`status`, `info`, `tablestats`, `compactionstats`, `flush`, `compact`) and
+//! `GET /metrics` for Prometheus, served by `axum` on the server's runtime. The answers are
+//! built by `report.rs` and `metrics.rs`; this file only routes. It holds no state of its own
+//! beyond the database and when the server started.
+
+pub mod metrics;
+pub mod report;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::{Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::Value;
+use supercolumn::Database;
+
+/// What the handlers share.
+#[derive(Clone)]
+struct Admin {
+    db: Arc<Database>,
+    /// The CQL address, as `status` and `info` show it.
+    native: String,
+    started: Instant,
+}
+
+/// The tables a request names: `?targets=ks,ks2.table` (none: every table).
+#[derive(serde::Deserialize, Default)]
+struct Targets {
+    #[serde(default)]
+    targets: String,
+}
+
+impl Targets {
+    fn list(&self) -> Vec<String> {
+        self.targets
+            .split(',')
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// An error as the answer: 400 with its one line.
+fn refused(e: anyhow::Error) -> Response {
+    (StatusCode::BAD_REQUEST, format!("{e:#}")).into_response()
+}
+
+fn answer(v: anyhow::Result<Value>) -> Response {
+    match v {
+        Ok(v) => Json(v).into_response(),
+        Err(e) => refused(e),
+    }
+}
+
+/// The admin routes over `db`.
+pub fn router(db: Arc<Database>, native: SocketAddr) -> Router {
+    let state = Admin {
+        db,
+        native: native.to_string(),
+        started: Instant::now(),
+    };
+    Router::new()
+        .route("/status", get(|State(a): State<Admin>| async move {
+            answer(report::status(&a.db, Some(&a.native)))
+        }))
+        .route("/info", get(|State(a): State<Admin>| async move {
+            answer(report::info(&a.db, Some(&a.native), a.started.elapsed().as_secs()))
+        }))
+        .route("/tablestats", get(|State(a): State<Admin>, Query(t): Query<Targets>| async move {
+            answer(report::tablestats(&a.db, &t.list()))
+        }))
+        .route("/compactionstats", get(|State(a): State<Admin>| async move {
+            answer(report::compactionstats(&a.db))
+        }))
+        .route("/flush", post(|State(a): State<Admin>, Query(t): Query<Targets>| async move {
+            maintain(a.db, t.list(), Database::flush).await
+        }))
+        .route("/compact", post(|State(a): State<Admin>, Query(t): Query<Targets>| async move {
+            maintain(a.db, t.list(), Database::compact).await
+        }))
+        .route("/metrics", get(|State(a): State<Admin>| async move {
+            match metrics::scrape(&a.db, a.started.elapsed().as_secs()) {
+                Ok(text) => (
+                    [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+                    text,
+                )
+                    .into_response(),
+                Err(e) => refused(e),
+            }
+        }))
+        .with_state(state)
+}
+
+/// Flushes or compacts the tables named (every table without names) on a blocking thread, as
+/// both wait for files to be written.
+async fn maintain(
+    db: Arc<Database>,
+    targets: Vec<String>,
+    op: fn(&Database, &str, Option<&str>) -> supercolumn::Result<()>,
+) -> Response {
+    let done = tokio::task::spawn_blocking(move || -> anyhow::Result<Value> {
+        for (ks, cf) in report::tables(&db, &targets)? {
+            op(&db, &ks, Some(&cf))?;
+        }
+        Ok(Value::Null)
+    })
+    .await;
+    match done {
+        Ok(v) => answer(v),
+        Err(e) => refused(anyhow::anyhow!("the request stopped: {e}")),
+    }
+}

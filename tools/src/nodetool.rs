@@ -1,0 +1,256 @@
+//! `supercolumn nodetool COMMAND`: Cassandra's nodetool commands against a running `serve`
+//! (its `--admin` address), or, when no server answers there, against the data directory
+//! itself. Either way the answer is the same JSON (`admin/report.rs`), printed here in
+//! nodetool's shapes.
+
+use anyhow::Context;
+use serde_json::Value;
+use supercolumn::Database;
+
+use crate::admin::report;
+
+/// The commands.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Subcommand)]
+pub enum NodeCommand {
+    /// This node: state, address, load, tokens, ownership, host ID.
+    Status,
+    /// Identity, load, uptime and the key cache.
+    Info,
+    /// Per table: SSTables, space, memtable, reads and writes with latencies, bloom filter,
+    /// caches, compactions (`ks` or `ks.table`; none: every table).
+    Tablestats { targets: Vec<String> },
+    /// The compactions due.
+    Compactionstats,
+    /// Flushes the memtables of the tables named (none: every table).
+    Flush { targets: Vec<String> },
+    /// Runs a major compaction of the tables named (none: every table).
+    Compact { targets: Vec<String> },
+}
+
+/// Where the commands go.
+pub struct Target<'a> {
+    /// The admin address of a running server.
+    pub admin: &'a str,
+    /// Opens the data directory (refusing one that holds no database), for when no server
+    /// answers at `admin`.
+    pub open: &'a dyn Fn() -> anyhow::Result<Database>,
+}
+
+/// Runs `command`, printing its answer to `out`.
+pub fn run(
+    command: &NodeCommand,
+    to: &Target<'_>,
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<()> {
+    let answer = match online(command, to.admin) {
+        Some(answer) => answer?,
+        None => offline(command, to.open)?,
+    };
+    let text = match command {
+        NodeCommand::Status => status(&answer),
+        NodeCommand::Info => info(&answer),
+        NodeCommand::Tablestats { .. } => tablestats(&answer),
+        NodeCommand::Compactionstats => compactionstats(&answer),
+        NodeCommand::Flush { .. } | NodeCommand::Compact { .. } => String::new(),
+    };
+    write!(out, "{text}")?;
+    Ok(())
+}
+
+/// The request a command makes: method, path and query.
+fn request(command: &NodeCommand) -> (&'static str, &'static str, String) {
+    let q = |t: &[String]| format!("targets={}", t.join(","));
+    match command {
+        NodeCommand::Status => ("GET", "status", String::new()),
+        NodeCommand::Info => ("GET", "info", String::new()),
+        NodeCommand::Tablestats { targets } => ("GET", "tablestats", q(targets)),
+        NodeCommand::Compactionstats => ("GET", "compactionstats", String::new()),
+        NodeCommand::Flush { targets } => ("POST", "flush", q(targets)),
+        NodeCommand::Compact { targets } => ("POST", "compact", q(targets)),
+    }
+}
+
+/// The server's answer, or `None` when none listens at `admin`.
+fn online(command: &NodeCommand, admin: &str) -> Option<anyhow::Result<Value>> {
+    let (method, path, query) = request(command);
+    let url = format!("http://{admin}/{path}?{query}");
+    let agent = ureq::AgentBuilder::new()
+        .timeout_connect(std::time::Duration::from_secs(2))
+        // A major compaction of a large table takes its time; a stuck server does not hold
+        // the command forever.
+        .timeout(std::time::Duration::from_secs(3600))
+        .build();
+    match agent.request(method, &url).call() {
+        Ok(r) => Some(
+            r.into_string()
+                .context("reading the answer")
+                .and_then(|t| serde_json::from_str(&t).context("the answer is not JSON")),
+        ),
+        Err(ureq::Error::Status(_, r)) => {
+            let why = r.into_string().unwrap_or_default();
+            Some(Err(anyhow::anyhow!("{why}")))
+        }
+        Err(ureq::Error::Transport(t)) if t.kind() == ureq::ErrorKind::ConnectionFailed => None,
+        Err(e) => Some(Err(anyhow::anyhow!("{admin}: {e}"))),
+    }
+}
+
+/// The same answer from the data directory, which no server holds.
+fn offline(
+    command: &NodeCommand,
+    open: &dyn Fn() -> anyhow::Result<Database>,
+) -> anyhow::Result<Value> {
+    let db = open()?;
+    let answer = match command {
+        NodeCommand::Status => report::status(&db, None)?,
+        NodeCommand::Info => report::info(&db, None, 0)?,
+        NodeCommand::Tablestats { targets } => report::tablestats(&db, targets)?,
+        NodeCommand::Compactionstats => report::compactionstats(&db)?,
+        NodeCommand::Flush { targets } | NodeCommand::Compact { targets } => {
+            let flush = matches!(command, NodeCommand::Flush { .. });
+            for (ks, cf) in report::tables(&db, targets)? {
+                if flush {
+                    db.flush(&ks, Some(&cf))?;
+                } else {
+                    db.compact(&ks, Some(&cf))?;
+                }
+            }
+            Value::Null
+        }
+    };
+    db.close()?;
+    Ok(answer)
+}
+
+fn n(v: &Value) -> u64 {
+    v.as_u64().unwrap_or(0)
+}
+
+/// Bytes as nodetool prints them (`1.21 MiB`).
+fn bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    match unit {
+        0 => format!("{b} bytes"),
+        _ => format!("{v:.2} {}", UNITS[unit]),
+    }
+}
+
+fn status(v: &Value) -> String {
+    let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
+    format!(
+        "Datacenter: {dc}\n{rule}\nStatus=Up/Down\n|/ State=Normal/Leaving/Joining/Moving\n\
+         --  Address    Load        Tokens  Owns (effective)  Host ID                               Rack\n\
+         {state}  {addr:<9}  {load:<10}  {tokens:<6}  {owns:<16}  {id:<36}  {rack}\n",
+        dc = s("datacenter"),
+        rule = "=".repeat(12 + s("datacenter").len()),
+        state = s("state"),
+        addr = s("address"),
+        load = bytes(n(&v["load_bytes"])),
+        tokens = n(&v["tokens"]),
+        owns = "100.0%",
+        id = s("host_id"),
+        rack = s("rack"),
+    )
+}
+
+fn info(v: &Value) -> String {
+    let cache = &v["key_cache"];
+    format!(
+        "ID                     : {}\nGossip active          : false\nNative Transport active: {}\n\
+         Load                   : {}\nUptime (seconds)       : {}\n\
+         Key Cache              : entries {}, hits {}, requests {}\n\
+         Data Center            : {}\nRack                   : {}\n",
+        v["id"].as_str().unwrap_or(""),
+        v["native_transport"].is_string(),
+        bytes(n(&v["load_bytes"])),
+        n(&v["uptime_seconds"]),
+        n(&cache["entries"]),
+        n(&cache["hits"]),
+        n(&cache["requests"]),
+        v["datacenter"].as_str().unwrap_or(""),
+        v["rack"].as_str().unwrap_or(""),
+    )
+}
+
+/// A latency in milliseconds, `NaN ms` without operations (as nodetool prints it).
+fn millis(l: &Value) -> String {
+    match n(&l["count"]) {
+        0 => "NaN ms".into(),
+        _ => format!("{:.3} ms", n(&l["p50_us"]) as f64 / 1000.0),
+    }
+}
+
+fn tablestats(v: &Value) -> String {
+    let tables = v.as_array().cloned().unwrap_or_default();
+    let mut out = format!(
+        "Total number of tables: {}\n----------------\n",
+        tables.len()
+    );
+    let mut keyspace = None;
+    for t in &tables {
+        let ks = t["keyspace"].as_str().unwrap_or("");
+        if keyspace != Some(ks) {
+            let of_ks = tables.iter().filter(|x| x["keyspace"] == t["keyspace"]);
+            let (reads, writes) = of_ks.fold((0, 0), |(r, w), x| {
+                (r + n(&x["reads"]["count"]), w + n(&x["writes"]["count"]))
+            });
+            out += &format!("Keyspace : {ks}\n\tRead Count: {reads}\n\tWrite Count: {writes}\n");
+            keyspace = Some(ks);
+        }
+        let checks = n(&t["bloom_filter_checks"]);
+        let false_positives = n(&t["bloom_filter_false_positives"]);
+        let hits = n(&t["key_cache_hits"]);
+        let requests = hits + n(&t["key_cache_misses"]);
+        let ratio = |a: u64, b: u64| match b {
+            0 => "NaN".to_string(),
+            _ => format!("{:.5}", a as f64 / b as f64),
+        };
+        out += &format!(
+            "\t\tTable: {}\n\t\tSSTable count: {}\n\t\tSpace used (live): {}\n\
+             \t\tSpace used (total): {}\n\t\tMemtable data size: {}\n\
+             \t\tMemtable cell count: {}\n\t\tLocal read count: {}\n\
+             \t\tLocal read latency: {}\n\t\tLocal write count: {}\n\
+             \t\tLocal write latency: {}\n\t\tPending compactions: {}\n\
+             \t\tBloom filter false positives: {}\n\t\tBloom filter false ratio: {}\n\
+             \t\tKey cache hit rate: {}\n\t\tBlock cache hits: {}\n\t\tBlock cache misses: {}\n\n",
+            t["table"].as_str().unwrap_or(""),
+            n(&t["sstables"]),
+            n(&t["space_used_live"]),
+            n(&t["space_used_total"]),
+            n(&t["memtable_bytes"]),
+            n(&t["memtable_operations"]),
+            n(&t["reads"]["count"]),
+            millis(&t["reads"]),
+            n(&t["writes"]["count"]),
+            millis(&t["writes"]),
+            n(&t["pending_compactions"]),
+            false_positives,
+            ratio(false_positives, checks),
+            ratio(hits, requests),
+            n(&t["block_cache_hits"]),
+            n(&t["block_cache_misses"]),
+        );
+    }
+    out + "----------------\n"
+}
+
+fn compactionstats(v: &Value) -> String {
+    let pending = v["pending"].as_array().cloned().unwrap_or_default();
+    let total: u64 = pending.iter().map(|p| n(&p["pending"])).sum();
+    let mut out = format!("pending tasks: {total}\n");
+    for p in &pending {
+        out += &format!(
+            "- {}.{}: {}\n",
+            p["keyspace"].as_str().unwrap_or(""),
+            p["table"].as_str().unwrap_or(""),
+            n(&p["pending"])
+        );
+    }
+    out
+}

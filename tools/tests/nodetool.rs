@@ -1,0 +1,197 @@
+//! `supercolumn nodetool` against a running `serve --admin` and, with no server, against the
+//! data directory: each command's answer, a flush and a compaction that take effect, the
+//! Prometheus endpoint parsed by a Prometheus text parser, and a missing database refused.
+
+// A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+fn supercolumn(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_supercolumn"))
+        .env_remove("RUST_LOG")
+        .arg("--data")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("run supercolumn")
+}
+
+fn ok(o: Output) -> String {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A database with one table, `ks.t`, holding two rows in its memtable's commit log.
+fn database(dir: &Path) {
+    ok(supercolumn(
+        dir,
+        &[
+            "cql",
+            "-e",
+            "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+             CREATE TABLE ks.t (k int PRIMARY KEY, v text);
+             INSERT INTO ks.t (k, v) VALUES (1, 'a'); INSERT INTO ks.t (k, v) VALUES (2, 'b');",
+        ],
+    ));
+}
+
+/// A running `serve`, stopped (SIGKILL) if a failed assertion leaves it running.
+struct Running(Option<Child>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// `serve` with an admin address; the server and the admin port.
+fn serve(dir: &Path) -> (Running, u16) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_supercolumn"))
+        .env_remove("RUST_LOG")
+        .arg("--data")
+        .arg(dir)
+        .args(["serve", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut admin = None;
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if let Some(addr) = line.strip_prefix("supercolumn: admin (nodetool, /metrics) on ") {
+            admin = Some(addr.rsplit(':').next().unwrap().parse().unwrap());
+        }
+        if line.starts_with("supercolumn: serving CQL") {
+            break;
+        }
+    }
+    std::thread::spawn(move || lines.for_each(drop));
+    (Running(Some(child)), admin.expect("the admin address line"))
+}
+
+/// Stops the server as a service manager does (SIGTERM) and checks it exits cleanly.
+fn stop(mut server: Running) {
+    let mut child = server.0.take().unwrap();
+    let term = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    assert!(child.wait().unwrap().success());
+}
+
+/// The value of `field` in table `t`'s block of a tablestats answer.
+fn field(tablestats: &str, field: &str) -> String {
+    tablestats
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(&format!("{field}: ")))
+        .unwrap_or_else(|| panic!("{field} not in:\n{tablestats}"))
+        .to_string()
+}
+
+#[test]
+fn nodetool_answers_from_a_running_server_and_its_flush_and_compact_take_effect() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("d");
+    database(&dir);
+    let (server, port) = serve(&dir);
+    let port = port.to_string();
+    let nodetool = |args: &[&str]| {
+        let mut all = vec!["nodetool", "--port", port.as_str()];
+        all.extend_from_slice(args);
+        ok(supercolumn(&dir, &all))
+    };
+    let status = nodetool(&["status"]);
+    assert!(
+        status.lines().any(|l| l.starts_with("UN  127.0.0.1")),
+        "{status}"
+    );
+    let info = nodetool(&["info"]);
+    assert!(info.contains("Native Transport active: true"), "{info}");
+    let before = nodetool(&["tablestats", "ks.t"]);
+    assert_eq!(field(&before, "Table"), "t");
+    assert_eq!(field(&before, "SSTable count"), "0");
+    // The rows the commit log replayed are flushed into a first SSTable.
+    nodetool(&["flush", "ks"]);
+    assert_eq!(
+        field(&nodetool(&["tablestats", "ks.t"]), "SSTable count"),
+        "1"
+    );
+    nodetool(&["compact", "ks.t"]);
+    assert_eq!(
+        field(&nodetool(&["tablestats", "ks.t"]), "SSTable count"),
+        "1"
+    );
+    assert!(nodetool(&["compactionstats"]).starts_with("pending tasks: 0"));
+    // An unknown table is an error, one line.
+    let o = supercolumn(
+        &dir,
+        &["nodetool", "--port", &port, "tablestats", "ks.nope"],
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown keyspace or table 'ks.nope'"));
+
+    // The metrics, as Prometheus reads them.
+    let text = ureq::get(&format!("http://127.0.0.1:{port}/metrics"))
+        .call()
+        .unwrap()
+        .into_string()
+        .unwrap();
+    let scrape = prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_string()))).unwrap();
+    let sample = |name: &str| {
+        scrape
+            .samples
+            .iter()
+            .find(|s| {
+                s.metric == name
+                    && s.labels.get("keyspace") == Some("ks")
+                    && s.labels.get("table") == Some("t")
+            })
+            .map(|s| match s.value {
+                prometheus_parse::Value::Counter(v) | prometheus_parse::Value::Gauge(v) => v,
+                _ => f64::NAN,
+            })
+            .unwrap_or_else(|| panic!("{name} not in:\n{text}"))
+    };
+    assert_eq!(sample("supercolumn_table_sstables"), 1.0);
+    assert!(scrape
+        .samples
+        .iter()
+        .any(|s| s.metric == "supercolumn_uptime_seconds"));
+    assert!(sample("supercolumn_table_live_bytes") > 0.0);
+    stop(server);
+}
+
+#[test]
+fn nodetool_without_a_server_reads_and_maintains_the_data_directory() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("d");
+    database(&dir);
+    // Port 9 (discard) on loopback: nothing answers there.
+    let nodetool = |args: &[&str]| {
+        let mut all = vec!["nodetool", "--port", "9"];
+        all.extend_from_slice(args);
+        supercolumn(&dir, &all)
+    };
+    let status = ok(nodetool(&["status"]));
+    assert!(
+        status.lines().any(|l| l.starts_with("DN  127.0.0.1")),
+        "{status}"
+    );
+    ok(nodetool(&["flush"]));
+    let stats = ok(nodetool(&["tablestats", "ks"]));
+    assert_eq!(field(&stats, "SSTable count"), "1");
+    ok(nodetool(&["compact", "ks.t"]));
+    assert!(ok(nodetool(&["compactionstats"])).starts_with("pending tasks: 0"));
+    // A directory with no database is refused, not created.
+    let none = root.path().join("none");
+    let o = supercolumn(&none, &["nodetool", "--port", "9", "tablestats"]);
+    assert!(!o.status.success());
+    assert!(!none.exists());
+}
