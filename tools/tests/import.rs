@@ -7,20 +7,12 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Command, Output};
 
 use supercolumn::{Database, Options};
 use supercolumn_cql::Session;
 
-fn supercolumn(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_supercolumn"))
-        .env_remove("RUST_LOG")
-        .arg("--data")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("run supercolumn")
-}
+mod common;
+use common::supercolumn;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

@@ -9,15 +9,8 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
-fn supercolumn(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_supercolumn"))
-        .env_remove("RUST_LOG")
-        .arg("--data")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("run supercolumn")
-}
+mod common;
+use common::supercolumn;
 
 fn ok(o: Output) -> String {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
