@@ -26,16 +26,7 @@ pub fn serve(
             "--admin {a}: the admin address must be a loopback address (it takes no password)"
         );
     }
-    let auth = if auth {
-        let creds = Credentials::load(db.path())?;
-        anyhow::ensure!(
-            !creds.is_empty(),
-            "--auth, but no user exists: add one with `supercolumn add-user NAME`"
-        );
-        Some(Arc::new(creds))
-    } else {
-        None
-    };
+    let auth = if auth { Some(credentials(&db)?) } else { None };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("serve")
@@ -95,6 +86,16 @@ pub fn serve(
     db.close().context("closing the database")?;
     tracing::info!("closed the database");
     Ok(())
+}
+
+/// The users `--auth` checks passwords against; there must be one.
+fn credentials(db: &Database) -> anyhow::Result<Arc<Credentials>> {
+    let creds = Credentials::load(db.path())?;
+    anyhow::ensure!(
+        !creds.is_empty(),
+        "--auth, but no user exists: add one with `supercolumn add-user NAME`"
+    );
+    Ok(Arc::new(creds))
 }
 
 /// Serves the admin address (`nodetool`, `/metrics`) until `stop` changes.
