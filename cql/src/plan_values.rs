@@ -78,6 +78,9 @@ pub(super) fn source(
 
 /// Checks the bound values against their columns' types (a null passes: the general path
 /// decides what a null means where it stands).
+// `#[inline]` on this file's small helpers: the planned reads and writes call them per value,
+// from other codegen units.
+#[inline]
 pub(super) fn checked(checks: &[Check], values: &[Option<&[u8]>]) -> Result<(), CqlError> {
     for c in checks {
         if let Some(Some(bytes)) = values.get(c.index) {
@@ -88,6 +91,7 @@ pub(super) fn checked(checks: &[Check], values: &[Option<&[u8]>]) -> Result<(), 
     Ok(())
 }
 
+#[inline]
 pub(super) fn resolve<'a>(s: &'a Source, values: &[Option<&'a [u8]>]) -> Option<&'a [u8]> {
     match s {
         Source::Bind(i) => values.get(*i).copied().flatten(),
@@ -97,6 +101,7 @@ pub(super) fn resolve<'a>(s: &'a Source, values: &[Option<&'a [u8]>]) -> Option<
 
 /// The row key of these partition key values, if the general path would accept them: no null,
 /// no empty single-column key, no component over 65,535 bytes.
+#[inline]
 pub(super) fn row_key<'v>(parts: &[&'v [u8]]) -> Option<Cow<'v, [u8]>> {
     match parts {
         [one] if !one.is_empty() => Some(Cow::Borrowed(*one)),
@@ -106,6 +111,7 @@ pub(super) fn row_key<'v>(parts: &[&'v [u8]]) -> Option<Cow<'v, [u8]>> {
 }
 
 /// Appends a kept cell's write time (null without the cell).
+#[inline]
 pub(super) fn push_write_time(out: &mut Rows, timestamp: Option<i64>) {
     match timestamp {
         Some(t) => out.push_value(&t.to_be_bytes()),
@@ -114,6 +120,7 @@ pub(super) fn push_write_time(out: &mut Rows, timestamp: Option<i64>) {
 }
 
 /// Appends the seconds a kept cell has left at `now_seconds` (null when it does not expire).
+#[inline]
 pub(super) fn push_ttl(out: &mut Rows, expires: Option<i64>, now_seconds: i64) {
     match expires {
         Some(expires) => {

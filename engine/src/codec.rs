@@ -195,6 +195,8 @@ impl<'a> Reader<'a> {
         Ok(f64::from_bits(self.u64()?))
     }
     /// An unsigned LEB128 varint of at most 10 bytes.
+    // Inlined across codegen units: each entry a slice decodes reads several.
+    #[inline]
     pub fn varint(&mut self) -> Result<u64, FormatError> {
         let mut v = 0u64;
         for i in 0..10 {

@@ -35,6 +35,8 @@ impl Covering {
     }
 
     /// The newest prefix deletion covering the column stored under `key`.
+    // Inlined across codegen units: a slice asks it per cell.
+    #[inline]
     pub fn of(&mut self, sources: &[&dyn RowSource], key: &[u8]) -> Result<Option<DeletionTime>> {
         if !self.active {
             return Ok(None);
