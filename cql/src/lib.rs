@@ -53,6 +53,7 @@ mod table;
 mod table_options;
 mod text_value;
 mod types;
+mod unset;
 mod write;
 mod write_rows;
 

@@ -5,9 +5,10 @@
 use std::sync::Arc;
 
 use crate::ast::Statement;
+use crate::error::CqlError;
 use crate::table::Table;
 use crate::types::CqlType;
-use crate::{binds, plan};
+use crate::{binds, plan, unset};
 
 /// A statement parsed and resolved once, to execute many times with values for its `?`
 /// markers: the hot path skips the parser and the schema lookup. It stays bound to the table
@@ -84,6 +85,31 @@ impl Prepared {
     /// The statement.
     pub fn statement(&self) -> &Statement {
         &self.statement
+    }
+
+    /// This statement as it runs with the values `unset` marks (by marker position) left unset
+    /// (native protocol v4): without the parts they would fill (`unset.rs`), and without its
+    /// plan, so it runs by the general path. `Ok(None)`: nothing is left to do (every column
+    /// an `UPDATE` or a `DELETE` names is unset). The values bound to the other markers stay
+    /// at their positions.
+    pub fn without_unset(&self, unset: &[bool]) -> Result<Option<Prepared>, CqlError> {
+        let own = self.table.as_ref().map(|(t, _)| &**t);
+        let mut batch = self.batch_tables.iter().map(|t| &**t);
+        let mut tables = || {
+            if self.batch_tables.is_empty() {
+                own
+            } else {
+                batch.next()
+            }
+        };
+        let Some(statement) = unset::without_unset(&self.statement, &mut tables, unset)? else {
+            return Ok(None);
+        };
+        Ok(Some(Prepared {
+            statement,
+            plan: None,
+            ..self.clone()
+        }))
     }
 
     /// An upper bound of the memory it holds, in bytes: what a cache of prepared statements

@@ -31,6 +31,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("bounds", &["error", "table"]),
     ("assemble", &["ast", "table"]),
     ("binds", &["error", "types", "ast", "table"]),
+    ("unset", &["error", "types", "ast", "table"]),
     ("page", &["error", "table", "bounds"]),
     ("compact", &["error", "types", "ast", "rows", "table"]),
     (
@@ -85,7 +86,10 @@ const RULES: &[(&str, &[&str])] = &[
             "slice_plan",
         ],
     ),
-    ("prepared", &["types", "ast", "table", "binds", "plan"]),
+    (
+        "prepared",
+        &["error", "types", "ast", "table", "binds", "unset", "plan"],
+    ),
     ("write_rows", &["error", "ast", "table", "session"]),
     ("collection", &["error", "types", "ast", "table", "session"]),
     (

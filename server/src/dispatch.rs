@@ -100,26 +100,63 @@ fn statement_key(statement: &[u8], client: &Client, params: &Params) -> Vec<u8> 
     k
 }
 
-/// Bound values as the CQL layer takes them; an unset value is refused (writing a null in its
-/// place would delete data the client meant to leave alone).
-fn values(vs: &[Value]) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
-    vs.iter()
-        .map(|v| match v {
-            Value::Set(b) => Ok(Some(b.clone())),
-            Value::Null => Ok(None),
-            Value::Unset => Err(CqlError::invalid(
-                "unset bound values are not supported by this server",
-            )),
-        })
-        .collect()
+/// Values bound to a statement's markers, in marker order.
+struct Bound<'v> {
+    /// Each value as the CQL layer takes it (`None`: null, or unset).
+    values: Vec<Option<&'v [u8]>>,
+    /// Which are unset (native protocol v4).
+    unset: Vec<bool>,
+}
+
+impl<'v> Bound<'v> {
+    fn of(vs: impl Iterator<Item = &'v Value>) -> Bound<'v> {
+        let (values, unset) = vs
+            .map(|v| match v {
+                Value::Set(b) => (Some(b.as_slice()), false),
+                Value::Null => (None, false),
+                Value::Unset => (None, true),
+            })
+            .unzip();
+        Bound { values, unset }
+    }
+
+    /// Runs `p` with these values: when some are unset, without the parts they would fill
+    /// (nothing at all, when nothing is left of it).
+    fn run(&self, session: &mut Session<'_>, p: &Prepared) -> Result<CqlResult, CqlError> {
+        if !self.unset.contains(&true) {
+            return session.execute_prepared(p, &self.values);
+        }
+        match p.without_unset(&self.unset)? {
+            Some(q) => session.execute_prepared(&q, &self.values),
+            None => Ok(CqlResult::Void),
+        }
+    }
+}
+
+/// A batch's statements with unset values, each without the parts they would fill (`None`: a
+/// statement run as prepared), and which have nothing left of them to run.
+fn without_unset(
+    prepared: &[Arc<Prepared>],
+    bound: &[Bound<'_>],
+) -> Result<(Vec<Option<Prepared>>, Vec<bool>), CqlError> {
+    let mut reduced = Vec::with_capacity(prepared.len());
+    let mut skipped = vec![false; prepared.len()];
+    for (i, (p, b)) in prepared.iter().zip(bound).enumerate() {
+        let mut q = None;
+        if b.unset.contains(&true) {
+            q = p.without_unset(&b.unset)?;
+            skipped[i] = q.is_none();
+        }
+        reduced.push(q);
+    }
+    Ok((reduced, skipped))
 }
 
 /// The values of `params` in marker order: by position, or, when they came with names, each
 /// marker of `p` taking the value of its name (the name PREPARED reported for it).
-fn bound(params: &Params, p: &Prepared) -> Result<Vec<Option<Vec<u8>>>, CqlError> {
-    let given = values(&params.values)?;
+fn bound<'v>(params: &'v Params, p: &Prepared) -> Result<Bound<'v>, CqlError> {
     if !params.named {
-        return Ok(given);
+        return Ok(Bound::of(params.values.iter()));
     }
     let markers = p.bind_columns();
     let find = |want: &str| {
@@ -135,14 +172,15 @@ fn bound(params: &Params, p: &Prepared) -> Result<Vec<Option<Vec<u8>>>, CqlError
             "a value is bound to {n}, which names no bind marker of the statement"
         )));
     }
-    markers
+    let values = markers
         .iter()
         .map(|(name, _)| {
             find(name)
-                .and_then(|i| given.get(i).cloned())
+                .and_then(|i| params.values.get(i))
                 .ok_or_else(|| CqlError::invalid(format!("no value for bind marker :{name}")))
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Bound::of(values.into_iter()))
 }
 
 impl Shared {
@@ -219,11 +257,9 @@ impl Shared {
         let result = if params.values.is_empty() {
             session.run(statement)
         } else {
-            session.prepare(text).and_then(|p| {
-                let binds = bound(params, &p)?;
-                let refs: Vec<Option<&[u8]>> = binds.iter().map(Option::as_deref).collect();
-                session.execute_prepared(&p, &refs)
-            })
+            session
+                .prepare(text)
+                .and_then(|p| bound(params, &p)?.run(&mut session, &p))
         };
         let end = session.page_end();
         self.answer(client, statement, result, end, &key, version)
@@ -244,11 +280,9 @@ impl Shared {
                 .execute(text)
                 .map(|mut r| r.pop().unwrap_or(CqlResult::Void))
         } else {
-            session.prepare(text).and_then(|p| {
-                let binds = bound(params, &p)?;
-                let refs: Vec<Option<&[u8]>> = binds.iter().map(Option::as_deref).collect();
-                session.execute_prepared(&p, &refs)
-            })
+            session
+                .prepare(text)
+                .and_then(|p| bound(params, &p)?.run(session, &p))
         };
         match result {
             Ok(CqlResult::Rows(rows)) => {
@@ -415,13 +449,12 @@ impl Shared {
             Ok(v) => v,
             Err(e) => return err(&e, version),
         };
-        let refs: Vec<Option<&[u8]>> = binds.iter().map(Option::as_deref).collect();
         let mut session = self.session(client.keyspace.lock().clone(), params.timestamp);
         match self.pages.request(params, &key) {
             Ok(page) => session.set_page(page),
             Err(e) => return protocol(&e, version),
         }
-        let result = session.execute_prepared(&p, &refs);
+        let result = binds.run(&mut session, &p);
         let end = session.page_end();
         if let Err(CqlError::Stale(_)) = &result {
             // Its table was dropped or truncated (a new column family), or its options were
@@ -444,8 +477,7 @@ impl Shared {
     ) -> Answer {
         let mut session = self.session(client.keyspace.lock().clone(), timestamp);
         let mut prepared: Vec<Arc<Prepared>> = Vec::with_capacity(items.len());
-        let mut bound: Vec<Vec<Option<Vec<u8>>>> = Vec::with_capacity(items.len());
-        for (subject, vs) in items {
+        for (subject, _) in items {
             let p = match subject {
                 Subject::Id(id) => match self.lookup(id) {
                     Some(Entry::Cql(p)) => p,
@@ -460,19 +492,19 @@ impl Shared {
                 },
             };
             prepared.push(p);
-            match values(vs) {
-                Ok(v) => bound.push(v),
-                Err(e) => return err(&e, version),
-            }
         }
-        let refs: Vec<Vec<Option<&[u8]>>> = bound
-            .iter()
-            .map(|v| v.iter().map(Option::as_deref).collect())
-            .collect();
+        let bound: Vec<Bound<'_>> = items.iter().map(|(_, vs)| Bound::of(vs.iter())).collect();
+        let (reduced, skipped) = match without_unset(&prepared, &bound) {
+            Ok(r) => r,
+            Err(e) => return err(&e, version),
+        };
         let statements: Vec<(&Prepared, &[Option<&[u8]>])> = prepared
             .iter()
-            .zip(&refs)
-            .map(|(p, r)| (&**p, r.as_slice()))
+            .zip(&reduced)
+            .zip(&bound)
+            .zip(&skipped)
+            .filter(|(_, skip)| !**skip)
+            .map(|(((p, q), b), _)| (q.as_ref().unwrap_or(&**p), b.values.as_slice()))
             .collect();
         match session.execute_batch_of(&statements) {
             // A conditional batch's `[applied]` rows.

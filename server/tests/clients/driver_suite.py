@@ -32,7 +32,7 @@ from cassandra import AlreadyExists, InvalidRequest
 from cassandra.cluster import Cluster
 from cassandra.concurrent import execute_concurrent_with_args
 from cassandra.protocol import SyntaxException
-from cassandra.query import BatchStatement, BatchType, SimpleStatement
+from cassandra.query import UNSET_VALUE, BatchStatement, BatchType, SimpleStatement
 
 PORT = int(sys.argv[1]) if len(sys.argv) > 1 else 9142
 KS = "drv_" + secrets.token_hex(6)
@@ -298,6 +298,38 @@ try:
         got = tt_row(4)
         assert got[:3] == (4, "upd", TS_NOW + 1), f"got {got}"
         assert got[3] is not None and 0 < got[3] <= 120, f"ttl(v) = {got[3]} right after USING TTL 120"
+
+    @check("unset values (v4): a column left unset keeps its value; unset TTL and LIMIT are absent")
+    def _():
+        session.execute("CREATE TABLE uns (k int, c int, v text, w int, m map<text, int>,"
+                        " PRIMARY KEY (k, c))")
+        ins = session.prepare("INSERT INTO uns (k, c, v, w, m) VALUES (?, ?, ?, ?, ?) USING TTL ?")
+        session.execute(ins, (1, 1, "a", 10, {"x": 1}, 0))
+        session.execute(ins, (1, 1, UNSET_VALUE, 11, UNSET_VALUE, UNSET_VALUE))
+        row = session.execute("SELECT v, w, m, ttl(w) FROM uns WHERE k = 1 AND c = 1").one()
+        assert (row.v, row.w, row.m, row[3]) == ("a", 11, {"x": 1}, None), f"after unset insert {row}"
+        session.execute(ins, (1, 2, UNSET_VALUE, UNSET_VALUE, UNSET_VALUE, UNSET_VALUE))
+        row = session.execute("SELECT v, w FROM uns WHERE k = 1 AND c = 2").one()
+        assert row is not None and (row.v, row.w) == (None, None), f"unset-only insert {row}"
+        upd = session.prepare("UPDATE uns SET v = ?, m[?] = ? WHERE k = ? AND c = ?")
+        session.execute(upd, (UNSET_VALUE, "x", UNSET_VALUE, 1, 1))
+        row = session.execute("SELECT v, m FROM uns WHERE k = 1 AND c = 1").one()
+        assert (row.v, row.m) == ("a", {"x": 1}), f"after unset update {row}"
+        try:
+            session.execute(upd, ("b", UNSET_VALUE, 2, 1, 1))
+        except InvalidRequest as e:
+            assert "Invalid unset map key" in str(e), str(e)
+        else:
+            raise AssertionError("an unset map key was accepted")
+        sel = session.prepare("SELECT c FROM uns WHERE k = ? LIMIT ?")
+        got = [r.c for r in session.execute(sel, (1, UNSET_VALUE))]
+        assert got == [1, 2], f"LIMIT unset: {got}"
+        b = BatchStatement()
+        b.add(ins, (2, 1, "z", UNSET_VALUE, UNSET_VALUE, UNSET_VALUE))
+        b.add(upd, (UNSET_VALUE, "y", UNSET_VALUE, 2, 1))
+        session.execute(b)
+        row = session.execute("SELECT v, w, m FROM uns WHERE k = 2 AND c = 1").one()
+        assert (row.v, row.w, row.m) == ("z", None, None), f"batch with unset values {row}"
 
     @check("lightweight transactions: IF NOT EXISTS, IF v = ?, was_applied")
     def _():
