@@ -171,6 +171,8 @@ pub enum Statement {
         partition_key: Vec<String>,
         /// Clustering columns.
         clustering: Vec<String>,
+        /// The columns declared `static`: one value per partition.
+        statics: Vec<String>,
         /// `CLUSTERING ORDER BY`: (column, descending).
         order: Vec<(String, bool)>,
         /// The other `WITH` options: (name, value).
@@ -182,6 +184,8 @@ pub enum Statement {
         table: TableName,
         /// The columns, in the order given.
         columns: Vec<(String, CqlType)>,
+        /// Those declared `static`.
+        statics: Vec<String>,
     },
     /// `ALTER TABLE … WITH name = value [AND …]`: table options changed.
     AlterTableWith {

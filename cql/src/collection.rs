@@ -61,10 +61,10 @@ impl<'a> Target<'a> {
         }
     }
 
-    fn prefix(&self) -> Vec<&[u8]> {
-        let mut p = self.clustering.to_vec();
-        p.push(self.column.name.as_bytes());
-        p
+    /// The name every element's name starts with (`eoc` ±1: a bound before or after them).
+    fn prefix(&self, eoc: i8) -> Result<Vec<u8>, CqlError> {
+        self.table
+            .name_in_row(self.clustering, &self.column.name, None, eoc)
     }
 
     fn path(&self, name: &[u8]) -> Result<ColumnPath, CqlError> {
@@ -153,8 +153,7 @@ impl Session<'_> {
         };
         match op {
             CollectionOp::Replace(value) => {
-                let prefix = at.table.clustering_prefix(&at.prefix())?;
-                let path = ColumnPath::new(&at.table.name).column(prefix);
+                let path = ColumnPath::new(&at.table.name).column(at.prefix(0)?);
                 batch.remove_prefix(at.key, path, Some(ts.saturating_sub(1)));
                 if let Some(v) = value {
                     self.add_elements(batch, at, elements(v)?, write)?;
@@ -285,10 +284,11 @@ impl Session<'_> {
 
     /// A list's live elements in order: (TimeUUID name, value).
     fn list(&self, at: &Target<'_>) -> Result<Vec<ListElement>, CqlError> {
-        let prefix = at.prefix();
         let mut range = SliceRange::all().count(usize::MAX);
-        range.start = CompositeType::build(&prefix, -1);
-        range.finish = CompositeType::build(&prefix, 1);
+        range.start = at.prefix(-1)?;
+        range.finish = at.prefix(1)?;
+        // Each element's name: the clustering components, the column, then the element.
+        let element_at = at.table.clustering.len() + 1;
         let columns = self.db.get_slice(
             &at.table.keyspace,
             at.key,
@@ -299,7 +299,7 @@ impl Session<'_> {
         for c in columns {
             let Some(c) = c.as_column() else { continue };
             if let Ok(parts) = CompositeType::split(&c.name) {
-                if let Some(last) = parts.get(prefix.len()) {
+                if let Some(last) = parts.get(element_at) {
                     out.push((last.bytes.to_vec(), c.value.clone()));
                 }
             }

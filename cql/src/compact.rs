@@ -65,6 +65,7 @@ impl Compact {
             name: name.into(),
             ty,
             kind,
+            is_static: false,
         };
         let key = cf
             .key_validation_class

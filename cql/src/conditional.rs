@@ -28,8 +28,8 @@ use super::error::CqlError;
 use super::rows::Rows;
 use super::session::{CqlResult, Session};
 use super::table::{Kind, Table};
-use super::types::{matches_filter, CqlType};
-use super::write_rows::Naming;
+use super::types::{matches_filter, CqlType, Literal};
+use super::write_rows::{restricts_clustering, Naming};
 use supercolumn::BatchMutation;
 
 /// Locks striping the partitions conditional writes hold while they read and write, each
@@ -137,7 +137,22 @@ impl Session<'_> {
                 }
             }
         }
-        let mut rows = self.rows_named(t, relations, Naming::Rows)?;
+        // A write of a partition's static columns names no row: its conditions may name only
+        // static columns, and are checked against the partition's statics.
+        let partition_only = t.has_statics() && !restricts_clustering(t, relations);
+        if partition_only {
+            if let Some(c) = condition.terms().map(|(c, _)| c).find(|c| !t.is_static(c)) {
+                return Err(CqlError::invalid(format!(
+                    "a condition on the non-static column {c} needs the row's whole primary key"
+                )));
+            }
+        }
+        let naming = if partition_only {
+            Naming::Partitions
+        } else {
+            Naming::Rows
+        };
+        let mut rows = self.rows_named(t, relations, naming)?;
         match rows.pop() {
             Some(row) if rows.is_empty() => Ok(row),
             _ => Err(CqlError::invalid(
@@ -362,7 +377,7 @@ impl Session<'_> {
         let relations = t
             .partition_key
             .iter()
-            .chain(&t.clustering)
+            .chain(t.clustering.iter().take(clustering.len()))
             .enumerate()
             .map(|(n, &i)| {
                 let name = t.columns[i].name.clone();
@@ -379,7 +394,10 @@ impl Session<'_> {
             relations,
             order_by: Vec::new(),
             per_partition_limit: None,
-            limit: None,
+            // A partition's statics come with its first row (or alone, when it has none).
+            limit: clustering
+                .is_empty()
+                .then(|| Term::Literal(Literal::Number("1".into()))),
             allow_filtering: false,
         };
         // The statement's own values are put back once the row is read.

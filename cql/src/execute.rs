@@ -82,6 +82,11 @@ impl Session<'_> {
     /// The plan of a statement prepared against `t` (`plan.rs`), built with the comparator
     /// its column family has now.
     pub(super) fn plan_of(&self, statement: &Statement, t: &Table) -> Option<plan::Plan> {
+        // The planned shapes read and write one row's cells; a table with static columns
+        // also has the partition's, which the general paths read and write.
+        if t.has_statics() {
+            return None;
+        }
         let store = self.db.column_family_handle(&t.keyspace, &t.name).ok()?;
         plan::Plan::of(statement, t, &store.definition().comparator)
     }

@@ -23,6 +23,7 @@ mod assemble;
 mod ast;
 mod binds;
 mod bounds;
+mod collect;
 mod collection;
 mod compact;
 mod conditional;

@@ -162,9 +162,11 @@ impl Session<'_> {
                     table.table
                 )))
             }
-            Statement::AlterTableAdd { table, columns } => {
-                self.alter(table, |t| t.with_columns(columns))
-            }
+            Statement::AlterTableAdd {
+                table,
+                columns,
+                statics,
+            } => self.alter(table, |t| t.with_columns(columns, statics)),
             Statement::AlterTableWith { table, options } => {
                 self.alter(table, |t| t.with_options(options))
             }

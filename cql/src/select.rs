@@ -8,29 +8,26 @@
 //! refuses nothing the planner let through, except a page request a post-query ORDER BY cannot
 //! answer.
 
-use super::assemble::{cell_parts, project, Row};
+use super::assemble::{cell_parts, Row};
 use super::ast::{Select, Statement};
 use super::bounds::Bounds;
+use super::collect::{take, Collect, Open};
 use super::error::CqlError;
 use super::page::{resume_slices, PageRequest, Position};
 use super::pages::PAGE;
 use super::plan::{Kept, Plan, PointReadPlan};
 use super::rows::Rows;
 use super::select_plan::{KeySpan, Partitions, SelectPlan};
-use super::select_shape::merged;
 use super::session::{CqlResult, Session};
-use super::table::{Kind, Table};
-use super::types::{add_element, matches_filter, CqlType};
+use super::table::Table;
 use smallvec::SmallVec;
 use supercolumn::clock::Clock;
+use supercolumn::model::comparator::STATIC_MARKER;
 use supercolumn::model::CellValue;
 use supercolumn::query::{
-    Column, ColumnOrSuperColumn, ColumnParent, KeyRange, RangeBound, SlicePredicate, SliceRange,
+    ColumnOrSuperColumn, ColumnParent, KeyRange, RangeBound, SlicePredicate, SliceRange,
 };
 use supercolumn::ColumnFamilyHandle;
-
-/// Cells met in read order, one partition's at a time.
-type Cells<'a> = dyn Iterator<Item = Result<Column, CqlError>> + 'a;
 
 impl Session<'_> {
     /// Runs a `SELECT` (`stmt`) with the values bound to its markers (`self.binds`): on a
@@ -147,21 +144,7 @@ impl Session<'_> {
                 "Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query",
             ));
         }
-        let mut c = Collect {
-            p,
-            out: Rows::new(p.columns.clone()),
-            count: 0,
-            // A post-query ORDER BY merges every partition's first rows, then cuts.
-            limit: if p.post_order { usize::MAX } else { limit },
-            per_partition: if p.post_order {
-                p.per_partition.min(limit)
-            } else {
-                p.per_partition
-            },
-            paged: page.is_some(),
-            last: None,
-            merge_keys: Vec::new(),
-        };
+        let mut c = Collect::new(p, limit, page.is_some());
         match &p.partitions {
             Partitions::Keys(keys) => self.read_partitions(&mut c, keys, resume)?,
             Partitions::Scan(span) => self.scan(&mut c, span, resume)?,
@@ -196,6 +179,8 @@ impl Session<'_> {
                 in_partition = usize::try_from(r.in_partition).unwrap_or(usize::MAX);
                 resumed = Some(resume_slices(&p.table, &p.slices, prefix, p.reversed));
             }
+            let fresh = resumed.is_none();
+            c.begin(self.statics_of(&p.table, &cf, key)?);
             if let Some(names) = &p.by_name {
                 let predicate = SlicePredicate::Names(names.clone());
                 let found = self.db.get_slice(&p.table.keyspace, key, &cf, &predicate)?;
@@ -206,13 +191,17 @@ impl Session<'_> {
                 if !c.partition(key, &mut cells, &mut in_partition)? {
                     return Ok(());
                 }
-                continue;
-            }
-            for b in resumed.as_ref().unwrap_or(&p.slices) {
-                let mut cells = self.cells(&p.table.keyspace, &cf, key, b, p.reversed, want, None);
-                if !c.partition(key, &mut cells, &mut in_partition)? {
-                    return Ok(());
+            } else {
+                for b in resumed.as_ref().unwrap_or(&p.slices) {
+                    let mut cells =
+                        self.cells(&p.table.keyspace, &cf, key, b, p.reversed, want, None);
+                    if !c.partition(key, &mut cells, &mut in_partition)? {
+                        return Ok(());
+                    }
                 }
+            }
+            if fresh && !c.statics_alone(key, &mut in_partition) {
+                return Ok(());
             }
         }
         Ok(())
@@ -274,9 +263,11 @@ impl Session<'_> {
                 let mut prefetched = prefetch.then_some(ks.columns);
                 let mut in_partition = 0;
                 let mut these = &p.slices;
+                let mut fresh = true;
                 if let Some((_, b, n)) = resumed.as_ref().filter(|r| r.0 == ks.key) {
-                    (these, in_partition, prefetched) = (b, *n, None);
+                    (these, in_partition, prefetched, fresh) = (b, *n, None, false);
                 }
+                c.begin(self.statics_of(&p.table, &cf, &ks.key)?);
                 for b in these {
                     let first = prefetched.take();
                     let mut cells =
@@ -285,12 +276,46 @@ impl Session<'_> {
                         return Ok(());
                     }
                 }
+                if fresh && !c.statics_alone(&ks.key, &mut in_partition) {
+                    return Ok(());
+                }
             }
             match (&seen, full) {
                 (Some(k), true) => start = RangeBound::Key(k.clone()),
                 _ => return Ok(()),
             }
         }
+    }
+}
+
+impl Session<'_> {
+    /// The static columns of partition `key` of `t`, in a row's slots (empty when `t` has
+    /// none): its static cells, which sort before the partition's rows.
+    fn statics_of(&self, t: &Table, cf: &ColumnParent, key: &[u8]) -> Result<Row, CqlError> {
+        if !t.has_statics() {
+            return Ok(Row::new());
+        }
+        let b = Bounds {
+            start: STATIC_MARKER.to_vec(),
+            // An empty first component ending before everything: after every static name,
+            // before every other.
+            finish: vec![0, 0, 0xff],
+        };
+        let mut statics: Option<Open> = None;
+        let n_ck = t.clustering.len();
+        for cell in self.cells(&t.keyspace, cf, key, &b, false, PAGE, None) {
+            let cell = cell?;
+            let Some((prefix_len, col, element)) = cell_parts(&cell.name, n_ck) else {
+                continue;
+            };
+            let slot = t
+                .columns
+                .iter()
+                .position(|c| c.is_static && c.name.as_bytes() == col);
+            let element = element.map(<[u8]>::to_vec);
+            take(t, &mut statics, cell, (prefix_len, slot, element), false);
+        }
+        Ok(statics.map_or_else(|| vec![None; t.columns.len()], |s| s.2))
     }
 }
 
@@ -312,184 +337,5 @@ fn first_page(slices: &[Bounds], reversed: bool, want: usize) -> SliceRange {
             }
         }
         _ => SliceRange::all().count(1),
-    }
-}
-
-/// A plan's rows as they are assembled: the result so far, and what LIMIT, paging and a
-/// post-query ORDER BY need to know of it.
-struct Collect<'p> {
-    p: &'p SelectPlan,
-    out: Rows,
-    /// Rows matched so far (returned, or counted by `COUNT(*)`).
-    count: usize,
-    /// The rows this call may return.
-    limit: usize,
-    per_partition: usize,
-    paged: bool,
-    /// The last row returned: its partition key, clustering prefix, and rows of its partition.
-    last: Option<(Vec<u8>, Vec<u8>, usize)>,
-    /// The clustering prefix of each row returned, for a post-query ORDER BY's merge.
-    merge_keys: Vec<Vec<u8>>,
-}
-
-/// The row being assembled: the name of its first cell (whose first `len` bytes are the
-/// clustering prefix every cell of the row shares), `len`, and its columns.
-type Open = (Vec<u8>, usize, Row);
-
-impl Collect<'_> {
-    /// Cells a page must hold for the rows the query may return: a marker and each regular
-    /// column per row (filters may need more; the pages go on as needed).
-    fn cells_wanted(&self) -> usize {
-        let t = &self.p.table;
-        let per_row = 1 + t.columns.len() - t.partition_key.len() - t.clustering.len();
-        let rows = if self.p.one_row {
-            1
-        } else {
-            self.limit.min(self.per_partition)
-        };
-        rows.saturating_mul(per_row)
-            .saturating_add(1)
-            .clamp(2, PAGE)
-    }
-
-    /// Groups one slice of partition `key` into rows; `in_partition` counts the partition's
-    /// rows across its slices (IN on clustering). `Ok(false)` once the limit is reached.
-    fn partition(
-        &mut self,
-        key: &[u8],
-        cells: &mut Cells<'_>,
-        in_partition: &mut usize,
-    ) -> Result<bool, CqlError> {
-        let p = self.p;
-        if *in_partition >= self.per_partition || (p.distinct && *in_partition > 0) {
-            return Ok(self.count < self.limit);
-        }
-        let pk = p.table.split_row_key(key);
-        let n_ck = p.table.clustering.len();
-        let mut current: Option<Open> = None;
-        for cell in cells {
-            let cell = cell?;
-            let Some((prefix_len, col, element)) = cell_parts(&cell.name, n_ck) else {
-                continue;
-            };
-            let prefix = &cell.name[..prefix_len];
-            if current
-                .as_ref()
-                .is_some_and(|(name, len, _)| name[..*len] != *prefix)
-            {
-                if let Some((name, len, row)) = current.take() {
-                    if !self.emit(key, &pk, &name[..len], row, in_partition) {
-                        return Ok(self.count < self.limit);
-                    }
-                }
-            }
-            let slot = self
-                .p
-                .table
-                .columns
-                .iter()
-                .position(|c| c.kind == Kind::Regular && c.name.as_bytes() == col);
-            let element = element.map(<[u8]>::to_vec);
-            self.take(&mut current, cell, prefix_len, slot, element);
-        }
-        if let Some((name, len, row)) = current.take() {
-            self.emit(key, &pk, &name[..len], row, in_partition);
-        }
-        Ok(self.count < self.limit)
-    }
-
-    /// Keeps `cell` (of the regular column at `slot`, or a collection's `element` of it) in
-    /// the row being assembled, opening one if none is.
-    fn take(
-        &self,
-        current: &mut Option<Open>,
-        cell: Column,
-        prefix_len: usize,
-        slot: Option<usize>,
-        element: Option<Vec<u8>>,
-    ) {
-        let t = &self.p.table;
-        let width = t.columns.len();
-        let Some(i) = slot else {
-            // The marker (or a column dropped since): the row is live, nothing to keep.
-            current.get_or_insert_with(|| (cell.name, prefix_len, vec![None; width]));
-            return;
-        };
-        let ty = &t.columns[i].ty;
-        let Column {
-            name,
-            value,
-            timestamp,
-            expires_at,
-            ..
-        } = cell;
-        let entry = current.get_or_insert_with(|| (name, prefix_len, vec![None; width]));
-        match (ty, element) {
-            (CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..), Some(e)) => {
-                let v = entry.2[i].get_or_insert_with(|| (vec![0; 4], timestamp, expires_at));
-                // A reversed read meets the elements last first; the value keeps the
-                // collection's own order.
-                add_element(&mut v.0, ty, &e, &value, self.p.reversed);
-            }
-            (ty, None) if !ty.is_collection() => entry.2[i] = Some((value, timestamp, expires_at)),
-            _ => {}
-        }
-    }
-
-    /// A whole row of partition `key` (split into `pk`): returned (or counted) when it passes
-    /// the filters. `false` once no more rows are wanted from this partition or at all.
-    fn emit(
-        &mut self,
-        key: &[u8],
-        pk: &[Vec<u8>],
-        prefix: &[u8],
-        row: Row,
-        in_partition: &mut usize,
-    ) -> bool {
-        let p = self.p;
-        let passes = p.filters.iter().all(|(i, op, v)| {
-            let value = row[*i].as_ref().map(|x| x.0.as_slice());
-            matches_filter(&p.table.columns[*i].ty, value, *op, v)
-        });
-        if passes {
-            *in_partition += 1;
-            self.count += 1;
-            if self.paged {
-                self.last = Some((key.to_vec(), prefix.to_vec(), *in_partition));
-            }
-            if p.post_order {
-                self.merge_keys.push(prefix.to_vec());
-            }
-            if !p.counting {
-                let row = project(&p.resolved, pk, prefix, row, p.now_seconds);
-                self.out.push_row(row.iter().map(Option::as_deref));
-            }
-        }
-        self.count < self.limit && *in_partition < self.per_partition && !p.distinct
-    }
-
-    /// The result, and where it ended when it is a full page short of the LIMIT (more rows
-    /// may follow).
-    fn finish(self, resume: Option<&Position>, limit_left: usize) -> (Rows, Option<Position>) {
-        let p = self.p;
-        let mut out = self.out;
-        if p.counting {
-            out.push_row([Some(&(self.count as i64).to_be_bytes()[..])]);
-        }
-        if p.post_order {
-            out = merged(&p.table, out, &self.merge_keys, p.reversed, limit_left);
-        }
-        let full_page = !p.post_order && self.count == self.limit && self.limit < limit_left;
-        let end = self
-            .last
-            .filter(|_| full_page)
-            .map(|(key, prefix, n)| Position {
-                key,
-                clustering: (!prefix.is_empty() && !p.distinct && n < self.per_partition)
-                    .then_some(prefix),
-                in_partition: n as u64,
-                returned: resume.map_or(0, |r| r.returned) + self.count as u64,
-            });
-        (out, end)
     }
 }

@@ -79,6 +79,9 @@ pub(super) struct SelectPlan {
     pub by_name: Option<Vec<Vec<u8>>>,
     /// The database clock, in whole seconds: what `TTL()` counts down from, as expiry does.
     pub now_seconds: i64,
+    /// No clustering column is restricted, and no regular one filtered: a partition with
+    /// static columns and no row gives one row of its statics.
+    pub whole_partitions: bool,
 }
 
 /// What a `WHERE` clause restricts each column (by index) to.
@@ -134,7 +137,10 @@ impl Session<'_> {
         } else {
             None
         };
+        let whole_partitions =
+            !clustering_restricted && r.filters.iter().all(|(i, ..)| t.columns[*i].is_static);
         Ok(SelectPlan {
+            whole_partitions,
             partitions: keys.map_or(Partitions::Scan(r.span), Partitions::Keys),
             resolved: resolve(&t, &selectors),
             table: t,
@@ -354,10 +360,12 @@ fn names_of_one_row(
         .filter_map(|&i| eq[i].as_ref().and_then(|v| v.first()))
         .map(Vec::as_slice)
         .collect();
+    // A static column's cells are read with the partition's statics, not by name here.
     std::iter::once("")
         .chain(
             t.regular_sorted()
                 .into_iter()
+                .filter(|&i| !t.columns[i].is_static)
                 .map(|i| t.columns[i].name.as_str()),
         )
         .map(|n| t.cell_name(&ck, n))

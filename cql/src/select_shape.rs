@@ -112,7 +112,9 @@ pub(super) fn output_columns(t: &Table, s: &Select) -> Result<Output, CqlError> 
     let selectors: Vec<Selector> = if s.selectors.is_empty() {
         let keys = t.partition_key.iter().chain(&t.clustering).copied();
         let cols: Vec<usize> = if s.distinct {
-            t.partition_key.clone()
+            let statics = t.regular_sorted().into_iter();
+            let statics = statics.filter(|&i| t.columns[i].is_static);
+            t.partition_key.iter().copied().chain(statics).collect()
         } else {
             keys.chain(t.regular_sorted()).collect()
         };
@@ -132,10 +134,10 @@ pub(super) fn output_columns(t: &Table, s: &Select) -> Result<Output, CqlError> 
         columns.push(match sel {
             Selector::Column(c) => {
                 let (_, d) = t.column(c)?;
-                if s.distinct && !matches!(d.kind, Kind::PartitionKey(_)) {
-                    return Err(CqlError::invalid(
-                        "SELECT DISTINCT selects partition key columns only",
-                    ));
+                if s.distinct && !matches!(d.kind, Kind::PartitionKey(_)) && !d.is_static {
+                    return Err(CqlError::invalid(format!(
+                        "SELECT DISTINCT queries must only request partition key columns and/or static columns (not {c})"
+                    )));
                 }
                 (c.clone(), d.ty.clone())
             }

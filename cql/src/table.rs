@@ -41,6 +41,9 @@ pub struct ColumnDef {
     pub ty: CqlType,
     /// Its role.
     pub kind: Kind,
+    /// A static column (of kind `Regular`): one value per partition, shared by its rows,
+    /// stored in static cells (`CompositeType::build_static`).
+    pub is_static: bool,
 }
 
 /// A CQL table.
@@ -72,6 +75,7 @@ impl Table {
             columns,
             partition_key,
             clustering,
+            statics,
             order,
             options,
             ..
@@ -105,6 +109,7 @@ impl Table {
                 name: name.clone(),
                 ty: ty.clone(),
                 kind: Kind::Regular,
+                is_static: statics.contains(name),
             });
         }
         let mut find = |name: &str, kind: Kind| -> Result<usize, CqlError> {
@@ -114,6 +119,11 @@ impl Table {
             if defs[i].kind != Kind::Regular {
                 return Err(CqlError::invalid(format!(
                     "column {name} is in the PRIMARY KEY twice"
+                )));
+            }
+            if defs[i].is_static {
+                return Err(CqlError::invalid(format!(
+                    "Static column {name} cannot be part of the PRIMARY KEY"
                 )));
             }
             if defs[i].ty.comparator().is_none() {
@@ -137,6 +147,9 @@ impl Table {
             .collect::<Result<Vec<_>, _>>()?;
         if let Some(c) = defs.iter().find(|c| !storable(&c.ty)) {
             return Err(unstorable(&c.name, &c.ty));
+        }
+        if ck.is_empty() && defs.iter().any(|c| c.is_static) {
+            return Err(statics_need_clustering());
         }
         let mut descending = vec![false; ck.len()];
         for (i, (name, desc)) in order.iter().enumerate() {
@@ -187,9 +200,17 @@ impl Table {
         Ok(t)
     }
 
-    /// This table with regular `columns` added (`ALTER TABLE … ADD`). A collection adds a column
-    /// to the cell names' comparator (see `Database::alter_cql_table`).
-    pub fn with_columns(&self, columns: &[(String, CqlType)]) -> Result<Table, CqlError> {
+    /// This table with regular `columns` added (`ALTER TABLE … ADD`), those named in `statics`
+    /// static. A collection adds a column to the cell names' comparator (see
+    /// `Database::alter_cql_table`).
+    pub fn with_columns(
+        &self,
+        columns: &[(String, CqlType)],
+        statics: &[String],
+    ) -> Result<Table, CqlError> {
+        if self.clustering.is_empty() && !statics.is_empty() {
+            return Err(statics_need_clustering());
+        }
         let mut t = self.clone();
         for (name, ty) in columns {
             if t.columns.iter().any(|c| &c.name == name) {
@@ -208,6 +229,7 @@ impl Table {
                 name: name.clone(),
                 ty: ty.clone(),
                 kind: Kind::Regular,
+                is_static: statics.contains(name),
             });
         }
         Ok(t)
@@ -300,22 +322,56 @@ impl Table {
     }
 
     /// The cell name of one element of collection `column` in the CQL row with these
-    /// clustering values (`element`: a map's key, a set's element, a list's TimeUUID).
+    /// clustering values (`element`: a map's key, a set's element, a list's TimeUUID); of a
+    /// static column, the partition's static element, whatever the clustering values.
     pub fn element_name(
         &self,
         clustering: &[&[u8]],
         column: &str,
         element: &[u8],
     ) -> Result<Vec<u8>, CqlError> {
-        let mut parts: Vec<&[u8]> = clustering.to_vec();
+        self.name_in_row(clustering, column, Some(element), 0)
+    }
+
+    /// Whether the table has static columns.
+    pub fn has_statics(&self) -> bool {
+        self.columns.iter().any(|c| c.is_static)
+    }
+
+    /// Whether `column` names a static column.
+    pub fn is_static(&self, column: &str) -> bool {
+        self.columns.iter().any(|c| c.is_static && c.name == column)
+    }
+
+    /// The name of `column` (and of one of its elements) in the CQL row at `clustering`, the
+    /// last component ending in `eoc` (±1: a bound around the column's elements). A static
+    /// column's name is the partition's static one: the static marker and empty clustering
+    /// components, whatever `clustering` holds.
+    pub fn name_in_row(
+        &self,
+        clustering: &[&[u8]],
+        column: &str,
+        element: Option<&[u8]>,
+        eoc: i8,
+    ) -> Result<Vec<u8>, CqlError> {
+        let is_static = !column.is_empty() && self.is_static(column);
+        let mut parts: Vec<&[u8]> = if is_static {
+            vec![b""; self.clustering.len()]
+        } else {
+            clustering.to_vec()
+        };
         parts.push(column.as_bytes());
-        parts.push(element);
+        parts.extend(element);
         if !CompositeType::fits(&parts) {
             return Err(CqlError::invalid(
                 "a clustering value or collection element is longer than 65535 bytes",
             ));
         }
-        Ok(CompositeType::build(&parts, 0))
+        Ok(if is_static {
+            CompositeType::build_static(&parts, eoc)
+        } else {
+            CompositeType::build(&parts, eoc)
+        })
     }
 
     fn type_comparator(&self, i: usize) -> Arc<dyn Comparator> {
@@ -364,14 +420,7 @@ impl Table {
     /// The cell name of `column` (empty: the row marker) in the CQL row with these clustering
     /// values.
     pub fn cell_name(&self, clustering: &[&[u8]], column: &str) -> Result<Vec<u8>, CqlError> {
-        let mut parts: Vec<&[u8]> = clustering.to_vec();
-        parts.push(column.as_bytes());
-        if !CompositeType::fits(&parts) {
-            return Err(CqlError::invalid(
-                "a clustering value is longer than 65535 bytes",
-            ));
-        }
-        Ok(CompositeType::build(&parts, 0))
+        self.name_in_row(clustering, column, None, 0)
     }
 
     /// The composite prefix of every cell of the CQL row with these (all) clustering values.
@@ -384,12 +433,13 @@ impl Table {
         Ok(CompositeType::build(clustering, 0))
     }
 
-    /// The regular columns in the order `SELECT *` shows them (by name, as Cassandra does).
+    /// The non-key columns in the order `SELECT *` shows them, as Cassandra does: the static
+    /// ones by name, then the others by name.
     pub fn regular_sorted(&self) -> Vec<usize> {
         let mut v: Vec<usize> = (0..self.columns.len())
             .filter(|&i| self.columns[i].kind == Kind::Regular)
             .collect();
-        v.sort_by(|&a, &b| self.columns[a].name.cmp(&self.columns[b].name));
+        v.sort_by_key(|&i| (!self.columns[i].is_static, &self.columns[i].name));
         v
     }
 
@@ -399,7 +449,8 @@ impl Table {
         let q = |n: &str| quote_ident(n);
         let mut s = format!("CREATE TABLE {}.{} (\n", q(&self.keyspace), q(&self.name));
         for c in &self.columns {
-            s.push_str(&format!("    {} {},\n", q(&c.name), c.ty));
+            let kind = if c.is_static { " static" } else { "" };
+            s.push_str(&format!("    {} {}{kind},\n", q(&c.name), c.ty));
         }
         let names = |idx: &[usize]| {
             idx.iter()
@@ -452,6 +503,12 @@ fn storable(ty: &CqlType) -> bool {
         t if t.is_collection() => t.is_collection_of_scalars(),
         _ => true,
     }
+}
+
+fn statics_need_clustering() -> CqlError {
+    CqlError::invalid(
+        "Static columns are only useful (and thus allowed) if the table has at least one clustering column",
+    )
 }
 
 fn unstorable(name: &str, ty: &CqlType) -> CqlError {

@@ -9,7 +9,7 @@ use super::error::CqlError;
 use super::session::Session;
 use super::table::{ColumnDef, Kind, Table};
 use super::types::CqlType;
-use super::write_rows::Naming;
+use super::write_rows::{restricts_clustering, Naming};
 use supercolumn::query::{ColumnPath, ColumnPathRef};
 use supercolumn::{BatchMutation, WriteOptions};
 
@@ -57,13 +57,27 @@ impl Session<'_> {
             given[i] = self.value(&def.ty, v, c)?;
         }
         let key = key_from(&t, &given)?;
-        let clustering = clustering_from(&t, &given)?;
+        // Static columns alone may be written without a clustering key: no row is written
+        // then, only the partition's statics (as in Cassandra).
+        let only_statics = t.has_statics()
+            && t.clustering.iter().all(|&i| !named[i])
+            && (0..t.columns.len())
+                .filter(|&i| named[i] && t.columns[i].kind == Kind::Regular)
+                .all(|i| t.columns[i].is_static)
+            && columns.iter().any(|c| t.is_static(c));
+        let clustering = if only_statics {
+            Vec::new()
+        } else {
+            clustering_from(&t, &given)?
+        };
         let write = self.write_options(w.using, w.batch_using, &t)?;
         let write = self.stamped(write, &t);
         let cf = t.name.as_str();
         let ck: Vec<&[u8]> = clustering.iter().map(Vec::as_slice).collect();
-        let marker = t.cell_name(&ck, "")?;
-        batch.insert(&key, ColumnPathRef::new(cf).column(&marker), b"", write);
+        if !only_statics {
+            let marker = t.cell_name(&ck, "")?;
+            batch.insert(&key, ColumnPathRef::new(cf).column(&marker), b"", write);
+        }
         for (i, def) in t.columns.iter().enumerate() {
             if def.kind != Kind::Regular || !named[i] {
                 continue;
@@ -125,7 +139,13 @@ impl Session<'_> {
                 sets.push((def.name.clone(), self.value(&def.ty, term, c)?));
             }
         }
-        for (key, ck) in self.rows_named(&t, relations, Naming::Rows)? {
+        let naming = if statics_only(&t, assignments.iter().map(Assignment::column)) {
+            refuse_clustering(&t, relations, "UPDATE")?;
+            Naming::Partitions
+        } else {
+            Naming::Rows
+        };
+        for (key, ck) in self.rows_named(&t, relations, naming)? {
             let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
             for (def, op) in &ops {
                 let at = Target::new(&t, &key, &ck, def);
@@ -170,19 +190,18 @@ impl Session<'_> {
                 elements.push((def, self.element_op(def, e, None)?));
             }
         }
-        let whole_partition = columns.is_empty()
-            && !relations.iter().any(|r| match r {
-                Relation::Compare(c, ..) | Relation::In(c, _) => t
-                    .column(c)
-                    .is_ok_and(|(_, d)| matches!(d.kind, Kind::Clustering(_))),
-                Relation::Token(..) => false,
-            });
+        let whole_partition = columns.is_empty() && !restricts_clustering(&t, relations);
         // Whole rows may be named by a clustering prefix: every row under it (a range
         // of rows, Cassandra's range tombstone over the prefix). Columns are deleted
         // from rows named whole.
+        let statics = statics_only(&t, columns.iter().map(|(c, _)| c.as_str()));
+        if statics {
+            refuse_clustering(&t, relations, "DELETE")?;
+        }
         let naming = match (whole_partition, columns.is_empty()) {
             (true, _) => Naming::Partitions,
             (false, true) => Naming::Prefix,
+            (false, false) if statics => Naming::Partitions,
             (false, false) => Naming::Rows,
         };
         for (key, ck) in self.rows_named(&t, relations, naming)? {
@@ -257,11 +276,10 @@ impl Session<'_> {
             let (_, def) = row.t.column(&n)?;
             if def.ty.is_collection() {
                 // Every element: a range tombstone over the collection.
-                let mut prefix = row.ck.to_vec();
-                prefix.push(n.as_bytes());
+                let prefix = row.t.name_in_row(row.ck, &n, None, 0)?;
                 batch.remove_prefix(
                     row.key,
-                    ColumnPath::new(&row.t.name).column(row.t.clustering_prefix(&prefix)?),
+                    ColumnPath::new(&row.t.name).column(prefix),
                     write.timestamp,
                 );
                 continue;
@@ -274,6 +292,27 @@ impl Session<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether `columns` are all static (and there is one): a write of the partition's statics
+/// alone, which names no row.
+fn statics_only<'c>(t: &Table, mut columns: impl Iterator<Item = &'c str>) -> bool {
+    let mut any = false;
+    columns.all(|c| {
+        any = true;
+        t.is_static(c)
+    }) && any
+}
+
+/// Refuses a restriction on a clustering column in a write of static columns alone, in
+/// Cassandra's words.
+fn refuse_clustering(t: &Table, relations: &[Relation], what: &str) -> Result<(), CqlError> {
+    if restricts_clustering(t, relations) {
+        return Err(CqlError::invalid(format!(
+            "Invalid restrictions on clustering columns since the {what} statement modifies only static columns"
+        )));
+    }
+    Ok(())
 }
 
 fn key_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<u8>, CqlError> {

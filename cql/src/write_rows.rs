@@ -22,6 +22,16 @@ pub(super) enum Naming {
     Prefix,
 }
 
+/// Whether `relations` restrict a clustering column of `t`.
+pub(super) fn restricts_clustering(t: &Table, relations: &[Relation]) -> bool {
+    relations.iter().any(|r| match r {
+        Relation::Compare(c, ..) | Relation::In(c, _) => t
+            .column(c)
+            .is_ok_and(|(_, d)| matches!(d.kind, Kind::Clustering(_))),
+        Relation::Token(..) => false,
+    })
+}
+
 fn cross(prefixes: Vec<Vec<Vec<u8>>>, vals: &[Vec<u8>]) -> Vec<Vec<Vec<u8>>> {
     let mut out = Vec::with_capacity(prefixes.len() * vals.len());
     for p in prefixes {

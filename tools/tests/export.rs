@@ -137,7 +137,13 @@ fn fill(dir: &Path) {
              {'x'}, {'m': 5}, {'n': {6, 7}}, [{1: 'one'}, {}]);
          INSERT INTO frozen (k, c, fl) VALUES ({}, [], []);
          INSERT INTO expiring (k, v) VALUES (1, 1) USING TTL 0;
-         INSERT INTO expiring (k, v) VALUES (2, 2);",
+         INSERT INTO expiring (k, v) VALUES (2, 2);
+         CREATE TABLE statics (k int, c int, v text, s text static, sl list<int> static,
+             PRIMARY KEY (k, c));
+         INSERT INTO statics (k, c, v, s) VALUES (1, 1, 'one', 'shared') USING TIMESTAMP 5;
+         INSERT INTO statics (k, c, v) VALUES (1, 2, 'two');
+         UPDATE statics USING TTL 80000 SET sl = sl + [1, 2] WHERE k = 1;
+         INSERT INTO statics (k, s) VALUES (2, 'alone');",
     )
     .unwrap();
     for k in 0..40 {
@@ -279,6 +285,9 @@ fn an_export_loaded_by_cqlsh_gives_every_cell_back_with_its_time_and_ttl() {
         ("SELECT k, v, ttl(v) FROM app.expiring", 2),
         // Every other scalar type, in keys.
         ("SELECT * FROM app.keyed", 2),
+        // Static columns, shared by rows and alone in a partition.
+        ("SELECT * FROM app.statics", 3),
+        ("SELECT k, c, writetime(s), writetime(v), ttl(s) FROM app.statics", 3),
     ] {
         let (x, y) = (read(&a, q), read(&b, q));
         assert_eq!((x.rows.len(), y.rows.len()), (rows, rows), "{q}");

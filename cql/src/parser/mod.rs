@@ -219,19 +219,24 @@ impl Parser {
                     "ADD, RENAME or WITH (ALTER TABLE cannot drop or retype columns here)",
                 ));
             }
-            let mut columns = Vec::new();
-            if self.eat_sym("(") {
-                loop {
-                    columns.push((self.name()?, self.cql_type(0)?));
-                    if self.eat_sym(")") {
-                        break;
-                    }
-                    self.sym(",")?;
+            let (mut columns, mut statics) = (Vec::new(), Vec::new());
+            let parens = self.eat_sym("(");
+            loop {
+                let (name, ty) = (self.name()?, self.cql_type(0)?);
+                if self.eat_word("static") {
+                    statics.push(name.clone());
                 }
-            } else {
-                columns.push((self.name()?, self.cql_type(0)?));
+                columns.push((name, ty));
+                if !parens || self.eat_sym(")") {
+                    break;
+                }
+                self.sym(",")?;
             }
-            return Ok(Statement::AlterTableAdd { table, columns });
+            return Ok(Statement::AlterTableAdd {
+                table,
+                columns,
+                statics,
+            });
         }
         if self.eat_word("truncate") {
             self.eat_word("table");
@@ -369,6 +374,7 @@ impl Parser {
         let table = self.table_name()?;
         self.sym("(")?;
         let (mut columns, mut partition_key, mut clustering) = (Vec::new(), Vec::new(), Vec::new());
+        let mut statics = Vec::new();
         loop {
             if self.eat_word("primary") {
                 self.word("key")?;
@@ -389,6 +395,9 @@ impl Parser {
             } else {
                 let name = self.name()?;
                 let t = self.cql_type(0)?;
+                if self.eat_word("static") {
+                    statics.push(name.clone());
+                }
                 if self.eat_word("primary") {
                     self.word("key")?;
                     if !partition_key.is_empty() {
@@ -432,6 +441,7 @@ impl Parser {
             columns,
             partition_key,
             clustering,
+            statics,
             order,
             options,
         })

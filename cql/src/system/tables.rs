@@ -173,6 +173,7 @@ fn system_tables(db: &Database) -> Vec<Table> {
                     } else {
                         Kind::Regular
                     },
+                    is_static: false,
                 })
                 .collect();
             Some(Table {
@@ -489,6 +490,7 @@ fn columns_rows(db: &Database) -> Vec<Vec<Literal>> {
                         "asc"
                     },
                 ),
+                Kind::Regular if c.is_static => ("static", -1, "none"),
                 Kind::Regular => ("regular", -1, "none"),
             };
             let hex: String = c.name.bytes().map(|b| format!("{b:02x}")).collect();

@@ -347,7 +347,12 @@ impl Validator<'_> {
         }
         let bytes: Vec<&[u8]> = parts.iter().map(|p| p.bytes).collect();
         let mut sort_key = Vec::with_capacity(prefix.len() + 2);
-        cmp.encode_sort_key(&CompositeType::build(&bytes, 0), &mut sort_key);
+        let name = if CompositeType::is_static(prefix) {
+            CompositeType::build_static(&bytes, 0)
+        } else {
+            CompositeType::build(&bytes, 0)
+        };
+        cmp.encode_sort_key(&name, &mut sort_key);
         Ok(cell_key::prefix_deletion(&sort_key))
     }
 

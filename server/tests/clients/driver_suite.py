@@ -331,6 +331,26 @@ try:
         row = session.execute("SELECT v, w, m FROM uns WHERE k = 2 AND c = 1").one()
         assert (row.v, row.w, row.m) == ("z", None, None), f"batch with unset values {row}"
 
+    @check("static columns: shared by a partition's rows, alone as one row, in metadata")
+    def _():
+        session.execute("CREATE TABLE st (k int, c int, v int, s text static, sl list<int> static,"
+                        " PRIMARY KEY (k, c))")
+        ins = session.prepare("INSERT INTO st (k, c, v, s) VALUES (?, ?, ?, ?)")
+        session.execute(ins, (1, 1, 10, "one"))
+        session.execute(ins, (1, 2, 20, UNSET_VALUE))
+        session.execute("INSERT INTO st (k, s) VALUES (2, 'alone')")
+        session.execute(session.prepare("UPDATE st SET sl = sl + ? WHERE k = ?"), ([7], 1))
+        got = sorted((r.k, r.c, r.s, r.sl, r.v) for r in session.execute("SELECT * FROM st"))
+        want = [(1, 1, "one", [7], 10), (1, 2, "one", [7], 20), (2, None, "alone", None, None)]
+        assert got == want, f"SELECT * {got}"
+        r = session.execute("UPDATE st SET s = 'two' WHERE k = 1 IF s = 'one'")
+        assert r.was_applied, f"IF s = 'one' not applied: {list(r)}"
+        got = sorted((r.k, r.s) for r in session.execute("SELECT DISTINCT k, s FROM st"))
+        assert got == [(1, "two"), (2, "alone")], f"DISTINCT {got}"
+        table = cluster.metadata.keyspaces[KS].tables["st"]
+        assert table.columns["s"].is_static and not table.columns["v"].is_static, "is_static"
+        assert "s text static" in table.export_as_string(), table.export_as_string()
+
     @check("lightweight transactions: IF NOT EXISTS, IF v = ?, was_applied")
     def _():
         session.execute("CREATE TABLE lwt (k int PRIMARY KEY, v text)")

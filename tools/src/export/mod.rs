@@ -297,10 +297,13 @@ fn cql_cell(
         parts.len()
     );
     let pk = t.split_row_key(key);
+    // A static cell belongs to its partition: its UPDATE names no clustering column.
+    let is_static = CompositeType::is_static(&c.name);
     let mut keys: Vec<(String, String)> = Vec::new();
     for (i, col) in t.columns.iter().enumerate() {
         let v = match col.kind {
             Kind::PartitionKey(k) => pk.get(k).map(|b| lit(&col.ty, b)).transpose()?,
+            Kind::Clustering(_) if is_static => None,
             Kind::Clustering(k) => Some(lit(&col.ty, parts[k].bytes)?),
             Kind::Regular => None,
         };

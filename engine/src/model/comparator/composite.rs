@@ -5,12 +5,25 @@
 //! byte` as Cassandra encodes it; the EOC is 0 in stored names and ±1 in slice bounds. Its sort
 //! key is each component's own sort key, escaped, followed by `00` and the EOC mapped to 1, 2, 3
 //! (for −1, 0, +1); see `model::sort_key`. This file must not know about CQL statements.
+//!
+//! A *static* name (a CQL static column's cell) starts with [`STATIC_MARKER`], `00 00 7F`: an
+//! empty component whose end-of-component byte no stored name or bound has. Its components
+//! follow as in any name (empty clustering components, then the column), so each keeps its
+//! position; the marker is not a component. A static name sorts before every other name of the
+//! partition (its sort key starts `00 00`, below any component's), as Cassandra keeps a
+//! partition's static row before its rows.
+//!
+//! Long because a composite name's framing, its static marker, its sort key and its checked
+//! and text forms are one format, each a walk over the same components.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
 use super::{Comparator, MarshalError};
 use crate::model::sort_key::{escape_into, escaped_len, unescape_into};
+
+/// What a static name starts with (see the module's doc).
+pub const STATIC_MARKER: [u8; 3] = [0, 0, 0x7f];
 
 /// A composite comparator over component types.
 #[derive(Debug, Clone)]
@@ -113,6 +126,20 @@ impl CompositeType {
         }
     }
 
+    /// A static name: [`STATIC_MARKER`], then the components as [`build`](Self::build) writes
+    /// them (`last_eoc` ±1: a bound around a static column's elements).
+    pub fn build_static(parts: &[&[u8]], last_eoc: i8) -> Vec<u8> {
+        let mut out = STATIC_MARKER.to_vec();
+        Self::build_into(parts, last_eoc, &mut out);
+        out
+    }
+
+    /// Whether `name` is a static name (see the module's doc).
+    #[inline]
+    pub fn is_static(name: &[u8]) -> bool {
+        name.starts_with(&STATIC_MARKER)
+    }
+
     /// Whether every component fits the 16-bit length of the format.
     #[inline]
     pub fn fits(parts: &[&[u8]]) -> bool {
@@ -125,12 +152,20 @@ impl CompositeType {
     }
 
     /// The components of a composite name one by one, without allocating: what
-    /// [`split`](Self::split) collects. After a framing error it yields nothing more.
+    /// [`split`](Self::split) collects (a static name's marker is not one of them, but counts
+    /// in [`Components::offset`]). After a framing error it yields nothing more.
     pub fn components_of(name: &[u8]) -> Components<'_> {
-        Components {
-            rest: name,
-            offset: 0,
-            index: 0,
+        match name.strip_prefix(&STATIC_MARKER) {
+            Some(rest) => Components {
+                rest,
+                offset: STATIC_MARKER.len(),
+                index: 0,
+            },
+            None => Components {
+                rest: name,
+                offset: 0,
+                index: 0,
+            },
         }
     }
 }
@@ -256,6 +291,9 @@ impl Comparator for CompositeType {
         // `encode_sort_key` writes it), so a planned write costs no more than encoding did.
         let wrong_key = || MarshalError::new("the sort key given is not the name's");
         let mut key = sort_key;
+        if Self::is_static(name) {
+            key = key.strip_prefix(&[0, 0]).ok_or_else(wrong_key)?;
+        }
         let mut previous: Option<&[u8]> = None;
         let mut ended = false;
         let mut components = Self::components_of(name);
@@ -337,6 +375,9 @@ impl Comparator for CompositeType {
             escape_into(name, out);
             return;
         }
+        if Self::is_static(name) {
+            out.extend_from_slice(&[0, 0]);
+        }
         let mut scratch = Vec::new();
         let mut previous: Option<&[u8]> = None;
         for (p, t) in Self::components_of(name).flatten().zip(&self.components) {
@@ -351,6 +392,10 @@ impl Comparator for CompositeType {
         // back per returned column allocates nothing else (a part holding no escaped `00` is
         // borrowed, not copied).
         let mut rest = key;
+        if let Some(tail) = key.strip_prefix(&[0, 0]) {
+            out.extend_from_slice(&STATIC_MARKER);
+            rest = tail;
+        }
         let mut i = 0;
         let mut previous = 0..0;
         let mut scratch = Vec::new();
@@ -395,7 +440,8 @@ impl Comparator for CompositeType {
         let Ok(parts) = Self::split(name) else {
             return super::builtin::to_hex(name);
         };
-        let mut s = String::new();
+        // A static name shows as Cassandra 2's tools showed it, `static` before its components.
+        let mut s = String::from(if Self::is_static(name) { "static:" } else { "" });
         for (i, (p, t)) in parts.iter().zip(&self.components).enumerate() {
             let t = self.component(t, i.checked_sub(1).map(|j| parts[j].bytes));
             if i > 0 {
@@ -467,6 +513,11 @@ impl Comparator for CompositeType {
         let (Ok(pa), Ok(pb)) = (Self::split(a), Self::split(b)) else {
             return a.cmp(b);
         };
+        // Static names first, as their sort keys put them.
+        let statics = Self::is_static(b).cmp(&Self::is_static(a));
+        if statics != Ordering::Equal {
+            return statics;
+        }
         for (i, ((x, y), t)) in pa.iter().zip(pb.iter()).zip(&self.components).enumerate() {
             // Reached only while every component before was equal.
             let t = self.component(t, i.checked_sub(1).map(|j| pa[j].bytes));
@@ -480,109 +531,5 @@ impl Comparator for CompositeType {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::{sort_key, LongType, Utf8Type};
-    use super::*;
-    use proptest::prelude::*;
-
-    fn ty() -> CompositeType {
-        CompositeType::new(vec![Arc::new(LongType), Arc::new(Utf8Type)])
-    }
-
-    #[test]
-    fn cql_row_marker_and_cells_render_as_cassandra_does() {
-        let t = ty();
-        let marker = CompositeType::build(&[&1i64.to_be_bytes(), b""], 0);
-        let cell = CompositeType::build(&[&1i64.to_be_bytes(), b"name"], 0);
-        assert_eq!(t.to_text(&marker), "1:");
-        assert_eq!(t.to_text(&cell), "1:name");
-        assert!(t.compare(&marker, &cell).is_lt());
-        assert_eq!(t.parse_text("1:name").unwrap(), cell);
-        t.validate(&cell).unwrap();
-    }
-
-    #[test]
-    fn slice_bounds_with_an_end_of_component_parse_back() {
-        let t = CompositeType::new(vec![
-            Arc::new(Utf8Type),
-            Arc::new(Utf8Type),
-            Arc::new(Utf8Type),
-        ]);
-        let end = t.parse_text("c1:c2:!").unwrap();
-        assert_eq!(end, CompositeType::build(&[b"c1", b"c2"], 1));
-        assert_eq!(t.to_text(&end), "c1:c2:!");
-        let row = CompositeType::build(&[b"c1", b"c2", b"v"], 0);
-        assert!(
-            t.compare(&row, &end).is_lt(),
-            "the whole clustering row sorts before its end bound"
-        );
-        assert_eq!(
-            t.parse_text("c1:_").unwrap(),
-            CompositeType::build(&[b"c1"], -1)
-        );
-        assert_eq!(
-            t.parse_text("c1:!!").unwrap(),
-            CompositeType::build(&[b"c1", b"!"], 0)
-        );
-    }
-
-    #[test]
-    fn empty_components_roundtrip() {
-        // A name like ":x" has an empty LongType component: it must decode, not poison the row.
-        let t = ty();
-        let name = t.parse_text(":x").unwrap();
-        t.validate(&name).unwrap();
-        let mut back = Vec::new();
-        t.decode_sort_key(&sort_key(&t, &name), &mut back).unwrap();
-        assert_eq!(back, name);
-        assert!(t.parse_text(&format!("1:{}", "y".repeat(70_000))).is_err());
-    }
-
-    #[test]
-    fn malformed_composites_are_rejected() {
-        let t = ty();
-        assert!(t.validate(&[0, 5, b'a']).is_err());
-        assert!(t.validate(&[0]).is_err());
-        let three = CompositeType::build(&[&1i64.to_be_bytes(), b"a", b"b"], 0);
-        assert!(t.validate(&three).is_err());
-        let bad_long = CompositeType::build(&[b"abc", b"x"], 0);
-        assert!(t.validate(&bad_long).is_err());
-    }
-
-    proptest! {
-        #[test]
-        fn composite_sort_keys_match_compare(
-            a in any::<i64>(), b in any::<i64>(), sa in "[a-c\\x00]{0,3}", sb in "[a-c\\x00]{0,3}",
-            ea in -1i8..=1, eb in -1i8..=1, short_a: bool,
-        ) {
-            let t = ty();
-            let x = if short_a {
-                CompositeType::build(&[&a.to_be_bytes()], ea)
-            } else {
-                CompositeType::build(&[&a.to_be_bytes(), sa.as_bytes()], ea)
-            };
-            let y = CompositeType::build(&[&b.to_be_bytes(), sb.as_bytes()], eb);
-            prop_assert_eq!(t.compare(&x, &y), sort_key(&t, &x).cmp(&sort_key(&t, &y)));
-            let mut back = Vec::new();
-            t.decode_sort_key(&sort_key(&t, &x), &mut back).unwrap();
-            prop_assert_eq!(back, x);
-        }
-
-        /// The one-walk check of a name and its sort key answers as validating the name and
-        /// comparing its encoded sort key do, for valid, malformed and mismatched pairs.
-        #[test]
-        fn validate_sorted_agrees_with_validate_and_encode(
-            name in proptest::collection::vec(prop_oneof![Just(0u8), Just(8), any::<u8>()], 0..24),
-            other in proptest::collection::vec(any::<u8>(), 0..24),
-            a in any::<i64>(), s in "[a-c\\x00]{0,3}", e in -1i8..=1, same: bool,
-        ) {
-            let t = ty();
-            let mut scratch = Vec::new();
-            for n in [name.clone(), CompositeType::build(&[&a.to_be_bytes(), s.as_bytes()], e)] {
-                let key = if same { sort_key(&t, &n) } else { other.clone() };
-                let expected = t.validate(&n).is_ok() && sort_key(&t, &n) == key;
-                prop_assert_eq!(t.validate_sorted(&n, &key, &mut scratch).is_ok(), expected);
-            }
-        }
-    }
-}
+#[path = "composite_tests.rs"]
+mod tests;

@@ -52,7 +52,7 @@ pub use builtin::{
     built_in, AsciiType, BytesType, LexicalUuidType, LongType, TimeUuidType, Utf8Type,
 };
 pub use collection::{Collection, ColumnToCollectionType};
-pub use composite::CompositeType;
+pub use composite::{CompositeType, STATIC_MARKER};
 pub use cql_types::{
     BooleanType, ByteType, DoubleType, FloatType, InetAddressType, Int32Type, IntegerType,
     ReversedType, ShortType, SimpleDateType, TimeType, TimestampType, UuidType,
