@@ -187,6 +187,16 @@ pub enum Statement {
         /// Those declared `static`.
         statics: Vec<String>,
     },
+    /// `ALTER TABLE … DROP c` (or `DROP (c1, c2)`) `[USING TIMESTAMP t]`: regular columns
+    /// dropped, their data older than `t` (the statement's time when not given) hidden for good.
+    AlterTableDrop {
+        /// The table.
+        table: TableName,
+        /// The columns, in the order given.
+        columns: Vec<String>,
+        /// `USING TIMESTAMP t`.
+        timestamp: Option<i64>,
+    },
     /// `ALTER TABLE … WITH name = value [AND …]`: table options changed.
     AlterTableWith {
         /// The table.

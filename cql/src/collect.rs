@@ -23,6 +23,16 @@ pub(super) type Cells<'a> = dyn Iterator<Item = Result<Column, CqlError>> + 'a;
 /// its column (`None`: the row marker, or a column dropped since), a collection's element.
 pub(super) type CellAt = (usize, Option<usize>, Option<Vec<u8>>);
 
+/// Whether a cell of column `col` (at `slot`; `None`: the row marker, when `col` is empty) is
+/// read: not when it is a dropped column's (a column no longer in the table, or written before
+/// the column was dropped and added back).
+pub(super) fn kept(t: &Table, slot: Option<usize>, col: &[u8], cell: &Column) -> bool {
+    match slot {
+        None => col.is_empty(),
+        Some(i) => t.columns[i].dropped_at.is_none_or(|at| cell.timestamp > at),
+    }
+}
+
 /// Keeps `cell` in the row being assembled, opening one if none is. `reversed`: the cells come
 /// last first (a collection's value keeps its own order).
 pub(super) fn take(
@@ -158,6 +168,9 @@ impl<'p> Collect<'p> {
                 self.p.table.columns.iter().position(|c| {
                     c.kind == Kind::Regular && !c.is_static && c.name.as_bytes() == col
                 });
+            if !kept(&self.p.table, slot, col, &cell) {
+                continue;
+            }
             let element = element.map(<[u8]>::to_vec);
             let at = (prefix_len, slot, element);
             take(&self.p.table, &mut current, cell, at, self.p.reversed);

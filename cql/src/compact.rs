@@ -66,6 +66,7 @@ impl Compact {
             ty,
             kind,
             is_static: false,
+            dropped_at: None,
         };
         let key = cf
             .key_validation_class
@@ -96,6 +97,7 @@ impl Compact {
                 name: cf.name.clone(),
                 descending: vec![false; clustering.len()],
                 options: Default::default(),
+                dropped: Vec::new(),
                 partition_key: vec![0],
                 clustering,
                 columns,

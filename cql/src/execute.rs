@@ -83,8 +83,9 @@ impl Session<'_> {
     /// its column family has now.
     pub(super) fn plan_of(&self, statement: &Statement, t: &Table) -> Option<plan::Plan> {
         // The planned shapes read and write one row's cells; a table with static columns
-        // also has the partition's, which the general paths read and write.
-        if t.has_statics() {
+        // also has the partition's, which the general paths read and write. After a drop,
+        // the general paths also hide the dropped columns' cells.
+        if t.has_statics() || t.has_dropped() {
             return None;
         }
         let store = self.db.column_family_handle(&t.keyspace, &t.name).ok()?;

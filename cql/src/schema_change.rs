@@ -7,6 +7,7 @@ use super::ast::{Statement, TableName};
 use super::error::CqlError;
 use super::session::{CqlResult, Session};
 use super::table::Table;
+use supercolumn::clock::Clock;
 use supercolumn::schema::KeyspaceDef;
 
 impl Session<'_> {
@@ -21,7 +22,7 @@ impl Session<'_> {
         self.db.alter_cql_table(&t.keyspace, &t.name, |def| {
             match Table::from_cf(&t.keyspace, def) {
                 Ok(Some(now)) if now == *t => {
-                    def.cql_table = Some(altered.create_statement());
+                    def.cql_table = Some(altered.catalog_text());
                     def.comment.clone_from(&altered.options.comment);
                     def.gc_grace_seconds = altered.options.gc_grace_seconds;
                     def.block_size_kb = tuned.block_size_kb;
@@ -34,8 +35,10 @@ impl Session<'_> {
                     }
                     // A statement prepared before still writes and reads what it names (as in
                     // Cassandra) unless an option it applies changed: the default TTL (the
-                    // comment and the grace period are no statement's business).
-                    Ok(altered.options.default_ttl != t.options.default_ttl)
+                    // comment and the grace period are no statement's business), or a column
+                    // it may name was dropped.
+                    Ok(altered.options.default_ttl != t.options.default_ttl
+                        || altered.dropped != t.dropped)
                 }
                 _ => Err(supercolumn::Error::InvalidRequest(format!(
                     "{}.{} changed while it was being altered: alter it again",
@@ -167,6 +170,16 @@ impl Session<'_> {
                 columns,
                 statics,
             } => self.alter(table, |t| t.with_columns(columns, statics)),
+            Statement::AlterTableDrop {
+                table,
+                columns,
+                timestamp,
+            } => {
+                let at = timestamp
+                    .or(self.default_timestamp)
+                    .unwrap_or_else(|| self.db.options().clock.now_micros());
+                self.alter(table, |t| t.with_dropped(columns, at))
+            }
             Statement::AlterTableWith { table, options } => {
                 self.alter(table, |t| t.with_options(options))
             }

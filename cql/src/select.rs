@@ -11,7 +11,7 @@
 use super::assemble::{cell_parts, Row};
 use super::ast::{Select, Statement};
 use super::bounds::Bounds;
-use super::collect::{take, Collect, Open};
+use super::collect::{kept, take, Collect, Open};
 use super::error::CqlError;
 use super::page::{resume_slices, PageRequest, Position};
 use super::pages::PAGE;
@@ -312,6 +312,9 @@ impl Session<'_> {
                 .columns
                 .iter()
                 .position(|c| c.is_static && c.name.as_bytes() == col);
+            if slot.is_none() || !kept(t, slot, col, &cell) {
+                continue;
+            }
             let element = element.map(<[u8]>::to_vec);
             take(t, &mut statics, cell, (prefix_len, slot, element), false);
         }

@@ -5,7 +5,7 @@
 //! Long because it holds the statement grammar, one short method per clause; the DML clauses are in
 //! dml.rs.
 
-use super::ast::{Bind, Statement, Term};
+use super::ast::{Bind, Statement, TableName, Term};
 use super::error::CqlError;
 use super::lexer::{tokenize, Tok, Token};
 use super::table_options::tuning as table_tuning;
@@ -214,10 +214,12 @@ impl Parser {
                 }
                 return Ok(Statement::AlterTableWith { table, options });
             }
+            if self.eat_word("drop") {
+                return self.alter_drop(table);
+            }
             if !self.eat_word("add") {
-                return Err(self.unexpected(
-                    "ADD, RENAME or WITH (ALTER TABLE cannot drop or retype columns here)",
-                ));
+                return Err(self
+                    .unexpected("ADD, DROP, RENAME or WITH (ALTER TABLE cannot retype columns)"));
             }
             let (mut columns, mut statics) = (Vec::new(), Vec::new());
             let parens = self.eat_sym("(");
@@ -444,6 +446,36 @@ impl Parser {
             statics,
             order,
             options,
+        })
+    }
+
+    /// The rest of `ALTER TABLE t DROP …`: a column or a parenthesized list of them, then an
+    /// optional `USING TIMESTAMP t`.
+    fn alter_drop(&mut self, table: TableName) -> Result<Statement, CqlError> {
+        let columns = if self.eat_sym("(") {
+            let list = self.ident_list()?;
+            self.sym(")")?;
+            list
+        } else {
+            vec![self.ident()?]
+        };
+        let mut timestamp = None;
+        if self.eat_word("using") {
+            self.word("timestamp")?;
+            match self.literal()? {
+                Literal::Number(n) => {
+                    let t = n.parse::<i64>().map_err(|_| {
+                        CqlError::invalid(format!("USING TIMESTAMP takes a bigint, not {n}"))
+                    })?;
+                    timestamp = Some(t);
+                }
+                _ => return Err(self.unexpected("a timestamp (microseconds)")),
+            }
+        }
+        Ok(Statement::AlterTableDrop {
+            table,
+            columns,
+            timestamp,
         })
     }
 

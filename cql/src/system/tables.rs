@@ -174,6 +174,7 @@ fn system_tables(db: &Database) -> Vec<Table> {
                         Kind::Regular
                     },
                     is_static: false,
+                    dropped_at: None,
                 })
                 .collect();
             Some(Table {
@@ -184,6 +185,7 @@ fn system_tables(db: &Database) -> Vec<Table> {
                 clustering: (pk..pk + ck).collect(),
                 descending: vec![false; ck],
                 options: Default::default(),
+                dropped: Vec::new(),
             })
         })
         .collect()

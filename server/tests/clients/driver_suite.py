@@ -351,6 +351,18 @@ try:
         assert table.columns["s"].is_static and not table.columns["v"].is_static, "is_static"
         assert "s text static" in table.export_as_string(), table.export_as_string()
 
+    @check("ALTER TABLE DROP: the data stays hidden after the column is added back")
+    def _():
+        session.execute("CREATE TABLE dr (k int PRIMARY KEY, v text, w int)")
+        session.execute("INSERT INTO dr (k, v, w) VALUES (1, 'old', 1)")
+        session.execute("ALTER TABLE dr DROP v")
+        row = session.execute("SELECT * FROM dr").one()
+        assert (row.k, row.w) == (1, 1) and not hasattr(row, "v"), f"after DROP {row}"
+        session.execute("ALTER TABLE dr ADD v text")
+        assert session.execute("SELECT v FROM dr WHERE k = 1").one().v is None, "old v shows"
+        session.execute(session.prepare("UPDATE dr SET v = ? WHERE k = ?"), ("new", 1))
+        assert session.execute("SELECT v FROM dr WHERE k = 1").one().v == "new", "new v"
+
     @check("lightweight transactions: IF NOT EXISTS, IF v = ?, was_applied")
     def _():
         session.execute("CREATE TABLE lwt (k int PRIMARY KEY, v text)")

@@ -325,7 +325,14 @@ fn cql_cell(
         )?;
         return Ok(1);
     }
-    let (_, def) = t.column(column)?;
+    // A dropped column's cells (or, for a column added back, those from before the drop)
+    // are not the table's: a cluster would show them under the new column.
+    let Some(def) = t.columns.iter().find(|d| d.name == column) else {
+        return Ok(0);
+    };
+    if def.dropped_at.is_some_and(|at| c.timestamp <= at) {
+        return Ok(0);
+    }
     let wher: Vec<String> = keys.iter().map(|(n, v)| format!("{n} = {v}")).collect();
     let col = quote_ident(column);
     let set = match (&def.ty, parts.get(nck + 1)) {

@@ -2,19 +2,25 @@
 //! composite comparator of the clustering types, then UTF8Type for the column name), how a
 //! partition key becomes a row key, and how a CQL row becomes cells named `ck1:ck2:column` with
 //! a row marker `ck1:ck2:` (and a collection's elements `ck1:ck2:column:element`, the comparator
-//! then ending in `ColumnToCollectionType`). The schema is kept in the catalog as its `CREATE TABLE` statement,
-//! so a table survives reopen without its statements.
+//! then ending in `ColumnToCollectionType`); a static column's cells are the partition's static
+//! names. The schema is kept in the catalog as its `CREATE TABLE` statement (and its drops,
+//! `dropped.rs`), so a table survives reopen without its statements. Writing names is
+//! `quote.rs`'s.
 //!
-//! Long because a CQL table's mapping to cells (keys, names, clustering prefixes) is one concept,
-//! with CQL's reserved words at the end.
+//! Long because a CQL table's mapping to cells (keys, names, clustering prefixes, static cells)
+//! is one concept, built and checked from its `CREATE TABLE` and each `ALTER` in one place.
+
+mod dropped;
+mod quote;
 
 use std::sync::Arc;
 
 use super::ast::Statement;
 use super::error::CqlError;
-use super::parser::parse;
 use super::table_options::TableOptions;
 use super::types::{CqlType, Literal};
+pub use dropped::Dropped;
+pub use quote::quote_ident;
 use supercolumn::model::comparator::{
     Collection, ColumnToCollectionType, Comparator, CompositeType, ReversedType, Utf8Type,
 };
@@ -44,6 +50,9 @@ pub struct ColumnDef {
     /// A static column (of kind `Regular`): one value per partition, shared by its rows,
     /// stored in static cells (`CompositeType::build_static`).
     pub is_static: bool,
+    /// For a column added again after it was dropped: the drop's time (microseconds). Its
+    /// cells written at or before it are the dropped column's, and stay hidden.
+    pub dropped_at: Option<i64>,
 }
 
 /// A CQL table.
@@ -63,6 +72,8 @@ pub struct Table {
     pub descending: Vec<bool>,
     /// The `WITH` options kept.
     pub options: TableOptions,
+    /// The columns dropped from it, each once (the latest drop).
+    pub dropped: Vec<Dropped>,
 }
 
 impl Table {
@@ -110,6 +121,7 @@ impl Table {
                 ty: ty.clone(),
                 kind: Kind::Regular,
                 is_static: statics.contains(name),
+                dropped_at: None,
             });
         }
         let mut find = |name: &str, kind: Kind| -> Result<usize, CqlError> {
@@ -171,6 +183,7 @@ impl Table {
             clustering: ck,
             descending,
             options: TableOptions::from_pairs(options)?,
+            dropped: Vec::new(),
         })
     }
 
@@ -225,11 +238,19 @@ impl Table {
             if !storable(ty) {
                 return Err(unstorable(name, ty));
             }
+            let dropped = self.dropped.iter().find(|d| &d.name == name);
+            if let Some(d) = dropped.filter(|d| d.ty != *ty) {
+                return Err(CqlError::invalid(format!(
+                    "Cannot re-add previously dropped column '{name}' of type {ty}, incompatible with previous type {}",
+                    d.ty
+                )));
+            }
             t.columns.push(ColumnDef {
                 name: name.clone(),
                 ty: ty.clone(),
                 kind: Kind::Regular,
                 is_static: statics.contains(name),
+                dropped_at: dropped.map(|d| d.at),
             });
         }
         Ok(t)
@@ -244,21 +265,6 @@ impl Table {
         let mut t = self.clone();
         t.options = self.options.with_pairs(pairs)?;
         Ok(t)
-    }
-
-    /// The table a column family stores, if it stores one.
-    pub fn from_cf(keyspace: &str, cf: &ColumnFamilyDef) -> Result<Option<Table>, CqlError> {
-        let Some(text) = &cf.cql_table else {
-            return Ok(None);
-        };
-        let stmts = parse(text)?;
-        match stmts.as_slice() {
-            [s] => Table::from_statement(keyspace, s).map(Some),
-            _ => Err(CqlError::invalid(format!(
-                "the stored schema of {keyspace}.{} is not one CREATE TABLE",
-                cf.name
-            ))),
-        }
     }
 
     /// The column named `name`.
@@ -280,7 +286,7 @@ impl Table {
         let mut def = ColumnFamilyDef::standard(&self.name);
         def.comparator = self.comparator();
         def.key_validation_class = Some(self.key_comparator());
-        def.cql_table = Some(self.create_statement());
+        def.cql_table = Some(self.catalog_text());
         def.comment.clone_from(&self.options.comment);
         def.gc_grace_seconds = self.options.gc_grace_seconds;
         super::table_options::tuning::apply(&self.options, &mut def)?;
@@ -292,10 +298,19 @@ impl Table {
     pub fn comparator(&self) -> Arc<dyn Comparator> {
         let mut parts = self.clustering_comparators();
         parts.push(Arc::new(Utf8Type));
+        // A dropped collection stays in it (unless added back): its elements are still stored,
+        // and keep their order.
+        let dropped = self
+            .dropped
+            .iter()
+            .filter(|d| !self.columns.iter().any(|c| c.name == d.name))
+            .map(|d| (&d.name, &d.ty));
         let collections: Vec<(Vec<u8>, Collection)> = self
             .columns
             .iter()
-            .filter_map(|c| Some((c.name.as_bytes().to_vec(), c.ty.collection()?)))
+            .map(|c| (&c.name, &c.ty))
+            .chain(dropped)
+            .filter_map(|(name, ty)| Some((name.as_bytes().to_vec(), ty.collection()?)))
             .collect();
         if !collections.is_empty() {
             // Cassandra's layout: a table with collections names elements in a last component.
@@ -520,104 +535,4 @@ fn unstorable(name: &str, ty: &CqlType) -> CqlError {
             "column {name} is {ty}: collections nested deeper than a frozen collection of scalars inside a collection are not supported yet"
         ),
     })
-}
-
-/// A name as CQL must write it to keep it: bare when it is lower-case letters, digits and `_`
-/// starting with a letter, otherwise double-quoted.
-// Long because it holds the list of CQL's reserved words.
-pub fn quote_ident(name: &str) -> String {
-    // Every word the parser gives a meaning somewhere (a bare `if` as a keyspace name would
-    // read back as the start of IF NOT EXISTS), and Cassandra's reserved keywords, so that an
-    // export or a DESCRIBE loads into a cluster.
-    const RESERVED: &[&str] = &[
-        "add",
-        "allow",
-        "alter",
-        "and",
-        "apply",
-        "asc",
-        "authorize",
-        "batch",
-        "begin",
-        "by",
-        "clustering",
-        "columnfamily",
-        "compact",
-        "count",
-        "create",
-        "default",
-        "delete",
-        "desc",
-        "describe",
-        "distinct",
-        "drop",
-        "entries",
-        "execute",
-        "exists",
-        "false",
-        "filtering",
-        "from",
-        "full",
-        "grant",
-        "if",
-        "in",
-        "index",
-        "infinity",
-        "insert",
-        "into",
-        "is",
-        "key",
-        "keyspace",
-        "limit",
-        "materialized",
-        "mbean",
-        "mbeans",
-        "modify",
-        "nan",
-        "norecursive",
-        "not",
-        "now",
-        "null",
-        "of",
-        "on",
-        "or",
-        "order",
-        "partition",
-        "per",
-        "primary",
-        "rename",
-        "replace",
-        "revoke",
-        "schema",
-        "select",
-        "set",
-        "storage",
-        "table",
-        "timestamp",
-        "to",
-        "token",
-        "true",
-        "truncate",
-        "ttl",
-        "unlogged",
-        "unset",
-        "update",
-        "use",
-        "using",
-        "values",
-        "view",
-        "where",
-        "with",
-        "writetime",
-    ];
-    let bare = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        && !RESERVED.contains(&name);
-    if bare {
-        name.to_string()
-    } else {
-        format!("\"{}\"", name.replace('"', "\"\""))
-    }
 }
