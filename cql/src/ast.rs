@@ -150,6 +150,15 @@ pub enum Statement {
         /// `AND durable_writes = …` (default true).
         durable_writes: bool,
     },
+    /// `ALTER KEYSPACE ks WITH …`
+    AlterKeyspace {
+        /// Its name.
+        name: String,
+        /// `replication = {…}` entries (empty: unchanged).
+        replication: Vec<(String, String)>,
+        /// `durable_writes = …` (`None`: unchanged).
+        durable_writes: Option<bool>,
+    },
     /// `USE ks`
     Use(String),
     /// `DROP KEYSPACE`

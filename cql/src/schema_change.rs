@@ -10,6 +10,23 @@ use super::table::Table;
 use supercolumn::clock::Clock;
 use supercolumn::schema::KeyspaceDef;
 
+/// Checks `replication` (Cassandra's rules) and sets it on `def`.
+fn replicate(def: &mut KeyspaceDef, replication: &[(String, String)]) -> Result<(), CqlError> {
+    super::replication::check(replication)?;
+    for (k, v) in replication {
+        match k.as_str() {
+            "class" => def.replica_placement_strategy = v.clone(),
+            "replication_factor" => {
+                def.replication_factor = v.parse().map_err(|_| {
+                    CqlError::invalid(format!("replication_factor '{v}' is not a number"))
+                })?
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 impl Session<'_> {
     /// Stores `altered` as table `t`'s schema, if the catalog still holds `t` (an ALTER that
     /// raced another, or a table dropped and created again, is refused, not lost).
@@ -86,22 +103,33 @@ impl Session<'_> {
                 }
                 let mut def = KeyspaceDef::new(name.clone());
                 def.durable_writes = *durable_writes;
-                super::replication::check(replication)?;
-                for (k, v) in replication {
-                    match k.as_str() {
-                        "class" => def.replica_placement_strategy = v.clone(),
-                        "replication_factor" => {
-                            def.replication_factor = v.parse().map_err(|_| {
-                                CqlError::invalid(format!(
-                                    "replication_factor '{v}' is not a number"
-                                ))
-                            })?
-                        }
-                        _ => {}
-                    }
-                }
+                replicate(&mut def, replication)?;
                 db.create_keyspace(def)?;
                 Ok(CqlResult::SchemaChange(format!("CREATED KEYSPACE {name}")))
+            }
+            Statement::AlterKeyspace {
+                name,
+                replication,
+                durable_writes,
+            } => {
+                if !db.keyspaces().contains(name) {
+                    return Err(CqlError::invalid(format!(
+                        "Cannot alter unknown keyspace {name}"
+                    )));
+                }
+                // Checked first, so that a refusal is the CQL layer's, in Cassandra's words.
+                replicate(&mut KeyspaceDef::new(name.clone()), replication)?;
+                db.alter_keyspace(name, |def| {
+                    if !replication.is_empty() {
+                        replicate(def, replication)
+                            .map_err(|e| supercolumn::Error::InvalidRequest(e.to_string()))?;
+                    }
+                    if let Some(d) = durable_writes {
+                        def.durable_writes = *d;
+                    }
+                    Ok(())
+                })?;
+                Ok(CqlResult::SchemaChange(format!("UPDATED KEYSPACE {name}")))
             }
             Statement::Use(name) => {
                 if !db.keyspaces().contains(name) {

@@ -101,7 +101,7 @@ fn what_alter_cannot_do_is_refused_and_changes_nothing() {
         ("ALTER TABLE t RENAME v TO w", "non PRIMARY KEY"),
         ("ALTER TABLE t RENAME k TO v", "already exists"),
         ("ALTER TABLE t RENAME nope TO x", "nope"),
-        ("ALTER KEYSPACE ks WITH durable_writes = false", "TABLE"),
+        ("ALTER ROLE r WITH PASSWORD = 'x'", "TABLE or KEYSPACE"),
     ] {
         let e = cql.execute(statement).unwrap_err().to_string();
         assert!(e.contains(says), "{statement}: {e}");

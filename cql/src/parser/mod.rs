@@ -5,10 +5,9 @@
 //! Long because it holds the statement grammar, one short method per clause; the DML clauses are in
 //! dml.rs.
 
-use super::ast::{Bind, Statement, TableName, Term};
+use super::ast::{Bind, Statement, Term};
 use super::error::CqlError;
 use super::lexer::{tokenize, Tok, Token};
-use super::table_options::tuning as table_tuning;
 use super::types::{CqlType, Literal};
 
 /// Parses one or more statements separated by `;`.
@@ -47,6 +46,7 @@ pub fn parse_literal(text: &str) -> Result<Literal, CqlError> {
     Ok(literal)
 }
 
+mod ddl;
 mod dml;
 mod names;
 
@@ -184,8 +184,11 @@ impl Parser {
             return Err(self.unexpected("KEYSPACE or TABLE"));
         }
         if self.eat_word("alter") {
+            if self.eat_word("keyspace") || self.eat_word("schema") {
+                return self.alter_keyspace();
+            }
             if !(self.eat_word("table") || self.eat_word("columnfamily")) {
-                return Err(self.unexpected("TABLE (ALTER KEYSPACE is not supported)"));
+                return Err(self.unexpected("TABLE or KEYSPACE"));
             }
             let table = self.table_name()?;
             if self.eat_word("rename") {
@@ -262,56 +265,6 @@ impl Parser {
         Err(self.unexpected("a statement"))
     }
 
-    fn create_keyspace(&mut self) -> Result<Statement, CqlError> {
-        let if_not_exists = self.if_not_exists()?;
-        let name = self.name()?;
-        let mut replication = Vec::new();
-        let mut durable_writes = true;
-        if self.eat_word("with") {
-            loop {
-                let option = self.ident()?;
-                self.sym("=")?;
-                if option == "replication" {
-                    self.sym("{")?;
-                    loop {
-                        let k = self.string()?;
-                        self.sym(":")?;
-                        let v = match self.peek().cloned() {
-                            Some(Tok::Str(s) | Tok::Number(s)) => {
-                                self.pos += 1;
-                                s
-                            }
-                            _ => return Err(self.unexpected("a replication value")),
-                        };
-                        replication.push((k, v));
-                        if !self.eat_sym(",") {
-                            break;
-                        }
-                    }
-                    self.sym("}")?;
-                } else if option == "durable_writes" {
-                    let (line, col) = self
-                        .tokens
-                        .get(self.pos)
-                        .map_or((1, 1), |t| (t.line, t.col));
-                    durable_writes = table_tuning::boolean(&option, &self.literal()?)
-                        .map_err(|m| CqlError::syntax(line, col, m))?;
-                } else {
-                    return Err(self.unexpected("replication or durable_writes"));
-                }
-                if !self.eat_word("and") {
-                    break;
-                }
-            }
-        }
-        Ok(Statement::CreateKeyspace {
-            name,
-            if_not_exists,
-            replication,
-            durable_writes,
-        })
-    }
-
     fn string(&mut self) -> Result<String, CqlError> {
         match self.peek().cloned() {
             Some(Tok::Str(s)) => {
@@ -369,144 +322,6 @@ impl Parser {
             },
         };
         Ok(t)
-    }
-
-    fn create_table(&mut self) -> Result<Statement, CqlError> {
-        let if_not_exists = self.if_not_exists()?;
-        let table = self.table_name()?;
-        self.sym("(")?;
-        let (mut columns, mut partition_key, mut clustering) = (Vec::new(), Vec::new(), Vec::new());
-        let mut statics = Vec::new();
-        loop {
-            if self.eat_word("primary") {
-                self.word("key")?;
-                if !partition_key.is_empty() {
-                    return Err(self.unexpected("one PRIMARY KEY"));
-                }
-                self.sym("(")?;
-                if self.eat_sym("(") {
-                    partition_key = self.ident_list()?;
-                    self.sym(")")?;
-                } else {
-                    partition_key.push(self.ident()?);
-                }
-                while self.eat_sym(",") {
-                    clustering.push(self.ident()?);
-                }
-                self.sym(")")?;
-            } else {
-                let name = self.name()?;
-                let t = self.cql_type(0)?;
-                if self.eat_word("static") {
-                    statics.push(name.clone());
-                }
-                if self.eat_word("primary") {
-                    self.word("key")?;
-                    if !partition_key.is_empty() {
-                        return Err(self.unexpected("one PRIMARY KEY"));
-                    }
-                    partition_key.push(name.clone());
-                }
-                columns.push((name, t));
-            }
-            if self.eat_sym(")") {
-                break;
-            }
-            self.sym(",")?;
-            if self.eat_sym(")") {
-                break;
-            }
-        }
-        let (mut order, mut options) = (Vec::new(), Vec::new());
-        if self.eat_word("with") {
-            loop {
-                if self.eat_word("clustering") {
-                    self.word("order")?;
-                    self.word("by")?;
-                    order = self.order_list()?;
-                } else if self.eat_word("compact") {
-                    self.word("storage")?;
-                    return Err(CqlError::invalid("COMPACT STORAGE is not supported"));
-                } else {
-                    let name = self.ident()?;
-                    self.sym("=")?;
-                    options.push((name, self.literal()?));
-                }
-                if !self.eat_word("and") {
-                    break;
-                }
-            }
-        }
-        Ok(Statement::CreateTable {
-            table,
-            if_not_exists,
-            columns,
-            partition_key,
-            clustering,
-            statics,
-            order,
-            options,
-        })
-    }
-
-    /// The rest of `ALTER TABLE t DROP …`: a column or a parenthesized list of them, then an
-    /// optional `USING TIMESTAMP t`.
-    fn alter_drop(&mut self, table: TableName) -> Result<Statement, CqlError> {
-        let columns = if self.eat_sym("(") {
-            let list = self.ident_list()?;
-            self.sym(")")?;
-            list
-        } else {
-            vec![self.ident()?]
-        };
-        let mut timestamp = None;
-        if self.eat_word("using") {
-            self.word("timestamp")?;
-            match self.literal()? {
-                Literal::Number(n) => {
-                    let t = n.parse::<i64>().map_err(|_| {
-                        CqlError::invalid(format!("USING TIMESTAMP takes a bigint, not {n}"))
-                    })?;
-                    timestamp = Some(t);
-                }
-                _ => return Err(self.unexpected("a timestamp (microseconds)")),
-            }
-        }
-        Ok(Statement::AlterTableDrop {
-            table,
-            columns,
-            timestamp,
-        })
-    }
-
-    fn ident_list(&mut self) -> Result<Vec<String>, CqlError> {
-        let mut out = vec![self.ident()?];
-        while self.eat_sym(",") {
-            out.push(self.ident()?);
-        }
-        Ok(out)
-    }
-
-    fn order_list(&mut self) -> Result<Vec<(String, bool)>, CqlError> {
-        let parens = self.eat_sym("(");
-        let mut out = Vec::new();
-        loop {
-            let c = self.ident()?;
-            let desc = if self.eat_word("desc") {
-                true
-            } else {
-                self.eat_word("asc");
-                false
-            };
-            out.push((c, desc));
-            if !self.eat_sym(",") {
-                break;
-            }
-        }
-        if parens {
-            self.sym(")")?;
-        }
-        Ok(out)
     }
 
     /// A literal value (no bind marker).

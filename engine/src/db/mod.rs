@@ -105,10 +105,12 @@ impl Drop for Inner {
             tracing::error!("syncing the commit log at close failed: {e}");
         }
         // A keyspace with `durable_writes` off has no log to replay: its memtables are the only
-        // copy of its unflushed writes, so a clean close flushes them (as Cassandra's drain does).
+        // copy of its unflushed writes, so a clean close flushes them (as Cassandra's drain does);
+        // so are a column family's that took such writes before its keyspace was altered.
         let schema = self.schema.load_full();
-        for ks in schema.keyspaces.values().filter(|k| !k.def.durable_writes) {
-            for cf in ks.cfs.values() {
+        for ks in schema.keyspaces.values() {
+            let unlogged = ks.cfs.values();
+            for cf in unlogged.filter(|cf| !ks.def.durable_writes || cf.holds_unlogged()) {
                 if self.core.freeze(cf) || cf.frozen_count() > 0 {
                     if let Err(e) = cf.flush_frozen() {
                         tracing::error!("flush at close of {} failed: {e}", cf.def().name);

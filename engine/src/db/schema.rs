@@ -67,6 +67,33 @@ impl Database {
         })
     }
 
+    /// Changes a keyspace's replication and `durable_writes` (CQL's `ALTER KEYSPACE`): `alter`
+    /// gets its definition and must leave its name and column families as they are. Writes
+    /// that skipped the commit log while `durable_writes` was off stay in memtables until
+    /// flushed; a clean close flushes them whatever the keyspace says by then.
+    pub fn alter_keyspace(
+        &self,
+        name: &str,
+        alter: impl FnOnce(&mut KeyspaceDef) -> Result<()>,
+    ) -> Result<()> {
+        self.change_schema(|s| {
+            let ks = s
+                .keyspaces
+                .get_mut(name)
+                .ok_or_else(|| Error::UnknownKeyspace(name.to_string()))?;
+            let mut def = ks.def.clone();
+            alter(&mut def)?;
+            if def.name != ks.def.name || def.column_families != ks.def.column_families {
+                return Err(Error::Schema(format!(
+                    "altering keyspace {name} may change its replication and durable_writes only"
+                )));
+            }
+            def.validate()?;
+            ks.def = def;
+            Ok(())
+        })
+    }
+
     /// Drops a keyspace and all its data.
     pub fn drop_keyspace(&self, name: &str) -> Result<()> {
         let mut dropped = Vec::new();

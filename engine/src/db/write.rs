@@ -158,6 +158,9 @@ impl Database {
             let logged = if ks.def.durable_writes {
                 self.inner.core.commitlog.append_all(&records)?
             } else {
+                for (_, updates) in &rows {
+                    updates.iter().for_each(|(cf, _)| cf.mark_unlogged());
+                }
                 vec![(LogPosition::default(), 0); records.len()]
             };
             for (record, (_, updates)) in records.iter().zip(&rows) {

@@ -2,7 +2,11 @@
 //! atomically so a read sees one consistent set), its key cache and counters, and writes into it. Flushing it is
 //! `flush.rs`, compacting it `compaction.rs`, reading it `read.rs`.
 //!
-//! Writes arrive validated ([`RowUpdate`]) and already in the commit log.
+//! Writes arrive validated ([`RowUpdate`]) and already in the commit log (or, in a keyspace
+//! without `durable_writes`, marked unlogged here).
+//!
+//! Long because the store holds its view, caches, counters and the locks that order its flushes
+//! and compactions, each with its few accessors.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
@@ -96,6 +100,9 @@ pub struct ColumnFamilyStore {
     /// When the active memtable took its first write (engine clock, µs; 0: not yet).
     pub(super) active_since: AtomicI64,
     pub(super) flushing: Mutex<()>,
+    /// Set once a write skipped the commit log (its keyspace's `durable_writes` off): a clean
+    /// close flushes this CF whatever its keyspace says by then.
+    pub(super) unlogged: AtomicBool,
 }
 
 impl ColumnFamilyStore {
@@ -135,7 +142,20 @@ impl ColumnFamilyStore {
             dropped: AtomicBool::new(false),
             active_since: AtomicI64::new(0),
             flushing: Mutex::new(()),
+            unlogged: AtomicBool::new(false),
         }
+    }
+
+    /// Records that a write to this CF skipped the commit log.
+    pub fn mark_unlogged(&self) {
+        if !self.unlogged.load(Ordering::Relaxed) {
+            self.unlogged.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a write to this CF ever skipped the commit log.
+    pub fn holds_unlogged(&self) -> bool {
+        self.unlogged.load(Ordering::Relaxed)
     }
 
     pub(super) fn new_memtable(&self) -> Memtable {

@@ -432,7 +432,7 @@ try:
         assert session.execute(p, (KS,)).one().durable_writes is True
         assert session.execute(p, ("no_such_keyspace",)).one() is None
 
-    @check("durable_writes = false is kept and read back as false")
+    @check("durable_writes = false is kept and read back as false; ALTER KEYSPACE changes it")
     def _():
         session.execute(
             f"CREATE KEYSPACE {KS}_nd WITH replication = "
@@ -442,6 +442,13 @@ try:
                 "SELECT durable_writes FROM system_schema.keyspaces WHERE keyspace_name = %s",
                 (f"{KS}_nd",)).one()
             assert row.durable_writes is False, row
+            session.execute(f"ALTER KEYSPACE {KS}_nd WITH durable_writes = true AND replication = "
+                            "{'class': 'SimpleStrategy', 'replication_factor': 2}")
+            row = session.execute(
+                "SELECT durable_writes, replication FROM system_schema.keyspaces"
+                " WHERE keyspace_name = %s", (f"{KS}_nd",)).one()
+            assert row.durable_writes is True, row
+            assert row.replication.get("replication_factor") == "2", row
         finally:
             session.execute(f"DROP KEYSPACE {KS}_nd")
 
