@@ -417,17 +417,21 @@ fn compare(
     want: Option<&[u8]>,
     column: &str,
 ) -> Result<bool, CqlError> {
+    let sign = match op {
+        Op::Lt => "<",
+        Op::Le => "<=",
+        Op::Gt => ">",
+        Op::Ge => ">=",
+        Op::Eq => "=",
+    };
     match (want, op) {
         (None, Op::Eq) => Ok(have.is_none()),
-        (None, op) => {
-            let op = match op {
-                Op::Lt => "<",
-                Op::Le => "<=",
-                Op::Gt => ">",
-                _ => ">=",
-            };
+        (None, _) => Err(CqlError::invalid(format!(
+            "Invalid comparison with null for operator \"{sign}\""
+        ))),
+        (Some(_), Op::Lt | Op::Le | Op::Gt | Op::Ge) if *ty == CqlType::Duration => {
             Err(CqlError::invalid(format!(
-                "Invalid comparison with null for operator \"{op}\""
+                "Slice conditions ( {sign} ) are not supported on durations"
             )))
         }
         // A type without an order (decimal, a frozen collection of decimals) answers only `=`;

@@ -27,6 +27,8 @@ pub enum Tok {
     Str(String),
     /// An integer or decimal literal (with sign, exponent), as typed.
     Number(String),
+    /// A duration literal in its standard form (`1h30m`), as typed.
+    Duration(String),
     /// `0x…` blob literal, as hex digits.
     Hex(String),
     /// A UUID literal.
@@ -47,6 +49,7 @@ impl Tok {
             Tok::Quoted(w) => format!("\"{w}\""),
             Tok::Str(s) => format!("string '{s}'"),
             Tok::Number(n) => format!("number {n}"),
+            Tok::Duration(d) => format!("duration {d}"),
             Tok::Hex(h) => format!("blob 0x{h}"),
             Tok::Uuid(u) => format!("uuid {u}"),
             Tok::Question => "'?'".into(),
@@ -54,6 +57,29 @@ impl Tok {
             Tok::Sym(s) => format!("'{s}'"),
         }
     }
+}
+
+/// Whether `run` (letters and digits, starting with a digit) is a duration in its standard
+/// form: quantities each followed by a unit (`1h30m`, `2d`, `3mo`), units in any case.
+fn is_duration(run: &str) -> bool {
+    const UNITS: [&str; 10] = ["y", "mo", "w", "d", "h", "m", "s", "ms", "us", "ns"];
+    let mut rest = run;
+    let mut any = false;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let unit_len = rest[digits..]
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len() - digits);
+        let unit = rest[digits..digits + unit_len].to_ascii_lowercase();
+        if digits == 0 || !UNITS.contains(&unit.as_str()) {
+            return false;
+        }
+        any = true;
+        rest = &rest[digits + unit_len..];
+    }
+    any
 }
 
 const SYMBOLS: [&str; 19] = [
@@ -187,6 +213,14 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, CqlError> {
             if is_uuid(&maybe) {
                 advance(&mut i, &mut line, &mut col, 36);
                 out.push(token(Tok::Uuid(maybe)));
+                continue;
+            }
+            // A quantity followed by a unit, and more of them: a duration (`1h30m`).
+            let run: String = chars[i..j].iter().collect();
+            if c.is_ascii_digit() && is_duration(&run) {
+                let n = j - i;
+                advance(&mut i, &mut line, &mut col, n);
+                out.push(token(Tok::Duration(run)));
                 continue;
             }
             if c.is_ascii_digit() {

@@ -75,7 +75,7 @@ pub use rows::{Columns, Row, Rows, RowsIter};
 pub use table::{quote_ident, ColumnDef, Kind, Table};
 pub use table_options::TableOptions;
 pub use text_value::value_from_text;
-pub use types::{CqlType, Literal};
+pub use types::{CqlType, Duration, Literal};
 
 use supercolumn::BatchMutation;
 

@@ -222,7 +222,13 @@ impl Session<'_> {
         let v = self.value(&def.ty, term, c)?.ok_or_else(|| null_value(c))?;
         match (def.kind, op) {
             (Kind::Regular, _) => {
-                if def.ty.comparator().is_none() {
+                // A duration has equality and no order (Cassandra's words).
+                if def.ty == CqlType::Duration && op != Op::Eq {
+                    return Err(CqlError::invalid(
+                        "Slice restrictions are not supported on duration columns",
+                    ));
+                }
+                if def.ty.comparator().is_none() && def.ty != CqlType::Duration {
                     return Err(CqlError::invalid(format!(
                         "filtering on {c} of type {} is not supported yet",
                         def.ty

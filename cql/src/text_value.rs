@@ -15,6 +15,7 @@ pub fn value_from_text(
 ) -> Result<Option<Vec<u8>>, CqlError> {
     let literal = match ty {
         CqlType::Text | CqlType::Ascii => Literal::Str(text.to_string()),
+        CqlType::Duration => Literal::Duration(text.trim().to_string()),
         CqlType::Blob => Literal::Hex(
             text.strip_prefix("0x")
                 .or_else(|| text.strip_prefix("0X"))

@@ -9,27 +9,15 @@
 
 mod common;
 
-use common::{ks_session, open_cql};
+use common::{ks_session, open_cql, refused as invalid, shown};
 use supercolumn::{Database, Options};
 use supercolumn_cql::{CqlError, Session};
 
+/// The rows of `q`, sorted.
 fn rows(cql: &mut Session<'_>, q: &str) -> Vec<String> {
-    let mut r: Vec<String> = cql
-        .query(q)
-        .unwrap_or_else(|e| panic!("{q}: {e}"))
-        .displayed()
-        .into_iter()
-        .map(|r| r.join("|"))
-        .collect();
+    let mut r = shown(cql, q);
     r.sort();
     r
-}
-
-fn invalid(cql: &mut Session<'_>, q: &str) -> String {
-    match cql.execute(q) {
-        Err(CqlError::Invalid(m)) => m,
-        other => panic!("{q}: expected Invalid, got {other:?}"),
-    }
 }
 
 const SCHEMA: &str = "CREATE TABLE t (k int, c int, v text, w int, l list<int>, s int static, \

@@ -10,9 +10,9 @@
 
 mod common;
 
-use common::{ks_session, open_cql};
+use common::{ks_session, open_cql, refused as invalid, shown as rows};
 use supercolumn::Database;
-use supercolumn_cql::{CqlError, Session};
+use supercolumn_cql::Session;
 
 const SCHEMA: &str = "CREATE TABLE t (k int, c1 int, c2 int, v int, sv text static, \
                       PRIMARY KEY (k, c1, c2))";
@@ -22,23 +22,6 @@ fn sorted(cql: &mut Session<'_>, q: &str) -> Vec<String> {
     let mut r = rows(cql, q);
     r.sort();
     r
-}
-
-/// Each row of `q` as cqlsh shows it, joined by `|`.
-fn rows(cql: &mut Session<'_>, q: &str) -> Vec<String> {
-    cql.query(q)
-        .unwrap_or_else(|e| panic!("{q}: {e}"))
-        .displayed()
-        .into_iter()
-        .map(|r| r.join("|"))
-        .collect()
-}
-
-fn invalid(cql: &mut Session<'_>, q: &str) -> String {
-    match cql.execute(q) {
-        Err(CqlError::Invalid(m)) => m,
-        other => panic!("{q}: expected Invalid, got {other:?}"),
-    }
 }
 
 /// Runs `check` on a fresh table, once with everything in the memtable and once flushed

@@ -40,6 +40,13 @@ pub fn type_option(ty: &CqlType) -> ColTypeOption {
         CqlType::Time => simple(ColType::Time),
         CqlType::Blob => simple(ColType::Blob),
         CqlType::Inet => simple(ColType::Inet),
+        // Protocol v5 has an id for it; to v3 and v4 Cassandra names its class.
+        CqlType::Duration => ColTypeOption {
+            id: ColType::Custom,
+            value: Some(ColTypeOptionValue::CString(
+                "org.apache.cassandra.db.marshal.DurationType".into(),
+            )),
+        },
         CqlType::List(e) => ColTypeOption {
             id: ColType::List,
             value: Some(ColTypeOptionValue::CList(Box::new(type_option(e)))),

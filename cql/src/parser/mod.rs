@@ -8,7 +8,7 @@
 use super::ast::{Bind, Statement, Term};
 use super::error::CqlError;
 use super::lexer::{tokenize, Tok, Token};
-use super::types::{CqlType, Literal};
+use super::types::{CqlType, Duration, Literal};
 
 /// Parses one or more statements separated by `;`.
 pub fn parse(text: &str) -> Result<Vec<Statement>, CqlError> {
@@ -294,6 +294,12 @@ impl Parser {
                 self.sym(">")?;
                 match name.as_str() {
                     "list" => CqlType::List(t),
+                    // A duration has no order to keep a set's elements in (Cassandra's words).
+                    "set" if *t == CqlType::Duration => {
+                        return Err(CqlError::invalid(
+                            "Durations are not allowed inside sets: set<duration>",
+                        ))
+                    }
                     "set" => CqlType::Set(t),
                     _ => CqlType::Frozen(t),
                 }
@@ -304,6 +310,11 @@ impl Parser {
                 self.sym(",")?;
                 let v = inner(self)?;
                 self.sym(">")?;
+                if *k == CqlType::Duration {
+                    return Err(CqlError::invalid(format!(
+                        "Durations are not allowed as map keys: map<duration, {v}>"
+                    )));
+                }
                 CqlType::Map(k, v)
             }
             // Until counters exist, a table that has one is refused: never taken as a plain
@@ -341,6 +352,10 @@ impl Parser {
                 if negative && matches!(w.to_ascii_lowercase().as_str(), "nan" | "infinity") =>
             {
                 Literal::Number(format!("-{w}"))
+            }
+            Some(Tok::Duration(d)) => Literal::Duration(if negative { format!("-{d}") } else { d }),
+            Some(Tok::Word(w)) if Duration::is_iso(&w) => {
+                Literal::Duration(if negative { format!("-{w}") } else { w })
             }
             _ if negative => return Err(self.unexpected("a number")),
             Some(Tok::Str(s)) => Literal::Str(s),

@@ -138,6 +138,11 @@ impl Table {
                     "Static column {name} cannot be part of the PRIMARY KEY"
                 )));
             }
+            if defs[i].ty == CqlType::Duration {
+                return Err(CqlError::invalid(format!(
+                    "duration type is not supported for PRIMARY KEY column '{name}'"
+                )));
+            }
             if defs[i].ty.comparator().is_none() {
                 return Err(CqlError::invalid(format!(
                     "column {name} of type {} cannot be part of the PRIMARY KEY here yet",

@@ -16,7 +16,7 @@ pub fn cql(value: &Literal) -> String {
     let all = |items: &[Literal]| items.iter().map(cql).collect::<Vec<_>>().join(", ");
     match value {
         Literal::Str(s) => format!("'{}'", s.replace('\'', "''")),
-        Literal::Number(n) | Literal::Uuid(n) => n.clone(),
+        Literal::Number(n) | Literal::Uuid(n) | Literal::Duration(n) => n.clone(),
         Literal::Hex(h) => format!("0x{h}"),
         Literal::Bool(b) => b.to_string(),
         Literal::Null => "null".into(),

@@ -12,9 +12,11 @@ use std::sync::Arc;
 use num_bigint::BigInt;
 
 mod collection_value;
+mod duration;
 
 use super::error::CqlError;
 pub(super) use collection_value::{add_element, serialize, Element};
+pub use duration::Duration;
 use supercolumn::model::comparator::builtin::{from_hex, to_hex};
 use supercolumn::model::comparator::{
     AsciiType, BooleanType, ByteType, BytesType, Collection, Comparator, DoubleType, FloatType,
@@ -76,6 +78,8 @@ pub enum CqlType {
     Blob,
     /// `inet`
     Inet,
+    /// `duration`: months, days and nanoseconds; no order, so never in a key
+    Duration,
     /// `list<T>`
     List(Box<CqlType>),
     /// `set<T>`
@@ -103,6 +107,8 @@ pub enum Literal {
     Bool(bool),
     /// `null`
     Null,
+    /// A duration as typed (`1h30m`, `-2d`, `P1DT2H`), its sign included.
+    Duration(String),
     /// `now()`: a fresh timeuuid (the executor replaces it with one before encoding).
     Now,
     /// `[…]`
@@ -135,6 +141,7 @@ impl CqlType {
             "time" => CqlType::Time,
             "blob" => CqlType::Blob,
             "inet" => CqlType::Inet,
+            "duration" => CqlType::Duration,
             _ => return None,
         })
     }
@@ -162,7 +169,13 @@ impl CqlType {
     /// stores, as cells or frozen in one cell.
     pub fn is_collection_of_scalars(&self) -> bool {
         let scalar = |t: &CqlType| t.comparator().is_some();
-        let value = |t: &CqlType| scalar(t) || t.is_frozen_collection();
+        // A list's elements and a map's values are never ordered: a type without an order
+        // (`decimal` here, `duration` anywhere) may be one.
+        let value = |t: &CqlType| {
+            scalar(t)
+                || t.is_frozen_collection()
+                || matches!(t, CqlType::Decimal | CqlType::Duration)
+        };
         match self {
             CqlType::List(e) => value(e),
             CqlType::Set(e) => scalar(e),
@@ -225,6 +238,7 @@ impl CqlType {
                 }))
             }
             CqlType::Decimal
+            | CqlType::Duration
             | CqlType::List(_)
             | CqlType::Set(_)
             | CqlType::Map(..)
@@ -283,6 +297,9 @@ impl CqlType {
                 b
             }
             (CqlType::Blob, Literal::Hex(h)) => from_hex(h).map_err(|_| mismatch())?,
+            (CqlType::Duration, Literal::Duration(d)) => {
+                duration::parse(d).map_err(CqlError::invalid)?.encode()
+            }
             // A frozen collection is one cell holding the collection's serialized form.
             (CqlType::Frozen(inner), lit) => return inner.encode(lit, column),
             (ty, Literal::BlobAs(name, h)) if !ty.is_collection() => {
@@ -360,6 +377,7 @@ impl CqlType {
                 .map(|_| ())
                 .map_err(|_| "not UTF-8".into()),
             CqlType::Ascii if !bytes.is_ascii() => Err("not ASCII".into()),
+            CqlType::Duration => Duration::decode(bytes).map(|_| ()),
             CqlType::Decimal if bytes.len() < 5 && !bytes.is_empty() => {
                 Err("a decimal is a 4-byte scale and an unscaled varint".into())
             }
@@ -384,6 +402,8 @@ impl CqlType {
                 _ => format!("0x{}", to_hex(bytes)),
             },
             CqlType::Decimal => decode_decimal(bytes).unwrap_or_else(|| to_hex(bytes)),
+            CqlType::Duration => Duration::decode(bytes)
+                .map_or_else(|_| format!("0x{}", to_hex(bytes)), |d| d.text()),
             CqlType::Frozen(inner) => inner.display(bytes),
             CqlType::List(e) | CqlType::Set(e) | CqlType::Map(e, _) => {
                 let Ok(items) = self.elements(bytes) else {
@@ -426,6 +446,7 @@ fn describe(lit: &Literal) -> &'static str {
         Literal::Uuid(_) => "UUID",
         Literal::Bool(_) => "BOOLEAN",
         Literal::Null => "NULL",
+        Literal::Duration(_) => "DURATION",
         Literal::Now => "now()",
         Literal::List(_) => "LIST",
         Literal::Set(_) => "SET",
@@ -504,6 +525,7 @@ impl std::fmt::Display for CqlType {
             CqlType::Time => "time",
             CqlType::Blob => "blob",
             CqlType::Inet => "inet",
+            CqlType::Duration => "duration",
             CqlType::List(t) => return write!(f, "list<{t}>"),
             CqlType::Set(t) => return write!(f, "set<{t}>"),
             CqlType::Map(k, v) => return write!(f, "map<{k}, {v}>"),

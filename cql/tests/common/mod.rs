@@ -11,7 +11,7 @@ pub use engine::*;
 use std::path::Path;
 
 use supercolumn::{Database, Options};
-use supercolumn_cql::Session;
+use supercolumn_cql::{CqlError, Session};
 
 /// A database in `dir` whose keyspace `ks` (one replica) holds what `schema` creates.
 pub fn open_cql(dir: &Path, schema: &str) -> Database {
@@ -35,4 +35,22 @@ pub fn ks_session(db: &Database) -> Session<'_> {
     let mut cql = Session::new(db);
     cql.execute("USE ks").unwrap();
     cql
+}
+
+/// Each row of `q` as cqlsh shows it, its values joined by `|`.
+pub fn shown(cql: &mut Session<'_>, q: &str) -> Vec<String> {
+    cql.query(q)
+        .unwrap_or_else(|e| panic!("{q}: {e}"))
+        .displayed()
+        .into_iter()
+        .map(|r| r.join("|"))
+        .collect()
+}
+
+/// The message of the `Invalid` error `q` must fail with.
+pub fn refused(cql: &mut Session<'_>, q: &str) -> String {
+    match cql.execute(q) {
+        Err(CqlError::Invalid(m)) => m,
+        other => panic!("{q}: expected Invalid, got {other:?}"),
+    }
 }

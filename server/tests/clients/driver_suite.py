@@ -363,6 +363,20 @@ try:
         session.execute(session.prepare("UPDATE dr SET v = ? WHERE k = ?"), ("new", 1))
         assert session.execute("SELECT v FROM dr WHERE k = 1").one().v == "new", "new v"
 
+    @check("duration: literals and bound values round-trip as the driver's Duration")
+    def _():
+        from cassandra.util import Duration
+        session.execute("CREATE TABLE du (k int PRIMARY KEY, v duration, l list<duration>)")
+        session.execute("INSERT INTO du (k, v, l) VALUES (1, 1h30m, [-2d, P1M])")
+        ins = session.prepare("INSERT INTO du (k, v) VALUES (?, ?)")
+        session.execute(ins, (2, Duration(14, 3, 5_000_000_000)))
+        got = {r.k: (r.v, r.l) for r in session.execute("SELECT k, v, l FROM du")}
+        want = {1: (Duration(0, 0, 5_400_000_000_000), [Duration(0, -2, 0), Duration(1, 0, 0)]),
+                2: (Duration(14, 3, 5_000_000_000), None)}
+        assert got == want, f"durations {got}"
+        table = cluster.metadata.keyspaces[KS].tables["du"]
+        assert table.columns["v"].cql_type == "duration", table.columns["v"].cql_type
+
     @check("lightweight transactions: IF NOT EXISTS, IF v = ?, was_applied")
     def _():
         session.execute("CREATE TABLE lwt (k int PRIMARY KEY, v text)")

@@ -112,6 +112,12 @@ fn scalar(ty: &CqlType, bytes: &[u8]) -> Option<String> {
             4 => quote(&ty.display(bytes)),
             _ => cast("Inet"),
         },
+        // Unquoted, as Cassandra reads it (a zero duration prints as nothing).
+        CqlType::Duration => match supercolumn_cql::Duration::decode(bytes) {
+            Ok(d) if d == supercolumn_cql::Duration::default() => "0s".into(),
+            Ok(d) => d.text(),
+            Err(_) => cast("Duration"),
+        },
         CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..) | CqlType::Frozen(_) => return None,
     })
 }
