@@ -10,7 +10,7 @@ use cassandra_protocol::frame::message_error::{
     AlreadyExistsError, ErrorBody, ErrorType, UnpreparedError,
 };
 use cassandra_protocol::frame::message_result::{
-    BodyResResultPrepared, BodyResResultRows, BodyResResultSetKeyspace, ColSpec, ColType,
+    BodyResResultPrepared, BodyResResultRows, BodyResResultSetKeyspace, CTuple, ColSpec, ColType,
     ColTypeOption, ColTypeOptionValue, PreparedMetadata, ResResultBody, RowsMetadata,
     RowsMetadataFlags, TableSpec,
 };
@@ -63,6 +63,12 @@ pub fn type_option(ty: &CqlType) -> ColTypeOption {
             )),
         },
         CqlType::Frozen(inner) => type_option(inner),
+        CqlType::Tuple(ts) => ColTypeOption {
+            id: ColType::Tuple,
+            value: Some(ColTypeOptionValue::TupleType(CTuple {
+                types: ts.iter().map(type_option).collect(),
+            })),
+        },
     }
 }
 

@@ -143,7 +143,12 @@ fn fill(dir: &Path) {
          INSERT INTO statics (k, c, v, s) VALUES (1, 1, 'one', 'shared') USING TIMESTAMP 5;
          INSERT INTO statics (k, c, v) VALUES (1, 2, 'two');
          UPDATE statics USING TTL 80000 SET sl = sl + [1, 2] WHERE k = 1;
-         INSERT INTO statics (k, s) VALUES (2, 'alone');",
+         INSERT INTO statics (k, s) VALUES (2, 'alone');
+         CREATE TABLE typed (k int PRIMARY KEY, d duration, ld list<duration>, p tuple<int, text>,
+             lp list<frozen<tuple<int, text>>>, ldec list<decimal>);
+         INSERT INTO typed (k, d, ld, p, lp, ldec) VALUES (1, 1h30m, [-2d, P1M], (7, 'it''s'),
+             [(1, 'a'), (2, null)], [1.50, -3]);
+         INSERT INTO typed (k, d) VALUES (2, 0s);",
     )
     .unwrap();
     for k in 0..40 {
@@ -288,6 +293,8 @@ fn an_export_loaded_by_cqlsh_gives_every_cell_back_with_its_time_and_ttl() {
         // Static columns, shared by rows and alone in a partition.
         ("SELECT * FROM app.statics", 3),
         ("SELECT k, c, writetime(s), writetime(v), ttl(s) FROM app.statics", 3),
+        // Durations, tuples and lists of decimals.
+        ("SELECT * FROM app.typed", 2),
     ] {
         let (x, y) = (read(&a, q), read(&b, q));
         assert_eq!((x.rows.len(), y.rows.len()), (rows, rows), "{q}");

@@ -301,8 +301,25 @@ impl Parser {
                         ))
                     }
                     "set" => CqlType::Set(t),
+                    // A tuple is frozen already.
+                    _ if matches!(*t, CqlType::Tuple(_)) => *t,
                     _ => CqlType::Frozen(t),
                 }
+            }
+            "tuple" => {
+                self.sym("<")?;
+                let mut ts = vec![*inner(self)?];
+                while self.eat_sym(",") {
+                    ts.push(*inner(self)?);
+                }
+                self.sym(">")?;
+                let t = CqlType::Tuple(ts);
+                if matches!(&t, CqlType::Tuple(ts) if ts.iter().any(CqlType::is_collection)) {
+                    return Err(CqlError::invalid(format!(
+                        "Non-frozen collections are not allowed inside tuples: {t}"
+                    )));
+                }
+                t
             }
             "map" => {
                 self.sym("<")?;
@@ -372,6 +389,7 @@ impl Parser {
                 return Ok(Term::Bind(Bind::Named(self.binds - 1, n)));
             }
             Some(Tok::Sym("[" | "{")) => return Ok(Term::Literal(self.collection_literal(0)?)),
+            Some(Tok::Sym("(")) => return Ok(Term::Literal(self.tuple_literal(0)?)),
             Some(Tok::Word(w)) => match w.to_ascii_lowercase().as_str() {
                 "true" => Literal::Bool(true),
                 "false" => Literal::Bool(false),
@@ -403,15 +421,35 @@ impl Parser {
     }
 
     /// A `[…]` list, `{…}` set or `{k: v, …}` map literal of literals.
+    /// `(a, b, …)`: a tuple literal, its elements literals, collections or tuples.
+    fn tuple_literal(&mut self, depth: usize) -> Result<Literal, CqlError> {
+        if depth > MAX_NESTING {
+            return Err(self.unexpected("a less deeply nested tuple"));
+        }
+        self.sym("(")?;
+        let mut items = Vec::new();
+        loop {
+            items.push(match self.peek() {
+                Some(Tok::Sym("[" | "{")) => self.collection_literal(depth + 1)?,
+                Some(Tok::Sym("(")) => self.tuple_literal(depth + 1)?,
+                _ => self.literal()?,
+            });
+            if self.eat_sym(")") {
+                return Ok(Literal::Tuple(items));
+            }
+            self.sym(",")?;
+        }
+    }
+
     fn collection_literal(&mut self, depth: usize) -> Result<Literal, CqlError> {
         if depth > MAX_NESTING {
             return Err(self.unexpected("a less deeply nested collection"));
         }
         let element = |p: &mut Parser| -> Result<Literal, CqlError> {
-            if matches!(p.peek(), Some(Tok::Sym("[" | "{"))) {
-                p.collection_literal(depth + 1)
-            } else {
-                p.literal()
+            match p.peek() {
+                Some(Tok::Sym("[" | "{")) => p.collection_literal(depth + 1),
+                Some(Tok::Sym("(")) => p.tuple_literal(depth + 1),
+                _ => p.literal(),
             }
         };
         if self.eat_sym("[") {

@@ -515,10 +515,11 @@ impl Table {
 }
 
 /// Whether a column of this type can be stored: a scalar, a collection of scalars (a list's
-/// elements and a map's values may be frozen collections of scalars), or a frozen collection
-/// of scalars.
+/// elements and a map's values may be frozen collections of scalars or tuples of them), a
+/// frozen collection of scalars, or a tuple of scalars and frozen collections of scalars.
 fn storable(ty: &CqlType) -> bool {
     match ty {
+        CqlType::Tuple(_) => ty.is_tuple_of_values(),
         CqlType::Frozen(_) => ty.is_frozen_collection(),
         t if t.is_collection() => t.is_collection_of_scalars(),
         _ => true,
@@ -536,6 +537,9 @@ fn unstorable(name: &str, ty: &CqlType) -> CqlError {
         CqlType::Frozen(inner) if !inner.is_collection() => {
             format!("column {name} is {ty}: frozen<> is only allowed on collections")
         }
+        CqlType::Tuple(_) => format!(
+            "column {name} is {ty}: a tuple holding tuples or nested collections is not supported yet"
+        ),
         _ => format!(
             "column {name} is {ty}: collections nested deeper than a frozen collection of scalars inside a collection are not supported yet"
         ),

@@ -24,6 +24,7 @@ pub fn cql(value: &Literal) -> String {
         Literal::BlobAs(t, h) => format!("blobAs{t}(0x{h})"),
         Literal::List(items) => format!("[{}]", all(items)),
         Literal::Set(items) => format!("{{{}}}", all(items)),
+        Literal::Tuple(items) => format!("({})", all(items)),
         Literal::Map(pairs) => {
             let body: Vec<String> = pairs
                 .iter()

@@ -186,7 +186,7 @@ fn unzigzag(v: u64) -> i64 {
 }
 
 impl Duration {
-    /// [`parse`]: a duration literal as Cassandra reads it.
+    /// A duration literal as Cassandra reads it: `[-]`, then the standard form or ISO 8601.
     pub fn parse(text: &str) -> Result<Duration, String> {
         parse(text)
     }

@@ -13,6 +13,7 @@ use num_bigint::BigInt;
 
 mod collection_value;
 mod duration;
+mod tuple;
 
 use super::error::CqlError;
 pub(super) use collection_value::{add_element, serialize, Element};
@@ -88,6 +89,8 @@ pub enum CqlType {
     Map(Box<CqlType>, Box<CqlType>),
     /// `frozen<T>`
     Frozen(Box<CqlType>),
+    /// `tuple<T1, T2, …>`, always frozen (one cell)
+    Tuple(Vec<CqlType>),
 }
 
 /// A literal as a statement gives it, before it meets a type.
@@ -117,6 +120,8 @@ pub enum Literal {
     Set(Vec<Literal>),
     /// `{k: v, …}`
     Map(Vec<(Literal, Literal)>),
+    /// `(a, b, …)`
+    Tuple(Vec<Literal>),
 }
 
 impl CqlType {
@@ -175,6 +180,7 @@ impl CqlType {
             scalar(t)
                 || t.is_frozen_collection()
                 || matches!(t, CqlType::Decimal | CqlType::Duration)
+                || t.is_tuple_of_values()
         };
         match self {
             CqlType::List(e) => value(e),
@@ -182,6 +188,20 @@ impl CqlType {
             CqlType::Map(k, v) => scalar(k) && value(v),
             _ => false,
         }
+    }
+
+    /// Whether this is a tuple whose elements are values a cell can hold: scalars (ordered or
+    /// not) and frozen collections of scalars.
+    pub fn is_tuple_of_values(&self) -> bool {
+        let CqlType::Tuple(ts) = self else {
+            return false;
+        };
+        !ts.is_empty()
+            && ts.iter().all(|t| {
+                t.comparator().is_some()
+                    || t.is_frozen_collection()
+                    || matches!(t, CqlType::Decimal | CqlType::Duration)
+            })
     }
 
     /// Whether this is `frozen<…>` of a collection of scalars.
@@ -239,6 +259,7 @@ impl CqlType {
             }
             CqlType::Decimal
             | CqlType::Duration
+            | CqlType::Tuple(_)
             | CqlType::List(_)
             | CqlType::Set(_)
             | CqlType::Map(..)
@@ -297,6 +318,7 @@ impl CqlType {
                 b
             }
             (CqlType::Blob, Literal::Hex(h)) => from_hex(h).map_err(|_| mismatch())?,
+            (CqlType::Tuple(types), Literal::Tuple(items)) => tuple::encode(types, items, column)?,
             (CqlType::Duration, Literal::Duration(d)) => {
                 duration::parse(d).map_err(CqlError::invalid)?.encode()
             }
@@ -378,6 +400,7 @@ impl CqlType {
                 .map_err(|_| "not UTF-8".into()),
             CqlType::Ascii if !bytes.is_ascii() => Err("not ASCII".into()),
             CqlType::Duration => Duration::decode(bytes).map(|_| ()),
+            CqlType::Tuple(_) => self.tuple_elements(bytes).map(|_| ()),
             CqlType::Decimal if bytes.len() < 5 && !bytes.is_empty() => {
                 Err("a decimal is a 4-byte scale and an unscaled varint".into())
             }
@@ -404,6 +427,9 @@ impl CqlType {
             CqlType::Decimal => decode_decimal(bytes).unwrap_or_else(|| to_hex(bytes)),
             CqlType::Duration => Duration::decode(bytes)
                 .map_or_else(|_| format!("0x{}", to_hex(bytes)), |d| d.text()),
+            CqlType::Tuple(_) => self
+                .tuple_text(bytes)
+                .unwrap_or_else(|| format!("0x{}", to_hex(bytes))),
             CqlType::Frozen(inner) => inner.display(bytes),
             CqlType::List(e) | CqlType::Set(e) | CqlType::Map(e, _) => {
                 let Ok(items) = self.elements(bytes) else {
@@ -447,6 +473,7 @@ fn describe(lit: &Literal) -> &'static str {
         Literal::Bool(_) => "BOOLEAN",
         Literal::Null => "NULL",
         Literal::Duration(_) => "DURATION",
+        Literal::Tuple(_) => "TUPLE",
         Literal::Now => "now()",
         Literal::List(_) => "LIST",
         Literal::Set(_) => "SET",
@@ -530,6 +557,11 @@ impl std::fmt::Display for CqlType {
             CqlType::Set(t) => return write!(f, "set<{t}>"),
             CqlType::Map(k, v) => return write!(f, "map<{k}, {v}>"),
             CqlType::Frozen(t) => return write!(f, "frozen<{t}>"),
+            // As Cassandra names it in `system_schema` and `DESCRIBE`.
+            CqlType::Tuple(ts) => {
+                let ts: Vec<String> = ts.iter().map(ToString::to_string).collect();
+                return write!(f, "frozen<tuple<{}>>", ts.join(", "));
+            }
         };
         f.write_str(s)
     }

@@ -377,6 +377,19 @@ try:
         table = cluster.metadata.keyspaces[KS].tables["du"]
         assert table.columns["v"].cql_type == "duration", table.columns["v"].cql_type
 
+    @check("tuples: literals and bound values round-trip as Python tuples")
+    def _():
+        session.execute("CREATE TABLE tu (k int PRIMARY KEY, p tuple<int, text, boolean>,"
+                        " l list<frozen<tuple<int, text>>>)")
+        session.execute("INSERT INTO tu (k, p, l) VALUES (1, (7, 'a', true), [(1, 'x'), (2, null)])")
+        ins = session.prepare("INSERT INTO tu (k, p) VALUES (?, ?)")
+        session.execute(ins, (2, (8, "b", False)))
+        got = {r.k: (r.p, r.l) for r in session.execute("SELECT k, p, l FROM tu")}
+        want = {1: ((7, "a", True), [(1, "x"), (2, None)]), 2: ((8, "b", False), None)}
+        assert got == want, f"tuples {got}"
+        col = cluster.metadata.keyspaces[KS].tables["tu"].columns["p"]
+        assert col.cql_type == "frozen<tuple<int, text, boolean>>", col.cql_type
+
     @check("lightweight transactions: IF NOT EXISTS, IF v = ?, was_applied")
     def _():
         session.execute("CREATE TABLE lwt (k int PRIMARY KEY, v text)")

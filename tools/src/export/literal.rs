@@ -30,6 +30,15 @@ pub fn literal(ty: &CqlType, bytes: &[u8]) -> Result<String, String> {
     match (scalar(ty, bytes), ty) {
         (Some(s), _) => Ok(s),
         (None, CqlType::Frozen(inner)) => literal(inner, bytes),
+        (None, CqlType::Tuple(types)) => {
+            let items = ty.tuple_elements(bytes)?;
+            let body = items
+                .iter()
+                .zip(types)
+                .map(|(v, t)| v.as_ref().map_or(Ok("null".into()), |b| literal(t, b)))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(format!("({})", body.join(", ")))
+        }
         (None, _) => collection(ty, bytes),
     }
 }
@@ -118,7 +127,11 @@ fn scalar(ty: &CqlType, bytes: &[u8]) -> Option<String> {
             Ok(d) => d.text(),
             Err(_) => cast("Duration"),
         },
-        CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..) | CqlType::Frozen(_) => return None,
+        CqlType::List(_)
+        | CqlType::Set(_)
+        | CqlType::Map(..)
+        | CqlType::Frozen(_)
+        | CqlType::Tuple(_) => return None,
     })
 }
 

@@ -1,0 +1,92 @@
+//! CQL's `tuple<…>` as Cassandra defines it: always frozen, written whole from a literal
+//! (`(1, 'a', null)`, fewer elements than the type's leaving the rest null, more refused) or a
+//! bound value, read back whole, in a list or as a map's value too; shown as Cassandra shows it
+//! (`frozen<tuple<int, text>>` in `DESCRIBE` and `system_schema`). Not yet: tuples in keys and
+//! as set elements or map keys (they need an order), refused with a clear error.
+
+// A test stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{ks_session, open_cql, refused, shown};
+
+const SCHEMA: &str = "CREATE TABLE t (k int PRIMARY KEY, p tuple<int, text, boolean>, \
+                      l list<frozen<tuple<int, text>>>, m map<text, tuple<double, date>>)";
+
+#[test]
+fn a_tuple_is_written_whole_and_read_back_as_cassandra_shows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(dir.path(), SCHEMA);
+    let mut cql = ks_session(&db);
+    cql.execute(
+        "INSERT INTO t (k, p, l, m) VALUES (1, (7, 'it''s', true), [(1, 'a'), (2, null)], \
+         {'x': (1.5, '2024-02-29')}); \
+         INSERT INTO t (k, p) VALUES (2, (3))",
+    )
+    .unwrap();
+    db.flush_all().unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT p, l, m FROM t WHERE k = 1"),
+        ["(7, 'it''s', True)|[(1, 'a'), (2, null)]|{'x': (1.5, 2024-02-29)}"]
+    );
+    // Fewer elements than the type's: the rest are null.
+    assert_eq!(
+        shown(&mut cql, "SELECT p FROM t WHERE k = 2"),
+        ["(3, null, null)"]
+    );
+    cql.execute("UPDATE t SET p = (8, 'b', false), l = l + [(3, 'c')] WHERE k = 2")
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT p, l FROM t WHERE k = 2"),
+        ["(8, 'b', False)|[(3, 'c')]"]
+    );
+    // Bound: the serialized tuple, checked.
+    let p = cql.prepare("UPDATE t SET p = ? WHERE k = ?").unwrap();
+    let mut v = Vec::new();
+    v.extend_from_slice(&4i32.to_be_bytes());
+    v.extend_from_slice(&9i32.to_be_bytes());
+    let k = 3i32.to_be_bytes();
+    cql.execute_prepared(&p, &[Some(&v), Some(&k)]).unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT p FROM t WHERE k = 3"),
+        ["(9, null, null)"]
+    );
+    let bad = [0u8, 0, 0, 2, 0, 1];
+    assert!(cql.execute_prepared(&p, &[Some(&bad), Some(&k)]).is_err());
+    let described = shown(&mut cql, "DESCRIBE TABLE t").join("");
+    assert!(
+        described.contains("p frozen<tuple<int, text, boolean>>"),
+        "{described}"
+    );
+}
+
+#[test]
+fn what_a_tuple_cannot_be_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(dir.path(), SCHEMA);
+    let mut cql = ks_session(&db);
+    let m = refused(
+        &mut cql,
+        "INSERT INTO t (k, p) VALUES (1, (1, 'a', true, 4))",
+    );
+    assert_eq!(
+        m,
+        "Invalid tuple literal for p: too many elements. Type frozen<tuple<int, text, boolean>> expects 3 but got 4"
+    );
+    let m = refused(
+        &mut cql,
+        "CREATE TABLE n (k int PRIMARY KEY, t tuple<int, list<int>>)",
+    );
+    assert_eq!(
+        m,
+        "Non-frozen collections are not allowed inside tuples: frozen<tuple<int, list<int>>>"
+    );
+    for q in [
+        "CREATE TABLE n (k tuple<int, int> PRIMARY KEY, v int)",
+        "CREATE TABLE n (k int PRIMARY KEY, s set<frozen<tuple<int, int>>>)",
+    ] {
+        refused(&mut cql, q);
+    }
+    refused(&mut cql, "INSERT INTO t (k, p) VALUES (1, ('x'))");
+}
