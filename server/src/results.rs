@@ -63,6 +63,13 @@ pub fn type_option(ty: &CqlType) -> ColTypeOption {
             )),
         },
         CqlType::Frozen(inner) => type_option(inner),
+        // Drivers know it by its class name (protocol v5 adds no id for it).
+        CqlType::Vector(..) => ColTypeOption {
+            id: ColType::Custom,
+            value: Some(ColTypeOptionValue::CString(
+                ty.marshal_class().unwrap_or_default(),
+            )),
+        },
         CqlType::Tuple(ts) => ColTypeOption {
             id: ColType::Tuple,
             value: Some(ColTypeOptionValue::TupleType(CTuple {

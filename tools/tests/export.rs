@@ -145,9 +145,9 @@ fn fill(dir: &Path) {
          UPDATE statics USING TTL 80000 SET sl = sl + [1, 2] WHERE k = 1;
          INSERT INTO statics (k, s) VALUES (2, 'alone');
          CREATE TABLE typed (k int PRIMARY KEY, d duration, ld list<duration>, p tuple<int, text>,
-             lp list<frozen<tuple<int, text>>>, ldec list<decimal>);
-         INSERT INTO typed (k, d, ld, p, lp, ldec) VALUES (1, 1h30m, [-2d, P1M], (7, 'it''s'),
-             [(1, 'a'), (2, null)], [1.50, -3]);
+             lp list<frozen<tuple<int, text>>>, ldec list<decimal>, e vector<float, 3>);
+         INSERT INTO typed (k, d, ld, p, lp, ldec, e) VALUES (1, 1h30m, [-2d, P1M], (7, 'it''s'),
+             [(1, 'a'), (2, null)], [1.50, -3], [0.5, -1, 2.25]);
          INSERT INTO typed (k, d) VALUES (2, 0s);",
     )
     .unwrap();

@@ -6,7 +6,7 @@ use super::super::ast::{Statement, TableName};
 use super::super::error::CqlError;
 use super::super::lexer::Tok;
 use super::super::table_options::tuning as table_tuning;
-use super::super::types::Literal;
+use super::super::types::{CqlType, Literal};
 use super::Parser;
 
 /// A keyspace's `replication` entries and its `durable_writes`, when given.
@@ -219,5 +219,48 @@ impl Parser {
             self.sym(")")?;
         }
         Ok(out)
+    }
+
+    /// The rest of `vector<T, n>` (after `vector`): a fixed-size element type and a positive
+    /// dimension.
+    pub(super) fn vector_type(&mut self, depth: usize) -> Result<CqlType, CqlError> {
+        self.sym("<")?;
+        let e = Box::new(self.cql_type(depth + 1)?);
+        self.sym(",")?;
+        let n = match self.literal()? {
+            Literal::Number(n) => n.parse::<usize>().ok().filter(|&n| n > 0),
+            _ => None,
+        };
+        self.sym(">")?;
+        let Some(n) = n else {
+            return Err(CqlError::invalid(
+                "vectors may only have positive dimensions",
+            ));
+        };
+        if e.fixed_size().is_none() {
+            return Err(CqlError::invalid(format!(
+                "vector<{e}, {n}>: vectors of elements of variable size are not supported yet"
+            )));
+        }
+        Ok(CqlType::Vector(e, n))
+    }
+
+    /// The rest of `tuple<T1, …>` (after `tuple`); its elements may not be collections that
+    /// are not frozen (Cassandra's words).
+    pub(super) fn tuple_type(&mut self, depth: usize) -> Result<CqlType, CqlError> {
+        self.sym("<")?;
+        let mut ts = vec![self.cql_type(depth + 1)?];
+        while self.eat_sym(",") {
+            ts.push(self.cql_type(depth + 1)?);
+        }
+        self.sym(">")?;
+        let nested = ts.iter().any(CqlType::is_collection);
+        let t = CqlType::Tuple(ts);
+        if nested {
+            return Err(CqlError::invalid(format!(
+                "Non-frozen collections are not allowed inside tuples: {t}"
+            )));
+        }
+        Ok(t)
     }
 }

@@ -306,21 +306,8 @@ impl Parser {
                     _ => CqlType::Frozen(t),
                 }
             }
-            "tuple" => {
-                self.sym("<")?;
-                let mut ts = vec![*inner(self)?];
-                while self.eat_sym(",") {
-                    ts.push(*inner(self)?);
-                }
-                self.sym(">")?;
-                let t = CqlType::Tuple(ts);
-                if matches!(&t, CqlType::Tuple(ts) if ts.iter().any(CqlType::is_collection)) {
-                    return Err(CqlError::invalid(format!(
-                        "Non-frozen collections are not allowed inside tuples: {t}"
-                    )));
-                }
-                t
-            }
+            "vector" => self.vector_type(depth)?,
+            "tuple" => self.tuple_type(depth)?,
             "map" => {
                 self.sym("<")?;
                 let k = inner(self)?;

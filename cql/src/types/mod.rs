@@ -14,6 +14,7 @@ use num_bigint::BigInt;
 mod collection_value;
 mod duration;
 mod tuple;
+mod vector;
 
 use super::error::CqlError;
 pub(super) use collection_value::{add_element, serialize, Element};
@@ -91,6 +92,8 @@ pub enum CqlType {
     Frozen(Box<CqlType>),
     /// `tuple<T1, T2, …>`, always frozen (one cell)
     Tuple(Vec<CqlType>),
+    /// `vector<T, n>`: `n` elements of a fixed-size type, in one cell
+    Vector(Box<CqlType>, usize),
 }
 
 /// A literal as a statement gives it, before it meets a type.
@@ -260,6 +263,7 @@ impl CqlType {
             CqlType::Decimal
             | CqlType::Duration
             | CqlType::Tuple(_)
+            | CqlType::Vector(..)
             | CqlType::List(_)
             | CqlType::Set(_)
             | CqlType::Map(..)
@@ -319,6 +323,7 @@ impl CqlType {
             }
             (CqlType::Blob, Literal::Hex(h)) => from_hex(h).map_err(|_| mismatch())?,
             (CqlType::Tuple(types), Literal::Tuple(items)) => tuple::encode(types, items, column)?,
+            (CqlType::Vector(..), Literal::List(items)) => vector::encode(self, items, column)?,
             (CqlType::Duration, Literal::Duration(d)) => {
                 duration::parse(d).map_err(CqlError::invalid)?.encode()
             }
@@ -401,6 +406,7 @@ impl CqlType {
             CqlType::Ascii if !bytes.is_ascii() => Err("not ASCII".into()),
             CqlType::Duration => Duration::decode(bytes).map(|_| ()),
             CqlType::Tuple(_) => self.tuple_elements(bytes).map(|_| ()),
+            CqlType::Vector(..) => self.vector_elements(bytes).map(|_| ()),
             CqlType::Decimal if bytes.len() < 5 && !bytes.is_empty() => {
                 Err("a decimal is a 4-byte scale and an unscaled varint".into())
             }
@@ -429,6 +435,9 @@ impl CqlType {
                 .map_or_else(|_| format!("0x{}", to_hex(bytes)), |d| d.text()),
             CqlType::Tuple(_) => self
                 .tuple_text(bytes)
+                .unwrap_or_else(|| format!("0x{}", to_hex(bytes))),
+            CqlType::Vector(..) => self
+                .vector_text(bytes)
                 .unwrap_or_else(|| format!("0x{}", to_hex(bytes))),
             CqlType::Frozen(inner) => inner.display(bytes),
             CqlType::List(e) | CqlType::Set(e) | CqlType::Map(e, _) => {
@@ -557,6 +566,7 @@ impl std::fmt::Display for CqlType {
             CqlType::Set(t) => return write!(f, "set<{t}>"),
             CqlType::Map(k, v) => return write!(f, "map<{k}, {v}>"),
             CqlType::Frozen(t) => return write!(f, "frozen<{t}>"),
+            CqlType::Vector(t, n) => return write!(f, "vector<{t}, {n}>"),
             // As Cassandra names it in `system_schema` and `DESCRIBE`.
             CqlType::Tuple(ts) => {
                 let ts: Vec<String> = ts.iter().map(ToString::to_string).collect();

@@ -390,6 +390,15 @@ try:
         col = cluster.metadata.keyspaces[KS].tables["tu"].columns["p"]
         assert col.cql_type == "frozen<tuple<int, text, boolean>>", col.cql_type
 
+    @check("vectors: vector<float, 3> round-trips as a list of floats")
+    def _():
+        session.execute("CREATE TABLE ve (k int PRIMARY KEY, e vector<float, 3>)")
+        session.execute("INSERT INTO ve (k, e) VALUES (1, [0.5, -1, 2.25])")
+        ins = session.prepare("INSERT INTO ve (k, e) VALUES (?, ?)")
+        session.execute(ins, (2, [1.0, 2.0, 3.0]))
+        got = {r.k: list(r.e) for r in session.execute("SELECT k, e FROM ve")}
+        assert got == {1: [0.5, -1.0, 2.25], 2: [1.0, 2.0, 3.0]}, f"vectors {got}"
+
     @check("lightweight transactions: IF NOT EXISTS, IF v = ?, was_applied")
     def _():
         session.execute("CREATE TABLE lwt (k int PRIMARY KEY, v text)")

@@ -39,6 +39,17 @@ pub fn literal(ty: &CqlType, bytes: &[u8]) -> Result<String, String> {
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(format!("({})", body.join(", ")))
         }
+        (None, CqlType::Vector(e, n)) => {
+            let size = e.fixed_size().unwrap_or(1);
+            if bytes.len() != size * n {
+                return Err(format!("a {ty} value of {} bytes", bytes.len()));
+            }
+            let body = bytes
+                .chunks(size)
+                .map(|b| literal(e, b))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(format!("[{}]", body.join(", ")))
+        }
         (None, _) => collection(ty, bytes),
     }
 }
@@ -131,7 +142,8 @@ fn scalar(ty: &CqlType, bytes: &[u8]) -> Option<String> {
         | CqlType::Set(_)
         | CqlType::Map(..)
         | CqlType::Frozen(_)
-        | CqlType::Tuple(_) => return None,
+        | CqlType::Tuple(_)
+        | CqlType::Vector(..) => return None,
     })
 }
 

@@ -1,0 +1,133 @@
+//! Cassandra 5's `vector<T, n>`: exactly `n` elements of a fixed-size type, stored in one cell
+//! as their bytes one after another (no lengths: Cassandra's serialized form for fixed-size
+//! elements). Here: which element types a vector takes, its literal (`[0.1, 0.2, 0.3]`, the
+//! count checked), its check, its text and the marshal class name drivers see.
+
+use super::{CqlType, Literal};
+use crate::error::CqlError;
+
+impl CqlType {
+    /// The bytes every value of this type takes, for the fixed-size types a vector may hold.
+    pub fn fixed_size(&self) -> Option<usize> {
+        Some(match self {
+            CqlType::Boolean | CqlType::Tinyint => 1,
+            CqlType::Smallint => 2,
+            CqlType::Int | CqlType::Float | CqlType::Date => 4,
+            CqlType::Bigint | CqlType::Double | CqlType::Timestamp | CqlType::Time => 8,
+            CqlType::Uuid | CqlType::Timeuuid => 16,
+            _ => return None,
+        })
+    }
+
+    /// The class Cassandra names this type by in the native protocol (for a vector's elements
+    /// and the vector itself).
+    pub fn marshal_class(&self) -> Option<String> {
+        let short = match self {
+            CqlType::Boolean => "BooleanType",
+            CqlType::Tinyint => "ByteType",
+            CqlType::Smallint => "ShortType",
+            CqlType::Int => "Int32Type",
+            CqlType::Float => "FloatType",
+            CqlType::Date => "SimpleDateType",
+            CqlType::Bigint => "LongType",
+            CqlType::Double => "DoubleType",
+            CqlType::Timestamp => "TimestampType",
+            CqlType::Time => "TimeType",
+            CqlType::Uuid => "UUIDType",
+            CqlType::Timeuuid => "TimeUUIDType",
+            CqlType::Vector(e, n) => {
+                let e = e.marshal_class()?;
+                return Some(format!(
+                    "org.apache.cassandra.db.marshal.VectorType({e}, {n})"
+                ));
+            }
+            _ => return None,
+        };
+        Some(format!("org.apache.cassandra.db.marshal.{short}"))
+    }
+
+    /// A vector value's elements, each checked against the element type.
+    pub(super) fn vector_elements<'b>(&self, bytes: &'b [u8]) -> Result<Vec<&'b [u8]>, String> {
+        let CqlType::Vector(e, n) = self else {
+            return Err(format!("{self} is not a vector"));
+        };
+        let size = e
+            .fixed_size()
+            .ok_or("a vector of an element type without a fixed size")?;
+        if Some(bytes.len()) != size.checked_mul(*n) {
+            return Err(format!(
+                "a {self} takes {n} elements of {size} bytes, not {} bytes",
+                bytes.len()
+            ));
+        }
+        let items: Vec<&[u8]> = bytes.chunks(size).collect();
+        for item in &items {
+            e.check(item)?;
+        }
+        Ok(items)
+    }
+
+    /// Its text as cqlsh shows it: `[0.1, 0.2, 0.3]`.
+    pub(super) fn vector_text(&self, bytes: &[u8]) -> Option<String> {
+        let CqlType::Vector(e, _) = self else {
+            return None;
+        };
+        let items = self.vector_elements(bytes).ok()?;
+        let body: Vec<String> = items.iter().map(|b| e.display(b)).collect();
+        Some(format!("[{}]", body.join(", ")))
+    }
+}
+
+/// The bytes of a vector literal `items` for a `vector<e, n>` (in `column`).
+pub(super) fn encode(ty: &CqlType, items: &[Literal], column: &str) -> Result<Vec<u8>, CqlError> {
+    let CqlType::Vector(e, n) = ty else {
+        return Err(CqlError::invalid(format!("{ty} is not a vector")));
+    };
+    if items.len() != *n {
+        return Err(CqlError::invalid(format!(
+            "Invalid vector literal for {column} of type {ty}; expected {n} elements, but given {}",
+            items.len()
+        )));
+    }
+    let mut out = Vec::new();
+    for item in items {
+        let b = e.encode(item, column)?.ok_or_else(|| {
+            CqlError::invalid(format!("null is not supported inside vectors ({column})"))
+        })?;
+        if Some(b.len()) != e.fixed_size() {
+            return Err(CqlError::invalid(format!(
+                "invalid {e} element for {column} of type {ty}"
+            )));
+        }
+        out.extend_from_slice(&b);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vectors_serialize_check_and_print_as_cassandra_does() {
+        let v = CqlType::Vector(Box::new(CqlType::Float), 3);
+        let lit: Vec<Literal> = ["1.5", "-2", "0.25"]
+            .iter()
+            .map(|n| Literal::Number((*n).into()))
+            .collect();
+        let b = encode(&v, &lit, "v").unwrap();
+        let mut want = Vec::new();
+        for f in [1.5f32, -2.0, 0.25] {
+            want.extend_from_slice(&f.to_be_bytes());
+        }
+        assert_eq!(b, want);
+        assert_eq!(v.vector_text(&b).unwrap(), "[1.5, -2, 0.25]");
+        assert!(v.vector_elements(&b[..8]).is_err());
+        assert!(encode(&v, &lit[..2], "v").is_err());
+        assert_eq!(v.to_string(), "vector<float, 3>");
+        assert_eq!(
+            v.marshal_class().unwrap(),
+            "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType, 3)"
+        );
+    }
+}
