@@ -235,7 +235,7 @@ impl Session<'_> {
         };
         // The write's timestamp is the lock's, whatever the client's default.
         let batch = self.unconditional_writes(&[item], &Using::default(), ts)?;
-        let current = self.read_row(&t, &key, &clustering)?;
+        let current = self.read_conditioned(&t, &key, &clustering, condition)?;
         let applied = self.holds(&t, condition, &current)?;
         if applied {
             Self::apply(self.db, &ks, &batch)?;
@@ -344,7 +344,7 @@ impl Session<'_> {
             let at = match read.iter().position(|(c, _)| c == clustering) {
                 Some(at) => at,
                 None => {
-                    let rows = self.read_row(&t, &key, clustering)?;
+                    let rows = self.read_conditioned(&t, &key, clustering, condition)?;
                     read.push((clustering.clone(), rows));
                     read.len() - 1
                 }
@@ -363,6 +363,39 @@ impl Session<'_> {
             &conditions,
             read,
         )))
+    }
+
+    /// The row a condition is checked against: the CQL row at `key` and `clustering`, or,
+    /// when it does not exist and the condition names only static columns, the partition's
+    /// statics (its clustering and regular columns null), which Cassandra compares then.
+    fn read_conditioned(
+        &mut self,
+        t: &Table,
+        key: &[u8],
+        clustering: &[Vec<u8>],
+        condition: &Condition,
+    ) -> Result<Rows, CqlError> {
+        let rows = self.read_row(t, key, clustering)?;
+        let on_statics = matches!(condition, Condition::Columns(_))
+            && condition.terms().all(|(c, _)| t.is_static(c));
+        if !rows.is_empty() || clustering.is_empty() || !on_statics {
+            return Ok(rows);
+        }
+        let partition = self.read_row(t, key, &[])?;
+        let mut out = Rows::new(partition.columns().clone());
+        if let Some(first) = partition.first() {
+            let kept = partition.columns().iter().map(|(name, _)| {
+                t.column(name)
+                    .is_ok_and(|(_, d)| d.is_static || matches!(d.kind, Kind::PartitionKey(_)))
+            });
+            let values: Vec<Option<&[u8]>> = first
+                .iter()
+                .zip(kept)
+                .map(|(v, keep)| v.filter(|_| keep))
+                .collect();
+            out.push_row(values);
+        }
+        Ok(out)
     }
 
     /// The CQL row at `key` and `clustering`, every column, as `SELECT *` reads it.

@@ -337,3 +337,28 @@ fn conditions_on_statics_are_checked_against_the_partitions_statics() {
     let m = invalid(&mut cql, "UPDATE t SET sv = 'd' WHERE k = 1 IF v = 2");
     assert!(m.contains("non-static column v"), "{m}");
 }
+
+#[test]
+fn a_condition_on_a_static_holds_for_a_row_that_does_not_exist_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(dir.path(), SCHEMA);
+    let mut cql = ks_session(&db);
+    cql.execute("INSERT INTO t (k, sv) VALUES (1, 'a')")
+        .unwrap();
+    // The row (1, 0, 0) does not exist; its partition's static does, and decides.
+    let r = cql
+        .query("UPDATE t SET v = 5 WHERE k = 1 AND c1 = 0 AND c2 = 0 IF sv = 'a'")
+        .unwrap();
+    assert_eq!(r.row(0).get(0), Some(&[1u8][..]), "{r:?}");
+    assert_eq!(rows(&mut cql, "SELECT * FROM t"), ["1|0|0|a|5"]);
+    let r = cql
+        .query("UPDATE t SET v = 6 WHERE k = 1 AND c1 = 9 AND c2 = 9 IF sv = 'z'")
+        .unwrap();
+    assert_eq!(r.row(0).get(0), Some(&[0u8][..]), "{r:?}");
+    // Not applied: the answer carries the static that decided.
+    assert!(
+        r.displayed()[0].iter().any(|v| v == "a"),
+        "{:?}",
+        r.displayed()
+    );
+}

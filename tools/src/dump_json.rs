@@ -179,12 +179,20 @@ impl<'a> JsonDump<'a> {
                 }
                 continue;
             }
-            let ck: Vec<Vec<u8>> = parts[..n_ck].iter().map(|p| p.to_vec()).collect();
+            // A partition's static cells (first, as their names sort) are its static block,
+            // which names no clustering; a row's clustering has every component.
+            let is_static = CompositeType::is_static(name);
+            let ck: Vec<Vec<u8>> = if is_static {
+                Vec::new()
+            } else {
+                parts[..n_ck].iter().map(|p| p.to_vec()).collect()
+            };
             if open.as_ref().is_none_or(|(c, _)| *c != ck) {
                 close(&mut open, &mut rows);
                 let mut r = Map::new();
-                r.insert("type".into(), "row".into());
-                if n_ck > 0 {
+                let kind = if is_static { "static_block" } else { "row" };
+                r.insert("type".into(), kind.into());
+                if n_ck > 0 && !is_static {
                     r.insert("clustering".into(), self.clustering(t, &parts[..n_ck]));
                 }
                 r.insert("cells".into(), Value::Array(Vec::new()));

@@ -123,7 +123,8 @@ fn the_json_dump_of_a_cql_table_is_sstabledump_s_with_typed_values() {
     };
     cql("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
          CREATE TABLE ks.t (k int, c text, n bigint, s text, m map<text, int>, b boolean,
-                            PRIMARY KEY (k, c));
+                            st text static, PRIMARY KEY (k, c));
+         UPDATE ks.t USING TIMESTAMP 1500 SET st = 'shared' WHERE k = 1;
          INSERT INTO ks.t (k, c, n, s, b) VALUES (1, 'a', -10, 'x y', true) USING TIMESTAMP 1000;
          UPDATE ks.t USING TIMESTAMP 2000 AND TTL 600 SET m['q'] = 5 WHERE k = 1 AND c = 'a';
          DELETE s FROM ks.t USING TIMESTAMP 3000 WHERE k = 1 AND c = 'b';
@@ -149,6 +150,8 @@ fn the_json_dump_of_a_cql_table_is_sstabledump_s_with_typed_values() {
     let want = serde_json::json!([
       { "partition": { "key": ["1"] },
         "rows": [
+          { "type": "static_block",
+            "cells": [ { "name": "st", "value": "shared", "tstamp": 1500 } ] },
           { "type": "row", "clustering": ["a"], "liveness_info": { "tstamp": 1000 },
             "cells": [
               { "name": "b", "value": true, "tstamp": 1000 },
