@@ -1,8 +1,9 @@
 //! CQL's `tuple<…>` as Cassandra defines it: always frozen, written whole from a literal
 //! (`(1, 'a', null)`, fewer elements than the type's leaving the rest null, more refused) or a
 //! bound value, read back whole, in a list or as a map's value too; shown as Cassandra shows it
-//! (`frozen<tuple<int, text>>` in `DESCRIBE` and `system_schema`). Not yet: tuples in keys and
-//! as set elements or map keys (they need an order), refused with a clear error.
+//! (`frozen<tuple<int, text>>` in `DESCRIBE` and `system_schema`); and, ordered as Cassandra
+//! orders tuples (element by element, a null first, a shorter tuple first), a partition key,
+//! a clustering column in either order and with ranges, a set's element and a map's key.
 
 // A test stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -82,11 +83,52 @@ fn what_a_tuple_cannot_be_is_refused() {
         m,
         "Non-frozen collections are not allowed inside tuples: frozen<tuple<int, list<int>>>"
     );
-    for q in [
-        "CREATE TABLE n (k tuple<int, int> PRIMARY KEY, v int)",
-        "CREATE TABLE n (k int PRIMARY KEY, s set<frozen<tuple<int, int>>>)",
-    ] {
-        refused(&mut cql, q);
-    }
     refused(&mut cql, "INSERT INTO t (k, p) VALUES (1, ('x'))");
+}
+
+#[test]
+fn a_tuple_is_a_key_a_clustering_column_and_a_set_element_in_cassandras_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE k (p frozen<tuple<text, int>>, c tuple<int, text>, v int, \
+         s set<frozen<tuple<int, int>>>, PRIMARY KEY (p, c)) WITH CLUSTERING ORDER BY (c DESC)",
+    );
+    let mut cql = ks_session(&db);
+    for (c, v) in ["(1, 'b')", "(1, 'a')", "(2, null)", "(1, null)", "(0, 'z')"]
+        .iter()
+        .zip(1..)
+    {
+        cql.execute(&format!(
+            "INSERT INTO k (p, c, v, s) VALUES (('x', 1), {c}, {v}, {{(2, 1), (1, 9), (1, 2)}})"
+        ))
+        .unwrap();
+    }
+    db.flush_all().unwrap();
+    // Descending: (2, null), (1, 'b'), (1, 'a'), (1, null), (0, 'z').
+    assert_eq!(
+        shown(&mut cql, "SELECT c, v FROM k WHERE p = ('x', 1)"),
+        [
+            "(2, null)|3",
+            "(1, 'b')|1",
+            "(1, 'a')|2",
+            "(1, null)|4",
+            "(0, 'z')|5"
+        ]
+    );
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT v FROM k WHERE p = ('x', 1) AND c >= (1, 'a') AND c < (2, null)"
+        ),
+        ["1", "2"]
+    );
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT s FROM k WHERE p = ('x', 1) AND c = (0, 'z')"
+        ),
+        ["{(1, 2), (1, 9), (2, 1)}"]
+    );
+    assert!(shown(&mut cql, "SELECT v FROM k WHERE p = ('x', 2)").is_empty());
 }

@@ -177,3 +177,9 @@ fn in_lists_whose_product_is_too_large_are_refused() {
     let e = parse(&big).unwrap_err().to_string();
     assert!(e.contains("combinations of IN values"), "{e}");
 }
+
+#[test]
+fn blob_as_t_parses_to_its_type_and_hex() {
+    let parsed = parse("INSERT INTO t (k) VALUES (blobAsInt(0x00000001))");
+    assert!(format!("{parsed:?}").contains("BlobAs(\"int\", \"00000001\")"));
+}

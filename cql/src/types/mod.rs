@@ -23,7 +23,7 @@ use supercolumn::model::comparator::builtin::{from_hex, to_hex};
 use supercolumn::model::comparator::{
     AsciiType, BooleanType, ByteType, BytesType, Collection, Comparator, DoubleType, FloatType,
     FrozenType, InetAddressType, Int32Type, IntegerType, LongType, ShortType, SimpleDateType,
-    TimeType, TimeUuidType, TimestampType, Utf8Type, UuidType,
+    TimeType, TimeUuidType, TimestampType, TupleType, Utf8Type, UuidType,
 };
 
 /// A comparison operator in `WHERE` (or an `IF` condition): what a type's order answers.
@@ -159,7 +159,7 @@ impl CqlType {
         // A value's type orders no name: a frozen one stays BytesType there, as it was named
         // before frozen collections had an order (the stored comparator's name must not change).
         let value = |t: &CqlType| match t {
-            CqlType::Frozen(_) => Arc::new(BytesType) as Arc<dyn Comparator>,
+            CqlType::Frozen(_) | CqlType::Tuple(_) => Arc::new(BytesType) as Arc<dyn Comparator>,
             t => t
                 .comparator()
                 .unwrap_or_else(|| Arc::new(BytesType) as Arc<dyn Comparator>),
@@ -260,9 +260,14 @@ impl CqlType {
                     _ => return None,
                 }))
             }
+            // A tuple of ordered types orders element by element (`TupleType`).
+            CqlType::Tuple(ts) => Arc::new(TupleType(
+                ts.iter()
+                    .map(CqlType::comparator)
+                    .collect::<Option<Vec<_>>>()?,
+            )),
             CqlType::Decimal
             | CqlType::Duration
-            | CqlType::Tuple(_)
             | CqlType::Vector(..)
             | CqlType::List(_)
             | CqlType::Set(_)
@@ -594,56 +599,4 @@ pub(super) fn matches_filter(ty: &CqlType, value: Option<&[u8]>, op: Op, v: &[u8
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn literals_serialize_as_cassandra_does() {
-        let enc = |t: CqlType, l: Literal| t.encode(&l, "c").unwrap().unwrap();
-        assert_eq!(enc(CqlType::Int, Literal::Number("2".into())), [0, 0, 0, 2]);
-        assert_eq!(
-            enc(CqlType::Text, Literal::Str("normalVal1".into())),
-            b"normalVal1"
-        );
-        assert_eq!(enc(CqlType::Boolean, Literal::Bool(true)), [1]);
-        assert_eq!(
-            enc(CqlType::Decimal, Literal::Number("-1.25".into())),
-            [0, 0, 0, 2, 0x83]
-        );
-        assert_eq!(decode_decimal(&[0, 0, 0, 2, 0x83]).unwrap(), "-1.25");
-        assert_eq!(decode_decimal(&[0, 0, 0, 3, 5]).unwrap(), "0.005");
-        assert!(CqlType::Int.encode(&Literal::Str("x".into()), "c").is_err());
-        assert!(CqlType::Int
-            .encode(&Literal::Number("3000000000".into()), "c")
-            .is_err());
-        assert!(CqlType::Ascii
-            .encode(&Literal::Str("é".into()), "c")
-            .is_err());
-        assert_eq!(CqlType::Int.encode(&Literal::Null, "c").unwrap(), None);
-    }
-
-    #[test]
-    fn blob_as_t_gives_exact_bytes_of_its_type_only() {
-        let blob = |t: &str, h: &str| Literal::BlobAs(t.into(), h.into());
-        let nan = CqlType::Double.encode(&blob("double", "7ff8000000000000"), "d");
-        assert_eq!(nan.unwrap(), Some(f64::NAN.to_be_bytes().to_vec()));
-        let dec = CqlType::Decimal.encode(&blob("decimal", "000000010f"), "m");
-        assert_eq!(dec.unwrap(), Some(vec![0, 0, 0, 1, 0x0f]));
-        assert!(CqlType::Double
-            .encode(&blob("int", "00000001"), "d")
-            .is_err());
-        assert!(CqlType::Double
-            .encode(&blob("double", "0001"), "d")
-            .is_err());
-        let parsed = crate::parse("INSERT INTO t (k) VALUES (blobAsInt(0x00000001))");
-        assert!(format!("{parsed:?}").contains("BlobAs(\"int\", \"00000001\")"));
-    }
-
-    #[test]
-    fn values_display_as_cqlsh_does() {
-        assert_eq!(CqlType::Boolean.display(&[1]), "True");
-        assert_eq!(CqlType::Blob.display(&[0xca, 0xfe]), "0xcafe");
-        assert_eq!(CqlType::Int.display(&[0, 0, 0, 5]), "5");
-        assert_eq!(CqlType::Int.display(&[1]), "0x01", "bad bytes show as hex");
-    }
-}
+mod tests;

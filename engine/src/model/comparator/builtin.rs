@@ -39,6 +39,14 @@ pub fn to_hex(bytes: &[u8]) -> String {
     s
 }
 
+/// A serialized value given in hex, checked against `cmp`: the text form of the types whose
+/// literals are the CQL layer's to parse (frozen collections, tuples).
+pub fn from_checked_hex(cmp: &dyn Comparator, text: &str) -> Result<Vec<u8>, MarshalError> {
+    let bytes = from_hex(text)?;
+    cmp.validate(&bytes)?;
+    Ok(bytes)
+}
+
 /// Parses hex (either case, optional `0x` prefix, even length).
 pub fn from_hex(text: &str) -> Result<Vec<u8>, MarshalError> {
     let t = text

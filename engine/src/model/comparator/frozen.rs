@@ -9,7 +9,7 @@
 //! (see `model::sort_key`): an element that is a prefix of another sorts first, and so does the
 //! collection that ends first. This file must not know about CQL statements.
 
-use super::builtin::{from_hex, to_hex};
+use super::builtin::{from_checked_hex, to_hex};
 use super::collection::{Collection, CqlLiteral};
 use super::{Comparator, MarshalError};
 use crate::model::sort_key::{escape_into, escaped_len, unescape_into};
@@ -192,9 +192,7 @@ impl Comparator for FrozenType {
 
     /// The serialized form in hex (a literal's form is the CQL layer's to parse).
     fn parse_text(&self, text: &str) -> Result<Vec<u8>, MarshalError> {
-        let bytes = from_hex(text)?;
-        self.validate(&bytes)?;
-        Ok(bytes)
+        from_checked_hex(self, text)
     }
 }
 

@@ -39,6 +39,7 @@ pub mod composite;
 pub mod cql_types;
 mod frozen;
 mod reversed;
+mod tuple;
 mod varint;
 
 use std::cmp::Ordering;
@@ -58,6 +59,7 @@ pub use cql_types::{
     ReversedType, ShortType, SimpleDateType, TimeType, TimestampType, UuidType,
 };
 pub use frozen::FrozenType;
+pub use tuple::TupleType;
 
 /// Why a name or a text literal does not fit a comparator.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
