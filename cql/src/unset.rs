@@ -51,9 +51,7 @@ pub fn without_unset<'t>(
             ..
         } => {
             let table = tables();
-            check_relations(relations, &is_unset)?;
-            check_condition(condition.as_ref(), &is_unset)?;
-            strip_using(using, &is_unset);
+            check_write(relations, condition.as_ref(), using, &is_unset)?;
             let before = assignments.len();
             *assignments = kept_assignments(assignments, table, &is_unset)?;
             if assignments.is_empty() && before > 0 && condition.is_none() {
@@ -68,9 +66,7 @@ pub fn without_unset<'t>(
             ..
         } => {
             let table = tables();
-            check_relations(relations, &is_unset)?;
-            check_condition(condition.as_ref(), &is_unset)?;
-            strip_using(using, &is_unset);
+            check_write(relations, condition.as_ref(), using, &is_unset)?;
             let before = columns.len();
             *columns = kept_deletions(columns, table, &is_unset)?;
             // A DELETE that named columns, all of them left out, must not become a DELETE of
@@ -100,6 +96,20 @@ fn is_key(t: &Table, column: &str) -> bool {
 
 fn unset_column(column: &str) -> CqlError {
     CqlError::invalid(format!("Invalid unset value for column {column}"))
+}
+
+/// What an `UPDATE` and a `DELETE` share: their `WHERE` and `IF` refuse an unset value, their
+/// `USING` leaves one out.
+fn check_write(
+    relations: &[Relation],
+    condition: Option<&Condition>,
+    using: &mut Using,
+    is_unset: &dyn Fn(&Term) -> bool,
+) -> Result<(), CqlError> {
+    check_relations(relations, is_unset)?;
+    check_condition(condition, is_unset)?;
+    strip_using(using, is_unset);
+    Ok(())
 }
 
 fn strip_using(u: &mut Using, is_unset: &dyn Fn(&Term) -> bool) {
