@@ -1,8 +1,9 @@
-//! Cassandra 5's `vector<T, n>` for fixed-size element types: one cell holding the `n`
-//! elements' bytes one after another, written from a list literal or a bound value whose
-//! element count and size are checked, read back and shown as Cassandra shows it. Not yet:
-//! vectors of variable-size elements, vectors in keys, and the similarity functions (they need
-//! the query issue's function calls); each is refused.
+//! Cassandra 5's `vector<T, n>`: one cell holding the `n` elements as Cassandra serializes them
+//! (a fixed-size type's bytes one after another, a variable-size type's each after its length),
+//! written from a list literal or a bound value whose element count and sizes are checked, read
+//! back and shown as Cassandra shows it. Not yet: vectors of collections or tuples, vectors in
+//! keys, and the similarity functions (they need the query issue's function calls); each is
+//! refused.
 
 // A test stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -11,20 +12,22 @@ mod common;
 
 use common::{ks_session, open_cql, refused, shown};
 
-const SCHEMA: &str =
-    "CREATE TABLE v (k int PRIMARY KEY, e vector<float, 3>, ids vector<bigint, 2>)";
+const SCHEMA: &str = "CREATE TABLE v (k int PRIMARY KEY, e vector<float, 3>, \
+                      ids vector<bigint, 2>, words vector<text, 2>)";
 
 #[test]
 fn a_vector_is_written_and_read_back_whole() {
     let dir = tempfile::tempdir().unwrap();
     let db = open_cql(dir.path(), SCHEMA);
     let mut cql = ks_session(&db);
-    cql.execute("INSERT INTO v (k, e, ids) VALUES (1, [0.5, -1, 2.25], [7, 8])")
-        .unwrap();
+    cql.execute(
+        "INSERT INTO v (k, e, ids, words) VALUES (1, [0.5, -1, 2.25], [7, 8], ['it''s', ''])",
+    )
+    .unwrap();
     db.flush_all().unwrap();
     assert_eq!(
-        shown(&mut cql, "SELECT e, ids FROM v WHERE k = 1"),
-        ["[0.5, -1, 2.25]|[7, 8]"]
+        shown(&mut cql, "SELECT e, ids, words FROM v WHERE k = 1"),
+        ["[0.5, -1, 2.25]|[7, 8]|['it''s', '']"]
     );
     let p = cql.prepare("UPDATE v SET e = ? WHERE k = ?").unwrap();
     let k = 1i32.to_be_bytes();
@@ -56,7 +59,7 @@ fn what_a_vector_cannot_be_is_refused() {
     );
     for q in [
         "CREATE TABLE n (k int PRIMARY KEY, e vector<float, 0>)",
-        "CREATE TABLE n (k int PRIMARY KEY, e vector<text, 2>)",
+        "CREATE TABLE n (k int PRIMARY KEY, e vector<list<int>, 2>)",
         "CREATE TABLE n (k vector<float, 2> PRIMARY KEY, v int)",
         "INSERT INTO v (k, e) VALUES (1, [1, null, 2])",
     ] {

@@ -221,7 +221,7 @@ impl Parser {
         Ok(out)
     }
 
-    /// The rest of `vector<T, n>` (after `vector`): a fixed-size element type and a positive
+    /// The rest of `vector<T, n>` (after `vector`): a scalar element type and a positive
     /// dimension.
     pub(super) fn vector_type(&mut self, depth: usize) -> Result<CqlType, CqlError> {
         self.sym("<")?;
@@ -237,9 +237,9 @@ impl Parser {
                 "vectors may only have positive dimensions",
             ));
         };
-        if e.fixed_size().is_none() {
+        if !e.is_vector_element() {
             return Err(CqlError::invalid(format!(
-                "vector<{e}, {n}>: vectors of elements of variable size are not supported yet"
+                "vector<{e}, {n}>: vectors of collections, tuples or vectors are not supported yet"
             )));
         }
         Ok(CqlType::Vector(e, n))

@@ -4,6 +4,8 @@
 //! literals (`1h30m`, `-2d`, `P1DT2H`, `P2W`), the bytes Cassandra stores (three zigzag
 //! variable-length integers, `DurationSerializer`), their check, and their text (`1y2mo3d4h`).
 
+use super::vint::{get_vint, put_vint};
+
 /// Nanoseconds per unit of a duration literal's time part.
 const NANOS: [(&str, i128); 6] = [
     ("h", 3_600_000_000_000),
@@ -148,33 +150,6 @@ fn quantity(n: &str) -> Option<i128> {
         return None;
     }
     n.parse().ok()
-}
-
-/// Cassandra's unsigned variable-length integer: the first byte's leading 1 bits count the
-/// bytes that follow, the value is big-endian in what is left.
-fn put_vint(v: u64, out: &mut Vec<u8>) {
-    let magnitude = (v | 1).leading_zeros() as i64;
-    let size = ((639 - magnitude * 9) >> 6) as usize;
-    let extra = size - 1;
-    let start = out.len();
-    out.extend((0..size).rev().map(|i| (v >> (8 * i)) as u8));
-    if extra > 0 {
-        out[start] |= !(0xffu8 >> extra);
-    }
-}
-
-fn get_vint(bytes: &mut &[u8]) -> Option<u64> {
-    let (&first, rest) = bytes.split_first()?;
-    let extra = (!first).leading_zeros() as usize;
-    if rest.len() < extra {
-        return None;
-    }
-    let mut v = u64::from(first & (0xffu8.checked_shr(extra as u32).unwrap_or(0)));
-    for &b in &rest[..extra] {
-        v = (v << 8) | u64::from(b);
-    }
-    *bytes = &rest[extra..];
-    Some(v)
 }
 
 fn zigzag(v: i64) -> u64 {

@@ -15,6 +15,7 @@ mod collection_value;
 mod duration;
 mod tuple;
 mod vector;
+mod vint;
 
 use super::error::CqlError;
 pub(super) use collection_value::{add_element, serialize, Element};

@@ -1,8 +1,10 @@
-//! Cassandra 5's `vector<T, n>`: exactly `n` elements of a fixed-size type, stored in one cell
-//! as their bytes one after another (no lengths: Cassandra's serialized form for fixed-size
-//! elements). Here: which element types a vector takes, its literal (`[0.1, 0.2, 0.3]`, the
-//! count checked), its check, its text and the marshal class name drivers see.
+//! Cassandra 5's `vector<T, n>`: exactly `n` elements, stored in one cell as Cassandra
+//! serializes them: a fixed-size type's bytes one after another, a variable-size type's each
+//! after its length as an unsigned variable-length integer. Here: which element types a vector
+//! takes, its literal (`[0.1, 0.2, 0.3]`, the count checked), its check, its text and the
+//! marshal class name drivers see.
 
+use super::vint::{get_vint, put_vint};
 use super::{CqlType, Literal};
 use crate::error::CqlError;
 
@@ -35,6 +37,13 @@ impl CqlType {
             CqlType::Time => "TimeType",
             CqlType::Uuid => "UUIDType",
             CqlType::Timeuuid => "TimeUUIDType",
+            CqlType::Ascii => "AsciiType",
+            CqlType::Text => "UTF8Type",
+            CqlType::Blob => "BytesType",
+            CqlType::Varint => "IntegerType",
+            CqlType::Decimal => "DecimalType",
+            CqlType::Inet => "InetAddressType",
+            CqlType::Duration => "DurationType",
             CqlType::Vector(e, n) => {
                 let e = e.marshal_class()?;
                 return Some(format!(
@@ -46,21 +55,51 @@ impl CqlType {
         Some(format!("org.apache.cassandra.db.marshal.{short}"))
     }
 
+    /// Whether a vector may hold this type: a scalar (a variable-size one too), not a
+    /// collection, a tuple or a vector.
+    pub fn is_vector_element(&self) -> bool {
+        self.comparator().is_some() && !matches!(self, CqlType::Tuple(_) | CqlType::Frozen(_))
+            || matches!(self, CqlType::Decimal | CqlType::Duration)
+    }
+
     /// A vector value's elements, each checked against the element type.
-    pub(super) fn vector_elements<'b>(&self, bytes: &'b [u8]) -> Result<Vec<&'b [u8]>, String> {
+    pub fn vector_elements<'b>(&self, bytes: &'b [u8]) -> Result<Vec<&'b [u8]>, String> {
         let CqlType::Vector(e, n) = self else {
             return Err(format!("{self} is not a vector"));
         };
-        let size = e
-            .fixed_size()
-            .ok_or("a vector of an element type without a fixed size")?;
-        if Some(bytes.len()) != size.checked_mul(*n) {
-            return Err(format!(
-                "a {self} takes {n} elements of {size} bytes, not {} bytes",
-                bytes.len()
-            ));
-        }
-        let items: Vec<&[u8]> = bytes.chunks(size).collect();
+        let items: Vec<&[u8]> = match e.fixed_size() {
+            Some(size) => {
+                if Some(bytes.len()) != size.checked_mul(*n) {
+                    return Err(format!(
+                        "a {self} takes {n} elements of {size} bytes, not {} bytes",
+                        bytes.len()
+                    ));
+                }
+                bytes.chunks(size).collect()
+            }
+            None => {
+                // Each element after its length; at least a byte each, checked before
+                // anything is allocated for `n` of them.
+                if bytes.len() < *n {
+                    return Err(format!("a {self} value of {} bytes", bytes.len()));
+                }
+                let mut rest = bytes;
+                let mut items = Vec::with_capacity(*n);
+                for _ in 0..*n {
+                    let len = get_vint(&mut rest)
+                        .and_then(|l| usize::try_from(l).ok())
+                        .filter(|&l| l <= rest.len())
+                        .ok_or_else(|| format!("a {self} element cut short"))?;
+                    let (item, tail) = rest.split_at(len);
+                    items.push(item);
+                    rest = tail;
+                }
+                if !rest.is_empty() {
+                    return Err(format!("bytes after the last element of a {self}"));
+                }
+                items
+            }
+        };
         for item in &items {
             e.check(item)?;
         }
@@ -73,7 +112,15 @@ impl CqlType {
             return None;
         };
         let items = self.vector_elements(bytes).ok()?;
-        let body: Vec<String> = items.iter().map(|b| e.display(b)).collect();
+        let body: Vec<String> = items
+            .iter()
+            .map(|b| match **e {
+                CqlType::Ascii | CqlType::Text => {
+                    format!("'{}'", e.display(b).replace('\'', "''"))
+                }
+                _ => e.display(b),
+            })
+            .collect();
         Some(format!("[{}]", body.join(", ")))
     }
 }
@@ -94,10 +141,14 @@ pub(super) fn encode(ty: &CqlType, items: &[Literal], column: &str) -> Result<Ve
         let b = e.encode(item, column)?.ok_or_else(|| {
             CqlError::invalid(format!("null is not supported inside vectors ({column})"))
         })?;
-        if Some(b.len()) != e.fixed_size() {
-            return Err(CqlError::invalid(format!(
-                "invalid {e} element for {column} of type {ty}"
-            )));
+        match e.fixed_size() {
+            Some(size) if size != b.len() => {
+                return Err(CqlError::invalid(format!(
+                    "invalid {e} element for {column} of type {ty}"
+                )))
+            }
+            Some(_) => {}
+            None => put_vint(b.len() as u64, &mut out),
         }
         out.extend_from_slice(&b);
     }
@@ -129,5 +180,17 @@ mod tests {
             v.marshal_class().unwrap(),
             "org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType, 3)"
         );
+    }
+
+    #[test]
+    fn variable_size_elements_follow_their_lengths() {
+        let v = CqlType::Vector(Box::new(CqlType::Text), 2);
+        let lit = [Literal::Str("ab".into()), Literal::Str(String::new())];
+        let b = encode(&v, &lit, "v").unwrap();
+        assert_eq!(b, [2, b'a', b'b', 0]);
+        assert_eq!(v.vector_text(&b).unwrap(), "['ab', '']");
+        for bad in [&[2, b'a'][..], &[1, b'a', 0, 9][..], &[0][..]] {
+            assert!(v.vector_elements(bad).is_err(), "{bad:?}");
+        }
     }
 }

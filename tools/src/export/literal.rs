@@ -39,13 +39,10 @@ pub fn literal(ty: &CqlType, bytes: &[u8]) -> Result<String, String> {
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(format!("({})", body.join(", ")))
         }
-        (None, CqlType::Vector(e, n)) => {
-            let size = e.fixed_size().unwrap_or(1);
-            if bytes.len() != size * n {
-                return Err(format!("a {ty} value of {} bytes", bytes.len()));
-            }
-            let body = bytes
-                .chunks(size)
+        (None, CqlType::Vector(e, _)) => {
+            let body = ty
+                .vector_elements(bytes)?
+                .into_iter()
                 .map(|b| literal(e, b))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(format!("[{}]", body.join(", ")))
