@@ -10,6 +10,7 @@ use supercolumn::model::comparator::CompositeType;
 pub(super) type Row = Vec<Option<(Vec<u8>, i64, Option<i64>)>>;
 
 /// What one selector outputs, resolved against the table once per statement.
+#[derive(Clone)]
 pub(super) enum Resolved {
     PartitionKey(usize),
     Clustering(usize),
@@ -17,6 +18,8 @@ pub(super) enum Resolved {
     Value(usize, bool),
     WriteTime(usize),
     Ttl(usize),
+    /// The row key (`token()`'s argument).
+    RowKey,
     Nothing,
 }
 
@@ -33,7 +36,7 @@ pub(super) fn resolve(t: &Table, selectors: &[Selector]) -> Vec<Resolved> {
             },
             Selector::WriteTime(c) => index(c).map_or(Resolved::Nothing, Resolved::WriteTime),
             Selector::Ttl(c) => index(c).map_or(Resolved::Nothing, Resolved::Ttl),
-            Selector::Count => Resolved::Nothing,
+            _ => Resolved::Nothing,
         })
         .collect();
     // The last selector of a column takes its value; earlier ones copy it.
@@ -75,6 +78,7 @@ pub(super) fn cell_parts(name: &[u8], n: usize) -> Option<CellParts<'_>> {
 /// One output row of a CQL row whose cells share the clustering prefix `prefix`.
 pub(super) fn project(
     resolved: &[Resolved],
+    key: &[u8],
     pk: &[Vec<u8>],
     prefix: &[u8],
     mut row: Row,
@@ -96,6 +100,7 @@ pub(super) fn project(
                 let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
                 Some((left as i32).to_be_bytes().to_vec())
             }
+            Resolved::RowKey => Some(key.to_vec()),
             Resolved::Nothing => None,
         })
         .collect()

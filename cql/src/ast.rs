@@ -4,6 +4,21 @@
 pub use super::types::Op;
 use super::types::{CqlType, Literal};
 
+/// An arithmetic operator of a selector: `+ - * / %`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arith {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+}
+
 /// `[keyspace.]table`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableName {
@@ -95,6 +110,46 @@ pub enum Selector {
     Ttl(String),
     /// `COUNT(*)` / `COUNT(1)`
     Count,
+    /// `name(args…)`: a native function or aggregate.
+    Call(String, Vec<Selector>),
+    /// `CAST(x AS type)`
+    Cast(Box<Selector>, CqlType),
+    /// A literal operand or argument.
+    Literal(Literal),
+    /// `l op r`
+    Arith(Arith, Box<Selector>, Box<Selector>),
+    /// `-x`
+    Negate(Box<Selector>),
+}
+
+impl Selector {
+    /// The text Cassandra names its result column by: the selector as written, functions
+    /// under their `system.` names.
+    pub fn text(&self) -> String {
+        match self {
+            Selector::Column(c) => c.clone(),
+            Selector::WriteTime(c) => format!("writetime({c})"),
+            Selector::Ttl(c) => format!("ttl({c})"),
+            Selector::Count => "count".into(),
+            Selector::Call(f, args) => {
+                let args: Vec<String> = args.iter().map(Selector::text).collect();
+                format!("system.{}({})", f.to_ascii_lowercase(), args.join(", "))
+            }
+            Selector::Cast(x, t) => format!("cast({} as {t})", x.text()),
+            Selector::Literal(l) => l.text(),
+            Selector::Arith(op, l, r) => {
+                let sym = match op {
+                    Arith::Add => "+",
+                    Arith::Sub => "-",
+                    Arith::Mul => "*",
+                    Arith::Div => "/",
+                    Arith::Rem => "%",
+                };
+                format!("{} {sym} {}", l.text(), r.text())
+            }
+            Selector::Negate(x) => format!("-{}", x.text()),
+        }
+    }
 }
 
 /// An assignment of `UPDATE … SET`.
@@ -289,8 +344,12 @@ pub struct Select {
     pub distinct: bool,
     /// Selectors; empty for `*`.
     pub selectors: Vec<Selector>,
+    /// Each selector's `AS` name, if it has one.
+    pub aliases: Vec<Option<String>>,
     /// `WHERE`
     pub relations: Vec<Relation>,
+    /// `GROUP BY` columns, in order.
+    pub group_by: Vec<String>,
     /// `ORDER BY` (column, descending).
     pub order_by: Vec<(String, bool)>,
     /// `PER PARTITION LIMIT`

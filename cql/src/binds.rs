@@ -5,9 +5,11 @@
 
 use super::ast::{Assignment, Bind, Condition, Relation, Selector, Statement, Term, Using};
 use super::error::CqlError;
+use super::functions::{fold, Context};
 use super::table::Table;
 use super::types::CqlType;
-use super::types::Literal;
+use supercolumn::model::partitioner::Partitioner;
+use supercolumn::model::timeuuid::TimeUuidGenerator;
 
 /// What one marker stands for: the name a client binds it by (its own for `:name`, else its
 /// column's), the column (or pseudo-column) it is bound to, and the type.
@@ -182,16 +184,30 @@ fn walk(s: &Statement, tables: Tables<'_>, out: &mut Out) {
     }
 }
 
+/// A term given for `column`: a literal must be of its type.
+fn literal(table: &Table, column: &str, t: &Term) -> Result<(), CqlError> {
+    let (_, def) = table.column(column)?;
+    match t {
+        Term::Bind(_) => Ok(()),
+        // Calls are chosen and typed (and evaluated) as Cassandra does at PREPARE; what they
+        // give at execution is the session's to compute.
+        Term::Literal(lit) if lit.has_call() => {
+            let uuids = TimeUuidGenerator::new(0);
+            let cx = Context {
+                now_micros: 0,
+                uuids: &uuids,
+                partitioner: Partitioner::default(),
+            };
+            def.ty.encode(&fold(lit, &def.ty, &cx)?, column).map(|_| ())
+        }
+        Term::Literal(lit) => def.ty.encode(lit, column).map(|_| ()),
+    }
+}
+
 /// Checks at PREPARE time what Cassandra checks then: every column the statement names
 /// exists in its table, and every literal given for a column is of that column's type.
 pub fn check(statement: &Statement, table: &Table) -> Result<(), CqlError> {
-    let literal = |column: &str, t: &Term| -> Result<(), CqlError> {
-        let (_, def) = table.column(column)?;
-        match t {
-            Term::Literal(Literal::Now) | Term::Bind(_) => Ok(()),
-            Term::Literal(lit) => def.ty.encode(lit, column).map(|_| ()),
-        }
-    };
+    let literal = |column: &str, t: &Term| literal(table, column, t);
     let relations = |rs: &[Relation]| -> Result<(), CqlError> {
         for r in rs {
             match r {

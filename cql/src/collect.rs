@@ -6,11 +6,13 @@
 
 use super::assemble::{cell_parts, project, Row};
 use super::error::CqlError;
+use super::functions::Context;
 use super::page::Position;
 use super::pages::PAGE;
 use super::rows::Rows;
 use super::select_plan::SelectPlan;
 use super::select_shape::merged;
+use super::selection::Group;
 use super::table::{Kind, Table};
 use super::types::{add_element, matches_filter, CqlType};
 use supercolumn::model::comparator::CompositeType;
@@ -87,6 +89,19 @@ pub(super) struct Collect<'p> {
     statics: Row,
     /// Rows met in the partition being read, whether they passed the filters or not.
     rows_met: usize,
+    /// The group being aggregated (aggregates, or `GROUP BY`).
+    group: Option<OpenGroup>,
+    /// An error met where a `bool` says whether to go on.
+    failed: Option<CqlError>,
+    cx: Context<'p>,
+}
+
+/// A group being aggregated: its key (the partition key and the grouped clustering prefix;
+/// `None` without `GROUP BY`), its state, and its last row's place (where a page ends).
+struct OpenGroup {
+    key: Option<(Vec<u8>, Vec<u8>)>,
+    group: Group,
+    last: Option<(Vec<u8>, Vec<u8>, usize)>,
 }
 
 /// The row being assembled: the name of its first cell (whose first `len` bytes are the
@@ -95,13 +110,23 @@ pub(super) type Open = (Vec<u8>, usize, Row);
 
 impl<'p> Collect<'p> {
     /// The rows of `p` this call assembles: at most `limit`, a page when `paged`.
-    pub(super) fn new(p: &'p SelectPlan, limit: usize, paged: bool) -> Collect<'p> {
+    pub(super) fn new(
+        p: &'p SelectPlan,
+        limit: usize,
+        paged: bool,
+        cx: Context<'p>,
+    ) -> Collect<'p> {
         Collect {
             p,
             out: Rows::new(p.columns.clone()),
             count: 0,
-            // A post-query ORDER BY merges every partition's first rows, then cuts.
-            limit: if p.post_order { usize::MAX } else { limit },
+            // A post-query ORDER BY merges every partition's first rows, then cuts; aggregates
+            // without GROUP BY read every row for their one row (Cassandra ignores the LIMIT).
+            limit: if p.post_order || p.aggregating {
+                usize::MAX
+            } else {
+                limit
+            },
             per_partition: if p.post_order {
                 p.per_partition.min(limit)
             } else {
@@ -112,6 +137,9 @@ impl<'p> Collect<'p> {
             merge_keys: Vec::new(),
             statics: Row::new(),
             rows_met: 0,
+            group: None,
+            failed: None,
+            cx,
         }
     }
 
@@ -159,7 +187,7 @@ impl<'p> Collect<'p> {
                 .is_some_and(|(name, len, _)| name[..*len] != *prefix)
             {
                 if let Some((name, len, row)) = current.take() {
-                    if !self.emit(key, &pk, &name[..len], row, in_partition) {
+                    if !self.emit(key, &pk, &name[..len], row, in_partition)? {
                         return Ok(self.count < self.limit);
                     }
                 }
@@ -176,13 +204,13 @@ impl<'p> Collect<'p> {
             take(&self.p.table, &mut current, cell, at, self.p.reversed);
         }
         if let Some((name, len, row)) = current.take() {
-            self.emit(key, &pk, &name[..len], row, in_partition);
+            self.emit(key, &pk, &name[..len], row, in_partition)?;
         }
         Ok(self.count < self.limit)
     }
 
-    /// A whole row of partition `key` (split into `pk`): returned (or counted) when it passes
-    /// the filters. `false` once no more rows are wanted from this partition or at all.
+    /// A whole row of partition `key` (split into `pk`): returned (or aggregated) when it
+    /// passes the filters. `false` once no more rows are wanted from this partition or at all.
     fn emit(
         &mut self,
         key: &[u8],
@@ -190,7 +218,7 @@ impl<'p> Collect<'p> {
         prefix: &[u8],
         row: Row,
         in_partition: &mut usize,
-    ) -> bool {
+    ) -> Result<bool, CqlError> {
         let p = self.p;
         let mut row = row;
         self.rows_met += 1;
@@ -203,6 +231,9 @@ impl<'p> Collect<'p> {
             let value = row[*i].as_ref().map(|x| x.0.as_slice());
             matches_filter(&p.table.columns[*i].ty, value, *op, v)
         });
+        if passes && (p.aggregating || p.group_by.is_some()) {
+            return self.group_row(key, pk, prefix, row, in_partition);
+        }
         if passes {
             *in_partition += 1;
             self.count += 1;
@@ -212,12 +243,67 @@ impl<'p> Collect<'p> {
             if p.post_order {
                 self.merge_keys.push(prefix.to_vec());
             }
-            if !p.counting {
-                let row = project(&p.resolved, pk, prefix, row, p.now_seconds);
-                self.out.push_row(row.iter().map(Option::as_deref));
+            let row = project(&p.resolved, key, pk, prefix, row, p.now_seconds);
+            match &p.selection {
+                Some(sel) => {
+                    let out = sel.row(&row, &self.cx)?;
+                    self.out.push_row(out.iter().map(Option::as_deref));
+                }
+                None => self.out.push_row(row.iter().map(Option::as_deref)),
             }
         }
-        self.count < self.limit && *in_partition < self.per_partition && !p.distinct
+        Ok(self.count < self.limit && *in_partition < self.per_partition && !p.distinct)
+    }
+
+    /// Adds a row to its group, first closing the group before it when this row starts
+    /// another. `false` once the groups wanted are complete.
+    fn group_row(
+        &mut self,
+        key: &[u8],
+        pk: &[Vec<u8>],
+        prefix: &[u8],
+        row: Row,
+        in_partition: &mut usize,
+    ) -> Result<bool, CqlError> {
+        let p = self.p;
+        let Some(sel) = &p.selection else {
+            return Ok(false);
+        };
+        let inputs = project(&p.resolved, key, pk, prefix, row, p.now_seconds);
+        let group_key = p
+            .group_by
+            .map(|n| (key.to_vec(), clustering_prefix(prefix, n)));
+        if self.group.as_ref().is_some_and(|g| g.key != group_key) {
+            self.close_group()?;
+            if self.count >= self.limit {
+                return Ok(false);
+            }
+        }
+        let g = self.group.get_or_insert_with(|| OpenGroup {
+            key: group_key,
+            group: sel.group(),
+            last: None,
+        });
+        sel.add(&mut g.group, inputs, &self.cx)?;
+        *in_partition += 1;
+        if self.paged {
+            g.last = Some((key.to_vec(), prefix.to_vec(), *in_partition));
+        }
+        Ok(true)
+    }
+
+    /// The open group's output row.
+    fn close_group(&mut self) -> Result<(), CqlError> {
+        let (Some(g), Some(sel)) = (self.group.take(), &self.p.selection) else {
+            return Ok(());
+        };
+        let out = sel.finish(&g.group, &self.cx)?;
+        self.out.push_row(out.iter().map(Option::as_deref));
+        self.count += 1;
+        if g.last.is_some() {
+            self.last = g.last;
+        }
+        Ok(())
     }
 
     /// Starts a partition whose static columns are `statics`.
@@ -236,22 +322,34 @@ impl<'p> Collect<'p> {
         }
         let pk = self.p.table.split_row_key(key);
         let row = vec![None; self.p.table.columns.len()];
-        self.emit(key, &pk, &[], row, in_partition);
+        // A group's error surfaces when the result is finished.
+        if let Err(e) = self.emit(key, &pk, &[], row, in_partition) {
+            self.failed = Some(e);
+            return false;
+        }
         self.count < self.limit
     }
 
     /// The result, and where it ended when it is a full page short of the LIMIT (more rows
     /// may follow).
     pub(super) fn finish(
-        self,
+        mut self,
         resume: Option<&Position>,
         limit_left: usize,
-    ) -> (Rows, Option<Position>) {
+    ) -> Result<(Rows, Option<Position>), CqlError> {
         let p = self.p;
-        let mut out = self.out;
-        if p.counting {
-            out.push_row([Some(&(self.count as i64).to_be_bytes()[..])]);
+        if let Some(e) = self.failed.take() {
+            return Err(e);
         }
+        self.close_group()?;
+        if p.aggregating && self.count == 0 {
+            // Aggregates over no row are still one row (a count of 0, a null max).
+            if let Some(sel) = &p.selection {
+                let out = sel.finish(&sel.group(), &self.cx)?;
+                self.out.push_row(out.iter().map(Option::as_deref));
+            }
+        }
+        let mut out = self.out;
         if p.post_order {
             out = merged(&p.table, out, &self.merge_keys, p.reversed, limit_left);
         }
@@ -266,6 +364,17 @@ impl<'p> Collect<'p> {
                 in_partition: n as u64,
                 returned: resume.map_or(0, |r| r.returned) + self.count as u64,
             });
-        (out, end)
+        Ok((out, end))
     }
+}
+
+/// The first `n` clustering values of a row's clustering prefix.
+fn clustering_prefix(prefix: &[u8], n: usize) -> Vec<u8> {
+    let mut parts = CompositeType::components_of(prefix);
+    for _ in 0..n {
+        if parts.next().is_none() {
+            break;
+        }
+    }
+    prefix[..parts.offset()].to_vec()
 }

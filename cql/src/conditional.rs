@@ -424,7 +424,9 @@ impl Session<'_> {
             },
             distinct: false,
             selectors: Vec::new(),
+            aliases: Vec::new(),
             relations,
+            group_by: Vec::new(),
             order_by: Vec::new(),
             per_partition_limit: None,
             // A partition's statics come with its first row (or alone, when it has none).

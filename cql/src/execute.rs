@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::ast::{Bind, Condition, Statement, TableName, Term, Using};
 use super::error::CqlError;
+use super::functions::fold;
 use super::plan;
 use super::session::Session;
 use super::table::Table;
@@ -185,8 +186,8 @@ impl Session<'_> {
         column: &str,
     ) -> Result<Option<Vec<u8>>, CqlError> {
         match term {
-            Term::Literal(Literal::Now) if matches!(ty, CqlType::Timeuuid | CqlType::Uuid) => {
-                Ok(Some(self.fresh_timeuuid().to_vec()))
+            Term::Literal(lit) if lit.has_call() => {
+                ty.encode(&fold(lit, ty, &self.functions())?, column)
             }
             Term::Literal(lit) => ty.encode(lit, column),
             Term::Bind(b) => match self.bound(b)? {

@@ -82,9 +82,9 @@ fn is_duration(run: &str) -> bool {
     any
 }
 
-const SYMBOLS: [&str; 19] = [
+const SYMBOLS: [&str; 21] = [
     "<=", ">=", "!=", "(", ")", ",", ";", ".", "=", "<", ">", "{", "}", "[", "]", ":", "+", "-",
-    "*",
+    "*", "/", "%",
 ];
 
 /// Longest statement text accepted, so a hostile input cannot make the lexer allocate without end.

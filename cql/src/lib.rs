@@ -29,6 +29,7 @@ mod compact;
 mod conditional;
 mod error;
 mod execute;
+mod functions;
 #[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod fuzz;
@@ -45,6 +46,7 @@ mod schema_change;
 mod select;
 mod select_plan;
 mod select_shape;
+mod selection;
 mod served;
 mod session;
 mod slice_plan;
@@ -139,7 +141,7 @@ impl<'db> Session<'db> {
                 let table = self.table(t)?;
                 binds::check(&statement, &table)?;
                 if let Statement::Select(sel) = &statement {
-                    select_shape::validate(&table, sel)?;
+                    select_shape::validate(&table, sel, self.db.partitioner())?;
                 }
                 (Some(ks), Some((table, id)))
             }

@@ -18,7 +18,7 @@ use super::error::CqlError;
 use super::plan_values::{checked, resolve, row_key, sort_suffix, source, Check, Parts, Source};
 use super::plan_values::{push_ttl, push_write_time};
 use super::rows::{Columns, Rows};
-use super::select_shape::output_columns;
+use super::select_shape::plain_columns;
 use super::session::{CqlResult, Session};
 use super::slice_plan::SlicePlan;
 use super::table::{Kind, Table};
@@ -155,6 +155,7 @@ fn insert_plan(
 
 fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
     let plain = !s.distinct
+        && s.group_by.is_empty()
         && s.order_by.is_empty()
         && s.limit.is_none()
         && s.per_partition_limit.is_none()
@@ -185,7 +186,7 @@ fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
         .chain(regular.iter().map(|&i| t.columns[i].name.as_str()))
         .map(sort_suffix)
         .collect();
-    let (columns, selectors) = output_columns(t, s).ok()?;
+    let (columns, selectors) = plain_columns(t, s)?.ok()?;
     let read_index = |c: &str| {
         let (i, def) = t.column(c).ok()?;
         match def.kind {
@@ -203,7 +204,7 @@ fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
             }),
             Selector::WriteTime(c) => read_index(c)?.ok().map(Out::WriteTime),
             Selector::Ttl(c) => read_index(c)?.ok().map(Out::Ttl),
-            Selector::Count => None,
+            _ => None,
         })
         .collect::<Option<Vec<_>>>()?;
     Some(PointReadPlan {

@@ -12,7 +12,7 @@ use smallvec::SmallVec;
 use super::ast::Term;
 use super::error::CqlError;
 use super::rows::Rows;
-use super::types::{CqlType, Literal};
+use super::types::CqlType;
 use supercolumn::model::comparator::{Comparator, CompositeType, Utf8Type};
 
 /// Key or clustering values of one statement (inline for the usual few).
@@ -71,7 +71,8 @@ pub(super) fn source(
             });
             Some(Source::Bind(b.index()))
         }
-        Term::Literal(Literal::Now) => None,
+        // A call is evaluated per execution (`now()`), by the general path.
+        Term::Literal(lit) if lit.has_call() => None,
         Term::Literal(lit) => ty.encode(lit, column).ok().flatten().map(Source::Literal),
     }
 }

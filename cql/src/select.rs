@@ -123,14 +123,14 @@ impl Session<'_> {
         self.execute_select(&plan, page)
     }
 
-    /// Runs `p`: all its rows, or the page `page` asks for. (A `COUNT(*)` is one row, never
-    /// paged.)
+    /// Runs `p`: all its rows, or the page `page` asks for. (Aggregates without `GROUP BY`
+    /// are one row, never paged.)
     pub(super) fn execute_select(
         &self,
         p: &SelectPlan,
         page: Option<&PageRequest>,
     ) -> Result<(Rows, Option<Position>), CqlError> {
-        let page = page.filter(|_| !p.counting);
+        let page = page.filter(|_| !p.aggregating);
         let resume = page.and_then(|r| r.after.as_ref());
         // LIMIT counts the rows of every page; this call returns at most a page of them.
         let returned = resume.map_or(0, |r| usize::try_from(r.returned).unwrap_or(usize::MAX));
@@ -144,12 +144,12 @@ impl Session<'_> {
                 "Cannot page queries with both ORDER BY and a IN restriction on the partition key; you must either remove the ORDER BY or the IN and sort client side, or disable paging for this query",
             ));
         }
-        let mut c = Collect::new(p, limit, page.is_some());
+        let mut c = Collect::new(p, limit, page.is_some(), self.functions());
         match &p.partitions {
             Partitions::Keys(keys) => self.read_partitions(&mut c, keys, resume)?,
             Partitions::Scan(span) => self.scan(&mut c, span, resume)?,
         }
-        Ok(c.finish(resume, limit_left))
+        c.finish(resume, limit_left)
     }
 
     /// Reads the named partitions `keys`, in order, from where `resume` left off.

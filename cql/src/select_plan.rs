@@ -9,10 +9,11 @@
 use std::sync::Arc;
 
 use super::assemble::{resolve, Resolved};
-use super::ast::{Op, Relation, Select, Selector, Term};
+use super::ast::{Op, Relation, Select, Term};
 use super::bounds::{clustering_slices, Bounds};
 use super::error::CqlError;
 use super::select_shape::{output_columns, read_reversed, validate};
+use super::selection::{self, Selection};
 use super::session::Session;
 use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
@@ -62,8 +63,14 @@ pub(super) struct SelectPlan {
     /// The result's columns, and what fills each.
     pub columns: Vec<(String, CqlType)>,
     pub resolved: Vec<Resolved>,
-    /// `COUNT(*)`: one row, the number of rows matched; never paged.
-    pub counting: bool,
+    /// What the selectors compute from `resolved`'s values, when more than those values.
+    pub selection: Option<Selection>,
+    /// Aggregates without `GROUP BY`: one row over every row matched; never paged, LIMIT
+    /// counts that row.
+    pub aggregating: bool,
+    /// `GROUP BY`: rows sharing their partition and this many leading clustering values are
+    /// one group, one output row (the LIMIT and a page count groups).
+    pub group_by: Option<usize>,
     pub distinct: bool,
     /// The statement's LIMIT, counted across pages (`usize::MAX`: none).
     pub limit: usize,
@@ -100,7 +107,8 @@ impl Session<'_> {
     /// The plan of `s` with the session's bound values, or why the query cannot run.
     pub(super) fn plan_select(&self, s: &Select) -> Result<SelectPlan, CqlError> {
         let t = self.table(&s.table)?;
-        validate(&t, s)?;
+        let partitioner = self.db.partitioner();
+        validate(&t, s, partitioner)?;
         let r = self.restrictions(&t, s)?;
         if !r.filters.is_empty() && !s.allow_filtering {
             return Err(CqlError::invalid(NEEDS_FILTERING));
@@ -112,7 +120,13 @@ impl Session<'_> {
             // The slices are in clustering order; a reversed read takes them last first.
             slices.reverse();
         }
-        let (columns, selectors) = output_columns(&t, s)?;
+        let (columns, selectors, selection) = output_columns(&t, s, partitioner)?;
+        let group_by = group_by(&t, s, &r.eq)?;
+        // GROUP BY over plain columns still groups: each group gives its first row.
+        let selection = match selection {
+            None if group_by.is_some() => Some(selection::resolve(&t, &selectors, partitioner)?.0),
+            other => other,
+        };
         let limit = self.positive(s.limit.as_ref(), "LIMIT")?;
         let per_partition = self.positive(s.per_partition_limit.as_ref(), "PER PARTITION LIMIT")?;
         let keys = partition_keys(&t, &r.eq)?;
@@ -125,9 +139,12 @@ impl Session<'_> {
                 "restricting clustering columns without the partition key needs ALLOW FILTERING",
             ));
         }
-        let counting = matches!(selectors.first(), Some(Selector::Count));
-        let post_order =
-            !counting && !s.order_by.is_empty() && keys.as_ref().is_some_and(|k| k.len() > 1);
+        let aggregating =
+            group_by.is_none() && selection.as_ref().is_some_and(Selection::aggregating);
+        let post_order = !aggregating
+            && group_by.is_none()
+            && !s.order_by.is_empty()
+            && keys.as_ref().is_some_and(|k| k.len() > 1);
         let one_row = t
             .clustering
             .iter()
@@ -142,13 +159,18 @@ impl Session<'_> {
         Ok(SelectPlan {
             whole_partitions,
             partitions: keys.map_or(Partitions::Scan(r.span), Partitions::Keys),
-            resolved: resolve(&t, &selectors),
+            resolved: match &selection {
+                Some(sel) => sel.inputs.clone(),
+                None => resolve(&t, &selectors),
+            },
+            selection,
+            aggregating,
+            group_by,
             table: t,
             slices,
             reversed,
             filters: r.filters,
             columns,
-            counting,
             distinct: s.distinct,
             limit,
             per_partition,
@@ -377,6 +399,53 @@ fn names_of_one_row(
         .map(|n| t.cell_name(&ck, n))
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
+}
+
+/// How many leading clustering columns a `GROUP BY` groups by (`None`: no `GROUP BY`). Its
+/// columns must follow the primary key's order, from the whole partition key on; a column
+/// restricted by `=` may be left out (Cassandra's rules and messages).
+fn group_by(t: &Table, s: &Select, eq: &[Option<Vec<Vec<u8>>>]) -> Result<Option<usize>, CqlError> {
+    if s.group_by.is_empty() {
+        return Ok(None);
+    }
+    const ORDER: &str = "Group by currently only support groups of columns following their declared order in the PRIMARY KEY";
+    let mut pk = t.partition_key.iter().chain(&t.clustering).copied();
+    let mut clustering = 0;
+    let mut covered = 0;
+    for name in &s.group_by {
+        let (i, d) = t.column(name)?;
+        if d.kind == Kind::Regular {
+            return Err(CqlError::invalid(format!(
+                "Group by is currently only supported on the columns of the PRIMARY KEY, got {name}"
+            )));
+        }
+        loop {
+            let Some(next) = pk.next() else {
+                return Err(CqlError::invalid(ORDER));
+            };
+            covered += 1;
+            if matches!(t.columns[next].kind, Kind::Clustering(_)) {
+                clustering += 1;
+            }
+            if next == i {
+                break;
+            }
+            if eq[next].as_ref().is_none_or(|v| v.len() != 1) {
+                return Err(CqlError::invalid(ORDER));
+            }
+        }
+    }
+    if covered < t.partition_key.len() {
+        return Err(CqlError::invalid(
+            "Group by is not supported on only a part of the partition key",
+        ));
+    }
+    if clustering > 0 && s.distinct {
+        return Err(CqlError::invalid(
+            "Grouping on clustering columns is not allowed for SELECT DISTINCT queries",
+        ));
+    }
+    Ok(Some(clustering))
 }
 
 /// Sets a column's restriction of one kind, refusing a second.

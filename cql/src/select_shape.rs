@@ -6,8 +6,10 @@
 use super::ast::{Op, Relation, Select, Selector};
 use super::error::CqlError;
 use super::rows::Rows;
-use super::table::{ColumnDef, Kind, Table};
+use super::selection::{plain, resolve, selection_function, Selection};
+use super::table::{Kind, Table};
 use super::types::CqlType;
+use supercolumn::model::partitioner::Partitioner;
 
 /// `rows` (partition after partition, each in read order) merged by their clustering prefixes
 /// in read order, the earlier partition first among equals, and cut to `limit`.
@@ -35,26 +37,11 @@ pub(super) fn merged(
     out
 }
 
-/// `writeTime` and `ttl` take a regular column holding one cell (Cassandra's messages).
-fn selection_function(d: &ColumnDef, f: &str) -> Result<(), CqlError> {
-    let c = &d.name;
-    if d.kind != Kind::Regular {
-        return Err(CqlError::invalid(format!(
-            "Cannot use selection function {f} on PRIMARY KEY part {c}"
-        )));
-    }
-    if d.ty.is_collection() {
-        return Err(CqlError::invalid(format!(
-            "Cannot use selection function {f} on non-frozen collection {c}"
-        )));
-    }
-    Ok(())
-}
-
 /// What Cassandra refuses in a `SELECT` before reading anything, checked at PREPARE time too.
-pub(super) fn validate(t: &Table, s: &Select) -> Result<(), CqlError> {
-    let counting = matches!(s.selectors.first(), Some(Selector::Count));
-    if s.per_partition_limit.is_some() && counting {
+pub(super) fn validate(t: &Table, s: &Select, p: Partitioner) -> Result<(), CqlError> {
+    let (_, _, selection) = output_columns(t, s, p)?;
+    let aggregating = selection.as_ref().is_some_and(Selection::aggregating);
+    if s.per_partition_limit.is_some() && aggregating {
         return Err(CqlError::invalid(
             "PER PARTITION LIMIT is not allowed with aggregate queries.",
         ));
@@ -76,7 +63,7 @@ pub(super) fn validate(t: &Table, s: &Select) -> Result<(), CqlError> {
             "ORDER BY is only supported when the partition key is restricted by an EQ or an IN.",
         ));
     }
-    output_columns(t, s).map(|_| ())
+    Ok(())
 }
 
 /// Whether the read walks the clustering order backwards (`ORDER BY` against the declared
@@ -107,8 +94,12 @@ pub(super) fn read_reversed(t: &Table, order_by: &[(String, bool)]) -> Result<bo
 /// A result's typed columns, and the selector that fills each.
 type Output = (Vec<(String, CqlType)>, Vec<Selector>);
 
-/// The result's columns and what fills each.
-pub(super) fn output_columns(t: &Table, s: &Select) -> Result<Output, CqlError> {
+/// The result's columns and what fills each, when every selector is a column, a `WRITETIME`
+/// or a `TTL` (`*` included); `None` when some selector computes.
+pub(super) fn plain_columns(t: &Table, s: &Select) -> Option<Result<Output, CqlError>> {
+    if !plain(&s.selectors) {
+        return None;
+    }
     let selectors: Vec<Selector> = if s.selectors.is_empty() {
         let keys = t.partition_key.iter().chain(&t.clustering).copied();
         let cols: Vec<usize> = if s.distinct {
@@ -124,35 +115,73 @@ pub(super) fn output_columns(t: &Table, s: &Select) -> Result<Output, CqlError> 
     } else {
         s.selectors.clone()
     };
-    if selectors.iter().any(|x| matches!(x, Selector::Count)) && selectors.len() > 1 {
+    let mut columns = Vec::new();
+    for (n, sel) in selectors.iter().enumerate() {
+        let (c, ty) = match sel {
+            Selector::Column(c) => {
+                let d = match t.column(c) {
+                    Ok((_, d)) => d,
+                    Err(e) => return Some(Err(e)),
+                };
+                if s.distinct && !matches!(d.kind, Kind::PartitionKey(_)) && !d.is_static {
+                    return Some(Err(CqlError::invalid(format!(
+                        "SELECT DISTINCT queries must only request partition key columns and/or static columns (not {c})"
+                    ))));
+                }
+                (c, d.ty.clone())
+            }
+            Selector::WriteTime(c) | Selector::Ttl(c) => {
+                let wt = matches!(sel, Selector::WriteTime(_));
+                let checked = t
+                    .column(c)
+                    .and_then(|(_, d)| selection_function(d, if wt { "writeTime" } else { "ttl" }));
+                if let Err(e) = checked {
+                    return Some(Err(e));
+                }
+                (c, if wt { CqlType::Bigint } else { CqlType::Int })
+            }
+            _ => return None,
+        };
+        let name = match s.aliases.get(n).cloned().flatten() {
+            Some(alias) => alias,
+            None if matches!(sel, Selector::Column(_)) => c.clone(),
+            None => sel.text(),
+        };
+        columns.push((name, ty));
+    }
+    Some(Ok((columns, selectors)))
+}
+
+/// A result's typed columns, the selector filling each, and the selection computing them.
+type Computed = (Vec<(String, CqlType)>, Vec<Selector>, Option<Selection>);
+
+/// The result's columns, what fills each, and, when some selector computes (a function, an
+/// aggregate, arithmetic), the selection that does.
+pub(super) fn output_columns(t: &Table, s: &Select, p: Partitioner) -> Result<Computed, CqlError> {
+    if let Some(plain) = plain_columns(t, s) {
+        let (columns, selectors) = plain?;
+        return Ok((columns, selectors, None));
+    }
+    if s.distinct {
         return Err(CqlError::invalid(
-            "COUNT(*) cannot be selected with other columns here",
+            "SELECT DISTINCT queries must only request partition key columns and/or static columns",
         ));
     }
-    let mut columns = Vec::new();
-    for sel in &selectors {
-        columns.push(match sel {
-            Selector::Column(c) => {
-                let (_, d) = t.column(c)?;
-                if s.distinct && !matches!(d.kind, Kind::PartitionKey(_)) && !d.is_static {
-                    return Err(CqlError::invalid(format!(
-                        "SELECT DISTINCT queries must only request partition key columns and/or static columns (not {c})"
-                    )));
-                }
-                (c.clone(), d.ty.clone())
-            }
-            Selector::WriteTime(c) => {
-                let (_, d) = t.column(c)?;
-                selection_function(d, "writeTime")?;
-                (format!("writetime({c})"), CqlType::Bigint)
-            }
-            Selector::Ttl(c) => {
-                let (_, d) = t.column(c)?;
-                selection_function(d, "ttl")?;
-                (format!("ttl({c})"), CqlType::Int)
-            }
-            Selector::Count => ("count".to_string(), CqlType::Bigint),
-        });
-    }
-    Ok((columns, selectors))
+    let (selection, types) = resolve(t, &s.selectors, p)?;
+    let columns = s
+        .selectors
+        .iter()
+        .zip(types)
+        .enumerate()
+        .map(|(n, (sel, ty))| {
+            let name = s
+                .aliases
+                .get(n)
+                .cloned()
+                .flatten()
+                .unwrap_or_else(|| sel.text());
+            (name, ty)
+        })
+        .collect();
+    Ok((columns, s.selectors.clone(), Some(selection)))
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use supercolumn::model::timeuuid::TimeUuidGenerator;
 use supercolumn::Database;
 
+use super::functions::Context;
 use super::page::{PageRequest, Position};
 use super::rows::Rows;
 use super::system::Node;
@@ -71,6 +72,16 @@ impl<'db> Session<'db> {
             .get_or_init(TimeUuidGenerator::for_process)
             .at(unix_micros)
             .as_bytes()
+    }
+
+    /// What the native functions a statement calls read: now, this session's TimeUUIDs, the
+    /// partitioner.
+    pub(crate) fn functions(&self) -> Context<'_> {
+        Context {
+            now_micros: wall_clock_micros(),
+            uuids: self.uuids.get_or_init(TimeUuidGenerator::for_process),
+            partitioner: self.db.partitioner(),
+        }
     }
 
     pub(crate) fn fresh_timeuuid(&self) -> [u8; 16] {

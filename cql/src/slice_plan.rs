@@ -14,7 +14,7 @@ use super::ast::{Op, Relation, Select, Selector, Term};
 use super::bounds::clustering_slices;
 use super::plan_values::{resolve, row_key, sort_suffix, source, Check, Parts, Source};
 use super::rows::Columns;
-use super::select_shape::{output_columns, read_reversed};
+use super::select_shape::{plain_columns, read_reversed};
 use super::table::{Kind, Table};
 use super::types::Literal;
 use supercolumn::model::comparator::Comparator;
@@ -86,6 +86,7 @@ impl SlicePlan {
     // place, to be read against what select_plan.rs does.
     pub(super) fn of(t: &Table, s: &Select) -> Option<SlicePlan> {
         let plain = !s.distinct
+            && s.group_by.is_empty()
             && !s.allow_filtering
             && s.per_partition_limit.is_none()
             && !t.clustering.is_empty()
@@ -164,7 +165,7 @@ impl SlicePlan {
             Some(_) => return None,
         };
         let reversed = read_reversed(t, &s.order_by).ok()?;
-        let (columns, selectors) = output_columns(t, s).ok()?;
+        let (columns, selectors) = plain_columns(t, s)?.ok()?;
         let regular: Vec<usize> = t.regular_sorted();
         let slot_of = |i: usize| regular.iter().position(|&r| r == i);
         let outputs = selectors
@@ -174,7 +175,7 @@ impl SlicePlan {
                     Selector::Column(c) | Selector::WriteTime(c) | Selector::Ttl(c) => {
                         t.column(c).ok()?
                     }
-                    Selector::Count => return None,
+                    _ => return None,
                 };
                 Some(match (sel, def.kind) {
                     (Selector::Column(_), Kind::PartitionKey(k)) => Out::Key(k),

@@ -16,6 +16,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("error", &[]),
     ("lexer", &["error"]),
     ("types", &["error"]),
+    ("functions", &["error", "types"]),
     ("ast", &["types"]),
     ("rows", &["types"]),
     ("table_options", &["error", "types"]),
@@ -30,7 +31,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("replication", &["error"]),
     ("bounds", &["error", "table"]),
     ("assemble", &["ast", "table"]),
-    ("binds", &["error", "types", "ast", "table"]),
+    ("binds", &["error", "types", "functions", "ast", "table"]),
     ("unset", &["error", "types", "ast", "table"]),
     ("page", &["error", "table", "bounds"]),
     ("compact", &["error", "types", "ast", "rows", "table"]),
@@ -39,9 +40,16 @@ const RULES: &[(&str, &[&str])] = &[
         &["error", "types", "ast", "rows", "table", "compact"],
     ),
     // The state every statement runs against, which the modules below extend.
-    ("session", &["rows", "table", "page", "system"]),
+    ("session", &["functions", "rows", "table", "page", "system"]),
     ("pages", &["error", "bounds", "session"]),
-    ("select_shape", &["error", "types", "ast", "rows", "table"]),
+    (
+        "selection",
+        &["error", "types", "functions", "ast", "table", "assemble"],
+    ),
+    (
+        "select_shape",
+        &["error", "types", "ast", "rows", "table", "selection"],
+    ),
     (
         "select_plan",
         &[
@@ -53,6 +61,7 @@ const RULES: &[(&str, &[&str])] = &[
             "assemble",
             "session",
             "select_shape",
+            "selection",
         ],
     ),
     ("plan_values", &["error", "types", "ast", "rows"]),
@@ -106,7 +115,16 @@ const RULES: &[(&str, &[&str])] = &[
     ),
     (
         "execute",
-        &["error", "types", "ast", "table", "session", "plan", "write"],
+        &[
+            "error",
+            "types",
+            "functions",
+            "ast",
+            "table",
+            "session",
+            "plan",
+            "write",
+        ],
     ),
     (
         "conditional",
@@ -140,6 +158,8 @@ const RULES: &[(&str, &[&str])] = &[
             "pages",
             "select_shape",
             "select_plan",
+            "functions",
+            "selection",
         ],
     ),
     (

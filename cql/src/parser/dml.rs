@@ -1,7 +1,7 @@
 //! The parser's statements that read and write rows: `INSERT`, `UPDATE`, `DELETE`, `SELECT`
 //! and `BATCH`, with their `USING`, `WHERE` and `IF` clauses.
 
-use super::super::ast::{Assignment, Condition, Op, Relation, Select, Selector, Statement, Using};
+use super::super::ast::{Assignment, Condition, Op, Relation, Select, Statement, Using};
 use super::super::error::CqlError;
 use super::super::lexer::Tok;
 use super::Parser;
@@ -221,38 +221,15 @@ impl Parser {
         })
     }
 
-    fn selector(&mut self) -> Result<Selector, CqlError> {
-        for (f, make) in [
-            ("writetime", Selector::WriteTime as fn(String) -> Selector),
-            ("ttl", Selector::Ttl),
-        ] {
-            if self.is_word(f) && matches!(self.peek_at(1), Some(Tok::Sym("("))) {
-                self.pos += 2;
-                let c = self.ident()?;
-                self.sym(")")?;
-                return Ok(make(c));
-            }
-        }
-        if self.is_word("count") && matches!(self.peek_at(1), Some(Tok::Sym("("))) {
-            self.pos += 2;
-            if !self.eat_sym("*") && !matches!(self.peek(), Some(Tok::Number(n)) if n == "1") {
-                return Err(self.unexpected("'*' or 1"));
-            }
-            if !matches!(self.peek(), Some(Tok::Sym(")"))) {
-                self.pos += 1;
-            }
-            self.sym(")")?;
-            return Ok(Selector::Count);
-        }
-        Ok(Selector::Column(self.ident()?))
-    }
-
     pub(super) fn select(&mut self) -> Result<Select, CqlError> {
         let distinct = self.eat_word("distinct");
         let mut selectors = Vec::new();
+        let mut aliases = Vec::new();
         if !self.eat_sym("*") {
             loop {
-                selectors.push(self.selector()?);
+                let (s, alias) = self.aliased_selector()?;
+                selectors.push(s);
+                aliases.push(alias);
                 if !self.eat_sym(",") {
                     break;
                 }
@@ -269,12 +246,18 @@ impl Parser {
             table,
             distinct,
             selectors,
+            aliases,
             relations,
+            group_by: Vec::new(),
             order_by: Vec::new(),
             per_partition_limit: None,
             limit: None,
             allow_filtering: false,
         };
+        if self.eat_word("group") {
+            self.word("by")?;
+            s.group_by = self.ident_list()?;
+        }
         if self.eat_word("order") {
             self.word("by")?;
             s.order_by = self.order_list()?;

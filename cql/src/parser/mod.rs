@@ -49,6 +49,7 @@ pub fn parse_literal(text: &str) -> Result<Literal, CqlError> {
 mod ddl;
 mod dml;
 mod names;
+mod selectors;
 
 /// Collections nest at most this deep in a type or a literal.
 const MAX_NESTING: usize = 8;
@@ -341,13 +342,22 @@ impl Parser {
 
     /// A literal value (no bind marker).
     fn literal(&mut self) -> Result<Literal, CqlError> {
-        match self.term()? {
+        self.literal_at(0)
+    }
+
+    /// A literal value nested `depth` deep in collections and calls.
+    fn literal_at(&mut self, depth: usize) -> Result<Literal, CqlError> {
+        match self.term_at(depth)? {
             Term::Literal(l) => Ok(l),
             Term::Bind(_) => Err(self.unexpected("a literal, not a bind marker")),
         }
     }
 
     fn term(&mut self) -> Result<Term, CqlError> {
+        self.term_at(0)
+    }
+
+    fn term_at(&mut self, depth: usize) -> Result<Term, CqlError> {
         let negative = self.eat_sym("-");
         let tok = self.peek().cloned();
         let lit = match tok {
@@ -375,29 +385,20 @@ impl Parser {
                 self.binds += 1;
                 return Ok(Term::Bind(Bind::Named(self.binds - 1, n)));
             }
-            Some(Tok::Sym("[" | "{")) => return Ok(Term::Literal(self.collection_literal(0)?)),
-            Some(Tok::Sym("(")) => return Ok(Term::Literal(self.tuple_literal(0)?)),
+            Some(Tok::Sym("[" | "{")) => {
+                return Ok(Term::Literal(self.collection_literal(depth)?));
+            }
+            Some(Tok::Sym("(")) => return Ok(Term::Literal(self.tuple_literal(depth)?)),
             Some(Tok::Word(w)) => match w.to_ascii_lowercase().as_str() {
                 "true" => Literal::Bool(true),
                 "false" => Literal::Bool(false),
                 "null" => Literal::Null,
                 "nan" | "infinity" => Literal::Number(w),
-                "now" => {
-                    self.pos += 1;
-                    self.sym("(")?;
-                    self.sym(")")?;
-                    return Ok(Term::Literal(Literal::Now));
-                }
-                name if name.starts_with("blobas") && name.len() > 6 => {
-                    let ty = name["blobas".len()..].to_string();
-                    self.pos += 1;
-                    self.sym("(")?;
-                    let Some(Tok::Hex(h)) = self.peek().cloned() else {
-                        return Err(self.unexpected("a blob (0x…)"));
-                    };
-                    self.pos += 1;
-                    self.sym(")")?;
-                    return Ok(Term::Literal(Literal::BlobAs(ty, h)));
+                _ if matches!(self.peek_at(1), Some(Tok::Sym("(")))
+                    || (w.eq_ignore_ascii_case("system")
+                        && matches!(self.peek_at(1), Some(Tok::Sym(".")))) =>
+                {
+                    return Ok(Term::Literal(self.call_literal(depth)?));
                 }
                 _ => return Err(self.unexpected("a value")),
             },
@@ -419,7 +420,7 @@ impl Parser {
             items.push(match self.peek() {
                 Some(Tok::Sym("[" | "{")) => self.collection_literal(depth + 1)?,
                 Some(Tok::Sym("(")) => self.tuple_literal(depth + 1)?,
-                _ => self.literal()?,
+                _ => self.literal_at(depth + 1)?,
             });
             if self.eat_sym(")") {
                 return Ok(Literal::Tuple(items));
@@ -436,7 +437,7 @@ impl Parser {
             match p.peek() {
                 Some(Tok::Sym("[" | "{")) => p.collection_literal(depth + 1),
                 Some(Tok::Sym("(")) => p.tuple_literal(depth + 1),
-                _ => p.literal(),
+                _ => p.literal_at(depth + 1),
             }
         };
         if self.eat_sym("[") {

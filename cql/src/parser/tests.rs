@@ -181,5 +181,8 @@ fn in_lists_whose_product_is_too_large_are_refused() {
 #[test]
 fn blob_as_t_parses_to_its_type_and_hex() {
     let parsed = parse("INSERT INTO t (k) VALUES (blobAsInt(0x00000001))");
-    assert!(format!("{parsed:?}").contains("BlobAs(\"int\", \"00000001\")"));
+    assert!(
+        format!("{parsed:?}").contains("Call(\"blobasint\", [Hex(\"00000001\")])"),
+        "{parsed:?}"
+    );
 }

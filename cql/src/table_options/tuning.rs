@@ -13,26 +13,7 @@ const COMPRESSION_PREFIX: &str = "org.apache.cassandra.io.compress.";
 
 /// A literal as CQL text (`'a''b'`, `0.01`, `{'class': 'LZ4Compressor'}`).
 pub fn cql(value: &Literal) -> String {
-    let all = |items: &[Literal]| items.iter().map(cql).collect::<Vec<_>>().join(", ");
-    match value {
-        Literal::Str(s) => format!("'{}'", s.replace('\'', "''")),
-        Literal::Number(n) | Literal::Uuid(n) | Literal::Duration(n) => n.clone(),
-        Literal::Hex(h) => format!("0x{h}"),
-        Literal::Bool(b) => b.to_string(),
-        Literal::Null => "null".into(),
-        Literal::Now => "now()".into(),
-        Literal::BlobAs(t, h) => format!("blobAs{t}(0x{h})"),
-        Literal::List(items) => format!("[{}]", all(items)),
-        Literal::Set(items) => format!("{{{}}}", all(items)),
-        Literal::Tuple(items) => format!("({})", all(items)),
-        Literal::Map(pairs) => {
-            let body: Vec<String> = pairs
-                .iter()
-                .map(|(k, v)| format!("{}: {}", cql(k), cql(v)))
-                .collect();
-            format!("{{{}}}", body.join(", "))
-        }
-    }
+    value.text()
 }
 
 /// A map option's entries as text (`{}` is an empty map).

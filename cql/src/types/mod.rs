@@ -13,6 +13,7 @@ use num_bigint::BigInt;
 
 mod collection_value;
 mod duration;
+mod literal;
 mod tuple;
 mod vector;
 mod vint;
@@ -20,6 +21,8 @@ mod vint;
 use super::error::CqlError;
 pub(super) use collection_value::{add_element, serialize, Element};
 pub use duration::Duration;
+use literal::describe;
+pub use literal::Literal;
 use supercolumn::model::comparator::builtin::{from_hex, to_hex};
 use supercolumn::model::comparator::{
     AsciiType, BooleanType, ByteType, BytesType, Collection, Comparator, DoubleType, FloatType,
@@ -95,37 +98,6 @@ pub enum CqlType {
     Tuple(Vec<CqlType>),
     /// `vector<T, n>`: `n` elements of a fixed-size type, in one cell
     Vector(Box<CqlType>, usize),
-}
-
-/// A literal as a statement gives it, before it meets a type.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Literal {
-    /// `'text'`
-    Str(String),
-    /// A number as typed, with its sign.
-    Number(String),
-    /// `0x…`
-    Hex(String),
-    /// `blobAsT(0x…)`: the bytes of a `T` given in hex (the type's name, lower case).
-    BlobAs(String, String),
-    /// A UUID.
-    Uuid(String),
-    /// `true` / `false`
-    Bool(bool),
-    /// `null`
-    Null,
-    /// A duration as typed (`1h30m`, `-2d`, `P1DT2H`), its sign included.
-    Duration(String),
-    /// `now()`: a fresh timeuuid (the executor replaces it with one before encoding).
-    Now,
-    /// `[…]`
-    List(Vec<Literal>),
-    /// `{…}` (also `{}`, which a map takes as empty too)
-    Set(Vec<Literal>),
-    /// `{k: v, …}`
-    Map(Vec<(Literal, Literal)>),
-    /// `(a, b, …)`
-    Tuple(Vec<Literal>),
 }
 
 impl CqlType {
@@ -335,18 +307,16 @@ impl CqlType {
             }
             // A frozen collection is one cell holding the collection's serialized form.
             (CqlType::Frozen(inner), lit) => return inner.encode(lit, column),
-            (ty, Literal::BlobAs(name, h)) if !ty.is_collection() => {
-                let same = CqlType::scalar(name).is_some_and(|t| t == *ty)
-                    || matches!((ty, name.as_str()), (CqlType::Blob, "blob"));
-                if !same {
+            (ty, Literal::Typed(t, v)) => {
+                let fits = t == ty
+                    || matches!((t, ty), (CqlType::Ascii, CqlType::Text))
+                    || matches!(ty, CqlType::Frozen(inner) if **inner == *t);
+                if !fits {
                     return Err(CqlError::invalid(format!(
-                        "blobAs{name}() gives a {name}, but {column} is of type {self}"
+                        "Type error: cannot assign a value of type {t} to {column} of type {self}"
                     )));
                 }
-                let b = from_hex(h).map_err(|_| mismatch())?;
-                self.check(&b)
-                    .map_err(|e| CqlError::invalid(format!("invalid value for {column}: {e}")))?;
-                b
+                return Ok(v.clone());
             }
             (CqlType::List(e), Literal::List(items)) | (CqlType::Set(e), Literal::Set(items)) => {
                 let mut parts = Vec::with_capacity(items.len());
@@ -475,24 +445,6 @@ impl CqlType {
                 _ => format!("0x{}", to_hex(bytes)),
             },
         }
-    }
-}
-
-fn describe(lit: &Literal) -> &'static str {
-    match lit {
-        Literal::Str(_) => "STRING",
-        Literal::Number(_) => "NUMBER",
-        Literal::Hex(_) => "BLOB",
-        Literal::BlobAs(..) => "blobAs…()",
-        Literal::Uuid(_) => "UUID",
-        Literal::Bool(_) => "BOOLEAN",
-        Literal::Null => "NULL",
-        Literal::Duration(_) => "DURATION",
-        Literal::Tuple(_) => "TUPLE",
-        Literal::Now => "now()",
-        Literal::List(_) => "LIST",
-        Literal::Set(_) => "SET",
-        Literal::Map(_) => "MAP",
     }
 }
 

@@ -28,21 +28,6 @@ fn literals_serialize_as_cassandra_does() {
 }
 
 #[test]
-fn blob_as_t_gives_exact_bytes_of_its_type_only() {
-    let blob = |t: &str, h: &str| Literal::BlobAs(t.into(), h.into());
-    let nan = CqlType::Double.encode(&blob("double", "7ff8000000000000"), "d");
-    assert_eq!(nan.unwrap(), Some(f64::NAN.to_be_bytes().to_vec()));
-    let dec = CqlType::Decimal.encode(&blob("decimal", "000000010f"), "m");
-    assert_eq!(dec.unwrap(), Some(vec![0, 0, 0, 1, 0x0f]));
-    assert!(CqlType::Double
-        .encode(&blob("int", "00000001"), "d")
-        .is_err());
-    assert!(CqlType::Double
-        .encode(&blob("double", "0001"), "d")
-        .is_err());
-}
-
-#[test]
 fn values_display_as_cqlsh_does() {
     assert_eq!(CqlType::Boolean.display(&[1]), "True");
     assert_eq!(CqlType::Blob.display(&[0xca, 0xfe]), "0xcafe");

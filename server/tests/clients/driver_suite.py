@@ -553,6 +553,38 @@ try:
         session.execute("CREATE KEYSPACE IF NOT EXISTS " + ddl)  # not an error
         assert session.execute("SELECT k FROM types WHERE k = 1").one().k == 1, "session unusable"
 
+    @check("functions, aggregates and GROUP BY: values, column names, paging by groups")
+    def _():
+        session.execute("CREATE TABLE agg (k int, c int, v int, ts timestamp, u timeuuid, "
+                        "PRIMARY KEY (k, c))")
+        ins = session.prepare("INSERT INTO agg (k, c, v, ts, u) "
+                              "VALUES (?, ?, ?, toTimestamp(now()), now())")
+        for k in range(3):
+            for c in range(4):
+                session.execute(ins, (k, c, k * 10 + c))
+        row = session.execute("SELECT count(*), sum(v), avg(v), min(v), max(v) AS top "
+                              "FROM agg WHERE k = 1").one()
+        assert tuple(row) == (4, 46, 11, 10, 13), f"aggregates {tuple(row)}"
+        names = list(session.execute("SELECT count(*), sum(v), max(v) AS top FROM agg "
+                                     "WHERE k = 1").column_names)
+        assert names == ["count", "system.sum(v)", "top"], f"column names {names}"
+        stmt = SimpleStatement("SELECT k, count(*), sum(v) FROM agg GROUP BY k", fetch_size=2)
+        pages = pages_of(stmt)
+        groups = sorted(tuple(r) for page in pages for r in page)
+        assert groups == [(0, 4, 6), (1, 4, 46), (2, 4, 86)], f"groups {groups}"
+        assert len(pages) >= 2 and all(len(p) <= 2 for p in pages), f"pages {[len(p) for p in pages]}"
+        r = session.execute("SELECT toUnixTimestamp(ts), toUnixTimestamp(u), writetime(v) "
+                            "FROM agg WHERE k = 0 AND c = 0").one()
+        assert abs(r[0] - r[1]) < 5000 and abs(r[2] // 1000 - r[0]) < 5000, f"times {tuple(r)}"
+        got = session.execute("SELECT CAST(v AS text), v * 2 + 1 FROM agg WHERE k = 2 AND c = 3").one()
+        assert tuple(got) == ("23", 47), f"cast and arithmetic {tuple(got)}"
+        try:
+            session.execute("SELECT count(*) FROM agg GROUP BY v")
+        except InvalidRequest as e:
+            assert "PRIMARY KEY" in str(e), str(e)
+        else:
+            raise AssertionError("GROUP BY a regular column was not refused")
+
     @check("driver metadata: columns, types, partition and clustering keys")
     def _():
         ks = cluster.metadata.keyspaces.get(KS)

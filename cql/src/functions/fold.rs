@@ -1,0 +1,103 @@
+//! Function calls where a value stands (`INSERT … VALUES (now(), textAsBlob('x'))`, a call
+//! inside a collection literal, `toTimestamp(now())`): each call is chosen by its arguments,
+//! evaluated, and replaced by its typed result, which the column's type then takes or refuses
+//! (Cassandra's rule: a function's result must be of the receiving type).
+
+use super::super::error::CqlError;
+use super::super::types::{CqlType, Literal};
+use super::{call, choose, display_name, Arg, Chosen, Context};
+
+/// `lit` with every call in it replaced by its value, where `lit` stands for a `ty`.
+pub(in super::super) fn fold(
+    lit: &Literal,
+    ty: &CqlType,
+    cx: &Context<'_>,
+) -> Result<Literal, CqlError> {
+    if !lit.has_call() {
+        return Ok(lit.clone());
+    }
+    let inner = match ty {
+        CqlType::Frozen(t) => t.as_ref(),
+        t => t,
+    };
+    let each = |items: &[Literal], t: &CqlType| -> Result<Vec<Literal>, CqlError> {
+        items.iter().map(|i| fold(i, t, cx)).collect()
+    };
+    Ok(match (lit, inner) {
+        (Literal::Call(name, args), _) => {
+            let (chosen, value) = evaluate(name, args, cx)?;
+            if !fits(&chosen.returns, ty) {
+                return Err(CqlError::invalid(format!(
+                    "Type error: cannot assign result of function {} (type {}) to a value of type {ty}",
+                    display_name(&name.to_ascii_lowercase()),
+                    chosen.returns
+                )));
+            }
+            Literal::Typed(ty.clone(), value)
+        }
+        (Literal::List(items), CqlType::List(e) | CqlType::Vector(e, _)) => {
+            Literal::List(each(items, e)?)
+        }
+        (Literal::Set(items), CqlType::Set(e)) => Literal::Set(each(items, e)?),
+        (Literal::Map(pairs), CqlType::Map(k, v)) => Literal::Map(
+            pairs
+                .iter()
+                .map(|(a, b)| Ok((fold(a, k, cx)?, fold(b, v, cx)?)))
+                .collect::<Result<_, CqlError>>()?,
+        ),
+        (Literal::Tuple(items), CqlType::Tuple(ts)) if items.len() <= ts.len() => Literal::Tuple(
+            items
+                .iter()
+                .zip(ts)
+                .map(|(i, t)| fold(i, t, cx))
+                .collect::<Result<_, _>>()?,
+        ),
+        _ => {
+            return Err(CqlError::invalid(format!(
+                "a function call cannot stand in this value of type {ty}"
+            )))
+        }
+    })
+}
+
+/// Whether a function's result of type `got` may be assigned to a `want`: the same type, or
+/// one whose values are `want`'s too (Cassandra's value compatibility: a timeuuid is a uuid,
+/// ascii is text, anything is a blob).
+fn fits(got: &CqlType, want: &CqlType) -> bool {
+    got == want
+        || matches!(
+            (got, want),
+            (CqlType::Ascii, CqlType::Text)
+                | (CqlType::Timeuuid, CqlType::Uuid)
+                | (_, CqlType::Blob)
+        )
+        || matches!(want, CqlType::Frozen(inner) if **inner == *got)
+}
+
+/// Chooses `name(args…)` and evaluates it.
+fn evaluate(
+    name: &str,
+    args: &[Literal],
+    cx: &Context<'_>,
+) -> Result<(Chosen, Option<Vec<u8>>), CqlError> {
+    let chosen = chosen(name, args)?;
+    let mut values = Vec::with_capacity(args.len());
+    for (a, p) in args.iter().zip(&chosen.params) {
+        let folded = fold(a, p, cx)?;
+        values.push(p.encode(&folded, &display_name(&name.to_ascii_lowercase()))?);
+    }
+    let value = call(&chosen.native, &values, cx)?;
+    Ok((chosen, value))
+}
+
+/// The function `name(args…)` names, its nested calls' results typed by their own choices.
+fn chosen(name: &str, args: &[Literal]) -> Result<Chosen, CqlError> {
+    let mut known = Vec::with_capacity(args.len());
+    for a in args {
+        known.push(match a {
+            Literal::Call(n, inner) => Arg::Typed(chosen(n, inner)?.returns),
+            other => Arg::Literal(other),
+        });
+    }
+    choose(name, &known)
+}

@@ -1,0 +1,356 @@
+//! Numbers as CQL's functions compute with them: a value of each numeric type read into one
+//! of three kinds (a machine integer, a big integer, a float) or a decimal, the arithmetic
+//! operators with Cassandra's result types (the wider of the two; a float with an integer is
+//! a float of the integer's width), Java's wrapping of integer overflow, and `CAST` between
+//! numeric types and to text.
+
+use num_bigint::BigInt;
+
+use super::super::error::CqlError;
+use super::super::types::CqlType;
+
+/// `+ - * / %`
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in super::super) enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+impl ArithOp {
+    /// How the statement writes it.
+    pub(in super::super) fn symbol(self) -> &'static str {
+        match self {
+            ArithOp::Add => "+",
+            ArithOp::Sub => "-",
+            ArithOp::Mul => "*",
+            ArithOp::Div => "/",
+            ArithOp::Rem => "%",
+        }
+    }
+}
+
+/// A number read from its bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub(in super::super) enum Num {
+    /// tinyint, smallint, int, bigint
+    Int(i64),
+    /// varint
+    Big(BigInt),
+    /// float, double
+    Float(f64),
+    /// decimal: unscaled value and scale
+    Decimal(BigInt, i32),
+}
+
+/// Whether `ty` is a numeric type.
+pub(super) fn is_number(ty: &CqlType) -> bool {
+    width(ty).is_some()
+}
+
+/// Cassandra's size of a numeric type (a varint's and a decimal's unbounded), and whether it
+/// is a floating-point type.
+fn width(ty: &CqlType) -> Option<(u32, bool)> {
+    Some(match ty {
+        CqlType::Tinyint => (1, false),
+        CqlType::Smallint => (2, false),
+        CqlType::Int => (4, false),
+        CqlType::Bigint => (8, false),
+        CqlType::Varint => (u32::MAX, false),
+        CqlType::Float => (4, true),
+        CqlType::Double => (8, true),
+        CqlType::Decimal => (u32::MAX, true),
+        _ => return None,
+    })
+}
+
+/// The type `l op r` computes in: the wider of the two, a floating-point one if either is.
+pub(super) fn result_type(l: &CqlType, r: &CqlType) -> Option<CqlType> {
+    let (wl, fl) = width(l)?;
+    let (wr, fr) = width(r)?;
+    let size = wl.max(wr);
+    Some(match (fl || fr, size) {
+        (false, 1) => CqlType::Tinyint,
+        (false, 2) => CqlType::Smallint,
+        (false, 4) => CqlType::Int,
+        (false, 8) => CqlType::Bigint,
+        (false, _) => CqlType::Varint,
+        (true, 1..=4) => CqlType::Float,
+        (true, 8) => CqlType::Double,
+        (true, _) => CqlType::Decimal,
+    })
+}
+
+/// Reads a number of type `ty`.
+pub(in super::super) fn read(ty: &CqlType, v: &[u8]) -> Result<Num, CqlError> {
+    let bad = || CqlError::invalid(format!("{} bytes are not a {ty}", v.len()));
+    Ok(match ty {
+        CqlType::Tinyint => Num::Int(i64::from(i8::from_be_bytes(
+            v.try_into().map_err(|_| bad())?,
+        ))),
+        CqlType::Smallint => Num::Int(i64::from(i16::from_be_bytes(
+            v.try_into().map_err(|_| bad())?,
+        ))),
+        CqlType::Int => Num::Int(i64::from(i32::from_be_bytes(
+            v.try_into().map_err(|_| bad())?,
+        ))),
+        CqlType::Bigint => Num::Int(i64::from_be_bytes(v.try_into().map_err(|_| bad())?)),
+        CqlType::Varint if !v.is_empty() => Num::Big(BigInt::from_signed_bytes_be(v)),
+        CqlType::Float => Num::Float(f64::from(f32::from_be_bytes(
+            v.try_into().map_err(|_| bad())?,
+        ))),
+        CqlType::Double => Num::Float(f64::from_be_bytes(v.try_into().map_err(|_| bad())?)),
+        CqlType::Decimal => {
+            let (scale, unscaled) = v.split_first_chunk::<4>().ok_or_else(bad)?;
+            if unscaled.is_empty() {
+                return Err(bad());
+            }
+            Num::Decimal(
+                BigInt::from_signed_bytes_be(unscaled),
+                i32::from_be_bytes(*scale),
+            )
+        }
+        _ => return Err(bad()),
+    })
+}
+
+/// A number's bytes as a `ty`, converting as Java's primitive conversions do (integers wrap,
+/// floats saturate into integers).
+pub(in super::super) fn write(ty: &CqlType, n: Num) -> Vec<u8> {
+    match ty {
+        // Java narrows a double through int: it saturates there, then wraps.
+        CqlType::Tinyint => (narrow(&n) as i8).to_be_bytes().to_vec(),
+        CqlType::Smallint => (narrow(&n) as i16).to_be_bytes().to_vec(),
+        CqlType::Int => (narrow(&n) as i32).to_be_bytes().to_vec(),
+        CqlType::Bigint => as_i64(&n).to_be_bytes().to_vec(),
+        CqlType::Varint => as_big(n).to_signed_bytes_be(),
+        CqlType::Float => (as_f64(&n) as f32).to_be_bytes().to_vec(),
+        CqlType::Double => as_f64(&n).to_be_bytes().to_vec(),
+        _ => {
+            let (unscaled, scale) = as_decimal(n);
+            let mut out = scale.to_be_bytes().to_vec();
+            out.extend(unscaled.to_signed_bytes_be());
+            out
+        }
+    }
+}
+
+/// An integer's low 64 bits, a float saturated to an `int` first.
+fn narrow(n: &Num) -> i64 {
+    match n {
+        Num::Float(f) => i64::from(*f as i32),
+        n => as_i64(n),
+    }
+}
+
+/// The low 64 bits of an integer (Java's `longValue()`); a float saturates; a decimal drops
+/// its fraction first.
+fn as_i64(n: &Num) -> i64 {
+    match n {
+        Num::Int(i) => *i,
+        Num::Float(f) => *f as i64,
+        Num::Big(b) => low_bits(b),
+        Num::Decimal(u, s) => low_bits(&truncate(u, *s)),
+    }
+}
+
+fn low_bits(b: &BigInt) -> i64 {
+    let bytes = b.to_signed_bytes_le();
+    let fill = if b.sign() == num_bigint::Sign::Minus {
+        0xff
+    } else {
+        0
+    };
+    let mut eight = [fill; 8];
+    for (d, s) in eight.iter_mut().zip(&bytes) {
+        *d = *s;
+    }
+    i64::from_le_bytes(eight)
+}
+
+/// A decimal's integer part (toward zero).
+fn truncate(unscaled: &BigInt, scale: i32) -> BigInt {
+    if scale <= 0 {
+        unscaled * BigInt::from(10).pow(scale.unsigned_abs())
+    } else {
+        unscaled / BigInt::from(10).pow(scale.unsigned_abs())
+    }
+}
+
+fn as_big(n: Num) -> BigInt {
+    match n {
+        Num::Int(i) => BigInt::from(i),
+        Num::Big(b) => b,
+        Num::Float(f) => BigInt::from(f as i64),
+        Num::Decimal(u, s) => truncate(&u, s),
+    }
+}
+
+fn as_f64(n: &Num) -> f64 {
+    match n {
+        Num::Int(i) => *i as f64,
+        Num::Float(f) => *f,
+        Num::Big(b) => b.to_string().parse().unwrap_or(f64::NAN),
+        Num::Decimal(u, s) => format!("{u}e{}", -i64::from(*s))
+            .parse()
+            .unwrap_or(f64::NAN),
+    }
+}
+
+fn as_decimal(n: Num) -> (BigInt, i32) {
+    match n {
+        Num::Int(i) => (BigInt::from(i), 0),
+        Num::Big(b) => (b, 0),
+        Num::Decimal(u, s) => (u, s),
+        // Java's BigDecimal.valueOf(double): the shortest text that reads back.
+        Num::Float(f) => decimal_of_text(&format!("{f:?}")).unwrap_or((BigInt::from(0), 0)),
+    }
+}
+
+fn decimal_of_text(t: &str) -> Option<(BigInt, i32)> {
+    let (mantissa, exp) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], t[i + 1..].parse::<i32>().ok()?),
+        None => (t, 0),
+    };
+    let (int_part, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let unscaled: BigInt = format!("{int_part}{frac}").parse().ok()?;
+    Some((unscaled, i32::try_from(frac.len()).ok()?.checked_sub(exp)?))
+}
+
+/// Two decimals at the larger of their scales.
+fn aligned(a: (BigInt, i32), b: (BigInt, i32)) -> (BigInt, BigInt, i32) {
+    let scale = a.1.max(b.1);
+    let up = |(u, s): (BigInt, i32)| u * BigInt::from(10).pow(scale.abs_diff(s));
+    (up(a), up(b), scale)
+}
+
+/// `a op b` for numbers of types `l` and `r`, in their result type.
+pub(super) fn arith(
+    op: ArithOp,
+    l: &CqlType,
+    a: &[u8],
+    r: &CqlType,
+    b: &[u8],
+) -> Result<Vec<u8>, CqlError> {
+    let ty = result_type(l, r).ok_or_else(|| CqlError::invalid("not numbers"))?;
+    let failed = |why: &str| {
+        CqlError::invalid(format!(
+            "the operation '{l} {} {r}' failed: {why}",
+            op.symbol()
+        ))
+    };
+    let (x, y) = (read(l, a)?, read(r, b)?);
+    let n = match &ty {
+        CqlType::Tinyint | CqlType::Smallint | CqlType::Int | CqlType::Bigint => {
+            let (x, y) = (as_i64(&x), as_i64(&y));
+            if matches!(op, ArithOp::Div | ArithOp::Rem) && y == 0 {
+                return Err(failed("/ by zero"));
+            }
+            Num::Int(match op {
+                ArithOp::Add => x.wrapping_add(y),
+                ArithOp::Sub => x.wrapping_sub(y),
+                ArithOp::Mul => x.wrapping_mul(y),
+                ArithOp::Div => x.wrapping_div(y),
+                ArithOp::Rem => x.wrapping_rem(y),
+            })
+        }
+        CqlType::Varint => {
+            let (x, y) = (as_big(x), as_big(y));
+            if matches!(op, ArithOp::Div | ArithOp::Rem) && y == BigInt::from(0) {
+                return Err(failed("BigInteger divide by zero"));
+            }
+            Num::Big(match op {
+                ArithOp::Add => x + y,
+                ArithOp::Sub => x - y,
+                ArithOp::Mul => x * y,
+                ArithOp::Div => x / y,
+                ArithOp::Rem => x % y,
+            })
+        }
+        CqlType::Float | CqlType::Double => {
+            let (x, y) = (as_f64(&x), as_f64(&y));
+            Num::Float(match op {
+                ArithOp::Add => x + y,
+                ArithOp::Sub => x - y,
+                ArithOp::Mul => x * y,
+                ArithOp::Div => x / y,
+                ArithOp::Rem => x % y,
+            })
+        }
+        _ => {
+            let (x, y) = (as_decimal(x), as_decimal(y));
+            match op {
+                ArithOp::Add | ArithOp::Sub => {
+                    let (x, y, s) = aligned(x, y);
+                    Num::Decimal(if op == ArithOp::Add { x + y } else { x - y }, s)
+                }
+                ArithOp::Mul => Num::Decimal(x.0 * y.0, x.1.saturating_add(y.1)),
+                // BigDecimal's division rounds to a precision this crate does not reproduce.
+                ArithOp::Div | ArithOp::Rem => {
+                    return Err(CqlError::invalid(format!(
+                        "the '{}' operation on decimals is not supported yet",
+                        op.symbol()
+                    )))
+                }
+            }
+        }
+    };
+    // A float computed in double rounds once to float: exact for + - * / %.
+    Ok(write(&ty, n))
+}
+
+/// `-v` for a number of type `ty` (an integer's minimum stays itself, as in Java).
+pub(super) fn negate(ty: &CqlType, v: &[u8]) -> Result<Vec<u8>, CqlError> {
+    Ok(write(
+        ty,
+        match read(ty, v)? {
+            Num::Int(i) => Num::Int(i.wrapping_neg()),
+            Num::Big(b) => Num::Big(-b),
+            Num::Float(f) => Num::Float(-f),
+            Num::Decimal(u, s) => Num::Decimal(-u, s),
+        },
+    ))
+}
+
+/// Whether `CAST` takes a `from` to a `to` here: between numeric types, and to text from the
+/// types whose text form Cassandra's matches this crate's.
+pub(super) fn castable(from: &CqlType, to: &CqlType) -> bool {
+    let texty = matches!(to, CqlType::Text | CqlType::Ascii);
+    (is_number(from) && is_number(to))
+        || (texty
+            && matches!(
+                from,
+                CqlType::Tinyint
+                    | CqlType::Smallint
+                    | CqlType::Int
+                    | CqlType::Bigint
+                    | CqlType::Varint
+                    | CqlType::Text
+                    | CqlType::Ascii
+                    | CqlType::Uuid
+                    | CqlType::Timeuuid
+                    | CqlType::Boolean
+            ))
+}
+
+/// `CAST(v AS to)`.
+pub(super) fn cast(from: &CqlType, to: &CqlType, v: &[u8]) -> Result<Vec<u8>, CqlError> {
+    if matches!(to, CqlType::Text | CqlType::Ascii) {
+        let text = match from {
+            CqlType::Boolean => (v.first().is_some_and(|b| *b != 0)).to_string(),
+            _ => from.display(v),
+        };
+        return Ok(text.into_bytes());
+    }
+    Ok(write(to, read(from, v)?))
+}
+
+#[cfg(test)]
+pub(super) fn decimal(t: &str) -> Vec<u8> {
+    write(&CqlType::Decimal, {
+        let (u, s) = decimal_of_text(t).unwrap_or_default();
+        Num::Decimal(u, s)
+    })
+}

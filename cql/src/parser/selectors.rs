@@ -1,0 +1,176 @@
+//! What a `SELECT` returns per row, as written: columns, `WRITETIME`/`TTL`, function and
+//! aggregate calls, `CAST`, arithmetic with Cassandra's precedence (`* / %` before `+ -`),
+//! literal operands, each with an optional `AS` alias; and a function call where a value
+//! stands (`now()`, `textAsBlob('x')`, nested calls of literals).
+
+use super::super::ast::{Arith, Selector};
+use super::super::error::CqlError;
+use super::super::lexer::Tok;
+use super::super::types::Literal;
+use super::{Parser, MAX_NESTING};
+
+impl Parser {
+    /// One selector and its alias.
+    pub(super) fn aliased_selector(&mut self) -> Result<(Selector, Option<String>), CqlError> {
+        let s = self.selector_sum(0)?;
+        let alias = if self.eat_word("as") {
+            Some(self.ident()?)
+        } else {
+            None
+        };
+        Ok((s, alias))
+    }
+
+    fn selector_sum(&mut self, depth: usize) -> Result<Selector, CqlError> {
+        let mut left = self.selector_product(depth)?;
+        loop {
+            let op = match self.peek() {
+                Some(Tok::Sym("+")) => Arith::Add,
+                Some(Tok::Sym("-")) => Arith::Sub,
+                _ => return Ok(left),
+            };
+            self.pos += 1;
+            let right = self.selector_product(depth)?;
+            left = Selector::Arith(op, Box::new(left), Box::new(right));
+        }
+    }
+
+    fn selector_product(&mut self, depth: usize) -> Result<Selector, CqlError> {
+        let mut left = self.selector_unary(depth)?;
+        loop {
+            let op = match self.peek() {
+                Some(Tok::Sym("*")) => Arith::Mul,
+                Some(Tok::Sym("/")) => Arith::Div,
+                Some(Tok::Sym("%")) => Arith::Rem,
+                _ => return Ok(left),
+            };
+            self.pos += 1;
+            let right = self.selector_unary(depth)?;
+            left = Selector::Arith(op, Box::new(left), Box::new(right));
+        }
+    }
+
+    fn selector_unary(&mut self, depth: usize) -> Result<Selector, CqlError> {
+        if depth > MAX_NESTING {
+            return Err(self.unexpected("a less deeply nested selector"));
+        }
+        if matches!(self.peek(), Some(Tok::Sym("-"))) {
+            if matches!(self.peek_at(1), Some(Tok::Number(_))) {
+                return Ok(Selector::Literal(self.literal()?));
+            }
+            self.pos += 1;
+            return Ok(Selector::Negate(Box::new(self.selector_unary(depth + 1)?)));
+        }
+        self.selector_primary(depth)
+    }
+
+    fn selector_primary(&mut self, depth: usize) -> Result<Selector, CqlError> {
+        match self.peek() {
+            Some(Tok::Sym("(")) => {
+                self.pos += 1;
+                let inner = self.selector_sum(depth + 1)?;
+                self.sym(")")?;
+                return Ok(inner);
+            }
+            Some(Tok::Str(_) | Tok::Number(_) | Tok::Hex(_) | Tok::Uuid(_) | Tok::Duration(_)) => {
+                return Ok(Selector::Literal(self.literal()?));
+            }
+            Some(Tok::Word(w))
+                if matches!(w.to_ascii_lowercase().as_str(), "true" | "false" | "null") =>
+            {
+                return Ok(Selector::Literal(self.literal()?));
+            }
+            _ => {}
+        }
+        let called = matches!(self.peek(), Some(Tok::Word(_)))
+            && matches!(self.peek_at(1), Some(Tok::Sym("(")));
+        // `system.f(…)`: a native function named with its keyspace.
+        let qualified = self.is_word("system")
+            && matches!(self.peek_at(1), Some(Tok::Sym(".")))
+            && matches!(self.peek_at(3), Some(Tok::Sym("(")));
+        if !called && !qualified {
+            return Ok(Selector::Column(self.ident()?));
+        }
+        if qualified {
+            self.pos += 2;
+        }
+        let name = self.ident()?;
+        self.sym("(")?;
+        match name.as_str() {
+            "writetime" | "ttl" => {
+                let c = self.ident()?;
+                self.sym(")")?;
+                return Ok(if name == "ttl" {
+                    Selector::Ttl(c)
+                } else {
+                    Selector::WriteTime(c)
+                });
+            }
+            "count" if self.eat_sym("*") => {
+                self.sym(")")?;
+                return Ok(Selector::Count);
+            }
+            "count"
+                if matches!(self.peek(), Some(Tok::Number(n)) if n == "1")
+                    && matches!(self.peek_at(1), Some(Tok::Sym(")"))) =>
+            {
+                self.pos += 2;
+                return Ok(Selector::Count);
+            }
+            "cast" => {
+                let x = self.selector_sum(depth + 1)?;
+                self.word("as")?;
+                let ty = self.cql_type(0)?;
+                self.sym(")")?;
+                return Ok(Selector::Cast(Box::new(x), ty));
+            }
+            _ => {}
+        }
+        let mut args = Vec::new();
+        if !self.eat_sym(")") {
+            loop {
+                args.push(self.selector_sum(depth + 1)?);
+                if self.eat_sym(")") {
+                    break;
+                }
+                self.sym(",")?;
+            }
+        }
+        Ok(Selector::Call(name, args))
+    }
+
+    /// `f(args…)` where a value stands (the name already seen, `(` next): its arguments are
+    /// literals, collections or calls, no bind marker.
+    pub(super) fn call_literal(&mut self, depth: usize) -> Result<Literal, CqlError> {
+        if depth > MAX_NESTING {
+            return Err(self.unexpected("a less deeply nested function call"));
+        }
+        if self.is_word("system") && matches!(self.peek_at(1), Some(Tok::Sym("."))) {
+            self.pos += 2;
+        }
+        let name = self.ident()?;
+        self.sym("(")?;
+        let mut args = Vec::new();
+        if !self.eat_sym(")") {
+            loop {
+                args.push(self.call_argument(depth)?);
+                if self.eat_sym(")") {
+                    break;
+                }
+                self.sym(",")?;
+            }
+        }
+        Ok(Literal::Call(name, args))
+    }
+
+    fn call_argument(&mut self, depth: usize) -> Result<Literal, CqlError> {
+        match self.peek() {
+            Some(Tok::Question | Tok::Named(_)) => Err(self.unexpected(
+                "a literal: a bind marker as a function's argument is not supported yet",
+            )),
+            Some(Tok::Sym("[" | "{")) => self.collection_literal(depth + 1),
+            Some(Tok::Sym("(")) => self.tuple_literal(depth + 1),
+            _ => self.literal_at(depth + 1),
+        }
+    }
+}

@@ -1,0 +1,375 @@
+//! What a `SELECT`'s selectors compute, once they are more than columns: function calls,
+//! `CAST`, arithmetic and aggregates, resolved against the table into expressions over the
+//! values each row yields (its columns, write times, TTLs, row key), with their result types
+//! and Cassandra's refusals; and their evaluation, per row, or per group of rows for
+//! aggregates (a plain selector beside an aggregate takes the group's first row, as
+//! Cassandra's does). Reading and grouping rows is `collect.rs`'s; this file reads nothing.
+
+use super::assemble::Resolved;
+use super::ast::{Arith, Selector};
+use super::error::CqlError;
+use super::functions::aggregate::{self, Aggregate, State};
+use super::functions::{self, call, Arg, ArithOp, Context, Native};
+use super::table::{ColumnDef, Kind, Table};
+use super::types::{CqlType, Literal};
+use supercolumn::model::partitioner::Partitioner;
+
+/// A value computed from a row's inputs.
+pub(super) enum Expr {
+    /// One of the row's inputs.
+    Input(usize),
+    /// A literal operand, encoded.
+    Const(Option<Vec<u8>>),
+    Call(Native, Vec<Expr>),
+    /// An aggregate's result over the group.
+    Aggregate(usize),
+}
+
+/// The selectors of a `SELECT` that computes.
+pub(super) struct Selection {
+    /// What each row yields, in the order `assemble::project` fills them.
+    pub inputs: Vec<Resolved>,
+    /// One per output column.
+    pub outputs: Vec<Expr>,
+    /// The aggregates, each with its argument (`None`: `count(*)`).
+    pub aggregates: Vec<(Aggregate, Option<Expr>)>,
+}
+
+/// A group's aggregates as rows are added, and its first row's inputs.
+pub(super) struct Group {
+    states: Vec<State>,
+    first: Option<Vec<Option<Vec<u8>>>>,
+}
+
+/// Row values: one per input or output.
+type Values = Vec<Option<Vec<u8>>>;
+
+/// Whether every selector is a column, a `WRITETIME` or a `TTL`: no selection needed.
+pub(super) fn plain(selectors: &[Selector]) -> bool {
+    selectors.iter().all(|s| {
+        matches!(
+            s,
+            Selector::Column(_) | Selector::WriteTime(_) | Selector::Ttl(_)
+        )
+    })
+}
+
+/// `writeTime` and `ttl` take a regular column holding one cell (Cassandra's messages).
+pub(super) fn selection_function(d: &ColumnDef, f: &str) -> Result<(), CqlError> {
+    let c = &d.name;
+    if d.kind != Kind::Regular {
+        return Err(CqlError::invalid(format!(
+            "Cannot use selection function {f} on PRIMARY KEY part {c}"
+        )));
+    }
+    if d.ty.is_collection() {
+        return Err(CqlError::invalid(format!(
+            "Cannot use selection function {f} on non-frozen collection {c}"
+        )));
+    }
+    Ok(())
+}
+
+/// Resolves `selectors` against `t`: the selection, and each output's type.
+pub(super) fn resolve(
+    t: &Table,
+    selectors: &[Selector],
+    partitioner: Partitioner,
+) -> Result<(Selection, Vec<CqlType>), CqlError> {
+    let mut b = Builder {
+        t,
+        partitioner,
+        s: Selection {
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            aggregates: Vec::new(),
+        },
+    };
+    let mut types = Vec::with_capacity(selectors.len());
+    for sel in selectors {
+        let (e, ty) = b.expr(sel, false)?;
+        b.s.outputs.push(e);
+        types.push(ty);
+    }
+    Ok((b.s, types))
+}
+
+struct Builder<'t> {
+    t: &'t Table,
+    partitioner: Partitioner,
+    s: Selection,
+}
+
+impl Builder<'_> {
+    fn input(&mut self, r: Resolved) -> Expr {
+        self.s.inputs.push(r);
+        Expr::Input(self.s.inputs.len() - 1)
+    }
+
+    // Long because it is one match with an arm per kind of selector.
+    fn expr(&mut self, sel: &Selector, in_aggregate: bool) -> Result<(Expr, CqlType), CqlError> {
+        Ok(match sel {
+            Selector::Column(c) => {
+                let (i, d) = self.t.column(c)?;
+                let r = match d.kind {
+                    Kind::PartitionKey(k) => Resolved::PartitionKey(k),
+                    Kind::Clustering(k) => Resolved::Clustering(k),
+                    Kind::Regular => Resolved::Value(i, false),
+                };
+                (self.input(r), d.ty.clone())
+            }
+            Selector::WriteTime(c) | Selector::Ttl(c) => {
+                let (i, d) = self.t.column(c)?;
+                let wt = matches!(sel, Selector::WriteTime(_));
+                selection_function(d, if wt { "writeTime" } else { "ttl" })?;
+                if wt {
+                    (self.input(Resolved::WriteTime(i)), CqlType::Bigint)
+                } else {
+                    (self.input(Resolved::Ttl(i)), CqlType::Int)
+                }
+            }
+            Selector::Count => self.aggregate("count", None, in_aggregate)?,
+            Selector::Call(name, args) => self.call(name, args, in_aggregate)?,
+            Selector::Cast(x, to) => {
+                let (e, from) = self.expr(x, in_aggregate)?;
+                let f = functions::cast(&from, to)?;
+                (Expr::Call(f.native, vec![e]), f.returns)
+            }
+            Selector::Arith(op, l, r) => self.arith(*op, l, r, in_aggregate)?,
+            Selector::Negate(x) => {
+                let (e, ty) = self.expr(x, in_aggregate)?;
+                let f = functions::negate(&ty)?;
+                (Expr::Call(f.native, vec![e]), f.returns)
+            }
+            Selector::Literal(l) => {
+                return Err(CqlError::invalid(format!(
+                    "a literal selector ({}) needs a type here: select it as an operand or a function's argument",
+                    l.text()
+                )))
+            }
+        })
+    }
+
+    fn call(
+        &mut self,
+        name: &str,
+        args: &[Selector],
+        in_aggregate: bool,
+    ) -> Result<(Expr, CqlType), CqlError> {
+        let lower = name.to_ascii_lowercase();
+        if lower == "token" {
+            return self.token(args);
+        }
+        if matches!(lower.as_str(), "count" | "min" | "max" | "sum" | "avg") {
+            let [arg] = args else {
+                return Err(CqlError::invalid(format!(
+                    "Invalid number of arguments in call to function system.{lower}: 1 required but {} provided",
+                    args.len()
+                )));
+            };
+            return self.aggregate(&lower, Some(arg), in_aggregate);
+        }
+        if !functions::exists(&lower) {
+            return Err(CqlError::invalid(format!("Unknown function '{lower}'")));
+        }
+        let mut exprs = Vec::with_capacity(args.len());
+        for a in args {
+            exprs.push(match a {
+                Selector::Literal(_) => None,
+                other => Some(self.expr(other, in_aggregate)?),
+            });
+        }
+        let known: Vec<Arg<'_>> = args
+            .iter()
+            .zip(&exprs)
+            .map(|(a, e)| match (a, e) {
+                (Selector::Literal(l), _) => Arg::Literal(l),
+                (_, Some((_, ty))) => Arg::Typed(ty.clone()),
+                (_, None) => Arg::Literal(&Literal::Null),
+            })
+            .collect();
+        let f = functions::choose(&lower, &known)?;
+        let mut inputs = Vec::with_capacity(args.len());
+        for ((a, e), p) in args.iter().zip(exprs).zip(&f.params) {
+            inputs.push(match (a, e) {
+                (_, Some((e, _))) => e,
+                (Selector::Literal(l), None) => Expr::Const(p.encode(l, &lower)?),
+                (_, None) => Expr::Const(None),
+            });
+        }
+        Ok((Expr::Call(f.native, inputs), f.returns))
+    }
+
+    /// `token(k…)`: the partition key's columns, in order.
+    fn token(&mut self, args: &[Selector]) -> Result<(Expr, CqlType), CqlError> {
+        let pk: Vec<&str> = self
+            .t
+            .partition_key
+            .iter()
+            .map(|&i| self.t.columns[i].name.as_str())
+            .collect();
+        let named: Vec<Option<&str>> = args
+            .iter()
+            .map(|a| match a {
+                Selector::Column(c) => Some(c.as_str()),
+                _ => None,
+            })
+            .collect();
+        if named.iter().copied().ne(pk.iter().map(|c| Some(*c))) {
+            return Err(CqlError::invalid(format!(
+                "Invalid call to function system.token: it takes the partition key columns in order (token({}))",
+                pk.join(", ")
+            )));
+        }
+        let f = functions::token(self.partitioner);
+        let key = self.input(Resolved::RowKey);
+        Ok((Expr::Call(f.native, vec![key]), f.returns))
+    }
+
+    fn aggregate(
+        &mut self,
+        name: &str,
+        arg: Option<&Selector>,
+        in_aggregate: bool,
+    ) -> Result<(Expr, CqlType), CqlError> {
+        if in_aggregate {
+            return Err(CqlError::invalid(format!(
+                "the aggregate {name} cannot be an argument of an aggregate"
+            )));
+        }
+        let (arg, ty) = match arg {
+            Some(a) => {
+                let (e, ty) = self.expr(a, true)?;
+                (Some(e), Some(ty))
+            }
+            None => (None, None),
+        };
+        let Some(agg) = aggregate::choose(name, ty.as_ref())? else {
+            return Err(CqlError::invalid(format!("Unknown function '{name}'")));
+        };
+        let returns = agg.returns();
+        self.s.aggregates.push((agg, arg));
+        Ok((Expr::Aggregate(self.s.aggregates.len() - 1), returns))
+    }
+
+    /// `l op r`; a literal operand takes the other's type.
+    fn arith(
+        &mut self,
+        op: Arith,
+        l: &Selector,
+        r: &Selector,
+        in_aggregate: bool,
+    ) -> Result<(Expr, CqlType), CqlError> {
+        let op = match op {
+            Arith::Add => ArithOp::Add,
+            Arith::Sub => ArithOp::Sub,
+            Arith::Mul => ArithOp::Mul,
+            Arith::Div => ArithOp::Div,
+            Arith::Rem => ArithOp::Rem,
+        };
+        let (le, lt, re, rt) = match (l, r) {
+            (Selector::Literal(_), Selector::Literal(_)) => {
+                return Err(CqlError::invalid(
+                    "an operation on two literals needs a type here: name a column in it",
+                ))
+            }
+            (Selector::Literal(a), other) => {
+                let (re, rt) = self.expr(other, in_aggregate)?;
+                (Expr::Const(rt.encode(a, "operand")?), rt.clone(), re, rt)
+            }
+            (other, Selector::Literal(b)) => {
+                let (le, lt) = self.expr(other, in_aggregate)?;
+                (le, lt.clone(), Expr::Const(lt.encode(b, "operand")?), lt)
+            }
+            (a, b) => {
+                let (le, lt) = self.expr(a, in_aggregate)?;
+                let (re, rt) = self.expr(b, in_aggregate)?;
+                (le, lt, re, rt)
+            }
+        };
+        let f = functions::arith(op, &lt, &rt)?;
+        Ok((Expr::Call(f.native, vec![le, re]), f.returns))
+    }
+}
+
+impl Selection {
+    /// Whether it aggregates rows into one per group.
+    pub(super) fn aggregating(&self) -> bool {
+        !self.aggregates.is_empty()
+    }
+
+    /// One row's outputs.
+    pub(super) fn row(
+        &self,
+        inputs: &[Option<Vec<u8>>],
+        cx: &Context<'_>,
+    ) -> Result<Values, CqlError> {
+        self.outputs
+            .iter()
+            .map(|e| eval(e, inputs, &[], cx))
+            .collect()
+    }
+
+    /// A group with no row yet.
+    pub(super) fn group(&self) -> Group {
+        Group {
+            states: self.aggregates.iter().map(|(a, _)| a.start()).collect(),
+            first: None,
+        }
+    }
+
+    /// Adds a row's inputs to a group.
+    pub(super) fn add(
+        &self,
+        g: &mut Group,
+        inputs: Values,
+        cx: &Context<'_>,
+    ) -> Result<(), CqlError> {
+        for ((agg, arg), state) in self.aggregates.iter().zip(&mut g.states) {
+            match arg {
+                None => agg.add(state, Some(&[]))?,
+                Some(e) => agg.add(state, eval(e, &inputs, &[], cx)?.as_deref())?,
+            }
+        }
+        if g.first.is_none() {
+            g.first = Some(inputs);
+        }
+        Ok(())
+    }
+
+    /// A group's output row.
+    pub(super) fn finish(&self, g: &Group, cx: &Context<'_>) -> Result<Values, CqlError> {
+        let results: Values = self
+            .aggregates
+            .iter()
+            .zip(&g.states)
+            .map(|((a, _), s)| a.result(s))
+            .collect();
+        let none = vec![None; self.inputs.len()];
+        let first = g.first.as_deref().unwrap_or(&none);
+        self.outputs
+            .iter()
+            .map(|e| eval(e, first, &results, cx))
+            .collect()
+    }
+}
+
+fn eval(
+    e: &Expr,
+    inputs: &[Option<Vec<u8>>],
+    aggregates: &[Option<Vec<u8>>],
+    cx: &Context<'_>,
+) -> Result<Option<Vec<u8>>, CqlError> {
+    Ok(match e {
+        Expr::Input(i) => inputs.get(*i).cloned().flatten(),
+        Expr::Const(v) => v.clone(),
+        Expr::Aggregate(i) => aggregates.get(*i).cloned().flatten(),
+        Expr::Call(f, args) => {
+            let values = args
+                .iter()
+                .map(|a| eval(a, inputs, aggregates, cx))
+                .collect::<Result<Vec<_>, _>>()?;
+            call(f, &values, cx)?
+        }
+    })
+}

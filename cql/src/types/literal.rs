@@ -1,0 +1,96 @@
+//! A literal as a statement writes it, before it meets a type, and how it reads back as text
+//! (a result column named after a selector holding one).
+
+use super::CqlType;
+
+/// A literal as a statement gives it, before it meets a type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    /// `'text'`
+    Str(String),
+    /// A number as typed, with its sign.
+    Number(String),
+    /// `0x…`
+    Hex(String),
+    /// A UUID.
+    Uuid(String),
+    /// `true` / `false`
+    Bool(bool),
+    /// `null`
+    Null,
+    /// A duration as typed (`1h30m`, `-2d`, `P1DT2H`), its sign included.
+    Duration(String),
+    /// `f(args…)`: a native function's call, evaluated by the session before encoding.
+    Call(String, Vec<Literal>),
+    /// A value already computed (a function's result), of its type (`None`: null).
+    Typed(CqlType, Option<Vec<u8>>),
+    /// `[…]`
+    List(Vec<Literal>),
+    /// `{…}` (also `{}`, which a map takes as empty too)
+    Set(Vec<Literal>),
+    /// `{k: v, …}`
+    Map(Vec<(Literal, Literal)>),
+    /// `(a, b, …)`
+    Tuple(Vec<Literal>),
+}
+
+impl Literal {
+    /// The literal as a statement writes it.
+    pub fn text(&self) -> String {
+        let list = |items: &[Literal]| {
+            items
+                .iter()
+                .map(Literal::text)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            Literal::Str(s) => format!("'{}'", s.replace('\'', "''")),
+            Literal::Number(n) | Literal::Duration(n) | Literal::Uuid(n) => n.clone(),
+            Literal::Hex(h) => format!("0x{h}"),
+            Literal::Bool(b) => b.to_string(),
+            Literal::Null => "null".into(),
+            Literal::Call(f, args) => format!("system.{}({})", f.to_ascii_lowercase(), list(args)),
+            Literal::Typed(t, _) => format!("({t})?"),
+            Literal::List(items) => format!("[{}]", list(items)),
+            Literal::Set(items) => format!("{{{}}}", list(items)),
+            Literal::Tuple(items) => format!("({})", list(items)),
+            Literal::Map(pairs) => {
+                let ps: Vec<String> = pairs
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", k.text(), v.text()))
+                    .collect();
+                format!("{{{}}}", ps.join(", "))
+            }
+        }
+    }
+
+    /// Whether a function call is part of it.
+    pub fn has_call(&self) -> bool {
+        match self {
+            Literal::Call(..) => true,
+            Literal::List(items) | Literal::Set(items) | Literal::Tuple(items) => {
+                items.iter().any(Literal::has_call)
+            }
+            Literal::Map(pairs) => pairs.iter().any(|(k, v)| k.has_call() || v.has_call()),
+            _ => false,
+        }
+    }
+}
+
+pub(super) fn describe(lit: &Literal) -> &'static str {
+    match lit {
+        Literal::Str(_) => "STRING",
+        Literal::Number(_) => "NUMBER",
+        Literal::Hex(_) => "BLOB",
+        Literal::Uuid(_) => "UUID",
+        Literal::Bool(_) => "BOOLEAN",
+        Literal::Null => "NULL",
+        Literal::Duration(_) => "DURATION",
+        Literal::Tuple(_) => "TUPLE",
+        Literal::Call(..) | Literal::Typed(..) => "function call",
+        Literal::List(_) => "LIST",
+        Literal::Set(_) => "SET",
+        Literal::Map(_) => "MAP",
+    }
+}

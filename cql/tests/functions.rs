@@ -1,0 +1,190 @@
+//! Native functions as Cassandra users call them: in selectors (`toDate(ts)`, `token(k)`,
+//! `CAST`, arithmetic, aliases, `blobAsText`) and where values stand (`now()`,
+//! `toTimestamp(now())`, `textAsBlob('x')`, calls inside collection literals), with the
+//! result column names and types, and the refusals, Cassandra gives.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{ks_session, open_cql, open_cql_with, refused, shown};
+use supercolumn::model::partitioner::Partitioner;
+use supercolumn::Options;
+use supercolumn_cql::Session;
+
+fn names(cql: &mut Session<'_>, q: &str) -> Vec<String> {
+    let rows = cql.query(q).unwrap_or_else(|e| panic!("{q}: {e}"));
+    rows.columns()
+        .iter()
+        .map(|(n, t)| format!("{n}:{t}"))
+        .collect()
+}
+
+#[test]
+fn selectors_call_functions_and_name_their_columns_as_cassandra_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int, c int, ts timestamp, u timeuuid, v int, b bigint, d double, s text,
+         PRIMARY KEY (k, c))",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute(
+        "INSERT INTO t (k, c, ts, u, v, b, d, s) VALUES (1, 2, '2011-02-03 04:05:06+0000',
+         50554d6e-29bb-11e5-b345-feff819cdc9f, 7, 40, 2.5, 'hi')",
+    )
+    .unwrap();
+    let q =
+        "SELECT toDate(ts), toUnixTimestamp(ts), toTimestamp(u), v + 1, v * b, d / 2, -v, v % 4,
+             CAST(v AS text), CAST(b AS int), textAsBlob(s), blobAsText(textAsBlob(s)) AS back
+             FROM t WHERE k = 1";
+    assert_eq!(
+        shown(&mut cql, q),
+        ["2011-02-03|1296705906000|2015-07-14 00:00:18.805000+0000|8|280|1.25|-7|3|7|40|0x6869|hi"]
+    );
+    assert_eq!(
+        names(&mut cql, q),
+        [
+            "system.todate(ts):date",
+            "system.tounixtimestamp(ts):bigint",
+            "system.totimestamp(u):timestamp",
+            "v + 1:int",
+            "v * b:bigint",
+            "d / 2:double",
+            "-v:int",
+            "v % 4:int",
+            "cast(v as text):text",
+            "cast(b as int):int",
+            "system.textasblob(s):blob",
+            "back:text",
+        ]
+    );
+    // Aliases rename plain columns too; a function's null argument gives null.
+    assert_eq!(
+        names(
+            &mut cql,
+            "SELECT k AS key, v AS value, writetime(v) AS w FROM t"
+        ),
+        ["key:int", "value:int", "w:bigint"]
+    );
+    cql.execute("INSERT INTO t (k, c) VALUES (2, 0)").unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT v + 1, toDate(ts) FROM t WHERE k = 2"),
+        ["null|null"]
+    );
+}
+
+#[test]
+fn token_selects_each_partitions_murmur3_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql_with(
+        dir.path(),
+        Options::default().with_partitioner(Partitioner::Murmur3),
+        "CREATE TABLE t (k int PRIMARY KEY, v int); CREATE TABLE c (a text, b int, v int, PRIMARY KEY ((a, b)))",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute("INSERT INTO t (k, v) VALUES (1, 1)").unwrap();
+    // Cassandra's Murmur3 token of the int 1.
+    assert_eq!(
+        shown(&mut cql, "SELECT token(k), k FROM t"),
+        ["-4069959284402364209|1"]
+    );
+    assert_eq!(
+        names(&mut cql, "SELECT token(k) FROM t"),
+        ["system.token(k):bigint"]
+    );
+    let e = refused(&mut cql, "SELECT token(v) FROM t");
+    assert!(e.contains("partition key columns in order"), "{e}");
+    cql.execute("INSERT INTO c (a, b, v) VALUES ('x', 2, 3)")
+        .unwrap();
+    let by_fn = shown(&mut cql, "SELECT token(a, b) FROM c");
+    assert_eq!(by_fn.len(), 1);
+    let e = refused(&mut cql, "SELECT token(b, a) FROM c");
+    assert!(e.contains("token(a, b)"), "{e}");
+}
+
+#[test]
+fn function_calls_stand_where_values_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int PRIMARY KEY, u timeuuid, id uuid, ts timestamp, d date, b blob,
+         l list<timeuuid>, m map<text, blob>)",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute(
+        "INSERT INTO t (k, u, id, ts, d, b, l, m) VALUES (1, now(), uuid(), toTimestamp(now()),
+         currentDate(), textAsBlob('x'), [now(), now()], {'a': textAsBlob('y')})",
+    )
+    .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT b, m FROM t WHERE k = 1"),
+        ["0x78|{'a': 0x79}"]
+    );
+    let times = shown(
+        &mut cql,
+        "SELECT toUnixTimestamp(u), toUnixTimestamp(ts), writetime(b) FROM t WHERE k = 1",
+    );
+    let parts: Vec<i64> = times[0].split('|').map(|x| x.parse().unwrap()).collect();
+    assert!((parts[0] - parts[1]).abs() < 5_000, "{parts:?}");
+    assert!((parts[2] / 1000 - parts[1]).abs() < 5_000, "{parts:?}");
+    let version = shown(&mut cql, "SELECT id FROM t WHERE k = 1");
+    assert_eq!(
+        version[0].as_bytes()[14],
+        b'4',
+        "uuid() is a random (version 4) UUID"
+    );
+    cql.execute("UPDATE t SET b = bigintAsBlob(7) WHERE k = 2")
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT blobAsBigint(b) FROM t WHERE k = 2"),
+        ["7"]
+    );
+    assert_eq!(
+        shown(&mut cql, "SELECT k FROM t WHERE k = blobAsInt(0x00000002)"),
+        ["2"]
+    );
+    // Prepared: chosen and typed once, evaluated per execution.
+    let p = cql
+        .prepare("INSERT INTO t (k, u) VALUES (?, now())")
+        .unwrap();
+    for k in [3i32, 4] {
+        cql.execute_prepared(&p, &[Some(&k.to_be_bytes()[..])])
+            .unwrap();
+    }
+    let us = shown(&mut cql, "SELECT u FROM t WHERE k IN (3, 4)");
+    assert_eq!(us.len(), 2);
+    assert_ne!(us[0], us[1], "now() is evaluated per execution");
+}
+
+#[test]
+fn mistyped_and_unknown_calls_are_refused_with_cassandras_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int PRIMARY KEY, v int, ts timestamp)",
+    );
+    let mut cql = ks_session(&db);
+    let e = refused(&mut cql, "INSERT INTO t (k, v) VALUES (1, now())");
+    assert!(e.contains("Type error") && e.contains("system.now"), "{e}");
+    let e = refused(&mut cql, "INSERT INTO t (k, v) VALUES (1, nosuch(1))");
+    assert_eq!(e, "Unknown function 'nosuch'");
+    let e = refused(&mut cql, "SELECT nosuch(v) FROM t");
+    assert_eq!(e, "Unknown function 'nosuch'");
+    let e = refused(&mut cql, "SELECT toDate(v) FROM t");
+    assert!(e.contains("none of its type signatures match"), "{e}");
+    let e = refused(&mut cql, "INSERT INTO t (k, v) VALUES (1, blobAsInt(0x01))");
+    assert!(e.contains("not a valid binary representation"), "{e}");
+    let e = cql
+        .prepare("INSERT INTO t (k, v) VALUES (?, now())")
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("Type error"),
+        "refused at PREPARE: {e}"
+    );
+    let e = refused(&mut cql, "SELECT CAST(ts AS int) FROM t");
+    assert!(e.contains("cannot be cast"), "{e}");
+    cql.execute("INSERT INTO t (k, v) VALUES (1, 0)").unwrap();
+    let e = refused(&mut cql, "SELECT 1 / v FROM t");
+    assert!(e.contains("/ by zero"), "{e}");
+}
