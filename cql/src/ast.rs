@@ -95,6 +95,9 @@ pub enum Relation {
     Compare(String, Op, Term),
     /// `column IN (v, …)`
     In(String, Vec<Term>),
+    /// `column IN ?`: a list bound to one marker (the session expands it into `In` before
+    /// the statement runs).
+    InMarker(String, Bind),
     /// `token(columns…) op token(key)` (true: the term is a partition key) or `op token`.
     Token(Vec<String>, Op, Term, bool),
 }
@@ -386,6 +389,7 @@ pub fn markers(s: &Statement) -> usize {
             match r {
                 Relation::Compare(_, _, t) | Relation::Token(_, _, t, _) => term(t, n),
                 Relation::In(_, ts) => ts.iter().for_each(|t| term(t, n)),
+                Relation::InMarker(_, b) => *n = (*n).max(b.index() + 1),
             }
         }
     }

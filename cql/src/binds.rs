@@ -81,6 +81,10 @@ fn relations(rs: &[Relation], table: Option<&Table>, out: &mut Out) {
                 let ty = column_type(table, c);
                 ts.iter().for_each(|t| put(out, t, c, ty.clone()));
             }
+            Relation::InMarker(c, b) => {
+                let ty = CqlType::List(Box::new(column_type(table, c)));
+                put(out, &Term::Bind(b.clone()), &format!("in({c})"), ty);
+            }
             // `token(k) op token(?)`: the marker is a partition key value, not a token.
             Relation::Token(cols, _, t, true) => match cols.as_slice() {
                 [c] => put(out, t, c, column_type(table, c)),
@@ -213,6 +217,9 @@ pub fn check(statement: &Statement, table: &Table) -> Result<(), CqlError> {
             match r {
                 Relation::Compare(c, _, t) => literal(c, t)?,
                 Relation::In(c, ts) => ts.iter().try_for_each(|t| literal(c, t))?,
+                Relation::InMarker(c, _) => {
+                    table.column(c)?;
+                }
                 Relation::Token(cs, ..) => {
                     for c in cs {
                         table.column(c)?;

@@ -181,6 +181,11 @@ pub fn select(
             Relation::Token(..) => {
                 return Err(CqlError::invalid("token(key) compares with a token here"))
             }
+            Relation::InMarker(..) => {
+                return Err(CqlError::invalid(
+                    "a Thrift-era column family takes IN with its values listed",
+                ))
+            }
         }
     }
     let keys: Option<Vec<Vec<u8>>> = on_columns

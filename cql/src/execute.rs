@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::ast::{Bind, Condition, Statement, TableName, Term, Using};
+use super::ast::{Bind, Condition, Relation, Statement, TableName, Term, Using};
 use super::error::CqlError;
 use super::functions::fold;
 use super::plan;
@@ -201,6 +201,49 @@ impl Session<'_> {
                 }
             },
         }
+    }
+
+    /// `stmt` with each `IN ?` (its table's) replaced by the values of the list bound to it,
+    /// each checked against its column's type; `None` when it has none.
+    pub(super) fn expand_in_markers(
+        &self,
+        stmt: &Statement,
+    ) -> Result<Option<Statement>, CqlError> {
+        let expand = |rs: &mut Vec<Relation>, t: &Table| -> Result<(), CqlError> {
+            for r in rs.iter_mut() {
+                let Relation::InMarker(c, b) = r else {
+                    continue;
+                };
+                let (_, d) = t.column(c)?;
+                let list = self
+                    .bound(b)?
+                    .ok_or_else(|| CqlError::invalid(format!("Invalid null value for {c}")))?;
+                let values = CqlType::List(Box::new(d.ty.clone()))
+                    .elements(list)
+                    .map_err(|e| CqlError::invalid(format!("invalid IN list for {c}: {e}")))?;
+                let terms = values
+                    .into_iter()
+                    .map(|(v, _)| Term::Literal(Literal::Typed(d.ty.clone(), Some(v))))
+                    .collect();
+                *r = Relation::In(c.clone(), terms);
+            }
+            Ok(())
+        };
+        let marked = |rs: &[Relation]| rs.iter().any(|r| matches!(r, Relation::InMarker(..)));
+        let mut stmt = stmt.clone();
+        let (relations, table) = match &mut stmt {
+            Statement::Select(s) if marked(&s.relations) => (&mut s.relations, &s.table),
+            Statement::Update {
+                relations, table, ..
+            }
+            | Statement::Delete {
+                relations, table, ..
+            } if marked(relations) => (relations, &*table),
+            _ => return Ok(None),
+        };
+        let t = self.table(table)?;
+        expand(relations, &t)?;
+        Ok(Some(stmt))
     }
 
     /// The serialized value bound to a marker (`None`: null).

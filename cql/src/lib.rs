@@ -214,7 +214,11 @@ impl<'db> Session<'db> {
         if p.keyspace.is_some() {
             self.keyspace = p.keyspace.clone();
         }
-        let result = self.dispatch(&p.statement);
+        let result = match self.expand_in_markers(&p.statement) {
+            Ok(Some(expanded)) => self.dispatch(&expanded),
+            Ok(None) => self.dispatch(&p.statement),
+            Err(e) => Err(e),
+        };
         if !matches!(p.statement, Statement::Use(_)) {
             self.keyspace = saved;
         }

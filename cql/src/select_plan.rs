@@ -226,6 +226,7 @@ impl Session<'_> {
                     set_once(&mut r.eq[i], vals, c)?;
                 }
                 Relation::Compare(c, op, term) => self.comparison(t, c, *op, term, &mut r)?,
+                Relation::InMarker(c, _) => return Err(unbound_list(c)),
             }
         }
         Ok(r)
@@ -456,6 +457,13 @@ fn set_once<T>(slot: &mut Option<T>, value: T, c: &str) -> Result<(), CqlError> 
             "{c} cannot be restricted by more than one relation of this kind"
         ))),
     }
+}
+
+/// `IN ?` outside a prepared statement's execution (which expands it).
+fn unbound_list(c: &str) -> CqlError {
+    CqlError::invalid(format!(
+        "IN ? on {c} takes a list bound to a prepared statement"
+    ))
 }
 
 fn null_value(c: &str) -> CqlError {

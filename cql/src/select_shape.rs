@@ -54,7 +54,9 @@ pub(super) fn validate(t: &Table, s: &Select, p: Partitioner) -> Result<(), CqlE
     let keyed = t.partition_key.iter().all(|&i| {
         let name = &t.columns[i].name;
         s.relations.iter().any(|r| match r {
-            Relation::Compare(c, Op::Eq, _) | Relation::In(c, _) => c == name,
+            Relation::Compare(c, Op::Eq, _) | Relation::In(c, _) | Relation::InMarker(c, _) => {
+                c == name
+            }
             _ => false,
         })
     });

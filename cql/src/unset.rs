@@ -126,6 +126,9 @@ fn check_relations(rs: &[Relation], is_unset: &dyn Fn(&Term) -> bool) -> Result<
         match r {
             Relation::Compare(c, _, t) if is_unset(t) => return Err(unset_column(c)),
             Relation::In(c, ts) if ts.iter().any(is_unset) => return Err(unset_column(c)),
+            Relation::InMarker(c, b) if is_unset(&Term::Bind(b.clone())) => {
+                return Err(unset_column(c))
+            }
             Relation::Token(cs, _, t, _) if is_unset(t) => {
                 return Err(CqlError::invalid(format!(
                     "Invalid unset value for token({})",

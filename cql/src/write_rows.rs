@@ -25,7 +25,7 @@ pub(super) enum Naming {
 /// Whether `relations` restrict a clustering column of `t`.
 pub(super) fn restricts_clustering(t: &Table, relations: &[Relation]) -> bool {
     relations.iter().any(|r| match r {
-        Relation::Compare(c, ..) | Relation::In(c, _) => t
+        Relation::Compare(c, ..) | Relation::In(c, _) | Relation::InMarker(c, _) => t
             .column(c)
             .is_ok_and(|(_, d)| matches!(d.kind, Kind::Clustering(_))),
         Relation::Token(..) => false,
@@ -66,6 +66,11 @@ impl Session<'_> {
                 }
                 Relation::Token(..) => {
                     return Err(CqlError::invalid("token() cannot restrict a write"))
+                }
+                Relation::InMarker(c, _) => {
+                    return Err(CqlError::invalid(format!(
+                        "IN ? on {c} takes a list bound to a prepared statement"
+                    )))
                 }
             };
             let (i, def) = t.column(c)?;

@@ -1,7 +1,7 @@
 //! The parser's statements that read and write rows: `INSERT`, `UPDATE`, `DELETE`, `SELECT`
 //! and `BATCH`, with their `USING`, `WHERE` and `IF` clauses.
 
-use super::super::ast::{Assignment, Condition, Op, Relation, Select, Statement, Using};
+use super::super::ast::{Assignment, Condition, Op, Relation, Select, Statement, Term, Using};
 use super::super::error::CqlError;
 use super::super::lexer::Tok;
 use super::Parser;
@@ -108,13 +108,24 @@ impl Parser {
             } else {
                 let col = self.ident()?;
                 if self.eat_word("in") {
-                    self.sym("(")?;
-                    let mut vs = vec![self.term()?];
-                    while self.eat_sym(",") {
-                        vs.push(self.term()?);
+                    if matches!(self.peek(), Some(Tok::Question | Tok::Named(_))) {
+                        let Term::Bind(b) = self.term()? else {
+                            return Err(self.unexpected("a bind marker"));
+                        };
+                        out.push(Relation::InMarker(col, b));
+                    } else {
+                        self.sym("(")?;
+                        let mut vs = Vec::new();
+                        // `IN ()` names nothing (Cassandra's answer: no rows, no writes).
+                        if !self.eat_sym(")") {
+                            vs.push(self.term()?);
+                            while self.eat_sym(",") {
+                                vs.push(self.term()?);
+                            }
+                            self.sym(")")?;
+                        }
+                        out.push(Relation::In(col, vs));
                     }
-                    self.sym(")")?;
-                    out.push(Relation::In(col, vs));
                 } else {
                     let op = self.op()?;
                     out.push(Relation::Compare(col, op, self.term()?));

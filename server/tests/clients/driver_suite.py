@@ -576,6 +576,10 @@ try:
         r = session.execute("SELECT toUnixTimestamp(ts), toUnixTimestamp(u), writetime(v) "
                             "FROM agg WHERE k = 0 AND c = 0").one()
         assert abs(r[0] - r[1]) < 5000 and abs(r[2] // 1000 - r[0]) < 5000, f"times {tuple(r)}"
+        by_list = session.prepare("SELECT k, c FROM agg WHERE k IN ? AND c IN ?")
+        got = sorted(tuple(r) for r in session.execute(by_list, ([2, 0], [1])))
+        assert got == [(0, 1), (2, 1)], f"IN ? rows {got}"
+        assert list(session.execute(by_list, ([], [1]))) == [], "IN ? of an empty list"
         got = session.execute("SELECT CAST(v AS text), v * 2 + 1 FROM agg WHERE k = 2 AND c = 3").one()
         assert tuple(got) == ("23", 47), f"cast and arithmetic {tuple(got)}"
         try:
