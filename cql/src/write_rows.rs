@@ -3,7 +3,7 @@
 //! partition); each combination of the values given, as a row key and clustering values.
 //! Building the writes is `execute.rs`'s; this file only names.
 
-use super::ast::{Op, Relation};
+use super::ast::{Op, Relation, Term};
 use super::error::CqlError;
 use super::session::Session;
 use super::table::{Kind, Table};
@@ -44,6 +44,21 @@ fn cross(prefixes: Vec<Vec<Vec<u8>>>, vals: &[Vec<u8>]) -> Vec<Vec<Vec<u8>>> {
     out
 }
 
+/// The column a relation of a write's `WHERE` restricts, and its values: only `=` and `IN`.
+fn write_restriction(r: &Relation) -> Result<(&String, &[Term]), CqlError> {
+    match r {
+        Relation::Compare(c, Op::Eq, v) => Ok((c, std::slice::from_ref(v))),
+        Relation::In(c, vs) => Ok((c, vs.as_slice())),
+        Relation::Compare(c, ..) => Err(CqlError::invalid(format!(
+            "only = and IN can restrict {c} in a write"
+        ))),
+        Relation::Token(..) => Err(CqlError::invalid("token() cannot restrict a write")),
+        Relation::InMarker(c, _) => Err(CqlError::invalid(format!(
+            "IN ? on {c} takes a list bound to a prepared statement"
+        ))),
+    }
+}
+
 impl Session<'_> {
     /// The partitions, rows or ranges of rows a `WHERE` of a write names: `=` or `IN` on every
     /// partition key column and, as `clustering` says, on every clustering column or a prefix
@@ -56,23 +71,7 @@ impl Session<'_> {
     ) -> Result<Vec<NamedRow>, CqlError> {
         let mut choices: Vec<Option<Vec<Vec<u8>>>> = vec![None; t.columns.len()];
         for r in relations {
-            let (c, terms) = match r {
-                Relation::Compare(c, Op::Eq, v) => (c, std::slice::from_ref(v)),
-                Relation::In(c, vs) => (c, vs.as_slice()),
-                Relation::Compare(c, ..) => {
-                    return Err(CqlError::invalid(format!(
-                        "only = and IN can restrict {c} in a write"
-                    )))
-                }
-                Relation::Token(..) => {
-                    return Err(CqlError::invalid("token() cannot restrict a write"))
-                }
-                Relation::InMarker(c, _) => {
-                    return Err(CqlError::invalid(format!(
-                        "IN ? on {c} takes a list bound to a prepared statement"
-                    )))
-                }
-            };
+            let (c, terms) = write_restriction(r)?;
             let (i, def) = t.column(c)?;
             if def.kind == Kind::Regular {
                 return Err(CqlError::invalid(format!(
