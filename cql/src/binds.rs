@@ -3,7 +3,7 @@
 //! token`), in marker order. A client (the native protocol's PREPARED result) needs this to
 //! serialize the values it binds. This file only reads a parsed statement and its table.
 
-use super::ast::{Assignment, Bind, Condition, Relation, Selector, Statement, Term, Using};
+use super::ast::{Assignment, Bind, Condition, Op, Relation, Selector, Statement, Term, Using};
 use super::error::CqlError;
 use super::functions::{fold, Context};
 use super::table::Table;
@@ -53,6 +53,16 @@ fn column_type(table: Option<&Table>, name: &str) -> CqlType {
         .map_or(CqlType::Blob, |(_, c)| c.ty.clone())
 }
 
+/// The type of what `CONTAINS` or `CONTAINS KEY` looks for in a column of type `ty`.
+fn contained(ty: &CqlType, op: Op) -> CqlType {
+    match (ty, op) {
+        (CqlType::Frozen(inner), _) => contained(inner, op),
+        (CqlType::Map(k, _), Op::ContainsKey) => (**k).clone(),
+        (CqlType::List(e) | CqlType::Set(e) | CqlType::Map(_, e), _) => (**e).clone(),
+        (other, _) => other.clone(),
+    }
+}
+
 /// The type of one element's key (a map's key, a list's index) and of its value.
 fn element_types(ty: &CqlType) -> (CqlType, CqlType) {
     match ty {
@@ -76,6 +86,9 @@ fn using(u: &Using, out: &mut Out) {
 fn relations(rs: &[Relation], table: Option<&Table>, out: &mut Out) {
     for r in rs {
         match r {
+            Relation::Compare(c, op @ (Op::Contains | Op::ContainsKey), t) => {
+                put(out, t, c, contained(&column_type(table, c), *op));
+            }
             Relation::Compare(c, _, t) => put(out, t, c, column_type(table, c)),
             Relation::In(c, ts) => {
                 let ty = column_type(table, c);
@@ -215,6 +228,8 @@ pub fn check(statement: &Statement, table: &Table) -> Result<(), CqlError> {
     let relations = |rs: &[Relation]| -> Result<(), CqlError> {
         for r in rs {
             match r {
+                // What CONTAINS looks for is checked when the query is planned.
+                Relation::Compare(_, Op::Contains | Op::ContainsKey, _) => {}
                 Relation::Compare(c, _, t) => literal(c, t)?,
                 Relation::In(c, ts) => ts.iter().try_for_each(|t| literal(c, t))?,
                 Relation::InMarker(c, _) => {

@@ -213,6 +213,8 @@ pub fn select(
                 Op::Le => tk <= *b,
                 Op::Gt => tk > *b,
                 Op::Ge => tk >= *b,
+                Op::Ne => tk != *b,
+                Op::Contains | Op::ContainsKey => false,
             }
         });
         token_ok
@@ -224,6 +226,8 @@ pub fn select(
                     Op::Le => c.compare(*i, v, &vs[0]) != Ordering::Greater,
                     Op::Gt => c.compare(*i, v, &vs[0]) == Ordering::Greater,
                     Op::Ge => c.compare(*i, v, &vs[0]) != Ordering::Less,
+                    Op::Ne => c.compare(*i, v, &vs[0]) != Ordering::Equal,
+                    Op::Contains | Op::ContainsKey => false,
                 }
             })
     };

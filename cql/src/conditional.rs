@@ -458,9 +458,16 @@ fn compare(
         Op::Gt => ">",
         Op::Ge => ">=",
         Op::Eq => "=",
+        Op::Ne => "!=",
+        Op::Contains | Op::ContainsKey => {
+            return Err(CqlError::invalid(format!(
+                "CONTAINS conditions on {column} are not supported here"
+            )))
+        }
     };
     match (want, op) {
         (None, Op::Eq) => Ok(have.is_none()),
+        (None, Op::Ne) => Ok(have.is_some()),
         (None, _) => Err(CqlError::invalid(format!(
             "Invalid comparison with null for operator \"{sign}\""
         ))),
@@ -476,6 +483,8 @@ fn compare(
                 "ordering conditions on {column} of type {ty} are not supported yet"
             )))
         }
+        // `!=` holds against a null (Cassandra's: a missing value differs from any value).
+        (Some(_), Op::Ne) if have.is_none() => Ok(true),
         (Some(w), _) => Ok(matches_filter(ty, have, op, w)),
     }
 }

@@ -12,7 +12,7 @@ use super::assemble::{resolve, Resolved};
 use super::ast::{Op, Relation, Select, Term};
 use super::bounds::{clustering_slices, Bounds};
 use super::error::CqlError;
-use super::select_shape::{output_columns, read_reversed, validate};
+use super::select_shape::{group_by, output_columns, read_reversed, validate};
 use super::selection::{self, Selection};
 use super::session::Session;
 use super::table::{Kind, Table};
@@ -242,16 +242,32 @@ impl Session<'_> {
         r: &mut Restrictions,
     ) -> Result<(), CqlError> {
         let (i, def) = t.column(c)?;
+        if matches!(op, Op::Contains | Op::ContainsKey) {
+            let ty = contained_type(&def.ty, c, op == Op::ContainsKey)?;
+            if def.kind != Kind::Regular {
+                return Err(CqlError::invalid(format!(
+                    "CONTAINS on the primary key column {c} is not supported"
+                )));
+            }
+            let v = self.value(&ty, term, c)?.ok_or_else(|| null_value(c))?;
+            r.filters.push((i, op, v));
+            return Ok(());
+        }
         let v = self.value(&def.ty, term, c)?.ok_or_else(|| null_value(c))?;
         match (def.kind, op) {
+            (Kind::PartitionKey(_) | Kind::Clustering(_), Op::Ne) => Err(CqlError::invalid(
+                format!("Unsupported \"!=\" relation on the primary key column {c}"),
+            )),
+            (_, Op::Contains | Op::ContainsKey) => Ok(()),
             (Kind::Regular, _) => {
                 // A duration has equality and no order (Cassandra's words).
-                if def.ty == CqlType::Duration && op != Op::Eq {
+                if def.ty == CqlType::Duration && !matches!(op, Op::Eq | Op::Ne) {
                     return Err(CqlError::invalid(
                         "Slice restrictions are not supported on duration columns",
                     ));
                 }
-                if def.ty.comparator().is_none() && def.ty != CqlType::Duration {
+                let equality = matches!(op, Op::Eq | Op::Ne);
+                if def.ty.comparator().is_none() && !(def.ty == CqlType::Duration && equality) {
                     return Err(CqlError::invalid(format!(
                         "filtering on {c} of type {} is not supported yet",
                         def.ty
@@ -330,6 +346,9 @@ impl Session<'_> {
                 span.start = bound.clone();
                 span.end = bound;
             }
+            Op::Ne | Op::Contains | Op::ContainsKey => {
+                return Err(CqlError::invalid("token() takes =, <, <=, > and >= here"))
+            }
         }
         Ok(())
     }
@@ -402,59 +421,31 @@ fn names_of_one_row(
         .map(Some)
 }
 
-/// How many leading clustering columns a `GROUP BY` groups by (`None`: no `GROUP BY`). Its
-/// columns must follow the primary key's order, from the whole partition key on; a column
-/// restricted by `=` may be left out (Cassandra's rules and messages).
-fn group_by(t: &Table, s: &Select, eq: &[Option<Vec<Vec<u8>>>]) -> Result<Option<usize>, CqlError> {
-    if s.group_by.is_empty() {
-        return Ok(None);
-    }
-    const ORDER: &str = "Group by currently only support groups of columns following their declared order in the PRIMARY KEY";
-    let mut pk = t.partition_key.iter().chain(&t.clustering).copied();
-    let mut clustering = 0;
-    let mut covered = 0;
-    for name in &s.group_by {
-        let (i, d) = t.column(name)?;
-        if d.kind == Kind::Regular {
-            return Err(CqlError::invalid(format!(
-                "Group by is currently only supported on the columns of the PRIMARY KEY, got {name}"
-            )));
-        }
-        loop {
-            let Some(next) = pk.next() else {
-                return Err(CqlError::invalid(ORDER));
-            };
-            covered += 1;
-            if matches!(t.columns[next].kind, Kind::Clustering(_)) {
-                clustering += 1;
-            }
-            if next == i {
-                break;
-            }
-            if eq[next].as_ref().is_none_or(|v| v.len() != 1) {
-                return Err(CqlError::invalid(ORDER));
-            }
-        }
-    }
-    if covered < t.partition_key.len() {
-        return Err(CqlError::invalid(
-            "Group by is not supported on only a part of the partition key",
-        ));
-    }
-    if clustering > 0 && s.distinct {
-        return Err(CqlError::invalid(
-            "Grouping on clustering columns is not allowed for SELECT DISTINCT queries",
-        ));
-    }
-    Ok(Some(clustering))
-}
-
 /// Sets a column's restriction of one kind, refusing a second.
 fn set_once<T>(slot: &mut Option<T>, value: T, c: &str) -> Result<(), CqlError> {
     match slot.replace(value) {
         None => Ok(()),
         Some(_) => Err(CqlError::invalid(format!(
             "{c} cannot be restricted by more than one relation of this kind"
+        ))),
+    }
+}
+
+/// The type of what `CONTAINS` (`key`: `CONTAINS KEY`) looks for in a column of type `ty`
+/// (Cassandra's refusals for the others).
+fn contained_type(ty: &CqlType, c: &str, key: bool) -> Result<CqlType, CqlError> {
+    let inner = match ty {
+        CqlType::Frozen(t) => t.as_ref(),
+        t => t,
+    };
+    match (inner, key) {
+        (CqlType::Map(k, _), true) => Ok((**k).clone()),
+        (_, true) => Err(CqlError::invalid(format!(
+            "Cannot use CONTAINS KEY on non-map column {c}"
+        ))),
+        (CqlType::List(e) | CqlType::Set(e) | CqlType::Map(_, e), false) => Ok((**e).clone()),
+        _ => Err(CqlError::invalid(format!(
+            "Cannot use CONTAINS on non-collection column {c}"
         ))),
     }
 }

@@ -1,6 +1,6 @@
 //! What a `SELECT` returns and may ask before anything is read: its output columns and the
-//! selector filling each, Cassandra's refusals (checked at PREPARE time too), the read's
-//! direction under `ORDER BY`, and the merge of several partitions' rows by it (Cassandra's
+//! selector filling each, Cassandra's refusals (checked at PREPARE time too), the groups of a
+//! `GROUP BY`, the read's direction under `ORDER BY`, and the merge of several partitions' rows by it (Cassandra's
 //! post-query ordering). `select.rs` reads; this file reads nothing.
 
 use super::ast::{Op, Relation, Select, Selector};
@@ -186,4 +186,55 @@ pub(super) fn output_columns(t: &Table, s: &Select, p: Partitioner) -> Result<Co
         })
         .collect();
     Ok((columns, s.selectors.clone(), Some(selection)))
+}
+
+/// How many leading clustering columns a `GROUP BY` groups by (`None`: no `GROUP BY`). Its
+/// columns must follow the primary key's order, from the whole partition key on; a column
+/// restricted by `=` may be left out (Cassandra's rules and messages).
+pub(super) fn group_by(
+    t: &Table,
+    s: &Select,
+    eq: &[Option<Vec<Vec<u8>>>],
+) -> Result<Option<usize>, CqlError> {
+    if s.group_by.is_empty() {
+        return Ok(None);
+    }
+    const ORDER: &str = "Group by currently only support groups of columns following their declared order in the PRIMARY KEY";
+    let mut pk = t.partition_key.iter().chain(&t.clustering).copied();
+    let mut clustering = 0;
+    let mut covered = 0;
+    for name in &s.group_by {
+        let (i, d) = t.column(name)?;
+        if d.kind == Kind::Regular {
+            return Err(CqlError::invalid(format!(
+                "Group by is currently only supported on the columns of the PRIMARY KEY, got {name}"
+            )));
+        }
+        loop {
+            let Some(next) = pk.next() else {
+                return Err(CqlError::invalid(ORDER));
+            };
+            covered += 1;
+            if matches!(t.columns[next].kind, Kind::Clustering(_)) {
+                clustering += 1;
+            }
+            if next == i {
+                break;
+            }
+            if eq[next].as_ref().is_none_or(|v| v.len() != 1) {
+                return Err(CqlError::invalid(ORDER));
+            }
+        }
+    }
+    if covered < t.partition_key.len() {
+        return Err(CqlError::invalid(
+            "Group by is not supported on only a part of the partition key",
+        ));
+    }
+    if clustering > 0 && s.distinct {
+        return Err(CqlError::invalid(
+            "Grouping on clustering columns is not allowed for SELECT DISTINCT queries",
+        ));
+    }
+    Ok(Some(clustering))
 }

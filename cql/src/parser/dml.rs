@@ -156,7 +156,16 @@ impl Parser {
             Some(Tok::Sym("<=")) => Op::Le,
             Some(Tok::Sym(">")) => Op::Gt,
             Some(Tok::Sym(">=")) => Op::Ge,
-            _ => return Err(self.unexpected("a comparison (=, <, <=, >, >=)")),
+            Some(Tok::Sym("!=")) => Op::Ne,
+            Some(Tok::Word(w)) if w.eq_ignore_ascii_case("contains") => {
+                self.pos += 1;
+                return Ok(if self.eat_word("key") {
+                    Op::ContainsKey
+                } else {
+                    Op::Contains
+                });
+            }
+            _ => return Err(self.unexpected("a comparison (=, <, <=, >, >=, !=, CONTAINS)")),
         };
         self.pos += 1;
         Ok(op)
@@ -176,6 +185,11 @@ impl Parser {
                     "IF takes comparisons of columns with values (c = v AND d < w)",
                 ));
             };
+            if matches!(op, Op::Contains | Op::ContainsKey) {
+                return Err(CqlError::invalid(format!(
+                    "CONTAINS conditions (IF {c} CONTAINS …) are not supported yet"
+                )));
+            }
             conditions.push((c, op, t));
         }
         Ok(Some(Condition::Columns(conditions)))

@@ -43,6 +43,12 @@ pub enum Op {
     Gt,
     /// `>=`
     Ge,
+    /// `!=`
+    Ne,
+    /// `CONTAINS`: a collection holds the value (a map, as a value)
+    Contains,
+    /// `CONTAINS KEY`: a map holds the key
+    ContainsKey,
 }
 
 /// A CQL type.
@@ -538,6 +544,9 @@ impl std::fmt::Display for CqlType {
 /// Whether a regular column's value passes a filter (`null` passes none).
 pub(super) fn matches_filter(ty: &CqlType, value: Option<&[u8]>, op: Op, v: &[u8]) -> bool {
     let Some(value) = value else { return false };
+    if matches!(op, Op::Contains | Op::ContainsKey) {
+        return contains(ty, value, op == Op::ContainsKey, v);
+    }
     let ord = match ty.comparator() {
         Some(c) => c.compare(value, v),
         None => value.cmp(v),
@@ -548,7 +557,36 @@ pub(super) fn matches_filter(ty: &CqlType, value: Option<&[u8]>, op: Op, v: &[u8
         Op::Le => ord.is_le(),
         Op::Gt => ord.is_gt(),
         Op::Ge => ord.is_ge(),
+        Op::Ne => ord.is_ne(),
+        Op::Contains | Op::ContainsKey => false,
     }
+}
+
+/// Whether a collection's serialized value holds `v`: an element of a list or set, a map's
+/// value, or (`key`) a map's key.
+fn contains(ty: &CqlType, value: &[u8], key: bool, v: &[u8]) -> bool {
+    let ty = match ty {
+        CqlType::Frozen(inner) => inner.as_ref(),
+        t => t,
+    };
+    let Ok(items) = ty.elements(value) else {
+        return false;
+    };
+    let (elem, is_map) = match ty {
+        CqlType::List(e) | CqlType::Set(e) => (e.as_ref(), false),
+        CqlType::Map(k, _) if key => (k.as_ref(), true),
+        CqlType::Map(_, val) => (val.as_ref(), true),
+        _ => return false,
+    };
+    let cmp = elem.comparator();
+    let same = |a: &[u8]| match &cmp {
+        Some(c) => c.compare(a, v).is_eq(),
+        None => a == v,
+    };
+    items.iter().any(|(a, b)| match (is_map, key, b) {
+        (true, false, Some(b)) => same(b),
+        _ => same(a),
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,147 @@
+//! Filtering as Cassandra permits it with ALLOW FILTERING and refuses without it: `CONTAINS`
+//! and `CONTAINS KEY` on lists, sets and maps (frozen or not), `!=` on regular columns, on a
+//! partition, a scan, prepared with bound values, and paged; each answer checked against the
+//! rows themselves.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{ks_session, open_cql, refused, shown};
+use supercolumn_cql::{CqlResult, PageRequest, Position};
+
+#[test]
+fn contains_and_not_equal_filter_rows_as_the_rows_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int, c int, l list<int>, s set<text>, m map<text, int>,
+         f frozen<set<int>>, v int, PRIMARY KEY (k, c))",
+    );
+    let mut cql = ks_session(&db);
+    for k in 0..4 {
+        for c in 0..5 {
+            let n = k * 5 + c;
+            cql.execute(&format!(
+                "INSERT INTO t (k, c, l, s, m, f, v) VALUES ({k}, {c}, [{}, {}], {{'s{}'}}, {{'m{}': {}}}, {{{}}}, {})",
+                n % 3,
+                n % 4,
+                n % 2,
+                n % 3,
+                n % 5,
+                n % 6,
+                if n % 7 == 0 { "null".to_string() } else { (n % 4).to_string() }
+            ))
+            .unwrap();
+        }
+    }
+    // The model: every row with its values, as a plain SELECT returns them.
+    let all: Vec<Vec<String>> = cql
+        .query("SELECT k, c, l, s, m, f, v FROM t")
+        .unwrap()
+        .displayed();
+    let count = |keep: &dyn Fn(&[String]) -> bool| all.iter().filter(|r| keep(r)).count();
+    let cases: Vec<(&str, usize)> = vec![
+        ("l CONTAINS 2", count(&|r| r[2].contains('2'))),
+        ("s CONTAINS 's1'", count(&|r| r[3].contains("'s1'"))),
+        ("m CONTAINS KEY 'm2'", count(&|r| r[4].contains("'m2'"))),
+        ("m CONTAINS 4", count(&|r| r[4].ends_with(": 4}"))),
+        ("f CONTAINS 5", count(&|r| r[5] == "{5}")),
+        ("v != 1", count(&|r| r[6] != "1" && r[6] != "null")),
+        (
+            "l CONTAINS 0 AND v != 0",
+            count(&|r| r[2].contains('0') && r[6] != "0" && r[6] != "null"),
+        ),
+    ];
+    for (filter, want) in &cases {
+        let q = format!("SELECT k, c FROM t WHERE {filter} ALLOW FILTERING");
+        assert_eq!(shown(&mut cql, &q).len(), *want, "{q}");
+        let e = refused(&mut cql, &format!("SELECT k, c FROM t WHERE {filter}"));
+        assert!(e.contains("ALLOW FILTERING"), "{e}");
+        // Paged, a row at a time, the same rows.
+        let p = cql.prepare(&q).unwrap();
+        let (mut n, mut after) = (0, None::<Position>);
+        loop {
+            cql.set_page(Some(PageRequest {
+                size: 2,
+                after: after.take(),
+            }));
+            let CqlResult::Rows(rows) = cql.execute_prepared(&p, &[]).unwrap() else {
+                panic!("not rows")
+            };
+            n += rows.len();
+            match cql.page_end() {
+                Some(end) => after = Some(end),
+                None => break,
+            }
+        }
+        cql.set_page(None);
+        assert_eq!(n, *want, "{q} paged");
+    }
+    let in_one = shown(
+        &mut cql,
+        "SELECT c FROM t WHERE k = 1 AND l CONTAINS 1 ALLOW FILTERING",
+    );
+    let want: Vec<String> = all
+        .iter()
+        .filter(|r| r[0] == "1" && r[2].contains('1'))
+        .map(|r| r[1].clone())
+        .collect();
+    assert_eq!(in_one, want);
+    // A bound value takes the element's type.
+    let p = cql
+        .prepare("SELECT k FROM t WHERE m CONTAINS KEY ? ALLOW FILTERING")
+        .unwrap();
+    let CqlResult::Rows(rows) = cql.execute_prepared(&p, &[Some(b"m2")]).unwrap() else {
+        panic!("not rows")
+    };
+    assert_eq!(rows.len(), cases[2].1);
+}
+
+#[test]
+fn contains_on_what_holds_no_elements_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int PRIMARY KEY, v int, l list<int>)",
+    );
+    let mut cql = ks_session(&db);
+    assert_eq!(
+        refused(
+            &mut cql,
+            "SELECT * FROM t WHERE v CONTAINS 1 ALLOW FILTERING"
+        ),
+        "Cannot use CONTAINS on non-collection column v"
+    );
+    assert_eq!(
+        refused(
+            &mut cql,
+            "SELECT * FROM t WHERE l CONTAINS KEY 1 ALLOW FILTERING"
+        ),
+        "Cannot use CONTAINS KEY on non-map column l"
+    );
+    let e = refused(&mut cql, "SELECT * FROM t WHERE k != 1 ALLOW FILTERING");
+    assert!(e.contains("!="), "{e}");
+    let e = refused(&mut cql, "UPDATE t SET v = 1 WHERE k = 1 IF l CONTAINS 1");
+    assert!(e.contains("CONTAINS"), "{e}");
+    // `!=` in a condition: a value differs, null differs from any value.
+    cql.execute("INSERT INTO t (k, v) VALUES (1, 3)").unwrap();
+    let applied = |cql: &mut supercolumn_cql::Session<'_>, q: &str| shown(cql, q)[0].clone();
+    assert_eq!(
+        applied(&mut cql, "UPDATE t SET v = 4 WHERE k = 1 IF v != 3"),
+        "False|3"
+    );
+    assert_eq!(
+        applied(&mut cql, "UPDATE t SET v = 4 WHERE k = 1 IF v != 5"),
+        "True"
+    );
+    cql.execute("INSERT INTO t (k) VALUES (2)").unwrap();
+    assert_eq!(
+        applied(&mut cql, "UPDATE t SET v = 1 WHERE k = 2 IF v != 5"),
+        "True"
+    );
+    assert_eq!(
+        shown(&mut cql, "SELECT v FROM t WHERE k IN (1, 2)"),
+        ["4", "1"]
+    );
+}
