@@ -329,13 +329,26 @@ pub enum Statement {
     },
     /// `SELECT`
     Select(Box<Select>),
-    /// `BEGIN [UNLOGGED] BATCH … APPLY BATCH`
+    /// `BEGIN [UNLOGGED | COUNTER] BATCH … APPLY BATCH`
     Batch {
         /// The statements (inserts, updates, deletes).
         statements: Vec<Statement>,
         /// `USING` of the batch.
         using: Using,
+        /// Logged, unlogged or of counters.
+        kind: BatchKind,
     },
+}
+
+/// The kind of a `BATCH`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchKind {
+    /// `BEGIN BATCH`
+    Logged,
+    /// `BEGIN UNLOGGED BATCH`
+    Unlogged,
+    /// `BEGIN COUNTER BATCH`: counter updates only
+    Counter,
 }
 
 /// A `SELECT` statement.
@@ -445,6 +458,7 @@ pub fn markers(s: &Statement) -> usize {
         Statement::Batch {
             statements,
             using: u,
+            ..
         } => {
             using(u, &mut n);
             n = statements.iter().map(markers).fold(n, usize::max);

@@ -191,6 +191,7 @@ fn walk(s: &Statement, tables: Tables<'_>, out: &mut Out) {
         Statement::Batch {
             statements,
             using: u,
+            ..
         } => {
             using(u, out);
             for s in statements {

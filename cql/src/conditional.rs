@@ -225,6 +225,7 @@ impl Session<'_> {
         let (table, using, relations) = self.target(stmt)?;
         let ks = self.keyspace_of(table)?;
         let t = self.table(table)?;
+        refuse_counters(&t)?;
         let (key, clustering) = self.conditioned_row(&t, using, &relations, condition)?;
         let mut last = stripe(&ks, &t.name, &key);
         let ts = self.next_timestamp(*last);
@@ -238,7 +239,7 @@ impl Session<'_> {
         let current = self.read_conditioned(&t, &key, &clustering, condition)?;
         let applied = self.holds(&t, condition, &current)?;
         if applied {
-            Self::apply(self.db, &ks, &batch)?;
+            self.apply(&ks, &batch)?;
             *last = ts;
         }
         Ok(CqlResult::Rows(answer(applied, condition, current)))
@@ -292,6 +293,7 @@ impl Session<'_> {
             let (table, using, relations) = self.target(stmt)?;
             let ks = self.keyspace_of(table)?;
             let t = self.table(table)?;
+            refuse_counters(&t)?;
             if let Some((k, t0, _)) = &target {
                 if (k, &t0.name) != (&ks, &t.name) {
                     return Err(CqlError::invalid(
@@ -353,7 +355,7 @@ impl Session<'_> {
             applied &= self.holds(&t, condition, &read[at].1)?;
         }
         if applied {
-            Self::apply(self.db, &ks, &batch)?;
+            self.apply(&ks, &batch)?;
             *last = ts;
         }
         let conditions: Vec<&Condition> = checks.iter().map(|(_, _, c)| *c).collect();
@@ -487,6 +489,16 @@ fn compare(
         (Some(_), Op::Ne) if have.is_none() => Ok(true),
         (Some(w), _) => Ok(matches_filter(ty, have, op, w)),
     }
+}
+
+/// Cassandra's refusal of a condition on a counter table.
+fn refuse_counters(t: &Table) -> Result<(), CqlError> {
+    if t.is_counter() {
+        return Err(CqlError::invalid(
+            "Conditional updates are not supported on counter tables",
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses two conditions on one row of a batch that Cassandra does not combine: `IF NOT

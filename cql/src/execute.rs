@@ -14,8 +14,8 @@ use super::session::Session;
 use super::table::Table;
 use super::types::{CqlType, Literal};
 use super::write::Written;
+use supercolumn::ColumnFamilyHandle;
 use supercolumn::{BatchMutation, WriteOptions};
-use supercolumn::{ColumnFamilyHandle, Database};
 
 impl Session<'_> {
     /// The keyspace a statement's table lives in.
@@ -86,7 +86,7 @@ impl Session<'_> {
         // The planned shapes read and write one row's cells; a table with static columns
         // also has the partition's, which the general paths read and write. After a drop,
         // the general paths also hide the dropped columns' cells.
-        if t.has_statics() || t.has_dropped() {
+        if t.has_statics() || t.has_dropped() || t.is_counter() {
             return None;
         }
         let store = self.db.column_family_handle(&t.keyspace, &t.name).ok()?;
@@ -166,14 +166,15 @@ impl Session<'_> {
         }
     }
 
-    /// Applies a batch of writes to the keyspace they share.
-    pub(super) fn apply(
-        db: &Database,
-        keyspace: &str,
-        batch: &BatchMutation,
-    ) -> Result<(), CqlError> {
+    /// Applies a batch of writes to the keyspace they share, with the counter increments
+    /// its statements left in the session (a batch holds one kind or the other).
+    pub(super) fn apply(&self, keyspace: &str, batch: &BatchMutation) -> Result<(), CqlError> {
         if !batch.is_empty() {
-            db.batch_mutate(keyspace, batch)?;
+            self.db.batch_mutate(keyspace, batch)?;
+        }
+        let increments = std::mem::take(&mut *self.counter_writes.borrow_mut());
+        if !increments.is_empty() {
+            self.db.add_counters(keyspace, &increments)?;
         }
         Ok(())
     }

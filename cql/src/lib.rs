@@ -21,12 +21,14 @@
 
 mod assemble;
 mod ast;
+mod batch;
 mod binds;
 mod bounds;
 mod collect;
 mod collection;
 mod compact;
 mod conditional;
+mod counter_write;
 mod error;
 mod execute;
 mod functions;
@@ -66,7 +68,8 @@ pub use session::{CqlResult, Session};
 pub use system::{Node, CQL_VERSION, RELEASE_VERSION};
 
 pub use ast::{
-    table_of, Assignment, Bind, Op, Relation, Select, Selector, Statement, TableName, Term, Using,
+    table_of, Arith, Assignment, BatchKind, Bind, Op, Relation, Select, Selector, Statement,
+    TableName, Term, Using,
 };
 pub use error::CqlError;
 pub use lexer::split_statements;
@@ -190,6 +193,7 @@ impl<'db> Session<'db> {
         p: &Prepared,
         values: &[Option<&[u8]>],
     ) -> Result<CqlResult, CqlError> {
+        self.counter_writes.get_mut().clear();
         if values.len() != p.markers {
             return Err(CqlError::invalid(format!(
                 "the statement has {} bind markers, {} values were given",
@@ -262,12 +266,17 @@ impl<'db> Session<'db> {
         {
             return self.prepared_conditional_batch(&ks, items);
         }
+        self.counter_writes.get_mut().clear();
         let saved = self.keyspace.replace(ks.clone());
+        let statements: Vec<&Statement> = items.iter().map(|(p, _)| &p.statement).collect();
+        let mut result = self.check_batch_kind(None, &statements);
         let mut batch = BatchMutation::new();
         let mut buffers = plan::InsertBuffers::default();
-        let mut result = Ok(());
         let mut checked: Option<&Prepared> = None;
         for (i, (p, values)) in items.iter().enumerate() {
+            if result.is_err() {
+                break;
+            }
             if p.keyspace.as_deref() != Some(ks.as_str()) {
                 result = Err(if p.keyspace.is_none() {
                     only_writes()
@@ -325,7 +334,7 @@ impl<'db> Session<'db> {
         self.binds.clear();
         self.keyspace = saved;
         result?;
-        Self::apply(self.db, &ks, &batch)?;
+        self.apply(&ks, &batch)?;
         Ok(CqlResult::Void)
     }
 
@@ -420,6 +429,8 @@ impl<'db> Session<'db> {
     }
 
     fn dispatch(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
+        // Increments of a statement that failed before its batch applied go with it.
+        self.counter_writes.get_mut().clear();
         if let Statement::Select(s) = stmt {
             return self.run_select(stmt, s);
         }
@@ -436,47 +447,14 @@ impl<'db> Session<'db> {
                 let ks = self.keyspace_of(table)?;
                 let mut batch = BatchMutation::new();
                 self.add_write(stmt, &ast::Using::default(), &mut batch)?;
-                Self::apply(self.db, &ks, &batch)?;
+                self.apply(&ks, &batch)?;
                 Ok(CqlResult::Void)
             }
-            Statement::Batch { statements, using } => {
-                if statements
-                    .iter()
-                    .any(|s| conditional::condition_of(s).is_some())
-                {
-                    let items: Vec<conditional::BatchItem<'_>> = statements
-                        .iter()
-                        .map(|statement| conditional::BatchItem {
-                            statement,
-                            values: None,
-                            pinned: None,
-                        })
-                        .collect();
-                    return self.conditional_batch(&items, using);
-                }
-                let mut keyspace: Option<String> = None;
-                let mut batch = BatchMutation::new();
-                for s in statements {
-                    let (Statement::Insert { table, .. }
-                    | Statement::Update { table, .. }
-                    | Statement::Delete { table, .. }) = s
-                    else {
-                        return Err(CqlError::invalid(
-                            "only INSERT, UPDATE and DELETE can be in a BATCH",
-                        ));
-                    };
-                    let ks = self.keyspace_of(table)?;
-                    if keyspace.as_ref().is_some_and(|k| *k != ks) {
-                        return Err(CqlError::invalid("a BATCH here writes to one keyspace"));
-                    }
-                    keyspace = Some(ks);
-                    self.add_write(s, using, &mut batch)?;
-                }
-                if let Some(ks) = keyspace {
-                    Self::apply(self.db, &ks, &batch)?;
-                }
-                Ok(CqlResult::Void)
-            }
+            Statement::Batch {
+                statements,
+                using,
+                kind,
+            } => self.run_batch(statements, using, *kind),
             _ => self.schema_statement(stmt),
         }
     }

@@ -393,7 +393,7 @@ impl Session<'_> {
         // several allocations a statement.
         let (mut batch, mut buffers) = INSERT_SCRATCH.take().unwrap_or_default();
         let done = match self.add_planned_insert(p, t, values, &mut batch, &mut buffers) {
-            Ok(true) => Self::apply(self.db, &t.keyspace, &batch).map(|()| true),
+            Ok(true) => self.apply(&t.keyspace, &batch).map(|()| true),
             other => other,
         };
         batch.clear();

@@ -67,6 +67,11 @@ pub(super) fn selection_function(d: &ColumnDef, f: &str) -> Result<(), CqlError>
             "Cannot use selection function {f} on non-frozen collection {c}"
         )));
     }
+    if d.ty == CqlType::Counter {
+        return Err(CqlError::invalid(format!(
+            "Cannot use selection function {f} on counter column {c}"
+        )));
+    }
     Ok(())
 }
 

@@ -3,11 +3,11 @@
 //! statement returns. Every module that runs statements extends [`Session`] from here, below
 //! the crate's public methods (`lib.rs`), which call them; nothing here calls back up.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::sync::Arc;
 
 use supercolumn::model::timeuuid::TimeUuidGenerator;
-use supercolumn::Database;
+use supercolumn::{Database, Increment};
 
 use super::functions::Context;
 use super::page::{PageRequest, Position};
@@ -46,6 +46,8 @@ pub struct Session<'db> {
     pub(crate) page_end: Option<Position>,
     /// This node, as the system tables show it.
     pub(crate) node: Node,
+    /// The counter increments of the statement or batch being built, applied with it.
+    pub(crate) counter_writes: RefCell<Vec<Increment>>,
 }
 
 impl<'db> Session<'db> {
@@ -61,6 +63,7 @@ impl<'db> Session<'db> {
             page: None,
             page_end: None,
             node: Node::default(),
+            counter_writes: RefCell::new(Vec::new()),
         }
     }
     /// A fresh version-1 UUID for `now()`.

@@ -76,7 +76,9 @@ pub fn without_unset<'t>(
             }
         }
         Statement::Select(sel) => strip_select(sel, &is_unset)?,
-        Statement::Batch { statements, using } => {
+        Statement::Batch {
+            statements, using, ..
+        } => {
             strip_using(using, &is_unset);
             let mut kept = Vec::with_capacity(statements.len());
             for st in statements.iter() {

@@ -5,6 +5,7 @@
 
 use super::ast::{Assignment, Relation, TableName, Term, Using};
 use super::collection::{CollectionOp, Target};
+use super::counter_write::refuse_using;
 use super::error::CqlError;
 use super::session::Session;
 use super::table::{ColumnDef, Kind, Table};
@@ -37,6 +38,11 @@ impl Session<'_> {
         batch: &mut BatchMutation,
     ) -> Result<(), CqlError> {
         let t = self.table(w.table)?;
+        if t.is_counter() {
+            return Err(CqlError::invalid(
+                "INSERT statements are not allowed on counter tables, use UPDATE instead",
+            ));
+        }
         if columns.len() != values.len() {
             return Err(CqlError::invalid(format!(
                 "{} columns and {} values",
@@ -106,6 +112,16 @@ impl Session<'_> {
         batch: &mut BatchMutation,
     ) -> Result<(), CqlError> {
         let t = self.table(w.table)?;
+        if t.is_counter() {
+            refuse_using(w.using, w.batch_using)?;
+            let naming = if statics_only(&t, assignments.iter().map(Assignment::column)) {
+                refuse_clustering(&t, relations, "UPDATE")?;
+                Naming::Partitions
+            } else {
+                Naming::Rows
+            };
+            return self.add_counter_update(&t, assignments, relations, naming);
+        }
         let write = self.write_options(w.using, w.batch_using, &t)?;
         let write = self.stamped(write, &t);
         let mut sets = Vec::new();
@@ -178,10 +194,16 @@ impl Session<'_> {
         let t = self.table(w.table)?;
         let write = self.write_options(w.using, w.batch_using, &t)?;
         // A deletion does not expire (the table's default TTL is for what is written).
-        let write = WriteOptions {
+        let mut write = WriteOptions {
             ttl: None,
             ..self.stamped(write, &t)
         };
+        if t.is_counter() {
+            // A deleted counter stays deleted: its tombstone outranks every later total (the
+            // rule of Cassandra's counter tombstones).
+            refuse_using(w.using, w.batch_using)?;
+            write.timestamp = Some(i64::MAX);
+        }
         let ts = write.timestamp;
         let mut elements = Vec::new();
         for (c, e) in columns {

@@ -100,6 +100,10 @@ const RULES: &[(&str, &[&str])] = &[
         &["error", "types", "ast", "table", "binds", "unset", "plan"],
     ),
     ("write_rows", &["error", "ast", "table", "session"]),
+    (
+        "counter_write",
+        &["error", "types", "ast", "table", "session", "write_rows"],
+    ),
     ("collection", &["error", "types", "ast", "table", "session"]),
     (
         "write",
@@ -111,6 +115,7 @@ const RULES: &[(&str, &[&str])] = &[
             "session",
             "write_rows",
             "collection",
+            "counter_write",
         ],
     ),
     (
@@ -138,6 +143,7 @@ const RULES: &[(&str, &[&str])] = &[
             "write_rows",
         ],
     ),
+    ("batch", &["error", "ast", "session", "conditional"]),
     (
         "schema_change",
         &["error", "ast", "table", "replication", "session"],

@@ -26,6 +26,7 @@ pub fn type_option(ty: &CqlType) -> ColTypeOption {
         CqlType::Text => simple(ColType::Varchar),
         CqlType::Int => simple(ColType::Int),
         CqlType::Bigint => simple(ColType::Bigint),
+        CqlType::Counter => simple(ColType::Counter),
         CqlType::Smallint => simple(ColType::Smallint),
         CqlType::Tinyint => simple(ColType::Tinyint),
         CqlType::Varint => simple(ColType::Varint),

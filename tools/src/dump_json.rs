@@ -393,6 +393,7 @@ fn typed(ty: &CqlType, bytes: &[u8]) -> Value {
     match ty {
         CqlType::Int
         | CqlType::Bigint
+        | CqlType::Counter
         | CqlType::Smallint
         | CqlType::Tinyint
         | CqlType::Varint

@@ -148,7 +148,11 @@ fn fill(dir: &Path) {
              lp list<frozen<tuple<int, text>>>, ldec list<decimal>, e vector<float, 3>);
          INSERT INTO typed (k, d, ld, p, lp, ldec, e) VALUES (1, 1h30m, [-2d, P1M], (7, 'it''s'),
              [(1, 'a'), (2, null)], [1.50, -3], [0.5, -1, 2.25]);
-         INSERT INTO typed (k, d) VALUES (2, 0s);",
+         INSERT INTO typed (k, d) VALUES (2, 0s);
+         CREATE TABLE counts (k text, c int, n counter, m counter, PRIMARY KEY (k, c));
+         UPDATE counts SET n = n + 5, m = m - 2 WHERE k = 'a' AND c = 1;
+         UPDATE counts SET n = n + 7 WHERE k = 'b' AND c = 2;
+         UPDATE counts SET n = n + 1 WHERE k = 'b' AND c = 2;",
     )
     .unwrap();
     for k in 0..40 {
@@ -295,6 +299,8 @@ fn an_export_loaded_by_cqlsh_gives_every_cell_back_with_its_time_and_ttl() {
         ("SELECT k, c, writetime(s), writetime(v), ttl(s) FROM app.statics", 3),
         // Durations, tuples and lists of decimals.
         ("SELECT * FROM app.typed", 2),
+        // Counters, loaded by adding their counts.
+        ("SELECT * FROM app.counts", 2),
     ] {
         let (x, y) = (read(&a, q), read(&b, q));
         assert_eq!((x.rows.len(), y.rows.len()), (rows, rows), "{q}");

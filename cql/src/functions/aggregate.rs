@@ -90,7 +90,11 @@ pub(in super::super) fn choose(
         ("avg", _) => Kind::Avg,
         _ => return Ok(None),
     };
-    let ty = ty.cloned().unwrap_or(CqlType::Bigint);
+    // A counter aggregates as the bigint it holds.
+    let ty = match ty {
+        None | Some(CqlType::Counter) => CqlType::Bigint,
+        Some(t) => t.clone(),
+    };
     let numeric = matches!(
         ty,
         CqlType::Tinyint

@@ -57,7 +57,7 @@ fn width(ty: &CqlType) -> Option<(u32, bool)> {
         CqlType::Tinyint => (1, false),
         CqlType::Smallint => (2, false),
         CqlType::Int => (4, false),
-        CqlType::Bigint => (8, false),
+        CqlType::Bigint | CqlType::Counter => (8, false),
         CqlType::Varint => (u32::MAX, false),
         CqlType::Float => (4, true),
         CqlType::Double => (8, true),
@@ -96,7 +96,9 @@ pub(in super::super) fn read(ty: &CqlType, v: &[u8]) -> Result<Num, CqlError> {
         CqlType::Int => Num::Int(i64::from(i32::from_be_bytes(
             v.try_into().map_err(|_| bad())?,
         ))),
-        CqlType::Bigint => Num::Int(i64::from_be_bytes(v.try_into().map_err(|_| bad())?)),
+        CqlType::Bigint | CqlType::Counter => {
+            Num::Int(i64::from_be_bytes(v.try_into().map_err(|_| bad())?))
+        }
         CqlType::Varint if !v.is_empty() => Num::Big(BigInt::from_signed_bytes_be(v)),
         CqlType::Float => Num::Float(f64::from(f32::from_be_bytes(
             v.try_into().map_err(|_| bad())?,
@@ -124,7 +126,7 @@ pub(in super::super) fn write(ty: &CqlType, n: Num) -> Vec<u8> {
         CqlType::Tinyint => (narrow(&n) as i8).to_be_bytes().to_vec(),
         CqlType::Smallint => (narrow(&n) as i16).to_be_bytes().to_vec(),
         CqlType::Int => (narrow(&n) as i32).to_be_bytes().to_vec(),
-        CqlType::Bigint => as_i64(&n).to_be_bytes().to_vec(),
+        CqlType::Bigint | CqlType::Counter => as_i64(&n).to_be_bytes().to_vec(),
         CqlType::Varint => as_big(n).to_signed_bytes_be(),
         CqlType::Float => (as_f64(&n) as f32).to_be_bytes().to_vec(),
         CqlType::Double => as_f64(&n).to_be_bytes().to_vec(),

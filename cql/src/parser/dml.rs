@@ -1,7 +1,9 @@
 //! The parser's statements that read and write rows: `INSERT`, `UPDATE`, `DELETE`, `SELECT`
 //! and `BATCH`, with their `USING`, `WHERE` and `IF` clauses.
 
-use super::super::ast::{Assignment, Condition, Op, Relation, Select, Statement, Term, Using};
+use super::super::ast::{
+    Assignment, BatchKind, Condition, Op, Relation, Select, Statement, Term, Using,
+};
 use super::super::error::CqlError;
 use super::super::lexer::Tok;
 use super::Parser;
@@ -303,7 +305,13 @@ impl Parser {
     }
 
     pub(super) fn batch(&mut self) -> Result<Statement, CqlError> {
-        self.eat_word("unlogged");
+        let kind = if self.eat_word("unlogged") {
+            BatchKind::Unlogged
+        } else if self.eat_word("counter") {
+            BatchKind::Counter
+        } else {
+            BatchKind::Logged
+        };
         self.word("batch")?;
         let using = self.using()?;
         let mut statements = Vec::new();
@@ -311,7 +319,11 @@ impl Parser {
             while self.eat_sym(";") {}
             if self.eat_word("apply") {
                 self.word("batch")?;
-                return Ok(Statement::Batch { statements, using });
+                return Ok(Statement::Batch {
+                    statements,
+                    using,
+                    kind,
+                });
             }
             let s = if self.eat_word("insert") {
                 self.insert()?

@@ -322,13 +322,6 @@ impl Parser {
                 }
                 CqlType::Map(k, v)
             }
-            // Until counters exist, a table that has one is refused: never taken as a plain
-            // bigint that INSERT could set (Cassandra refuses that).
-            "counter" => {
-                return Err(CqlError::invalid(
-                    "counter columns are not supported yet: a table with one cannot be created",
-                ))
-            }
             other => match CqlType::scalar(other) {
                 Some(t) => t,
                 None => {

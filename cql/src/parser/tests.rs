@@ -69,7 +69,10 @@ fn updates_deletes_and_batches() {
          APPLY BATCH",
     )
     .unwrap();
-    let Statement::Batch { statements, using } = &s[0] else {
+    let Statement::Batch {
+        statements, using, ..
+    } = &s[0]
+    else {
         panic!()
     };
     assert_eq!(

@@ -10,6 +10,7 @@
 //! Long because a CQL table's mapping to cells (keys, names, clustering prefixes, static cells)
 //! is one concept, built and checked from its `CREATE TABLE` and each `ALTER` in one place.
 
+mod counters;
 mod dropped;
 mod quote;
 
@@ -180,7 +181,7 @@ impl Table {
                 }
             }
         }
-        Ok(Table {
+        let t = Table {
             keyspace: keyspace.to_string(),
             name: table.table.clone(),
             columns: defs,
@@ -189,7 +190,9 @@ impl Table {
             descending,
             options: TableOptions::from_pairs(options)?,
             dropped: Vec::new(),
-        })
+        };
+        t.check_counters()?;
+        Ok(t)
     }
 
     /// This table with primary key columns renamed (`ALTER TABLE … RENAME`): their names are
@@ -258,6 +261,7 @@ impl Table {
                 dropped_at: dropped.map(|d| d.at),
             });
         }
+        t.check_counters()?;
         Ok(t)
     }
 
@@ -269,6 +273,7 @@ impl Table {
         }
         let mut t = self.clone();
         t.options = self.options.with_pairs(pairs)?;
+        t.check_counters()?;
         Ok(t)
     }
 

@@ -92,6 +92,8 @@ pub enum CqlType {
     Inet,
     /// `duration`: months, days and nanoseconds; no order, so never in a key
     Duration,
+    /// `counter`: a 64-bit count only incremented and decremented, in tables of counters
+    Counter,
     /// `list<T>`
     List(Box<CqlType>),
     /// `set<T>`
@@ -129,6 +131,7 @@ impl CqlType {
             "blob" => CqlType::Blob,
             "inet" => CqlType::Inet,
             "duration" => CqlType::Duration,
+            "counter" => CqlType::Counter,
             _ => return None,
         })
     }
@@ -216,7 +219,7 @@ impl CqlType {
             CqlType::Ascii => Arc::new(AsciiType),
             CqlType::Text => Arc::new(Utf8Type),
             CqlType::Int => Arc::new(Int32Type),
-            CqlType::Bigint => Arc::new(LongType),
+            CqlType::Bigint | CqlType::Counter => Arc::new(LongType),
             CqlType::Smallint => Arc::new(ShortType),
             CqlType::Tinyint => Arc::new(ByteType),
             CqlType::Varint => Arc::new(IntegerType),
@@ -526,6 +529,7 @@ impl std::fmt::Display for CqlType {
             CqlType::Blob => "blob",
             CqlType::Inet => "inet",
             CqlType::Duration => "duration",
+            CqlType::Counter => "counter",
             CqlType::List(t) => return write!(f, "list<{t}>"),
             CqlType::Set(t) => return write!(f, "set<{t}>"),
             CqlType::Map(k, v) => return write!(f, "map<{k}, {v}>"),

@@ -2,9 +2,10 @@
 //!
 //! This file holds the handle and what it shares with its background threads ([`Core`]),
 //! lookups, statistics and close. Opening is `open.rs` (and recovery from the files it finds,
-//! `recovery.rs`); writes are `write.rs`, reads `read.rs`, schema changes `schema.rs`, flushes
+//! `recovery.rs`); writes are `write.rs` (counters' increments `counter.rs`), reads `read.rs`, schema changes `schema.rs`, flushes
 //! and compactions `flush.rs`, and the threads themselves `worker.rs`.
 
+mod counter;
 mod flush;
 mod malloc;
 mod open;
@@ -32,6 +33,7 @@ use crate::options::Options;
 use crate::schema::{ColumnFamilyDef, KeyspaceDef};
 use crate::stats::ColumnFamilyStats;
 use crate::store::ColumnFamilyStore;
+pub use counter::Increment;
 use flush::FlushJob;
 use state::{SchemaState, StoreEnv};
 use worker::Worker;

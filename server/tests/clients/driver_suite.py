@@ -589,6 +589,32 @@ try:
         else:
             raise AssertionError("GROUP BY a regular column was not refused")
 
+    @check("counters: prepared increments, concurrent clients, COUNTER batches, refusals")
+    def _():
+        session.execute("CREATE TABLE cnt (k text, d int, n counter, m counter, PRIMARY KEY (k, d))")
+        inc = session.prepare("UPDATE cnt SET n = n + ?, m = m - 1 WHERE k = ? AND d = ?")
+        args = [(i % 5 + 1, "x", i % 3) for i in range(300)]
+        execute_concurrent_with_args(session, inc, args, concurrency=16)
+        got = {r.d: (r.n, r.m) for r in session.execute("SELECT d, n, m FROM cnt WHERE k = 'x'")}
+        want = {}
+        for (v, _, d) in args:
+            n, m = want.get(d, (0, 0))
+            want[d] = (n + v, m - 1)
+        assert got == want, f"counts {got}, want {want}"
+        b = BatchStatement(batch_type=BatchType.COUNTER)
+        b.add(inc, (10, "y", 1))
+        b.add(SimpleStatement("UPDATE cnt SET n = n + 5 WHERE k = 'y' AND d = 1"))
+        session.execute(b)
+        assert tuple(session.execute("SELECT n, m FROM cnt WHERE k = 'y' AND d = 1").one()) == (15, -1)
+        meta = cluster.metadata.keyspaces[KS].tables["cnt"].columns["n"].cql_type
+        assert meta == "counter", f"metadata type {meta}"
+        try:
+            session.execute("INSERT INTO cnt (k, d, n) VALUES ('z', 1, 1)")
+        except InvalidRequest as e:
+            assert "counter tables" in str(e), str(e)
+        else:
+            raise AssertionError("INSERT into a counter table was not refused")
+
     @check("driver metadata: columns, types, partition and clustering keys")
     def _():
         ks = cluster.metadata.keyspaces.get(KS)

@@ -90,7 +90,7 @@ fn scalar(ty: &CqlType, bytes: &[u8]) -> Option<String> {
         CqlType::Int => {
             be::<4>(bytes).map_or_else(|| cast("Int"), |a| i32::from_be_bytes(a).to_string())
         }
-        CqlType::Bigint => {
+        CqlType::Bigint | CqlType::Counter => {
             be::<8>(bytes).map_or_else(|| cast("Bigint"), |a| i64::from_be_bytes(a).to_string())
         }
         CqlType::Smallint => {

@@ -335,15 +335,11 @@ fn cql_cell(
     }
     let wher: Vec<String> = keys.iter().map(|(n, v)| format!("{n} = {v}")).collect();
     let col = quote_ident(column);
-    let set = match (&def.ty, parts.get(nck + 1)) {
-        (CqlType::List(e), Some(_)) => format!("{col} = {col} + [{}]", lit(e, &c.value)?),
-        (CqlType::Set(e), Some(el)) => format!("{col} = {col} + {{{}}}", lit(e, el.bytes)?),
-        (CqlType::Map(k, v), Some(el)) => format!(
-            "{col} = {col} + {{{}: {}}}",
-            lit(k, el.bytes)?,
-            lit(v, &c.value)?
-        ),
-        (ty, _) => format!("{col} = {}", lit(ty, &c.value)?),
+    let set = assignment(&def.ty, &col, parts.get(nck + 1).map(|p| p.bytes), &c.value)?;
+    let using = if def.ty == CqlType::Counter {
+        String::new()
+    } else {
+        using
     };
     writeln!(
         out,
@@ -351,4 +347,25 @@ fn cql_cell(
         wher.join(" AND ")
     )?;
     Ok(1)
+}
+
+/// The `SET` of an `UPDATE` that writes one cell of a column of type `ty`: its value, a
+/// collection's element (`element`: its name part), or a counter's count added.
+fn assignment(
+    ty: &CqlType,
+    col: &str,
+    element: Option<&[u8]>,
+    value: &[u8],
+) -> anyhow::Result<String> {
+    Ok(match (ty, element) {
+        (CqlType::List(e), Some(_)) => format!("{col} = {col} + [{}]", lit(e, value)?),
+        (CqlType::Set(e), Some(el)) => format!("{col} = {col} + {{{}}}", lit(e, el)?),
+        (CqlType::Map(k, v), Some(el)) => {
+            format!("{col} = {col} + {{{}: {}}}", lit(k, el)?, lit(v, value)?)
+        }
+        // A counter is loaded by adding its count (a cluster refuses a set, a timestamp or
+        // a TTL on one).
+        (CqlType::Counter, _) => format!("{col} = {col} + {}", lit(&CqlType::Bigint, value)?),
+        (ty, _) => format!("{col} = {}", lit(ty, value)?),
+    })
 }
