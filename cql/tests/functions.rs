@@ -188,3 +188,56 @@ fn mistyped_and_unknown_calls_are_refused_with_cassandras_messages() {
     let e = refused(&mut cql, "SELECT 1 / v FROM t");
     assert!(e.contains("/ by zero"), "{e}");
 }
+
+#[test]
+fn timestamp_literals_in_every_form_cassandra_takes_and_no_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int PRIMARY KEY, ts timestamp)",
+    );
+    let mut cql = ks_session(&db);
+    let base = 1_296_705_900_000i64; // 2011-02-03 04:05:00 UTC
+    for (text, ms) in [
+        ("2011-02-03", 1_296_691_200_000),
+        ("2011-02-03+0000", 1_296_691_200_000),
+        ("2011-02-03 04:05", base),
+        ("2011-02-03 04:05+0000", base),
+        ("2011-02-03 04:05:00", base),
+        ("2011-02-03 04:05:00+0000", base),
+        ("2011-02-03 04:05:00.000", base),
+        ("2011-02-03 04:05:00.000+0000", base),
+        ("2011-02-03T04:05", base),
+        ("2011-02-03T04:05+0000", base),
+        ("2011-02-03T04:05:00", base),
+        ("2011-02-03T04:05:00+0000", base),
+        ("2011-02-03T04:05:00.000+0000", base),
+        ("2011-02-03T04:05:00.12Z", base + 120),
+        ("2011-02-03 04:05:00.1+0100", base + 100 - 3_600_000),
+        ("2011-02-03 04:05:00-0130", base + 5_400_000),
+        // As cqlsh prints one: zeros past the millisecond lose nothing.
+        ("2011-02-03 04:05:00.120000+0000", base + 120),
+    ] {
+        cql.execute(&format!("INSERT INTO t (k, ts) VALUES (1, '{text}')"))
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(
+            shown(&mut cql, "SELECT toUnixTimestamp(ts) FROM t WHERE k = 1"),
+            [ms.to_string()],
+            "{text}"
+        );
+    }
+    for text in [
+        "2011-02-03 04:05:00.0001",
+        "2011-02-03 04:05:00.123456",
+        "2011-02-03 04:05:00.",
+        "2011-02-30",
+        "2011-02-03 25:00",
+        "yesterday",
+    ] {
+        let e = refused(
+            &mut cql,
+            &format!("INSERT INTO t (k, ts) VALUES (1, '{text}')"),
+        );
+        assert!(e.contains("timestamp"), "{text}: {e}");
+    }
+}

@@ -327,35 +327,62 @@ fn parse_timestamp(text: &str) -> Option<i64> {
     if let Ok(ms) = t.parse::<i64>() {
         return Some(ms);
     }
-    let (date, rest) = match t.find([' ', 'T']) {
-        Some(i) => (&t[..i], t[i + 1..].trim()),
-        None => (t, ""),
+    // The zone first, from the end: `Z`, `+hhmm`, `-hh:mm` (after a date alone, too).
+    let (rest, offset_min) = split_zone(t)?;
+    let (date, clock) = match rest.find([' ', 'T']) {
+        Some(i) => (&rest[..i], rest[i + 1..].trim()),
+        None => (rest, ""),
     };
     let days = parse_date(date)?;
-    let (clock, offset_min) = if rest.is_empty() {
-        ("", 0)
-    } else if let Some(c) = rest.strip_suffix('Z') {
-        (c, 0)
-    } else if let Some(i) = rest.rfind(['+', '-']) {
-        let zone = rest[i + 1..].replace(':', "");
-        if zone.len() != 4 || !zone.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let (h, m) = (
-            zone[..2].parse::<i64>().ok()?,
-            zone[2..].parse::<i64>().ok()?,
-        );
-        let sign = if rest.as_bytes()[i] == b'-' { -1 } else { 1 };
-        (&rest[..i], sign * (h * 60 + m))
-    } else {
-        (rest, 0)
-    };
+    // Milliseconds at most, as Cassandra's formats: a finer fraction is refused, not cut
+    // (zeros past the millisecond, as cqlsh prints timestamps, lose nothing).
+    if clock
+        .rsplit_once('.')
+        .is_some_and(|(_, f)| f.is_empty() || f.bytes().skip(3).any(|d| d != b'0'))
+    {
+        return None;
+    }
     let nanos = if clock.is_empty() {
         0
     } else {
-        parse_time_of_day(clock.trim())?
+        parse_time_of_day(clock)?
     };
     Some(days * MS_PER_DAY + nanos / 1_000_000 - offset_min * 60_000)
+}
+
+/// A timestamp's text without its zone, and the zone's offset in minutes (0 without one).
+fn split_zone(t: &str) -> Option<(&str, i64)> {
+    if let Some(rest) = t.strip_suffix('Z') {
+        return Some((rest.trim_end(), 0));
+    }
+    let b = t.as_bytes();
+    let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
+    let zone = match b.len() {
+        n if n >= 16 && matches!(b[n - 6], b'+' | b'-') && b[n - 3] == b':' => {
+            digits(&b[n - 5..n - 3]) && digits(&b[n - 2..])
+        }
+        _ => false,
+    };
+    let (at, hhmm) = if zone {
+        let n = b.len();
+        (n - 6, format!("{}{}", &t[n - 5..n - 3], &t[n - 2..]))
+    } else {
+        match b.len() {
+            n if n >= 15 && matches!(b[n - 5], b'+' | b'-') && digits(&b[n - 4..]) => {
+                (n - 5, t[n - 4..].to_string())
+            }
+            _ => return Some((t, 0)),
+        }
+    };
+    let (h, m) = (
+        hhmm[..2].parse::<i64>().ok()?,
+        hhmm[2..].parse::<i64>().ok()?,
+    );
+    if m >= 60 {
+        return None;
+    }
+    let sign = if b[at] == b'-' { -1 } else { 1 };
+    Some((t[..at].trim_end(), sign * (h * 60 + m)))
 }
 
 /// `timestamp`: 8 bytes, signed milliseconds since 1970-01-01 UTC.
