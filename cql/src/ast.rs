@@ -123,6 +123,11 @@ pub enum Selector {
     Arith(Arith, Box<Selector>, Box<Selector>),
     /// `-x`
     Negate(Box<Selector>),
+    /// `c[key]`: a map's value or a set's element.
+    Element(Box<Selector>, Literal),
+    /// `c[from..to]`: the part of a map or set whose keys lie in the range (an end left out
+    /// is open).
+    Slice(Box<Selector>, Option<Literal>, Option<Literal>),
 }
 
 impl Selector {
@@ -151,6 +156,11 @@ impl Selector {
                 format!("{} {sym} {}", l.text(), r.text())
             }
             Selector::Negate(x) => format!("-{}", x.text()),
+            Selector::Element(x, k) => format!("{}[{}]", x.text(), k.text()),
+            Selector::Slice(x, a, b) => {
+                let end = |l: &Option<Literal>| l.as_ref().map_or(String::new(), Literal::text);
+                format!("{}[{}..{}]", x.text(), end(a), end(b))
+            }
         }
     }
 }

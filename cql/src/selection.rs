@@ -9,7 +9,7 @@ use super::assemble::Resolved;
 use super::ast::{Arith, Selector};
 use super::error::CqlError;
 use super::functions::aggregate::{self, Aggregate, State};
-use super::functions::{self, call, Arg, ArithOp, Context, Native};
+use super::functions::{self, call, element, Arg, ArithOp, Context, Native};
 use super::table::{ColumnDef, Kind, Table};
 use super::types::{CqlType, Literal};
 use supercolumn::model::partitioner::Partitioner;
@@ -146,6 +146,7 @@ impl Builder<'_> {
                 let f = functions::negate(&ty)?;
                 (Expr::Call(f.native, vec![e]), f.returns)
             }
+            Selector::Element(x, _) | Selector::Slice(x, ..) => self.element(sel, x, in_aggregate)?,
             Selector::Literal(l) => {
                 return Err(CqlError::invalid(format!(
                     "a literal selector ({}) needs a type here: select it as an operand or a function's argument",
@@ -203,6 +204,34 @@ impl Builder<'_> {
             });
         }
         Ok((Expr::Call(f.native, inputs), f.returns))
+    }
+
+    /// `c[key]` or `c[from..to]` of a map or set.
+    fn element(
+        &mut self,
+        sel: &Selector,
+        x: &Selector,
+        in_aggregate: bool,
+    ) -> Result<(Expr, CqlType), CqlError> {
+        let (e, ty) = self.expr(x, in_aggregate)?;
+        let (k, v) = element::key_and_value(&ty, &x.text())?;
+        let key =
+            |l: &Literal| -> Result<Expr, CqlError> { Ok(Expr::Const(k.encode(l, &x.text())?)) };
+        Ok(match sel {
+            Selector::Element(_, l) => {
+                (Expr::Call(Native::Element(ty.clone()), vec![e, key(l)?]), v)
+            }
+            Selector::Slice(_, a, b) => {
+                let end = |l: &Option<Literal>| l.as_ref().map_or(Ok(Expr::Const(None)), key);
+                let args = vec![e, end(a)?, end(b)?];
+                let whole = match &ty {
+                    CqlType::Frozen(t) => (**t).clone(),
+                    t => t.clone(),
+                };
+                (Expr::Call(Native::Slice(ty.clone()), args), whole)
+            }
+            _ => return Err(CqlError::invalid("not an element selection")),
+        })
     }
 
     /// `token(k…)`: the partition key's columns, in order.

@@ -241,3 +241,43 @@ fn timestamp_literals_in_every_form_cassandra_takes_and_no_other() {
         assert!(e.contains("timestamp"), "{text}: {e}");
     }
 }
+
+#[test]
+fn elements_and_slices_of_maps_and_sets_are_selected() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int PRIMARY KEY, m map<text, int>, s set<int>, fm frozen<map<int, text>>,
+         l list<int>)",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute(
+        "INSERT INTO t (k, m, s, fm, l) VALUES (1, {'a': 1, 'b': 2, 'c': 3, 'd': 4}, {5, 10, 15},
+         {1: 'x', 2: 'y'}, [7])",
+    )
+    .unwrap();
+    cql.execute("INSERT INTO t (k) VALUES (2)").unwrap();
+    let q = "SELECT m['b'], m['z'], s[10], s[11], fm[2], m['b'..'c'], m[..'a'], m['c'..], s[6..15],
+             m['x'..'y'] FROM t WHERE k IN (1, 2)";
+    assert_eq!(
+        shown(&mut cql, q),
+        [
+            "2|null|10|null|y|{'b': 2, 'c': 3}|{'a': 1}|{'c': 3, 'd': 4}|{10, 15}|null",
+            "null|null|null|null|null|null|null|null|null|null"
+        ]
+    );
+    assert_eq!(
+        names(&mut cql, "SELECT m['b'], m['b'..'c'], s[..3] FROM t"),
+        [
+            "m['b']:int",
+            "m['b'..'c']:map<text, int>",
+            "s[..3]:set<int>"
+        ]
+    );
+    assert_eq!(
+        refused(&mut cql, "SELECT l[0] FROM t"),
+        "Element selection is only allowed on sets and maps, but l is a list"
+    );
+    let e = refused(&mut cql, "SELECT m[1] FROM t");
+    assert!(e.contains("invalid"), "{e}");
+}

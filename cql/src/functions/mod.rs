@@ -6,6 +6,7 @@
 //! `execute.rs`); this module sees only types and bytes.
 
 pub(super) mod aggregate;
+pub(super) mod element;
 mod fold;
 mod number;
 mod time;
@@ -51,6 +52,10 @@ pub(super) enum Native {
     Arith(ArithOp, CqlType, CqlType),
     /// `-x`
     Negate(CqlType),
+    /// `c[k]` of a map or set of this type: (collection, key).
+    Element(CqlType),
+    /// `c[a..b]` of a map or set of this type: (collection, from, to), an absent end open.
+    Slice(CqlType),
 }
 
 /// A function chosen for a call: what it is, the types its arguments take, what it returns.
@@ -307,6 +312,14 @@ pub(super) fn call(
         },
         Native::Negate(t) => match arg(0) {
             Some(v) => number::negate(t, v)?,
+            None => return Ok(None),
+        },
+        Native::Element(t) => match (arg(0), arg(1)) {
+            (Some(c), Some(k)) => return element::element(t, c, k),
+            _ => return Ok(None),
+        },
+        Native::Slice(t) => match arg(0) {
+            Some(c) => return element::slice(t, c, arg(1), arg(2)),
             None => return Ok(None),
         },
     }))

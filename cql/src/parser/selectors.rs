@@ -89,7 +89,11 @@ impl Parser {
             && matches!(self.peek_at(1), Some(Tok::Sym(".")))
             && matches!(self.peek_at(3), Some(Tok::Sym("(")));
         if !called && !qualified {
-            return Ok(Selector::Column(self.ident()?));
+            let column = Selector::Column(self.ident()?);
+            if !self.eat_sym("[") {
+                return Ok(column);
+            }
+            return self.element_selector(column);
         }
         if qualified {
             self.pos += 2;
@@ -137,6 +141,28 @@ impl Parser {
             }
         }
         Ok(Selector::Call(name, args))
+    }
+
+    /// `c[key]` or `c[from..to]` (an end may be left out), after the `[`.
+    fn element_selector(&mut self, of: Selector) -> Result<Selector, CqlError> {
+        let range = |p: &mut Parser| p.eat_sym(".") && p.eat_sym(".");
+        if range(self) {
+            let to = self.literal()?;
+            self.sym("]")?;
+            return Ok(Selector::Slice(Box::new(of), None, Some(to)));
+        }
+        let first = self.literal()?;
+        if range(self) {
+            let to = if matches!(self.peek(), Some(Tok::Sym("]"))) {
+                None
+            } else {
+                Some(self.literal()?)
+            };
+            self.sym("]")?;
+            return Ok(Selector::Slice(Box::new(of), Some(first), to));
+        }
+        self.sym("]")?;
+        Ok(Selector::Element(Box::new(of), first))
     }
 
     /// `f(args…)` where a value stands (the name already seen, `(` next): its arguments are
