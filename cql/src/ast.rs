@@ -368,6 +368,8 @@ pub struct Select {
     pub table: TableName,
     /// `DISTINCT`
     pub distinct: bool,
+    /// `SELECT JSON`: each row one JSON object, in one text column `[json]`.
+    pub json: bool,
     /// Selectors; empty for `*`.
     pub selectors: Vec<Selector>,
     /// Each selector's `AS` name, if it has one.

@@ -425,6 +425,7 @@ impl Session<'_> {
                 table: t.name.clone(),
             },
             distinct: false,
+            json: false,
             selectors: Vec::new(),
             aliases: Vec::new(),
             relations,

@@ -155,6 +155,7 @@ fn insert_plan(
 
 fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
     let plain = !s.distinct
+        && !s.json
         && s.group_by.is_empty()
         && s.order_by.is_empty()
         && s.limit.is_none()

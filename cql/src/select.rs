@@ -20,6 +20,7 @@ use super::rows::Rows;
 use super::select_plan::{KeySpan, Partitions, SelectPlan};
 use super::session::{CqlResult, Session};
 use super::table::Table;
+use super::types::{json_string, CqlType};
 use smallvec::SmallVec;
 use supercolumn::clock::Clock;
 use supercolumn::model::comparator::STATIC_MARKER;
@@ -44,7 +45,11 @@ impl Session<'_> {
         let page = self.page.take();
         let (rows, end) = self.select_page(s, page.as_ref())?;
         self.page_end = end;
-        Ok(CqlResult::Rows(rows))
+        Ok(CqlResult::Rows(if s.json {
+            json_rows(&rows)
+        } else {
+            rows
+        }))
     }
 
     /// Runs a prepared `SELECT` by the plan made when it was prepared (a point read, or a slice
@@ -341,4 +346,43 @@ fn first_page(slices: &[Bounds], reversed: bool, want: usize) -> SliceRange {
         }
         _ => SliceRange::all().count(1),
     }
+}
+
+/// `SELECT JSON`'s answer: each row one JSON object of its columns, in the one text column
+/// `[json]` (a name that needs quoting in CQL is quoted inside the JSON key, as Cassandra's).
+fn json_rows(rows: &Rows) -> Rows {
+    let columns = rows.columns();
+    let keys: Vec<String> = columns
+        .iter()
+        .map(|(name, _)| {
+            // Cassandra's rule for an identifier that needs no quotes.
+            let bare = name.starts_with(|c: char| c.is_ascii_lowercase())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            let computed = name.contains('(') || name.contains('[');
+            if bare || computed {
+                json_string(name)
+            } else {
+                json_string(&format!("\"{}\"", name.replace('"', "\"\"")))
+            }
+        })
+        .collect();
+    let mut out = Rows::with_capacity(vec![("[json]".to_string(), CqlType::Text)], rows.len());
+    for row in rows.iter() {
+        let fields: Vec<String> = keys
+            .iter()
+            .zip(columns.iter())
+            .enumerate()
+            .map(|(i, (key, (_, ty)))| {
+                let value = row
+                    .get(i)
+                    .map_or_else(|| "null".to_string(), |b| ty.to_json(b));
+                format!("{key}: {value}")
+            })
+            .collect();
+        let text = format!("{{{}}}", fields.join(", "));
+        out.push_row([Some(text.as_bytes())]);
+    }
+    out
 }

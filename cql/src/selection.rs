@@ -166,6 +166,16 @@ impl Builder<'_> {
         if lower == "token" {
             return self.token(args);
         }
+        if lower == "tojson" {
+            let [arg] = args else {
+                return Err(CqlError::invalid(format!(
+                    "toJson() takes one argument, not {}",
+                    args.len()
+                )));
+            };
+            let (e, ty) = self.expr(arg, in_aggregate)?;
+            return Ok((Expr::Call(Native::ToJson(ty), vec![e]), CqlType::Text));
+        }
         if matches!(lower.as_str(), "count" | "min" | "max" | "sum" | "avg") {
             let [arg] = args else {
                 return Err(CqlError::invalid(format!(

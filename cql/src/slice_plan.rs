@@ -86,6 +86,7 @@ impl SlicePlan {
     // place, to be read against what select_plan.rs does.
     pub(super) fn of(t: &Table, s: &Select) -> Option<SlicePlan> {
         let plain = !s.distinct
+            && !s.json
             && s.group_by.is_empty()
             && !s.allow_filtering
             && s.per_partition_limit.is_none()

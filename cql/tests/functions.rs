@@ -281,3 +281,58 @@ fn elements_and_slices_of_maps_and_sets_are_selected() {
     let e = refused(&mut cql, "SELECT m[1] FROM t");
     assert!(e.contains("invalid"), "{e}");
 }
+
+#[test]
+fn select_json_and_to_json_encode_every_type_as_cassandra_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int, \"Mixed\" text, ts timestamp, d double, f float, m map<int, text>,
+         s set<text>, l list<boolean>, u uuid, b blob, dec decimal, tu tuple<int, text>,
+         PRIMARY KEY (k, \"Mixed\"))",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute(
+        "INSERT INTO t (k, \"Mixed\", ts, d, f, m, s, l, u, b, dec, tu) VALUES (1, 'a\"b', '2011-02-03 04:05:06.789+0000',
+         1e10, 2.5, {1: 'one', 2: 'two'}, {'x'}, [true, false], 5132b130-ae79-11e4-ab27-0800200c9a66,
+         0xcafe, 12.50, (3, null))",
+    )
+    .unwrap();
+    cql.execute("INSERT INTO t (k, \"Mixed\") VALUES (2, 'z')")
+        .unwrap();
+    let rows = cql.query("SELECT JSON * FROM t").unwrap();
+    assert_eq!(rows.columns()[0].0, "[json]");
+    assert_eq!(
+        rows.displayed().concat(),
+        [
+            r#"{"k": 1, "\"Mixed\"": "a\"b", "b": "0xcafe", "d": 1.0E10, "dec": 12.50, "f": 2.5, "l": [true, false], "m": {"1": "one", "2": "two"}, "s": ["x"], "ts": "2011-02-03 04:05:06.789Z", "tu": [3, null], "u": "5132b130-ae79-11e4-ab27-0800200c9a66"}"#,
+            r#"{"k": 2, "\"Mixed\"": "z", "b": null, "d": null, "dec": null, "f": null, "l": null, "m": null, "s": null, "ts": null, "tu": null, "u": null}"#,
+        ]
+    );
+    assert_eq!(
+        shown(&mut cql, "SELECT JSON k, count(*) AS n FROM t WHERE k = 1"),
+        [r#"{"k": 1, "n": 1}"#]
+    );
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT toJson(m), toJson(ts), toJson(d) FROM t WHERE k = 2"
+        ),
+        ["null|null|null"]
+    );
+    assert_eq!(
+        shown(&mut cql, "SELECT toJson(s), toJson(tu) FROM t WHERE k = 1"),
+        [r#"["x"]|[3, null]"#]
+    );
+    // `json` stays a column's name where one is expected.
+    let db2 = tempfile::tempdir().unwrap();
+    let db2 = open_cql(db2.path(), "CREATE TABLE j (k int PRIMARY KEY, json text)");
+    let mut cql = ks_session(&db2);
+    cql.execute("INSERT INTO j (k, json) VALUES (1, 'x')")
+        .unwrap();
+    assert_eq!(shown(&mut cql, "SELECT json FROM j"), ["x"]);
+    assert_eq!(
+        shown(&mut cql, "SELECT JSON json FROM j"),
+        [r#"{"json": "x"}"#]
+    );
+}

@@ -56,6 +56,8 @@ pub(super) enum Native {
     Element(CqlType),
     /// `c[a..b]` of a map or set of this type: (collection, from, to), an absent end open.
     Slice(CqlType),
+    /// `toJson(x)` of a value of this type.
+    ToJson(CqlType),
 }
 
 /// A function chosen for a call: what it is, the types its arguments take, what it returns.
@@ -317,6 +319,10 @@ pub(super) fn call(
         Native::Element(t) => match (arg(0), arg(1)) {
             (Some(c), Some(k)) => return element::element(t, c, k),
             _ => return Ok(None),
+        },
+        Native::ToJson(t) => match arg(0) {
+            Some(v) => t.to_json(v).into_bytes(),
+            None => b"null".to_vec(),
         },
         Native::Slice(t) => match arg(0) {
             Some(c) => return element::slice(t, c, arg(1), arg(2)),

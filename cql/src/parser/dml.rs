@@ -249,6 +249,13 @@ impl Parser {
     }
 
     pub(super) fn select(&mut self) -> Result<Select, CqlError> {
+        // `JSON` is a column's name when a comma, FROM or AS follows it.
+        let json = self.is_word("json")
+            && !matches!(self.peek_at(1), Some(Tok::Sym(",")))
+            && !matches!(self.peek_at(1), Some(Tok::Word(w)) if w.eq_ignore_ascii_case("from") || w.eq_ignore_ascii_case("as"));
+        if json {
+            self.pos += 1;
+        }
         let distinct = self.eat_word("distinct");
         let mut selectors = Vec::new();
         let mut aliases = Vec::new();
@@ -272,6 +279,7 @@ impl Parser {
         let mut s = Select {
             table,
             distinct,
+            json,
             selectors,
             aliases,
             relations,

@@ -13,6 +13,7 @@ use num_bigint::BigInt;
 
 mod collection_value;
 mod duration;
+mod json;
 mod literal;
 mod tuple;
 mod vector;
@@ -21,6 +22,7 @@ mod vint;
 use super::error::CqlError;
 pub(super) use collection_value::{add_element, serialize, Element};
 pub use duration::Duration;
+pub use json::quoted as json_string;
 use literal::describe;
 pub use literal::Literal;
 use supercolumn::model::comparator::builtin::{from_hex, to_hex};
