@@ -172,6 +172,7 @@ const RULES: &[(&str, &[&str])] = &[
         "select",
         &[
             "error",
+            "types",
             "ast",
             "rows",
             "table",
