@@ -1,5 +1,7 @@
 //! What a parsed CQL statement says, before it meets a schema. Names are already folded (lower
 //! case unless they were double-quoted).
+//!
+//! Long because every statement's shape is here, one enum beside the next.
 
 pub use super::types::Op;
 use super::types::{CqlType, Literal};
@@ -310,6 +312,21 @@ pub enum Statement {
         /// `IF NOT EXISTS`
         condition: Option<Condition>,
     },
+    /// `INSERT INTO t JSON '…' [DEFAULT NULL | DEFAULT UNSET]`: the columns and values of one
+    /// JSON object (the session turns it into an `Insert` before it runs).
+    InsertJson {
+        /// Target.
+        table: TableName,
+        /// The JSON text: a string literal or a marker.
+        json: Term,
+        /// `DEFAULT UNSET`: a column the object leaves out is left as it is (the default,
+        /// `DEFAULT NULL`, deletes it).
+        default_unset: bool,
+        /// `USING`
+        using: Using,
+        /// `IF NOT EXISTS`
+        condition: Option<Condition>,
+    },
     /// `UPDATE`
     Update {
         /// Target.
@@ -392,6 +409,7 @@ pub struct Select {
 pub fn table_of(s: &Statement) -> Option<&TableName> {
     match s {
         Statement::Insert { table, .. }
+        | Statement::InsertJson { table, .. }
         | Statement::Update { table, .. }
         | Statement::Delete { table, .. } => Some(table),
         Statement::Select(sel) => Some(&sel.table),
@@ -400,6 +418,7 @@ pub fn table_of(s: &Statement) -> Option<&TableName> {
 }
 
 /// How many bind markers a statement has (they are numbered in order as parsed).
+// Long because it is one match over the statements that hold markers.
 pub fn markers(s: &Statement) -> usize {
     fn term(t: &Term, n: &mut usize) {
         if let Term::Bind(b) = t {
@@ -433,6 +452,10 @@ pub fn markers(s: &Statement) -> usize {
             values, using: u, ..
         } => {
             values.iter().for_each(|t| term(t, &mut n));
+            using(u, &mut n);
+        }
+        Statement::InsertJson { json, using: u, .. } => {
+            term(json, &mut n);
             using(u, &mut n);
         }
         Statement::Update {

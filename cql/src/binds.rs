@@ -7,7 +7,7 @@ use super::ast::{Assignment, Bind, Condition, Op, Relation, Selector, Statement,
 use super::error::CqlError;
 use super::functions::{fold, Context};
 use super::table::Table;
-use super::types::CqlType;
+use super::types::{CqlType, Literal};
 use supercolumn::model::partitioner::Partitioner;
 use supercolumn::model::timeuuid::TimeUuidGenerator;
 
@@ -138,6 +138,10 @@ fn walk(s: &Statement, tables: Tables<'_>, out: &mut Out) {
             }
             using(u, out);
         }
+        Statement::InsertJson { json, using: u, .. } => {
+            put(out, json, "[json]", CqlType::Text);
+            using(u, out);
+        }
         Statement::Update {
             using: u,
             assignments,
@@ -251,6 +255,11 @@ pub fn check(statement: &Statement, table: &Table) -> Result<(), CqlError> {
         }
     }
     match statement {
+        Statement::InsertJson {
+            json: Term::Literal(Literal::Str(text)),
+            default_unset,
+            ..
+        } => super::json_insert::columns_of(table, text, *default_unset).map(drop),
         Statement::Insert {
             columns, values, ..
         } => columns

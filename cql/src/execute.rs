@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::ast::{Bind, Condition, Relation, Statement, TableName, Term, Using};
 use super::error::CqlError;
 use super::functions::fold;
+use super::json_insert;
 use super::plan;
 use super::session::Session;
 use super::table::Table;
@@ -101,6 +102,9 @@ impl Session<'_> {
         batch_using: &Using,
         batch: &mut BatchMutation,
     ) -> Result<(), CqlError> {
+        if let Some(insert) = self.expand_json(stmt)? {
+            return self.add_write(&insert, batch_using, batch);
+        }
         match stmt {
             Statement::Insert {
                 table,
@@ -202,6 +206,41 @@ impl Session<'_> {
                 }
             },
         }
+    }
+
+    /// The `INSERT` an `INSERT … JSON` stands for, with the values bound to the statement;
+    /// any other statement as it is.
+    pub(super) fn expand_json(&self, stmt: &Statement) -> Result<Option<Statement>, CqlError> {
+        let Statement::InsertJson {
+            table,
+            json,
+            default_unset,
+            using,
+            condition,
+        } = stmt
+        else {
+            return Ok(None);
+        };
+        let t = self.table(table)?;
+        let text = match json {
+            Term::Literal(Literal::Str(s)) => s.clone(),
+            Term::Literal(_) => return Err(CqlError::invalid("INSERT … JSON takes a string")),
+            Term::Bind(_) => {
+                let bytes = self
+                    .value(&CqlType::Text, json, "[json]")?
+                    .ok_or_else(|| CqlError::invalid("Got null for INSERT JSON values"))?;
+                String::from_utf8(bytes)
+                    .map_err(|_| CqlError::invalid("INSERT … JSON takes UTF-8 text"))?
+            }
+        };
+        let (columns, values) = json_insert::columns_of(&t, &text, *default_unset)?;
+        Ok(Some(Statement::Insert {
+            table: table.clone(),
+            columns,
+            values,
+            using: using.clone(),
+            condition: condition.clone(),
+        }))
     }
 
     /// `stmt` with each `IN ?` (its table's) replaced by the values of the list bound to it,

@@ -35,6 +35,7 @@ mod functions;
 #[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod fuzz;
+mod json_insert;
 mod lexer;
 mod page;
 mod pages;
@@ -431,6 +432,9 @@ impl<'db> Session<'db> {
     fn dispatch(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
         // Increments of a statement that failed before its batch applied go with it.
         self.counter_writes.get_mut().clear();
+        if let Some(insert) = self.expand_json(stmt)? {
+            return self.dispatch(&insert);
+        }
         if let Statement::Select(s) = stmt {
             return self.run_select(stmt, s);
         }

@@ -336,3 +336,67 @@ fn select_json_and_to_json_encode_every_type_as_cassandra_does() {
         [r#"{"json": "x"}"#]
     );
 }
+
+#[test]
+fn insert_json_reads_every_type_and_round_trips_select_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int, \"Mixed\" text, ts timestamp, d double, m map<int, text>,
+         s set<text>, l list<boolean>, u uuid, b blob, dec decimal, tu tuple<int, text>, v bigint,
+         PRIMARY KEY (k, \"Mixed\"))",
+    );
+    let mut cql = ks_session(&db);
+    let json = r#"{"k": 1, "\"Mixed\"": "a\"b", "b": "0xcafe", "d": 1.0E10, "dec": 12.50, "l": [true, false], "m": {"1": "one", "2": "two"}, "s": ["x"], "ts": "2011-02-03 04:05:06.789Z", "tu": [3, null], "u": "5132b130-ae79-11e4-ab27-0800200c9a66", "v": "42"}"#;
+    cql.execute(&format!(
+        "INSERT INTO t JSON '{}'",
+        json.replace('\'', "''")
+    ))
+    .unwrap();
+    let back = shown(&mut cql, "SELECT JSON * FROM t WHERE k = 1");
+    assert_eq!(back, [json.replace(r#""v": "42""#, r#""v": 42"#)]);
+    // DEFAULT NULL (the default) clears what the object leaves out; DEFAULT UNSET keeps it.
+    cql.execute(r#"INSERT INTO t JSON '{"k": 1, "\"Mixed\"": "z", "v": 1}'"#)
+        .unwrap();
+    cql.execute(r#"INSERT INTO t JSON '{"k": 1, "\"Mixed\"": "z", "d": 2}'"#)
+        .unwrap();
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT v, d FROM t WHERE k = 1 AND \"Mixed\" = 'z'"
+        ),
+        ["null|2"]
+    );
+    cql.execute(r#"INSERT INTO t JSON '{"k": 1, "\"Mixed\"": "z", "v": 5}' DEFAULT UNSET"#)
+        .unwrap();
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT v, d FROM t WHERE k = 1 AND \"Mixed\" = 'z'"
+        ),
+        ["5|2"]
+    );
+    // Bound, prepared, with IF NOT EXISTS.
+    let p = cql.prepare("INSERT INTO t JSON ? IF NOT EXISTS").unwrap();
+    let row = br#"{"k": 2, "\"Mixed\"": "q", "v": 7}"#;
+    cql.execute_prepared(&p, &[Some(row)]).unwrap();
+    assert_eq!(shown(&mut cql, "SELECT v FROM t WHERE k = 2"), ["7"]);
+    for (bad, want) in [
+        (r#"{"k": 1, "nope": 1}"#, "unrecognized column: nope"),
+        (r#"{"k": "x"}"#, "k"),
+        (r#"[1]"#, "non-map"),
+        (r#"{"k": 1"#, "Could not decode JSON"),
+    ] {
+        let e = refused(&mut cql, &format!("INSERT INTO t JSON '{bad}'"));
+        assert!(e.contains(want), "{bad}: {e}");
+    }
+    let e = refused(&mut cql, r#"INSERT INTO t JSON '{"k": 1, "Mixed": "z"}'"#);
+    assert!(e.contains("unrecognized column: Mixed"), "{e}");
+    let e = cql
+        .prepare(r#"INSERT INTO t JSON '{"nope": 1}'"#)
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("unrecognized column"),
+        "at PREPARE: {e}"
+    );
+}

@@ -31,7 +31,11 @@ const RULES: &[(&str, &[&str])] = &[
     ("replication", &["error"]),
     ("bounds", &["error", "table"]),
     ("assemble", &["ast", "table"]),
-    ("binds", &["error", "types", "functions", "ast", "table"]),
+    ("json_insert", &["error", "types", "ast", "table"]),
+    (
+        "binds",
+        &["error", "types", "functions", "ast", "table", "json_insert"],
+    ),
     ("unset", &["error", "types", "ast", "table"]),
     ("page", &["error", "table", "bounds"]),
     ("compact", &["error", "types", "ast", "rows", "table"]),
@@ -129,6 +133,7 @@ const RULES: &[(&str, &[&str])] = &[
             "session",
             "plan",
             "write",
+            "json_insert",
         ],
     ),
     (

@@ -33,6 +33,27 @@ impl Parser {
     pub(super) fn insert(&mut self) -> Result<Statement, CqlError> {
         self.word("into")?;
         let table = self.table_name()?;
+        if self.eat_word("json") {
+            let json = self.term()?;
+            let mut default_unset = false;
+            if self.eat_word("default") {
+                default_unset = if self.eat_word("unset") {
+                    true
+                } else {
+                    self.word("null")?;
+                    false
+                };
+            }
+            let condition = self.if_not_exists()?.then_some(Condition::NotExists);
+            let using = self.using()?;
+            return Ok(Statement::InsertJson {
+                table,
+                json,
+                default_unset,
+                using,
+                condition,
+            });
+        }
         self.sym("(")?;
         let columns = self.ident_list()?;
         self.sym(")")?;

@@ -7,7 +7,8 @@
 
 use num_bigint::BigInt;
 
-use super::CqlType;
+use super::{CqlType, Literal};
+use crate::error::CqlError;
 use supercolumn::model::comparator::TimestampType;
 
 /// A string as a JSON string literal.
@@ -166,6 +167,109 @@ impl CqlType {
             }
             _ => quoted(&self.display(b)),
         })
+    }
+}
+
+impl CqlType {
+    /// The bytes of a JSON value for this type, as Cassandra's `fromJson()` and `INSERT JSON`
+    /// read it (`None`: null): a number may also come as a string, every other scalar comes as
+    /// its CQL text in a string, collections and tuples as arrays, maps as objects whose keys
+    /// are strings.
+    // Long because it is one match with an arm per CQL type.
+    pub fn from_json(
+        &self,
+        v: &serde_json::Value,
+        column: &str,
+    ) -> Result<Option<Vec<u8>>, CqlError> {
+        use serde_json::Value;
+        let bad = || {
+            CqlError::invalid(format!(
+                "Error decoding JSON value for {column}: {v} is not a {self}"
+            ))
+        };
+        let typed = |t: &CqlType, v: &Value| -> Result<Literal, CqlError> {
+            Ok(Literal::Typed(t.clone(), t.from_json(v, column)?))
+        };
+        let lit = match (self, v) {
+            (_, Value::Null) => return Ok(None),
+            (CqlType::Frozen(inner), v) => return inner.from_json(v, column),
+            (CqlType::Ascii | CqlType::Text, Value::String(s)) => Literal::Str(s.clone()),
+            (CqlType::Boolean, Value::Bool(b)) => Literal::Bool(*b),
+            (CqlType::Boolean, Value::String(s)) => match s.to_ascii_lowercase().as_str() {
+                "true" => Literal::Bool(true),
+                "false" => Literal::Bool(false),
+                _ => return Err(bad()),
+            },
+            (
+                CqlType::Int
+                | CqlType::Bigint
+                | CqlType::Counter
+                | CqlType::Smallint
+                | CqlType::Tinyint
+                | CqlType::Varint
+                | CqlType::Float
+                | CqlType::Double
+                | CqlType::Decimal
+                | CqlType::Timestamp,
+                Value::Number(n),
+            ) => Literal::Number(n.to_string()),
+            (
+                CqlType::Int
+                | CqlType::Bigint
+                | CqlType::Counter
+                | CqlType::Smallint
+                | CqlType::Tinyint
+                | CqlType::Varint
+                | CqlType::Float
+                | CqlType::Double
+                | CqlType::Decimal,
+                Value::String(s),
+            ) => Literal::Number(s.trim().to_string()),
+            (CqlType::Uuid | CqlType::Timeuuid, Value::String(s)) => Literal::Uuid(s.clone()),
+            (CqlType::Blob, Value::String(s)) => {
+                Literal::Hex(s.strip_prefix("0x").ok_or_else(bad)?.to_string())
+            }
+            (CqlType::Duration, Value::String(s)) => Literal::Duration(s.clone()),
+            (
+                CqlType::Timestamp | CqlType::Date | CqlType::Time | CqlType::Inet,
+                Value::String(s),
+            ) => Literal::Str(s.clone()),
+            (CqlType::List(e) | CqlType::Vector(e, _), Value::Array(items)) => Literal::List(
+                items
+                    .iter()
+                    .map(|i| typed(e, i))
+                    .collect::<Result<_, _>>()?,
+            ),
+            (CqlType::Set(e), Value::Array(items)) => Literal::Set(
+                items
+                    .iter()
+                    .map(|i| typed(e, i))
+                    .collect::<Result<_, _>>()?,
+            ),
+            (CqlType::Tuple(ts), Value::Array(items)) if items.len() <= ts.len() => Literal::Tuple(
+                items
+                    .iter()
+                    .zip(ts)
+                    .map(|(i, t)| typed(t, i))
+                    .collect::<Result<_, _>>()?,
+            ),
+            (CqlType::Map(k, val), Value::Object(entries)) => {
+                let mut pairs = Vec::with_capacity(entries.len());
+                for (key, value) in entries {
+                    // A key that is not text is written as its JSON, or its text, in a string.
+                    let key = match **k {
+                        CqlType::Ascii | CqlType::Text => Value::String(key.clone()),
+                        _ => {
+                            serde_json::from_str(key).unwrap_or_else(|_| Value::String(key.clone()))
+                        }
+                    };
+                    pairs.push((typed(k, &key)?, typed(val, value)?));
+                }
+                Literal::Map(pairs)
+            }
+            _ => return Err(bad()),
+        };
+        self.encode(&lit, column)
     }
 }
 

@@ -582,6 +582,11 @@ try:
         assert list(session.execute(by_list, ([], [1]))) == [], "IN ? of an empty list"
         got = session.execute("SELECT CAST(v AS text), v * 2 + 1 FROM agg WHERE k = 2 AND c = 3").one()
         assert tuple(got) == ("23", 47), f"cast and arithmetic {tuple(got)}"
+        ins_json = session.prepare("INSERT INTO agg JSON ?")
+        session.execute(ins_json, ('{"k": 9, "c": 1, "v": 5, "ts": "2011-02-03 04:05:06.789Z"}',))
+        got = session.execute("SELECT JSON k, c, v, ts FROM agg WHERE k = 9").one()[0]
+        want = '{"k": 9, "c": 1, "v": 5, "ts": "2011-02-03 04:05:06.789Z"}'
+        assert got == want, f"SELECT JSON {got!r}"
         try:
             session.execute("SELECT count(*) FROM agg GROUP BY v")
         except InvalidRequest as e:
