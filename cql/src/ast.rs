@@ -100,6 +100,10 @@ pub enum Relation {
     /// `column IN ?`: a list bound to one marker (the session expands it into `In` before
     /// the statement runs).
     InMarker(String, Bind),
+    /// `(c1, c2, …) op (v1, v2, …)` on clustering columns: the tuple a literal or a marker.
+    Multi(Vec<String>, Op, Term),
+    /// `(c1, c2, …) IN ((v1, v2, …), …)` on clustering columns.
+    MultiIn(Vec<String>, Vec<Term>),
     /// `token(columns…) op token(key)` (true: the term is a partition key) or `op token`.
     Token(Vec<String>, Op, Term, bool),
 }
@@ -434,6 +438,8 @@ pub fn markers(s: &Statement) -> usize {
                 Relation::Compare(_, _, t) | Relation::Token(_, _, t, _) => term(t, n),
                 Relation::In(_, ts) => ts.iter().for_each(|t| term(t, n)),
                 Relation::InMarker(_, b) => *n = (*n).max(b.index() + 1),
+                Relation::Multi(_, _, t) => term(t, n),
+                Relation::MultiIn(_, ts) => ts.iter().for_each(|t| term(t, n)),
             }
         }
     }

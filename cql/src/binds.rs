@@ -98,6 +98,15 @@ fn relations(rs: &[Relation], table: Option<&Table>, out: &mut Out) {
                 let ty = CqlType::List(Box::new(column_type(table, c)));
                 put(out, &Term::Bind(b.clone()), &format!("in({c})"), ty);
             }
+            Relation::Multi(cs, _, t) => {
+                let ty = CqlType::Tuple(cs.iter().map(|c| column_type(table, c)).collect());
+                put(out, t, &format!("({})", cs.join(",")), ty);
+            }
+            Relation::MultiIn(cs, ts) => {
+                let ty = CqlType::Tuple(cs.iter().map(|c| column_type(table, c)).collect());
+                ts.iter()
+                    .for_each(|t| put(out, t, &format!("({})", cs.join(",")), ty.clone()));
+            }
             // `token(k) op token(?)`: the marker is a partition key value, not a token.
             Relation::Token(cols, _, t, true) => match cols.as_slice() {
                 [c] => put(out, t, c, column_type(table, c)),
@@ -226,29 +235,33 @@ fn literal(table: &Table, column: &str, t: &Term) -> Result<(), CqlError> {
     }
 }
 
+/// The relations of a `WHERE`, checked at PREPARE time: their columns exist, their literals
+/// are of their columns' types.
+fn check_relations(table: &Table, rs: &[Relation]) -> Result<(), CqlError> {
+    for r in rs {
+        match r {
+            // What CONTAINS looks for is checked when the query is planned.
+            Relation::Compare(_, Op::Contains | Op::ContainsKey, _) => {}
+            Relation::Compare(c, _, t) => literal(table, c, t)?,
+            Relation::In(c, ts) => ts.iter().try_for_each(|t| literal(table, c, t))?,
+            Relation::InMarker(c, _) => {
+                table.column(c)?;
+            }
+            Relation::Multi(cs, ..) | Relation::MultiIn(cs, _) | Relation::Token(cs, ..) => {
+                for c in cs {
+                    table.column(c)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Checks at PREPARE time what Cassandra checks then: every column the statement names
 /// exists in its table, and every literal given for a column is of that column's type.
 pub fn check(statement: &Statement, table: &Table) -> Result<(), CqlError> {
     let literal = |column: &str, t: &Term| literal(table, column, t);
-    let relations = |rs: &[Relation]| -> Result<(), CqlError> {
-        for r in rs {
-            match r {
-                // What CONTAINS looks for is checked when the query is planned.
-                Relation::Compare(_, Op::Contains | Op::ContainsKey, _) => {}
-                Relation::Compare(c, _, t) => literal(c, t)?,
-                Relation::In(c, ts) => ts.iter().try_for_each(|t| literal(c, t))?,
-                Relation::InMarker(c, _) => {
-                    table.column(c)?;
-                }
-                Relation::Token(cs, ..) => {
-                    for c in cs {
-                        table.column(c)?;
-                    }
-                }
-            }
-        }
-        Ok(())
-    };
+    let relations = |rs: &[Relation]| check_relations(table, rs);
     if let Some(c) = condition(statement) {
         for (column, t) in c.terms() {
             literal(column, t)?;

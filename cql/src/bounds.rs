@@ -115,3 +115,47 @@ pub(super) fn clustering_slices(
     }
     Ok(out)
 }
+
+/// A tuple's values, one per leading clustering column.
+pub(super) type Tuple = Vec<Vec<u8>>;
+
+/// The one slice of a multi-column range on the first `width` clustering columns,
+/// `(c1, …) > (v1, …)` and the like, compared in the columns' value order (Cassandra's): with
+/// the columns all ascending or all descending, one composite slice (a descending one's bounds
+/// change sides). Mixed orders are refused.
+pub(super) fn multi_slice(
+    t: &Table,
+    width: usize,
+    lower: Option<&(Tuple, bool)>,
+    upper: Option<&(Tuple, bool)>,
+) -> Result<Vec<Bounds>, CqlError> {
+    let orders = &t.descending[..width.min(t.descending.len())];
+    let desc = orders.first().copied().unwrap_or(false);
+    if orders.iter().any(|d| *d != desc) {
+        return Err(CqlError::invalid(
+            "a multi-column range over clustering columns of mixed orders (ASC and DESC) is not supported yet",
+        ));
+    }
+    let (lo, hi) = if desc { (upper, lower) } else { (lower, upper) };
+    let build = |v: &Tuple, eoc: i8| -> Result<Vec<u8>, CqlError> {
+        let parts: Vec<&[u8]> = v.iter().map(Vec::as_slice).collect();
+        if !CompositeType::fits(&parts) {
+            return Err(CqlError::invalid(
+                "a clustering value is longer than 65535 bytes",
+            ));
+        }
+        Ok(CompositeType::build(&parts, eoc))
+    };
+    let start = match lo {
+        Some((v, inclusive)) => build(v, if *inclusive { 0 } else { 1 })?,
+        None => Vec::new(),
+    };
+    let finish = match hi {
+        Some((v, inclusive)) => build(v, if *inclusive { 1 } else { -1 })?,
+        None => Vec::new(),
+    };
+    if !start.is_empty() && !finish.is_empty() && t.comparator().compare(&start, &finish).is_gt() {
+        return Ok(Vec::new());
+    }
+    Ok(vec![Bounds { start, finish }])
+}

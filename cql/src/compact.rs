@@ -186,6 +186,11 @@ pub fn select(
                     "a Thrift-era column family takes IN with its values listed",
                 ))
             }
+            Relation::Multi(..) | Relation::MultiIn(..) => {
+                return Err(CqlError::invalid(
+                    "a Thrift-era column family takes no multi-column relation",
+                ))
+            }
         }
     }
     let keys: Option<Vec<Vec<u8>>> = on_columns

@@ -37,6 +37,7 @@ mod functions;
 pub mod fuzz;
 mod json_insert;
 mod lexer;
+mod multi_column;
 mod page;
 mod pages;
 mod parser;

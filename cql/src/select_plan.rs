@@ -12,6 +12,7 @@ use super::assemble::{resolve, Resolved};
 use super::ast::{Op, Relation, Select, Term};
 use super::bounds::{clustering_slices, Bounds};
 use super::error::CqlError;
+use super::multi_column::{multi_slices, MultiColumn};
 use super::select_shape::{group_by, output_columns, read_reversed, validate};
 use super::selection::{self, Selection};
 use super::session::Session;
@@ -99,6 +100,7 @@ struct Restrictions {
     upper: Vec<Option<(Vec<u8>, bool)>>,
     filters: Vec<Filter>,
     span: KeySpan,
+    multi: MultiColumn,
 }
 
 const NEEDS_FILTERING: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
@@ -115,7 +117,11 @@ impl Session<'_> {
         }
         let reversed = read_reversed(&t, &s.order_by)?;
         let now_seconds = self.db.options().clock.now_micros().div_euclid(1_000_000);
-        let mut slices = clustering_slices(&t, &r.eq, &r.lower, &r.upper)?;
+        let mut slices = if r.multi.width > 0 {
+            multi_slices(&t, &r.multi, &r.eq, &r.lower, &r.upper)?
+        } else {
+            clustering_slices(&t, &r.eq, &r.lower, &r.upper)?
+        };
         if reversed {
             // The slices are in clustering order; a reversed read takes them last first.
             slices.reverse();
@@ -130,10 +136,10 @@ impl Session<'_> {
         let limit = self.positive(s.limit.as_ref(), "LIMIT")?;
         let per_partition = self.positive(s.per_partition_limit.as_ref(), "PER PARTITION LIMIT")?;
         let keys = partition_keys(&t, &r.eq)?;
-        let clustering_restricted = t
-            .clustering
-            .iter()
-            .any(|&i| r.eq[i].is_some() || r.lower[i].is_some() || r.upper[i].is_some());
+        let clustering_restricted = r.multi.width > 0
+            || t.clustering
+                .iter()
+                .any(|&i| r.eq[i].is_some() || r.lower[i].is_some() || r.upper[i].is_some());
         if keys.is_none() && clustering_restricted && !s.allow_filtering {
             return Err(CqlError::invalid(
                 "restricting clustering columns without the partition key needs ALLOW FILTERING",
@@ -227,6 +233,13 @@ impl Session<'_> {
                 }
                 Relation::Compare(c, op, term) => self.comparison(t, c, *op, term, &mut r)?,
                 Relation::InMarker(c, _) => return Err(unbound_list(c)),
+                Relation::Multi(cols, op, term) => {
+                    let one = std::slice::from_ref(term);
+                    self.multi_column(t, cols, Some(*op), one, &mut r.multi)?
+                }
+                Relation::MultiIn(cols, terms) => {
+                    self.multi_column(t, cols, None, terms, &mut r.multi)?
+                }
             }
         }
         Ok(r)

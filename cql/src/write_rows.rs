@@ -25,6 +25,7 @@ pub(super) enum Naming {
 /// Whether `relations` restrict a clustering column of `t`.
 pub(super) fn restricts_clustering(t: &Table, relations: &[Relation]) -> bool {
     relations.iter().any(|r| match r {
+        Relation::Multi(..) | Relation::MultiIn(..) => true,
         Relation::Compare(c, ..) | Relation::In(c, _) | Relation::InMarker(c, _) => t
             .column(c)
             .is_ok_and(|(_, d)| matches!(d.kind, Kind::Clustering(_))),
@@ -56,6 +57,9 @@ fn write_restriction(r: &Relation) -> Result<(&String, &[Term]), CqlError> {
         Relation::InMarker(c, _) => Err(CqlError::invalid(format!(
             "IN ? on {c} takes a list bound to a prepared statement"
         ))),
+        Relation::Multi(..) | Relation::MultiIn(..) => Err(CqlError::invalid(
+            "Multi-column relations are not supported in a write here: restrict each column",
+        )),
     }
 }
 

@@ -55,6 +55,10 @@ const RULES: &[(&str, &[&str])] = &[
         &["error", "types", "ast", "rows", "table", "selection"],
     ),
     (
+        "multi_column",
+        &["error", "types", "ast", "table", "bounds", "session"],
+    ),
+    (
         "select_plan",
         &[
             "error",
@@ -66,6 +70,7 @@ const RULES: &[(&str, &[&str])] = &[
             "session",
             "select_shape",
             "selection",
+            "multi_column",
         ],
     ),
     ("plan_values", &["error", "types", "ast", "rows"]),

@@ -128,6 +128,24 @@ impl Parser {
                     self.term()?
                 };
                 out.push(Relation::Token(cols, op, value, of_key));
+            } else if self.eat_sym("(") {
+                let cols = self.ident_list()?;
+                self.sym(")")?;
+                if self.eat_word("in") {
+                    self.sym("(")?;
+                    let mut tuples = Vec::new();
+                    if !self.eat_sym(")") {
+                        tuples.push(self.term()?);
+                        while self.eat_sym(",") {
+                            tuples.push(self.term()?);
+                        }
+                        self.sym(")")?;
+                    }
+                    out.push(Relation::MultiIn(cols, tuples));
+                } else {
+                    let op = self.op()?;
+                    out.push(Relation::Multi(cols, op, self.term()?));
+                }
             } else {
                 let col = self.ident()?;
                 if self.eat_word("in") {
@@ -161,7 +179,7 @@ impl Parser {
         // Each combination of IN values is a key or a slice read (or written) on its own: the
         // product is bounded before anything is built from it.
         let product = out.iter().fold(1usize, |n, r| match r {
-            Relation::In(_, vs) => n.saturating_mul(vs.len()),
+            Relation::In(_, vs) | Relation::MultiIn(_, vs) => n.saturating_mul(vs.len()),
             _ => n,
         });
         if product > MAX_IN_COMBINATIONS {

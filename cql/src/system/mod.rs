@@ -48,7 +48,10 @@ pub fn bind_columns(
         let (name, terms) = match rel {
             Relation::Compare(c, _, t) => (c, std::slice::from_ref(t)),
             Relation::In(c, ts) => (c, ts.as_slice()),
-            Relation::Token(..) | Relation::InMarker(..) => continue,
+            Relation::Token(..)
+            | Relation::InMarker(..)
+            | Relation::Multi(..)
+            | Relation::MultiIn(..) => continue,
         };
         let ty = content
             .columns
