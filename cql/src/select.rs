@@ -224,7 +224,7 @@ impl Session<'_> {
         let p = c.p;
         let cf = ColumnParent::new(&p.table.name);
         let want = c.cells_wanted();
-        let rows_per_page = c.limit.saturating_add(1).clamp(2, PAGE);
+        let rows_per_page = partitions_per_range(c.limit, want);
         let mut start = span.start.clone();
         // The previous range's last partition (a range starts at it again), or an exclusive
         // start.
@@ -293,6 +293,10 @@ impl Session<'_> {
     }
 }
 
+/// Cells one range read of a scan may bring, at most: 128 partitions' first pages of 1,000
+/// cells (a LIMIT of up to 600 rows of two cells each is not cut by it).
+const SCAN_CELLS: usize = 128 * PAGE;
+
 impl Session<'_> {
     /// The static columns of partition `key` of `t`, in a row's slots (empty when `t` has
     /// none): its static cells, which sort before the partition's rows.
@@ -325,6 +329,16 @@ impl Session<'_> {
         }
         Ok(statics.map_or_else(|| vec![None; t.columns.len()], |s| s.2))
     }
+}
+
+/// How many partitions one range read of a scan asks for, each with up to `want` cells: as
+/// many as the LIMIT may need, within [`SCAN_CELLS`] (an aggregate over a whole table holds
+/// one range at a time, however many rows it reads).
+fn partitions_per_range(limit: usize, want: usize) -> usize {
+    limit
+        .saturating_add(1)
+        .clamp(2, PAGE)
+        .min((SCAN_CELLS / want.max(1)).max(2))
 }
 
 /// The slice a range read brings of each partition: the one slice's first cells, or (with
