@@ -9,7 +9,7 @@ use super::assemble::Resolved;
 use super::ast::{Arith, Selector};
 use super::error::CqlError;
 use super::functions::aggregate::{self, Aggregate, State};
-use super::functions::{self, call, element, Arg, ArithOp, Context, Native};
+use super::functions::{self, call, element, Arg, ArithOp, Context, Native, Similarity};
 use super::table::{ColumnDef, Kind, Table};
 use super::types::{CqlType, Literal};
 use supercolumn::model::partitioner::Partitioner;
@@ -166,6 +166,9 @@ impl Builder<'_> {
         if lower == "token" {
             return self.token(args);
         }
+        if let Some(kind) = lower.strip_prefix("similarity_") {
+            return self.similarity(kind, args, in_aggregate);
+        }
         if lower == "tojson" {
             let [arg] = args else {
                 return Err(CqlError::invalid(format!(
@@ -242,6 +245,56 @@ impl Builder<'_> {
             }
             _ => return Err(CqlError::invalid("not an element selection")),
         })
+    }
+
+    /// `similarity_cosine|euclidean|dot_product(a, b)` of two `vector<float, n>` (one may be a
+    /// literal, taking the other's type): a float, as Cassandra 5's.
+    fn similarity(
+        &mut self,
+        kind: &str,
+        args: &[Selector],
+        in_aggregate: bool,
+    ) -> Result<(Expr, CqlType), CqlError> {
+        let name = format!("similarity_{kind}");
+        let f = match kind {
+            "cosine" => Native::Similarity(Similarity::Cosine),
+            "euclidean" => Native::Similarity(Similarity::Euclidean),
+            "dot_product" => Native::Similarity(Similarity::DotProduct),
+            _ => return Err(CqlError::invalid(format!("Unknown function '{name}'"))),
+        };
+        let [a, b] = args else {
+            return Err(CqlError::invalid(format!(
+                "Invalid number of arguments in call to function system.{name}: 2 required but {} provided",
+                args.len()
+            )));
+        };
+        let (ea, eb, ty) = match (a, b) {
+            (Selector::Literal(_), Selector::Literal(_)) => {
+                return Err(CqlError::invalid(format!(
+                    "{name}() needs a vector column among its arguments"
+                )))
+            }
+            (Selector::Literal(l), other) | (other, Selector::Literal(l)) => {
+                let (e, ty) = self.expr(other, in_aggregate)?;
+                (e, Expr::Const(ty.encode(l, &name)?), ty)
+            }
+            (a, b) => {
+                let (ea, ta) = self.expr(a, in_aggregate)?;
+                let (eb, tb) = self.expr(b, in_aggregate)?;
+                if ta != tb {
+                    return Err(CqlError::invalid(format!(
+                        "{name}() compares two vectors of one type, not {ta} and {tb}"
+                    )));
+                }
+                (ea, eb, ta)
+            }
+        };
+        if !matches!(&ty, CqlType::Vector(e, _) if **e == CqlType::Float) {
+            return Err(CqlError::invalid(format!(
+                "Function system.{name} requires a float vector argument, but found argument of type {ty}"
+            )));
+        }
+        Ok((Expr::Call(f, vec![ea, eb]), CqlType::Float))
     }
 
     /// `token(k…)`: the partition key's columns, in order.

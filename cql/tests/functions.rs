@@ -400,3 +400,32 @@ fn insert_json_reads_every_type_and_round_trips_select_json() {
         "at PREPARE: {e}"
     );
 }
+
+#[test]
+fn vector_similarities_score_as_cassandra_5() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int PRIMARY KEY, v vector<float, 2>, i vector<int, 2>)",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute("INSERT INTO t (k, v, i) VALUES (1, [1, 0], [1, 2])")
+        .unwrap();
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT similarity_cosine(v, [0, 1]), similarity_cosine(v, v), similarity_euclidean(v, [1, 2]), similarity_dot_product([0.5, 0.5], v) FROM t"
+        ),
+        ["0.5|1|0.2|0.75"]
+    );
+    assert_eq!(
+        names(&mut cql, "SELECT similarity_cosine(v, [0, 1]) FROM t"),
+        ["system.similarity_cosine(v, [0, 1]):float"]
+    );
+    let e = refused(&mut cql, "SELECT similarity_cosine(i, [0, 1]) FROM t");
+    assert!(e.contains("requires a float vector"), "{e}");
+    let e = refused(&mut cql, "SELECT similarity_cosine(v, [0, 0]) FROM t");
+    assert!(e.contains("all-zero"), "{e}");
+    let e = refused(&mut cql, "SELECT similarity_cosine(v, [0, 0, 1]) FROM t");
+    assert!(e.contains("expected 2 elements"), "{e}");
+}

@@ -58,6 +58,51 @@ pub(super) enum Native {
     Slice(CqlType),
     /// `toJson(x)` of a value of this type.
     ToJson(CqlType),
+    /// `similarity_…(a, b)` of two `vector<float, n>`.
+    Similarity(Similarity),
+}
+
+/// Cassandra 5's vector similarities, each scaled into [0, 1] as its ANN search scores them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Similarity {
+    /// (1 + cos θ) / 2
+    Cosine,
+    /// 1 / (1 + ‖a − b‖²)
+    Euclidean,
+    /// (1 + a·b) / 2
+    DotProduct,
+}
+
+/// The similarity of two float vectors' bytes.
+fn similarity(s: Similarity, a: &[u8], b: &[u8]) -> Result<Vec<u8>, CqlError> {
+    let floats = |v: &[u8]| -> Vec<f32> {
+        v.chunks_exact(4)
+            .map(|c| f32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let (x, y) = (floats(a), floats(b));
+    if x.len() != y.len() || !a.len().is_multiple_of(4) {
+        return Err(CqlError::invalid("vectors of different sizes"));
+    }
+    let dot: f32 = x.iter().zip(&y).map(|(p, q)| p * q).sum();
+    let v = match s {
+        Similarity::Cosine => {
+            let norm = |v: &[f32]| v.iter().map(|p| p * p).sum::<f32>().sqrt();
+            let (nx, ny) = (norm(&x), norm(&y));
+            if nx == 0.0 || ny == 0.0 {
+                return Err(CqlError::invalid(
+                    "Function system.similarity_cosine doesn't support all-zero vectors",
+                ));
+            }
+            (1.0 + dot / (nx * ny)) / 2.0
+        }
+        Similarity::Euclidean => {
+            let d2: f32 = x.iter().zip(&y).map(|(p, q)| (p - q) * (p - q)).sum();
+            1.0 / (1.0 + d2)
+        }
+        Similarity::DotProduct => (1.0 + dot) / 2.0,
+    };
+    Ok(v.to_be_bytes().to_vec())
 }
 
 /// A function chosen for a call: what it is, the types its arguments take, what it returns.
@@ -318,6 +363,10 @@ pub(super) fn call(
         },
         Native::Element(t) => match (arg(0), arg(1)) {
             (Some(c), Some(k)) => return element::element(t, c, k),
+            _ => return Ok(None),
+        },
+        Native::Similarity(s) => match (arg(0), arg(1)) {
+            (Some(a), Some(b)) => similarity(*s, a, b)?,
             _ => return Ok(None),
         },
         Native::ToJson(t) => match arg(0) {

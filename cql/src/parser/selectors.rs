@@ -64,23 +64,30 @@ impl Parser {
         self.selector_primary(depth)
     }
 
-    fn selector_primary(&mut self, depth: usize) -> Result<Selector, CqlError> {
-        match self.peek() {
+    /// A parenthesized selector or a literal operand, if one starts here.
+    fn selector_literal(&mut self, depth: usize) -> Option<Result<Selector, CqlError>> {
+        Some(match self.peek() {
             Some(Tok::Sym("(")) => {
                 self.pos += 1;
-                let inner = self.selector_sum(depth + 1)?;
-                self.sym(")")?;
-                return Ok(inner);
+                self.selector_sum(depth + 1)
+                    .and_then(|inner| self.sym(")").map(|()| inner))
             }
             Some(Tok::Str(_) | Tok::Number(_) | Tok::Hex(_) | Tok::Uuid(_) | Tok::Duration(_)) => {
-                return Ok(Selector::Literal(self.literal()?));
+                self.literal().map(Selector::Literal)
             }
+            Some(Tok::Sym("[" | "{")) => self.collection_literal(depth + 1).map(Selector::Literal),
             Some(Tok::Word(w))
                 if matches!(w.to_ascii_lowercase().as_str(), "true" | "false" | "null") =>
             {
-                return Ok(Selector::Literal(self.literal()?));
+                self.literal().map(Selector::Literal)
             }
-            _ => {}
+            _ => return None,
+        })
+    }
+
+    fn selector_primary(&mut self, depth: usize) -> Result<Selector, CqlError> {
+        if let Some(s) = self.selector_literal(depth) {
+            return s;
         }
         let called = matches!(self.peek(), Some(Tok::Word(_)))
             && matches!(self.peek_at(1), Some(Tok::Sym("(")));
