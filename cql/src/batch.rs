@@ -3,8 +3,9 @@
 //! `conditional.rs`, any other built into one engine batch of one keyspace and applied whole.
 //! A protocol BATCH of prepared statements is `lib.rs`'s.
 
-use super::ast::{BatchKind, Statement, Using};
+use super::ast::{BatchKind, Statement, TableName, Using};
 use super::conditional::BatchItem;
+use super::counter_write::check_batch_kind;
 use super::error::CqlError;
 use super::session::{CqlResult, Session};
 use supercolumn::BatchMutation;
@@ -17,8 +18,28 @@ impl Session<'_> {
         using: &Using,
         kind: BatchKind,
     ) -> Result<CqlResult, CqlError> {
-        let all: Vec<&Statement> = statements.iter().collect();
-        self.check_batch_kind(Some(kind), &all)?;
+        // Each table looked up once, however many of the batch's statements write it.
+        let mut tables: Vec<(&TableName, bool)> = Vec::new();
+        let mut counters = 0;
+        for s in statements {
+            let (Statement::Insert { table, .. }
+            | Statement::InsertJson { table, .. }
+            | Statement::Update { table, .. }
+            | Statement::Delete { table, .. }) = s
+            else {
+                continue;
+            };
+            let counter = match tables.iter().find(|(t, _)| *t == table) {
+                Some((_, c)) => *c,
+                None => {
+                    let c = self.table(table)?.is_counter();
+                    tables.push((table, c));
+                    c
+                }
+            };
+            counters += usize::from(counter);
+        }
+        check_batch_kind(Some(kind), statements.len(), counters)?;
         if statements
             .iter()
             .any(|s| super::conditional::condition_of(s).is_some())

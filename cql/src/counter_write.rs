@@ -6,7 +6,7 @@
 //! nothing else. The increments of a statement or batch wait in the session until the batch
 //! they belong to is applied (`execute.rs`).
 
-use super::ast::{Assignment, BatchKind, Relation, Statement, Using};
+use super::ast::{Assignment, BatchKind, Relation, Using};
 use super::error::CqlError;
 use super::session::Session;
 use super::table::{Kind, Table};
@@ -85,39 +85,27 @@ impl Session<'_> {
         self.counter_writes.borrow_mut().extend(out);
         Ok(())
     }
+}
 
-    /// Refuses a batch mixing counter and other writes, or of the wrong kind for them
-    /// (Cassandra's rules and words); `kind` is `None` for a protocol batch, whose kind this
-    /// crate is not told.
-    pub(super) fn check_batch_kind(
-        &self,
-        kind: Option<BatchKind>,
-        statements: &[&Statement],
-    ) -> Result<(), CqlError> {
-        let mut counters = 0;
-        for s in statements {
-            let (Statement::Insert { table, .. }
-            | Statement::Update { table, .. }
-            | Statement::Delete { table, .. }) = s
-            else {
-                continue;
-            };
-            if self.table(table)?.is_counter() {
-                counters += 1;
-            }
-        }
-        let others = statements.len() - counters;
-        match kind {
-            Some(BatchKind::Logged) if counters > 0 => Err(CqlError::invalid(
-                "Cannot include a counter statement in a logged batch",
-            )),
-            Some(BatchKind::Counter) if others > 0 => Err(CqlError::invalid(
-                "Cannot include non-counter statement in a counter batch",
-            )),
-            _ if counters > 0 && others > 0 => Err(CqlError::invalid(
-                "Counter and non-counter mutations cannot exist in the same batch",
-            )),
-            _ => Ok(()),
-        }
+/// Refuses a batch mixing counter and other writes, or of the wrong kind for them
+/// (Cassandra's rules and words): `counters` of its `statements` write counter tables. `kind`
+/// is `None` for a protocol batch, whose kind this crate is not told.
+pub(super) fn check_batch_kind(
+    kind: Option<BatchKind>,
+    statements: usize,
+    counters: usize,
+) -> Result<(), CqlError> {
+    let others = statements - counters;
+    match kind {
+        Some(BatchKind::Logged) if counters > 0 => Err(CqlError::invalid(
+            "Cannot include a counter statement in a logged batch",
+        )),
+        Some(BatchKind::Counter) if others > 0 => Err(CqlError::invalid(
+            "Cannot include non-counter statement in a counter batch",
+        )),
+        _ if counters > 0 && others > 0 => Err(CqlError::invalid(
+            "Counter and non-counter mutations cannot exist in the same batch",
+        )),
+        _ => Ok(()),
     }
 }

@@ -270,6 +270,17 @@ impl Session<'_> {
             Ok(())
         };
         let marked = |rs: &[Relation]| rs.iter().any(|r| matches!(r, Relation::InMarker(..)));
+        // Most statements have none: they are not copied.
+        let any = match stmt {
+            Statement::Select(s) => marked(&s.relations),
+            Statement::Update { relations, .. } | Statement::Delete { relations, .. } => {
+                marked(relations)
+            }
+            _ => false,
+        };
+        if !any {
+            return Ok(None);
+        }
         let mut stmt = stmt.clone();
         let (relations, table) = match &mut stmt {
             Statement::Select(s) if marked(&s.relations) => (&mut s.relations, &s.table),

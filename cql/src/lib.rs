@@ -195,7 +195,6 @@ impl<'db> Session<'db> {
         p: &Prepared,
         values: &[Option<&[u8]>],
     ) -> Result<CqlResult, CqlError> {
-        self.counter_writes.get_mut().clear();
         if values.len() != p.markers {
             return Err(CqlError::invalid(format!(
                 "the statement has {} bind markers, {} values were given",
@@ -270,8 +269,12 @@ impl<'db> Session<'db> {
         }
         self.counter_writes.get_mut().clear();
         let saved = self.keyspace.replace(ks.clone());
-        let statements: Vec<&Statement> = items.iter().map(|(p, _)| &p.statement).collect();
-        let mut result = self.check_batch_kind(None, &statements);
+        // Each statement's table is the one it was prepared against.
+        let counters = items
+            .iter()
+            .filter(|(p, _)| p.table.as_ref().is_some_and(|(t, _)| t.is_counter()))
+            .count();
+        let mut result = counter_write::check_batch_kind(None, items.len(), counters);
         let mut batch = BatchMutation::new();
         let mut buffers = plan::InsertBuffers::default();
         let mut checked: Option<&Prepared> = None;
@@ -335,7 +338,11 @@ impl<'db> Session<'db> {
         self.pinned = None;
         self.binds.clear();
         self.keyspace = saved;
-        result?;
+        if let Err(e) = result {
+            // Increments of a batch that failed go with it.
+            self.counter_writes.get_mut().clear();
+            return Err(e);
+        }
         self.apply(&ks, &batch)?;
         Ok(CqlResult::Void)
     }
@@ -431,8 +438,15 @@ impl<'db> Session<'db> {
     }
 
     fn dispatch(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
+        let result = self.dispatch_statement(stmt);
         // Increments of a statement that failed before its batch applied go with it.
-        self.counter_writes.get_mut().clear();
+        if result.is_err() {
+            self.counter_writes.get_mut().clear();
+        }
+        result
+    }
+
+    fn dispatch_statement(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
         if let Some(insert) = self.expand_json(stmt)? {
             return self.dispatch(&insert);
         }

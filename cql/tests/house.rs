@@ -153,7 +153,10 @@ const RULES: &[(&str, &[&str])] = &[
             "write_rows",
         ],
     ),
-    ("batch", &["error", "ast", "session", "conditional"]),
+    (
+        "batch",
+        &["error", "ast", "session", "counter_write", "conditional"],
+    ),
     (
         "schema_change",
         &["error", "ast", "table", "replication", "session"],
