@@ -429,3 +429,23 @@ fn vector_similarities_score_as_cassandra_5() {
     let e = refused(&mut cql, "SELECT similarity_cosine(v, [0, 0, 1]) FROM t");
     assert!(e.contains("expected 2 elements"), "{e}");
 }
+
+#[test]
+fn from_json_reads_a_value_as_the_column_it_stands_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int PRIMARY KEY, m map<text, int>, ts timestamp, l list<int>)",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute(
+        r#"INSERT INTO t (k, m, ts, l) VALUES (fromJson('1'), fromJson('{"a": 1}'), fromJson('"2011-02-03 04:05:06.789Z"'), [fromJson('7')])"#,
+    )
+    .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT JSON m, ts, l FROM t WHERE k = 1"),
+        [r#"{"m": {"a": 1}, "ts": "2011-02-03 04:05:06.789Z", "l": [7]}"#]
+    );
+    let e = refused(&mut cql, "INSERT INTO t (k, m) VALUES (2, fromJson('[1]'))");
+    assert!(e.contains("is not a map<text, int>"), "{e}");
+}

@@ -24,6 +24,19 @@ pub(in super::super) fn fold(
         items.iter().map(|i| fold(i, t, cx)).collect()
     };
     Ok(match (lit, inner) {
+        // `fromJson('…')` reads its JSON as the type where it stands (Cassandra's rule: the
+        // receiver decides).
+        (Literal::Call(name, args), _) if name.eq_ignore_ascii_case("fromjson") => {
+            let [Literal::Str(text)] = args.as_slice() else {
+                return Err(CqlError::invalid(
+                    "fromJson() takes one string argument here",
+                ));
+            };
+            let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+                CqlError::invalid(format!("Could not decode JSON string '{text}': {e}"))
+            })?;
+            Literal::Typed(ty.clone(), ty.from_json(&value, "fromJson()")?)
+        }
         (Literal::Call(name, args), _) => {
             let (chosen, value) = evaluate(name, args, cx)?;
             if !fits(&chosen.returns, ty) {

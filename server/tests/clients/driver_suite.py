@@ -587,6 +587,8 @@ try:
         got = session.execute("SELECT JSON k, c, v, ts FROM agg WHERE k = 9").one()[0]
         want = '{"k": 9, "c": 1, "v": 5, "ts": "2011-02-03 04:05:06.789Z"}'
         assert got == want, f"SELECT JSON {got!r}"
+        rows = session.execute("SELECT c FROM agg WHERE k = 1 AND (c) > (1) AND (c) <= (3)")
+        assert [r.c for r in rows] == [2, 3], "multi-column range"
         try:
             session.execute("SELECT count(*) FROM agg GROUP BY v")
         except InvalidRequest as e:
