@@ -10,6 +10,7 @@ use super::ast::{Bind, Condition, Relation, Statement, TableName, Term, Using};
 use super::error::CqlError;
 use super::functions::fold;
 use super::json_insert;
+use super::parser::MAX_IN_COMBINATIONS;
 use super::plan;
 use super::session::Session;
 use super::table::Table;
@@ -294,6 +295,17 @@ impl Session<'_> {
         };
         let t = self.table(table)?;
         expand(relations, &t)?;
+        // The bound lists are bounded as listed ones are when parsed: each combination of IN
+        // values is a read or write of its own.
+        let product = relations.iter().fold(1usize, |n, r| match r {
+            Relation::In(_, vs) | Relation::MultiIn(_, vs) => n.saturating_mul(vs.len()),
+            _ => n,
+        });
+        if product > MAX_IN_COMBINATIONS {
+            return Err(CqlError::invalid(format!(
+                "at most {MAX_IN_COMBINATIONS} combinations of IN values (these make {product})"
+            )));
+        }
         Ok(Some(stmt))
     }
 

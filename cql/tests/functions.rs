@@ -449,3 +449,26 @@ fn from_json_reads_a_value_as_the_column_it_stands_for() {
     let e = refused(&mut cql, "INSERT INTO t (k, m) VALUES (2, fromJson('[1]'))");
     assert!(e.contains("is not a map<text, int>"), "{e}");
 }
+
+#[test]
+fn what_a_client_could_make_unbounded_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int PRIMARY KEY, v int, d decimal)",
+    );
+    let mut cql = ks_session(&db);
+    // A chain of operations nests the tree evaluation walks: bounded at parse time.
+    let long = format!("SELECT v{} FROM t", " + 1".repeat(100));
+    let e = cql.execute(&long).unwrap_err();
+    assert!(e.to_string().contains("at most 64 operations"), "{e}");
+    let fine = format!("SELECT v{} FROM t", " + 1".repeat(64));
+    cql.execute(&fine).unwrap();
+    // A decimal whose scale would make its arithmetic take the process's memory.
+    cql.execute("INSERT INTO t (k, v, d) VALUES (1, 1, blobAsDecimal(0x7fffffff01))")
+        .unwrap();
+    let e = refused(&mut cql, "SELECT CAST(d AS int) FROM t");
+    assert!(e.contains("beyond"), "{e}");
+    let e = refused(&mut cql, "SELECT sum(d) FROM t");
+    assert!(e.contains("beyond"), "{e}");
+}

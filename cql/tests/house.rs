@@ -133,6 +133,7 @@ const RULES: &[(&str, &[&str])] = &[
             "error",
             "types",
             "functions",
+            "parser",
             "ast",
             "table",
             "session",

@@ -126,3 +126,28 @@ fn an_empty_in_names_no_row_and_writes_nothing() {
     let e = refused(&mut cql, "SELECT * FROM t WHERE k IN ?");
     assert!(e.contains("IN ? on k"), "{e}");
 }
+
+#[test]
+fn bound_lists_are_bounded_as_listed_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))",
+    );
+    let mut cql = ks_session(&db);
+    let many: Vec<i32> = (0..200).collect();
+    let list = int_list(&many);
+    let p = cql
+        .prepare("SELECT * FROM t WHERE k IN ? AND c IN ?")
+        .unwrap();
+    let e = cql
+        .execute_prepared(&p, &[Some(&list), Some(&list)])
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("combinations of IN values (these make 40000)"),
+        "{e}"
+    );
+    let few = int_list(&many[..100]);
+    cql.execute_prepared(&p, &[Some(&few), Some(&few)]).unwrap();
+}

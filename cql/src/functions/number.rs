@@ -45,6 +45,9 @@ pub(in super::super) enum Num {
     Decimal(BigInt, i32),
 }
 
+/// The largest decimal scale (either sign) functions and aggregates compute with.
+const MAX_SCALE: u32 = 100_000;
+
 /// Whether `ty` is a numeric type.
 pub(super) fn is_number(ty: &CqlType) -> bool {
     width(ty).is_some()
@@ -109,10 +112,15 @@ pub(in super::super) fn read(ty: &CqlType, v: &[u8]) -> Result<Num, CqlError> {
             if unscaled.is_empty() {
                 return Err(bad());
             }
-            Num::Decimal(
-                BigInt::from_signed_bytes_be(unscaled),
-                i32::from_be_bytes(*scale),
-            )
+            let scale = i32::from_be_bytes(*scale);
+            // A client chooses a decimal's scale: shifting by 2³¹ digits would take the
+            // process's memory, so a scale past this is refused, not computed.
+            if scale.unsigned_abs() > MAX_SCALE {
+                return Err(CqlError::invalid(format!(
+                    "a decimal of scale {scale} is beyond the ±{MAX_SCALE} computed here"
+                )));
+            }
+            Num::Decimal(BigInt::from_signed_bytes_be(unscaled), scale)
         }
         _ => return Err(bad()),
     })
@@ -288,7 +296,13 @@ pub(super) fn arith(
                     let (x, y, s) = aligned(x, y);
                     Num::Decimal(if op == ArithOp::Add { x + y } else { x - y }, s)
                 }
-                ArithOp::Mul => Num::Decimal(x.0 * y.0, x.1.saturating_add(y.1)),
+                ArithOp::Mul => {
+                    let scale = x.1.saturating_add(y.1);
+                    if scale.unsigned_abs() > MAX_SCALE {
+                        return Err(failed("the product's scale is too large"));
+                    }
+                    Num::Decimal(x.0 * y.0, scale)
+                }
                 // BigDecimal's division rounds to a precision this crate does not reproduce.
                 ArithOp::Div | ArithOp::Rem => {
                     return Err(CqlError::invalid(format!(

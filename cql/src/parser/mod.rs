@@ -48,6 +48,7 @@ pub fn parse_literal(text: &str) -> Result<Literal, CqlError> {
 
 mod ddl;
 mod dml;
+pub(crate) use dml::MAX_IN_COMBINATIONS;
 mod names;
 mod selectors;
 

@@ -9,6 +9,10 @@ use super::super::lexer::Tok;
 use super::super::types::Literal;
 use super::{Parser, MAX_NESTING};
 
+/// Operations one selector may chain (`a + b + …`): each nests the tree its evaluation walks
+/// recursively, so a client's chain is bounded before it could exhaust a stack.
+const MAX_OPERATIONS: usize = 64;
+
 impl Parser {
     /// One selector and its alias.
     pub(super) fn aliased_selector(&mut self) -> Result<(Selector, Option<String>), CqlError> {
@@ -23,7 +27,7 @@ impl Parser {
 
     fn selector_sum(&mut self, depth: usize) -> Result<Selector, CqlError> {
         let mut left = self.selector_product(depth)?;
-        loop {
+        for _ in 0..=MAX_OPERATIONS {
             let op = match self.peek() {
                 Some(Tok::Sym("+")) => Arith::Add,
                 Some(Tok::Sym("-")) => Arith::Sub,
@@ -33,11 +37,12 @@ impl Parser {
             let right = self.selector_product(depth)?;
             left = Selector::Arith(op, Box::new(left), Box::new(right));
         }
+        Err(self.unexpected(&format!("at most {MAX_OPERATIONS} operations in a row")))
     }
 
     fn selector_product(&mut self, depth: usize) -> Result<Selector, CqlError> {
         let mut left = self.selector_unary(depth)?;
-        loop {
+        for _ in 0..=MAX_OPERATIONS {
             let op = match self.peek() {
                 Some(Tok::Sym("*")) => Arith::Mul,
                 Some(Tok::Sym("/")) => Arith::Div,
@@ -48,6 +53,7 @@ impl Parser {
             let right = self.selector_unary(depth)?;
             left = Selector::Arith(op, Box::new(left), Box::new(right));
         }
+        Err(self.unexpected(&format!("at most {MAX_OPERATIONS} operations in a row")))
     }
 
     fn selector_unary(&mut self, depth: usize) -> Result<Selector, CqlError> {

@@ -10,6 +10,8 @@
 //! This file owns the read-add-write; it must not touch the write path's validation or the
 //! log (it goes through [`Database::get`] and [`Database::batch_mutate`]).
 
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 use parking_lot::{const_mutex, Mutex, MutexGuard};
@@ -55,15 +57,20 @@ impl Database {
         // In ascending order: two batches of increments never wait on each other in a cycle.
         let _held: Vec<MutexGuard<'_, ()>> = stripes.iter().map(|&s| LOCKS[s].lock()).collect();
         let now = self.now().micros;
-        // Each column once, its deltas summed (in the order first met).
+        // Each column once, its deltas summed (in the order first met; a hash finds it, so a
+        // batch of many increments costs no more than their number).
         let mut totals: Vec<(&Increment, i64)> = Vec::with_capacity(increments.len());
+        let mut seen: HashMap<(&[u8], &ColumnPath), usize> = HashMap::new();
         for inc in increments {
-            match totals
-                .iter_mut()
-                .find(|(t, _)| t.key == inc.key && t.path == inc.path)
-            {
-                Some((_, sum)) => *sum = sum.wrapping_add(inc.delta),
-                None => totals.push((inc, inc.delta)),
+            match seen.entry((inc.key.as_slice(), &inc.path)) {
+                Entry::Occupied(at) => {
+                    let sum = &mut totals[*at.get()].1;
+                    *sum = sum.wrapping_add(inc.delta);
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(totals.len());
+                    totals.push((inc, inc.delta));
+                }
             }
         }
         let mut batch = BatchMutation::new();
