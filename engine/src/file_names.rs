@@ -67,7 +67,8 @@ pub struct SstableName<'a> {
 }
 
 /// Parses `<CF>-<generation>-Data.db`, or its temporary name. The CF part must be a valid
-/// column family name (`[A-Za-z0-9_]{1,48}`), so `Standard1-backup.db` is not an SSTable.
+/// column family name (`[A-Za-z0-9_]{1,48}`, or an index's `<cf>.<index>`), so
+/// `Standard1-backup.db` is not an SSTable.
 pub fn parse_sstable(name: &str) -> Option<SstableName<'_>> {
     let (name, temp) = match name.strip_suffix(TEMP_SUFFIX) {
         Some(n) => (n, true),
@@ -75,7 +76,12 @@ pub fn parse_sstable(name: &str) -> Option<SstableName<'_>> {
     };
     let stem = name.strip_suffix(SSTABLE_SUFFIX)?;
     let (cf, digits) = stem.rsplit_once('-')?;
-    if !is_identifier(cf) || digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    // A secondary index's hidden column family is `<cf>.<index>`.
+    let named = is_identifier(cf)
+        || cf
+            .split_once('.')
+            .is_some_and(|(base, index)| is_identifier(base) && is_identifier(index));
+    if !named || digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     Some(SstableName {

@@ -93,7 +93,7 @@ pub mod stats;
 mod store;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use db::{ColumnFamilyHandle, Database, Increment, DEFAULT_DATA_DIR};
+pub use db::{ColumnFamilyHandle, Database, Increment, IndexEntry, DEFAULT_DATA_DIR};
 pub use error::{ConfError, CorruptKind, Error, FormatError, NameKind, Place, Result};
 #[doc(hidden)]
 pub use memtable::standalone::StandaloneMemtable;
@@ -106,8 +106,9 @@ pub use mutation::{
 };
 pub use options::{CommitLogSync, Options, StorageConf};
 pub use query::{
-    AsColumnPath, Column, ColumnOrSuperColumn, ColumnParent, ColumnPath, ColumnPathRef, KeyRange,
-    KeySlice, RangeBound, SlicePredicate, SliceRange, SuperColumn,
+    AsColumnPath, Column, ColumnOrSuperColumn, ColumnParent, ColumnPath, ColumnPathRef,
+    IndexClause, IndexExpression, IndexOperator, KeyRange, KeySlice, RangeBound, SlicePredicate,
+    SliceRange, SuperColumn,
 };
 /// The README's examples, compiled and run as doc-tests.
 #[doc = include_str!("../../README.md")]

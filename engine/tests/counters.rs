@@ -9,9 +9,8 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use common::T0;
@@ -98,11 +97,7 @@ fn a_deleted_counter_stays_deleted_and_a_non_count_is_refused() {
 }
 
 fn crash_options() -> Options {
-    let mut o = Options::default();
-    o.commit_log_sync = CommitLogSync::Batch { window_ms: 1.0 };
-    // Small memtables: flushes (and compactions) happen while the child is killed.
-    o.memtable_operations_millions = 0.001;
-    o
+    common::crash_options(0.001)
 }
 
 /// The child: increments `a` by 1 and `b` by 3 in one call, forever, reporting each
@@ -138,29 +133,12 @@ fn an_acknowledged_increment_counts_once_through_kills() {
     for round in 0..rounds {
         seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
         let want = 50 + (seed >> 33) % 400;
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "an_acknowledged_increment_counts_once_through_kills",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(CHILD_DIR, &dir)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let (mut seen, mut line) = (0, String::new());
-        while seen < want {
-            line.clear();
-            if out.read_line(&mut line).unwrap() == 0 {
-                break;
-            }
-            if line.contains("ack") {
-                seen += 1;
-            }
-        }
+        let (mut child, mut out) = common::spawn_child(
+            "an_acknowledged_increment_counts_once_through_kills",
+            CHILD_DIR,
+            &dir,
+        );
+        let (seen, _) = common::read_acks(&mut out, want);
         child.kill().unwrap();
         child.wait().unwrap();
         assert_eq!(seen, want, "round {round}: the child stopped early");

@@ -40,6 +40,10 @@ pub trait LogUpdate {
     fn cf_id(&self) -> u32;
     /// The validated update.
     fn update(&self) -> &RowUpdate<'_>;
+    /// Calls `f` with the id of each column family whose contents are derived from this
+    /// update (its secondary indexes): replay rebuilds them from the record, so the record's
+    /// segment is kept until they are flushed too.
+    fn each_dependent(&self, _f: &mut dyn FnMut(u32)) {}
 }
 
 impl LogUpdate for (u32, RowUpdate<'_>) {
@@ -74,7 +78,10 @@ impl<U: LogUpdate> LogRecord for RowWrite<'_, U> {
     }
 
     fn each_column_family(&self, f: &mut dyn FnMut(u32)) {
-        self.updates.iter().for_each(|u| f(u.cf_id()));
+        for u in self.updates {
+            f(u.cf_id());
+            u.each_dependent(f);
+        }
     }
 }
 

@@ -34,6 +34,17 @@ pub(super) enum FlushJob {
 }
 
 impl Core {
+    /// Holds off memtable switches while a writer appends to the log and applies to memtables
+    /// (or a build applies index entries), so a flush never claims a log position its memtable
+    /// does not cover. Nothing panics while holding it, and it guards no data: a poisoned lock
+    /// still orders.
+    #[inline]
+    pub(super) fn hold_switch(&self) -> crossbeam_utils::sync::ShardedLockReadGuard<'_, ()> {
+        self.switch_lock
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// Whether the database is closing (background work stops short).
     fn closing(&self) -> bool {
         self.env.ctx.closing.load(Ordering::Relaxed)

@@ -7,6 +7,9 @@
 
 mod counter;
 mod flush;
+mod index;
+mod index_read;
+mod index_write;
 mod malloc;
 mod open;
 mod read;
@@ -35,6 +38,7 @@ use crate::stats::ColumnFamilyStats;
 use crate::store::ColumnFamilyStore;
 pub use counter::Increment;
 use flush::FlushJob;
+pub use index_read::IndexEntry;
 use state::{SchemaState, StoreEnv};
 use worker::Worker;
 
@@ -203,7 +207,13 @@ impl Database {
         column_family: Option<&str>,
     ) -> Result<Vec<Arc<ColumnFamilyStore>>> {
         match column_family {
-            Some(cf) => Ok(vec![self.cf(keyspace, cf)?]),
+            Some(cf) => {
+                // A column family's indexes go with it, as Cassandra flushes and compacts them.
+                let base = self.cf(keyspace, cf)?;
+                let mut all: Vec<_> = base.indexes().iter().map(|i| i.store.clone()).collect();
+                all.insert(0, base);
+                Ok(all)
+            }
             None => Ok(self
                 .schema()
                 .keyspaces

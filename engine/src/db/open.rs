@@ -199,6 +199,23 @@ impl Database {
         }
         let core = &db.inner.core;
         core.retire(core.commitlog.retire_unneeded()?)?;
+        // An index whose build a crash interrupted is built again before anyone asks it.
+        let unbuilt: Vec<(String, String, String)> = db
+            .schema()
+            .keyspaces
+            .iter()
+            .flat_map(|(ks, k)| {
+                k.def.column_families.iter().flat_map(move |cf| {
+                    cf.indexes
+                        .iter()
+                        .filter(|i| !i.built)
+                        .map(move |i| (ks.clone(), cf.name.clone(), i.name.clone()))
+                })
+            })
+            .collect();
+        for (ks, cf, index) in unbuilt {
+            db.build_index(&ks, &cf, &index)?;
+        }
         // Compactions pending when the database last closed resume now.
         for cf in db.schema().all_cfs() {
             if cf.needs_compaction() {

@@ -17,7 +17,7 @@ use crate::store::{ColumnFamilyStore, ReadRequest, RowRange};
 
 impl Database {
     /// The request to `cf` for `parent`'s columns that `predicate` selects, checked.
-    fn read_request<'a>(
+    pub(super) fn read_request<'a>(
         &self,
         cf: &ColumnFamilyStore,
         parent: &'a ColumnParent,

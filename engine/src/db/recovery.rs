@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::index_write;
 use super::state::SchemaState;
 use super::Database;
 use crate::commitlog::record::RowMutation;
@@ -175,10 +176,51 @@ impl Database {
                     .get(id)
                     .map(|m| m.flushed_to)
                     .unwrap_or_default();
+                let Some(cf) = by_id.get(id) else { continue };
+                let indexes = cf.indexes();
+                if !indexes.is_empty() {
+                    // The index entries this record made, for each index not flushed past it.
+                    let flushed_to = |id: u32| {
+                        manifest
+                            .cfs
+                            .get(&id)
+                            .map(|m| m.flushed_to)
+                            .unwrap_or_default()
+                    };
+                    let due: Vec<_> = indexes
+                        .iter()
+                        .filter(|i| pos >= flushed_to(i.store.id()))
+                        .cloned()
+                        .collect();
+                    let mut derived = Vec::new();
+                    index_write::derive(
+                        true,
+                        cf.keyspace(),
+                        cf,
+                        &due,
+                        &sort_key,
+                        update,
+                        &mut derived,
+                    )
+                    .map_err(|e| {
+                        Error::corrupt(
+                            segment_path(pos.segment),
+                            FormatError::malformed(format!("an indexed record: {e}"))
+                                .at(Place::Offset(pos.offset)),
+                        )
+                    })?;
+                    index_write::apply(partitioner, &derived);
+                    for i in &due {
+                        dirty_ids
+                            .entry(pos.segment)
+                            .or_default()
+                            .insert(i.store.id());
+                    }
+                }
                 if pos < flushed {
                     continue;
                 }
-                if let Some(cf) = by_id.get(id) {
+                {
                     let corrupt = |reason: String| {
                         Error::corrupt(
                             segment_path(pos.segment),

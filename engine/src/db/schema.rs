@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::flush::FlushJob;
-use super::state::{KeyspaceState, SchemaState};
+use super::state::{is_hidden, KeyspaceState, SchemaState};
 use super::Database;
 use crate::error::{Error, Result};
 use crate::model::comparator::collection::adds_collections;
@@ -14,13 +14,16 @@ use crate::schema::{ColumnFamilyDef, KeyspaceDef};
 use crate::store::ColumnFamilyStore;
 
 impl Database {
-    fn change_schema(&self, f: impl FnOnce(&mut SchemaState) -> Result<()>) -> Result<()> {
+    pub(super) fn change_schema(
+        &self,
+        f: impl FnOnce(&mut SchemaState) -> Result<()>,
+    ) -> Result<()> {
         self.change_schema_then(f, |()| ())
     }
 
     /// [`change_schema`](Self::change_schema), with `stored` run on what `f` returned once the
     /// catalog holds the change and before anyone sees the new schema, still under the lock.
-    fn change_schema_then<T>(
+    pub(super) fn change_schema_then<T>(
         &self,
         f: impl FnOnce(&mut SchemaState) -> Result<T>,
         stored: impl FnOnce(T),
@@ -116,7 +119,7 @@ impl Database {
 
     /// After a drop is in the catalog: takes the CFs out of the manifest and the commit log's
     /// bookkeeping, and removes their files.
-    fn remove_dropped(&self, dropped: &[Arc<ColumnFamilyStore>]) -> Result<()> {
+    pub(super) fn remove_dropped(&self, dropped: &[Arc<ColumnFamilyStore>]) -> Result<()> {
         for cf in dropped {
             cf.mark_dropped();
         }
@@ -237,12 +240,16 @@ impl Database {
                 .keyspaces
                 .get_mut(keyspace)
                 .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
-            let Some(store) = ks.cfs.remove(cf) else {
+            let Some(store) = ks.cfs.remove(cf).filter(|_| !is_hidden(cf)) else {
                 return Err(Error::UnknownColumnFamily {
                     keyspace: keyspace.to_string(),
                     column_family: cf.to_string(),
                 });
             };
+            // Its indexes go with it.
+            for idx in store.indexes().iter() {
+                dropped.extend(ks.cfs.remove(&idx.def.column_family_name(cf)));
+            }
             dropped.push(store);
             ks.def.column_families.retain(|c| c.name != cf);
             Ok(())

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::model::partitioner::Partitioner;
 use crate::schema::catalog::Catalog;
 use crate::schema::{ColumnFamilyDef, KeyspaceDef};
-use crate::store::{ColumnFamilyStore, CompactionSettings, FlushLimits, StoreContext};
+use crate::store::{ColumnFamilyStore, CompactionSettings, FlushLimits, IndexStore, StoreContext};
 
 #[derive(Debug, Default)]
 pub(super) struct SchemaState {
@@ -51,14 +51,33 @@ impl StoreEnv {
 }
 
 impl KeyspaceState {
+    /// The stores of `def`'s column families and of their indexes' hidden column families
+    /// (named `<base>.<index>`, a name no user column family can have), each base store
+    /// wired to its indexes.
     pub(super) fn new(def: KeyspaceDef, ids: impl Fn(&str) -> u32, env: &StoreEnv) -> Self {
-        let cfs = def
-            .column_families
-            .iter()
-            .map(|cf| (cf.name.clone(), env.store(&def, ids(&cf.name), cf)))
-            .collect();
+        let mut cfs = BTreeMap::new();
+        for cf in &def.column_families {
+            let base = env.store(&def, ids(&cf.name), cf);
+            let mut indexes = Vec::with_capacity(cf.indexes.len());
+            for idx in &cf.indexes {
+                let hidden = idx.column_family(cf);
+                let store = env.store(&def, ids(&hidden.name), &hidden);
+                cfs.insert(hidden.name.clone(), store.clone());
+                indexes.push(IndexStore {
+                    def: idx.clone(),
+                    store,
+                });
+            }
+            base.set_indexes(indexes);
+            cfs.insert(cf.name.clone(), base);
+        }
         KeyspaceState { def, cfs }
     }
+}
+
+/// Whether a column family name is an index's hidden one, which no client may name.
+pub(super) fn is_hidden(cf: &str) -> bool {
+    cf.contains('.')
 }
 
 impl SchemaState {
@@ -112,10 +131,13 @@ impl SchemaState {
             .keyspaces
             .get(keyspace)
             .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
-        ks.cfs.get(cf).ok_or_else(|| Error::UnknownColumnFamily {
-            keyspace: keyspace.to_string(),
-            column_family: cf.to_string(),
-        })
+        ks.cfs
+            .get(cf)
+            .filter(|_| !is_hidden(cf))
+            .ok_or_else(|| Error::UnknownColumnFamily {
+                keyspace: keyspace.to_string(),
+                column_family: cf.to_string(),
+            })
     }
 
     /// Every column family store.

@@ -5,6 +5,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::index_write;
+use super::state::is_hidden;
 use super::Database;
 use crate::commitlog::record::{LogUpdate, RowWrite};
 use crate::commitlog::LogPosition;
@@ -26,6 +28,10 @@ impl LogUpdate for CfUpdate<'_> {
 
     fn update(&self) -> &RowUpdate<'_> {
         &self.1
+    }
+
+    fn each_dependent(&self, f: &mut dyn FnMut(u32)) {
+        self.0.indexes().iter().for_each(|i| f(i.store.id()));
     }
 }
 
@@ -100,6 +106,7 @@ impl Database {
             let cf = ks
                 .cfs
                 .get(cf_name)
+                .filter(|_| !is_hidden(cf_name))
                 .ok_or_else(|| Error::UnknownColumnFamily {
                     keyspace: keyspace.to_string(),
                     column_family: cf_name.to_string(),
@@ -140,6 +147,26 @@ impl Database {
                     .add(m, now, &mut updates[j].1, &keys, &mut scratch)?,
             }
         }
+        // Index entries are derived before anything is logged, so a value an index cannot hold
+        // refuses the whole batch.
+        let mut derived = Vec::new();
+        for (key, updates) in &rows {
+            for (cf, update) in updates {
+                let indexes = cf.indexes();
+                if !indexes.is_empty() {
+                    let sort_key = self.inner.partitioner.row_sort_key(key);
+                    index_write::derive(
+                        false,
+                        keyspace,
+                        cf,
+                        &indexes,
+                        &sort_key,
+                        update,
+                        &mut derived,
+                    )?;
+                }
+            }
+        }
         let records: Vec<RowWrite<'_, CfUpdate>> = rows
             .iter()
             .map(|(key, updates)| RowWrite { key, updates })
@@ -147,12 +174,7 @@ impl Database {
         {
             // The switch lock keeps a memtable switch from falling between the log append and
             // the memtable apply, which would let a flush claim a log position it does not cover.
-            let _switch = self
-                .inner
-                .core
-                .switch_lock
-                .read()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let _switch = self.inner.core.hold_switch();
             // One record per row, one fsync for the batch. A keyspace with `durable_writes`
             // off skips the log, as in Cassandra: its writes live in the memtable until flushed.
             let logged = if ks.def.durable_writes {
@@ -161,6 +183,7 @@ impl Database {
                 for (_, updates) in &rows {
                     updates.iter().for_each(|(cf, _)| cf.mark_unlogged());
                 }
+                derived.iter().for_each(|d| d.store.mark_unlogged());
                 vec![(LogPosition::default(), 0); records.len()]
             };
             for (record, (_, updates)) in records.iter().zip(&rows) {
@@ -169,6 +192,9 @@ impl Database {
                     cf.apply(&sort_key, record.key, update);
                 }
             }
+            // The index entries of the rows just applied: logged with them (each base record
+            // marks its indexes dirty), and derived again from it at replay.
+            index_write::apply(self.inner.partitioner, &derived);
             let took = started.elapsed();
             for ((_, updates), (_, log_bytes)) in rows.iter().zip(&logged) {
                 for (cf, _) in updates {
@@ -183,6 +209,11 @@ impl Database {
                 if !touched.iter().any(|t| Arc::ptr_eq(t, cf)) {
                     touched.push(cf);
                 }
+            }
+        }
+        for d in &derived {
+            if !touched.iter().any(|t| Arc::ptr_eq(t, &d.store)) {
+                touched.push(&d.store);
             }
         }
         for cf in touched {

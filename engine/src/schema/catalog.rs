@@ -13,13 +13,13 @@ use crate::error::{Error, Result};
 use crate::io::{atomic_file, FileSystem};
 use crate::model::comparator::ComparatorRegistry;
 use crate::model::partitioner::Partitioner;
-use crate::schema::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef};
+use crate::schema::{ColumnFamilyDef, ColumnType, IndexDef, KeysCached, KeyspaceDef};
 
 /// The file name of the catalog inside the data directory.
 pub const FILE_NAME: &str = "SCHEMA.db";
 const MAGIC: &[u8; 8] = b"SCSCHEMA";
-/// The catalog format version this build writes; it reads versions 2 to 4 too.
-pub const VERSION: u32 = 5;
+/// The catalog format version this build writes; it reads versions 2 to 5 too.
+pub const VERSION: u32 = 6;
 
 /// The persisted schema: the partitioner the data was written with, the keyspaces, and the
 /// column family ids that commit log records and the manifest name CFs by.
@@ -56,8 +56,12 @@ impl Catalog {
     /// Gives an id to every column family that lacks one.
     pub fn assign_missing_ids(&mut self) -> Result<()> {
         for ks in &self.keyspaces {
-            for cf in &ks.column_families {
-                let id = (ks.name.clone(), cf.name.clone());
+            let names = ks.column_families.iter().flat_map(|cf| {
+                std::iter::once(cf.name.clone())
+                    .chain(cf.indexes.iter().map(|i| i.column_family_name(&cf.name)))
+            });
+            for name in names {
+                let id = (ks.name.clone(), name);
                 if !self.cf_ids.contains_key(&id) {
                     self.cf_ids.insert(id, self.next_cf_id);
                     self.next_cf_id = self
@@ -120,6 +124,16 @@ impl Catalog {
                 p.opt(cf.block_size_kb, |w, v| w.u32(v));
                 p.opt(cf.bloom_filter_fp_chance, |w, v| w.f64(v));
                 p.opt(cf.compression, |w, v| w.u8(u8::from(v)));
+                p.u32(cf.indexes.len() as u32);
+                for idx in &cf.indexes {
+                    let hidden = idx.column_family_name(&cf.name);
+                    p.str(&idx.name);
+                    p.u32(self.cf_id(&ks.name, &hidden).unwrap_or(0));
+                    p.bytes(&idx.column);
+                    p.u32(u32::from(idx.clustering));
+                    p.opt(idx.class.as_deref(), |w, c| w.str(c));
+                    p.u8(u8::from(idx.built));
+                }
             }
             p.u8(u8::from(ks.durable_writes));
         }
@@ -252,6 +266,34 @@ fn check_compatible(ks: &str, stored: &ColumnFamilyDef, given: &ColumnFamilyDef)
     }
 }
 
+/// One secondary index of a column family (catalog version 6), and its column family's id.
+fn decode_index(
+    r: &mut Reader<'_>,
+    next_cf_id: u32,
+    cf_ids: &BTreeMap<(String, String), u32>,
+) -> std::result::Result<(IndexDef, u32), FormatError> {
+    let name = r.str()?.to_string();
+    let id = r.u32()?;
+    if id == 0 || id >= next_cf_id || cf_ids.values().any(|v| *v == id) {
+        return Err(r.error(format!(
+            "index '{name}': column family id {id} is out of range or repeated"
+        )));
+    }
+    let column = r.bytes()?.to_vec();
+    let clustering = u16::try_from(r.u32()?)
+        .map_err(|_| r.error(format!("index '{name}': too many clustering components")))?;
+    let class = r.opt(|r| r.str().map(str::to_string))?;
+    let built = flag(r, "index built")?;
+    let idx = IndexDef {
+        name,
+        column,
+        clustering,
+        class,
+        built,
+    };
+    Ok((idx, id))
+}
+
 /// A stored boolean: 0 or 1, anything else is damage.
 fn flag(r: &mut Reader<'_>, what: &str) -> std::result::Result<bool, FormatError> {
     match r.u8()? {
@@ -341,6 +383,13 @@ fn decode_payload(
                 cf.block_size_kb = r.opt(|r| r.u32())?;
                 cf.bloom_filter_fp_chance = r.opt(|r| r.f64())?;
                 cf.compression = r.opt(|r| flag(r, "compression"))?;
+            }
+            if version >= 6 {
+                for _ in 0..r.count(4)? {
+                    let (idx, id) = decode_index(&mut r, next_cf_id, &cf_ids)?;
+                    cf_ids.insert((ks.name.clone(), idx.column_family_name(&cf.name)), id);
+                    cf.indexes.push(idx);
+                }
             }
             ks.column_families.push(cf);
         }

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use super::index::IndexDef;
 use crate::error::{Error, Result};
 use crate::model::comparator::{BytesType, Comparator, TimeUuidType, Utf8Type};
 
@@ -115,6 +116,9 @@ pub struct ColumnFamilyDef {
     /// Whether its SSTables' blocks are compressed (unset: they are; a CQL table's
     /// `compression = {'enabled': false}` turns it off).
     pub compression: Option<bool>,
+    /// Its secondary indexes (each stored in a hidden column family; see
+    /// [`crate::schema::index`]).
+    pub indexes: Vec<IndexDef>,
 }
 
 impl PartialEq for ColumnFamilyDef {
@@ -136,6 +140,7 @@ impl PartialEq for ColumnFamilyDef {
             && self.block_size_kb == o.block_size_kb
             && self.bloom_filter_fp_chance == o.bloom_filter_fp_chance
             && self.compression == o.compression
+            && self.indexes == o.indexes
     }
 }
 
@@ -158,6 +163,7 @@ impl ColumnFamilyDef {
             block_size_kb: None,
             bloom_filter_fp_chance: None,
             compression: None,
+            indexes: Vec::new(),
         }
     }
 
@@ -204,6 +210,15 @@ impl ColumnFamilyDef {
     /// Checks the name and that only a Super CF has a sub-comparator.
     pub fn validate(&self) -> Result<()> {
         validate_identifier(&self.name, "column family")?;
+        for (i, idx) in self.indexes.iter().enumerate() {
+            validate_identifier(&idx.name, "index")?;
+            if self.indexes[..i].iter().any(|o| o.name == idx.name) {
+                return Err(Error::Schema(format!(
+                    "column family '{}' has two indexes named '{}'",
+                    self.name, idx.name
+                )));
+            }
+        }
         if self.column_type == ColumnType::Standard && self.subcomparator.is_some() {
             return Err(Error::Schema(format!(
                 "column family '{}' is Standard but has CompareSubcolumnsWith",

@@ -3,8 +3,10 @@
 
 pub(crate) mod catalog;
 pub mod definition;
+pub mod index;
 
 pub use definition::{
     default_keyspaces, validate_identifier, ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef,
     MAX_BLOCK_SIZE_KB,
 };
+pub use index::IndexDef;

@@ -103,6 +103,8 @@ pub struct ColumnFamilyStore {
     /// Set once a write skipped the commit log (its keyspace's `durable_writes` off): a clean
     /// close flushes this CF whatever its keyspace says by then.
     pub(super) unlogged: AtomicBool,
+    /// The secondary indexes its writes maintain (`index.rs`).
+    pub(super) indexes: ArcSwap<Vec<super::index::IndexStore>>,
 }
 
 impl ColumnFamilyStore {
@@ -143,6 +145,7 @@ impl ColumnFamilyStore {
             active_since: AtomicI64::new(0),
             flushing: Mutex::new(()),
             unlogged: AtomicBool::new(false),
+            indexes: ArcSwap::from_pointee(Vec::new()),
         }
     }
 

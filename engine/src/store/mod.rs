@@ -4,6 +4,7 @@
 pub mod column_family;
 mod compaction;
 mod flush;
+pub mod index;
 pub mod manifest;
 mod read;
 mod view;
@@ -15,6 +16,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 pub use column_family::{ColumnFamilyStore, CompactionSettings, FlushLimits, SLOW_OPERATION};
+pub use index::IndexStore;
 pub use read::{ReadRequest, RowRange};
 
 use crate::clock::Clock;

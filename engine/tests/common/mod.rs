@@ -137,3 +137,54 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// Runs this test binary again as a child that runs only `test`, with `env` set to `dir` (the
+/// child's cue to be the child), its stdout piped for its acknowledgements.
+pub fn spawn_child(
+    test: &str,
+    env: &str,
+    dir: &std::path::Path,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStdout>,
+) {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(std::env::current_exe().expect("test binary"))
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(env, dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn child");
+    let out = std::io::BufReader::new(child.stdout.take().expect("child stdout"));
+    (child, out)
+}
+
+/// Reads a child's lines until `want` of them hold the word "ack", or its output ends; returns
+/// how many did, and the last one from that word on. (The test harness may print the test's
+/// name on the line of the first acknowledgement.)
+pub fn read_acks(out: &mut impl std::io::BufRead, want: u64) -> (u64, String) {
+    let (mut seen, mut line, mut last) = (0, String::new(), String::new());
+    while seen < want {
+        line.clear();
+        if out.read_line(&mut line).expect("child output") == 0 {
+            break;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if let Some(at) = words.iter().position(|w| *w == "ack") {
+            seen += 1;
+            last = words[at..].join(" ");
+        }
+    }
+    (seen, last)
+}
+
+/// Options for a process a test kills: batch commit log (an acknowledged write is on disk),
+/// and memtables of `ops_millions` million operations, so flushes (and compactions) happen
+/// while it is killed.
+pub fn crash_options(ops_millions: f64) -> supercolumn::Options {
+    let mut o = supercolumn::Options::default();
+    o.commit_log_sync = supercolumn::CommitLogSync::Batch { window_ms: 1.0 };
+    o.memtable_operations_millions = ops_millions;
+    o
+}

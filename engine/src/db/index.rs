@@ -1,0 +1,277 @@
+//! Secondary indexes through the database: created (and built over the rows already written),
+//! dropped, and read, each entry checked against its base row by the reader that asked.
+//!
+//! A build runs in the statement that creates the index, while other writes go on: the index
+//! is wired to its base before the build scans it, so every write from then on derives its own
+//! entries, and the scan adds those of the rows already there. The catalog marks the index
+//! built only once its entries are flushed; an index found unbuilt at open (a crash in the
+//! middle of a build) is built again there.
+
+use std::sync::Arc;
+
+use super::flush::FlushJob;
+use super::index_write;
+use super::state::SchemaState;
+use super::Database;
+use crate::error::{Error, Result};
+use crate::model::cell::CellRef;
+use crate::model::cell::EntryRef;
+use crate::mutation::RowUpdate;
+use crate::query::{ColumnParent, KeyRange, RangeBound, SlicePredicate, SliceRange};
+use crate::schema::{ColumnType, IndexDef};
+use crate::store::{ColumnFamilyStore, IndexStore};
+
+/// A live cell a build read: its key in the row, timestamp, value and TTL.
+type LiveCell = (Vec<u8>, i64, Vec<u8>, Option<crate::model::Ttl>);
+
+/// Rows a build reads per range read.
+const BUILD_ROWS: usize = 256;
+
+impl Database {
+    /// Creates `index` on `keyspace`.`cf` and builds it from the rows already there; returns
+    /// once it answers queries. Its name must be new in the keyspace.
+    pub fn create_index(&self, keyspace: &str, cf: &str, mut index: IndexDef) -> Result<()> {
+        crate::schema::validate_identifier(&index.name, "index")?;
+        index.built = false;
+        let mut watch = None;
+        self.change_schema_then(
+            |s| {
+                let base = base_store(s, keyspace, cf)?;
+                let def = base.def();
+                if def.column_type == ColumnType::Super {
+                    return Err(Error::Schema(format!(
+                        "{keyspace}.{cf} is a Super column family: its columns cannot be indexed"
+                    )));
+                }
+                if index_owner(s, keyspace, &index.name).is_some() {
+                    return Err(Error::Schema(format!(
+                        "an index named '{}' already exists in keyspace '{keyspace}'",
+                        index.name
+                    )));
+                }
+                let id = s.allocate_cf_id()?;
+                let ks = s
+                    .keyspaces
+                    .get_mut(keyspace)
+                    .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+                let mut next = (**def).clone();
+                next.indexes.push(index.clone());
+                let hidden = index.column_family(&next);
+                let store = self.inner.core.env.store(&ks.def, id, &hidden);
+                ks.cfs.insert(hidden.name.clone(), store.clone());
+                replace_cf_def(&mut ks.def, &next);
+                let mut wired: Vec<IndexStore> = base.indexes().to_vec();
+                wired.push(IndexStore {
+                    def: index.clone(),
+                    store: store.clone(),
+                });
+                Ok((base, next, wired, store))
+            },
+            |(base, next, wired, store)| {
+                base.replace_def(next);
+                base.set_indexes(wired);
+                watch = Some(store);
+            },
+        )?;
+        if let Some(store) = watch {
+            self.inner
+                .flusher
+                .send(FlushJob::Watch(Arc::downgrade(&store)));
+        }
+        self.build_index(keyspace, cf, &index.name)
+    }
+
+    /// Drops the index named `index` of `keyspace` and its entries; returns the column family
+    /// it indexed.
+    pub fn drop_index(&self, keyspace: &str, index: &str) -> Result<String> {
+        let mut dropped = Vec::new();
+        let mut owner = String::new();
+        self.change_schema_then(
+            |s| {
+                let cf = index_owner(s, keyspace, index).ok_or_else(|| {
+                    Error::Schema(format!("no index named '{index}' in keyspace '{keyspace}'"))
+                })?;
+                let base = base_store(s, keyspace, &cf)?;
+                let ks = s
+                    .keyspaces
+                    .get_mut(keyspace)
+                    .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+                let mut next = (**base.def()).clone();
+                next.indexes.retain(|i| i.name != index);
+                replace_cf_def(&mut ks.def, &next);
+                let hidden = ks.cfs.remove(&format!("{cf}.{index}"));
+                let wired: Vec<IndexStore> = base
+                    .indexes()
+                    .iter()
+                    .filter(|i| i.def.name != index)
+                    .cloned()
+                    .collect();
+                owner = cf;
+                Ok((base, next, wired, hidden))
+            },
+            |(base, next, wired, hidden)| {
+                base.replace_def(next);
+                base.set_indexes(wired);
+                dropped.extend(hidden);
+            },
+        )?;
+        self.remove_dropped(&dropped)?;
+        Ok(owner)
+    }
+
+    /// Builds index `index` of `keyspace`.`cf` from the rows already written, flushes it and
+    /// marks it built in the catalog.
+    pub(super) fn build_index(&self, keyspace: &str, cf: &str, index: &str) -> Result<()> {
+        let schema = self.schema();
+        let base = base_store(&schema, keyspace, cf)?;
+        let Some(idx) = base.indexes().iter().find(|i| i.def.name == index).cloned() else {
+            return Err(Error::Schema(format!(
+                "no index named '{index}' on {keyspace}.{cf}"
+            )));
+        };
+        let started = std::time::Instant::now();
+        let parent = ColumnParent::new(cf);
+        let keys_only = SlicePredicate::Range(SliceRange::all().count(1));
+        let everything = SlicePredicate::Range(SliceRange::all().count(usize::MAX));
+        let handle = super::ColumnFamilyHandle(base.clone());
+        let mut start = RangeBound::Unbounded;
+        let mut last: Option<Vec<u8>> = None;
+        let mut rows = 0u64;
+        loop {
+            let range = KeyRange {
+                start: start.clone(),
+                end: RangeBound::Unbounded,
+                count: BUILD_ROWS,
+            };
+            let found = self.get_range_slices(keyspace, &parent, &keys_only, &range)?;
+            let full = found.len() == BUILD_ROWS;
+            for row in found {
+                if last.as_deref() == Some(row.key.as_slice()) {
+                    continue;
+                }
+                self.index_row(&base, &idx, &handle, &parent, &everything, &row.key)?;
+                rows += 1;
+                last = Some(row.key);
+            }
+            match (&last, full) {
+                (Some(k), true) => start = RangeBound::Key(k.clone()),
+                _ => break,
+            }
+        }
+        self.inner.core.flush_cf(&idx.store)?;
+        self.change_schema_then(
+            |s| {
+                let base = base_store(s, keyspace, cf)?;
+                let ks = s
+                    .keyspaces
+                    .get_mut(keyspace)
+                    .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+                let mut next = (**base.def()).clone();
+                let Some(d) = next.indexes.iter_mut().find(|i| i.name == index) else {
+                    return Err(Error::Schema(format!(
+                        "index '{index}' was dropped while it was built"
+                    )));
+                };
+                d.built = true;
+                replace_cf_def(&mut ks.def, &next);
+                let wired: Vec<IndexStore> = base
+                    .indexes()
+                    .iter()
+                    .map(|i| {
+                        let mut i = i.clone();
+                        i.def.built |= i.def.name == index;
+                        i
+                    })
+                    .collect();
+                Ok((base, next, wired))
+            },
+            |(base, next, wired)| {
+                base.replace_def(next);
+                base.set_indexes(wired);
+            },
+        )?;
+        tracing::info!(
+            "built index {index} of {keyspace}.{cf} over {rows} row(s) in {} ms",
+            started.elapsed().as_millis()
+        );
+        Ok(())
+    }
+
+    /// Adds the entries of one base row to index `idx`.
+    fn index_row(
+        &self,
+        base: &ColumnFamilyStore,
+        idx: &IndexStore,
+        handle: &super::ColumnFamilyHandle,
+        parent: &ColumnParent,
+        everything: &SlicePredicate,
+        key: &[u8],
+    ) -> Result<()> {
+        let mut cells: Vec<LiveCell> = Vec::new();
+        self.visit_slice(handle, key, parent, everything, |sort_key, cell| {
+            let timestamp = cell.as_ref().timestamp;
+            if let Some((value, ttl)) = cell.into_live() {
+                cells.push((sort_key.to_vec(), timestamp, value, ttl));
+            }
+            Ok(true)
+        })?;
+        let update = RowUpdate {
+            deletion: None,
+            entries: cells
+                .iter()
+                .map(|(k, timestamp, value, ttl)| {
+                    let cell = CellRef {
+                        timestamp: *timestamp,
+                        value: crate::model::CellValueRef::Live { value, ttl: *ttl },
+                    };
+                    (
+                        std::borrow::Cow::Borrowed(k.as_slice()),
+                        EntryRef::Cell(cell),
+                    )
+                })
+                .collect(),
+        };
+        let sort_key = self.inner.partitioner.row_sort_key(key);
+        let mut derived = Vec::new();
+        index_write::derive(
+            true,
+            base.keyspace(),
+            base,
+            std::slice::from_ref(idx),
+            &sort_key,
+            &update,
+            &mut derived,
+        )?;
+        // Under the switch lock, as a write applies: a flush of the index never claims a log
+        // position its memtable does not cover.
+        let _switch = self.inner.core.hold_switch();
+        index_write::apply(self.inner.partitioner, &derived);
+        Ok(())
+    }
+}
+
+/// The store of user column family `keyspace`.`cf` in `s`.
+pub(super) fn base_store(
+    s: &SchemaState,
+    keyspace: &str,
+    cf: &str,
+) -> Result<Arc<ColumnFamilyStore>> {
+    s.cf(keyspace, cf).cloned()
+}
+
+/// The column family of `keyspace` that has an index named `index`.
+fn index_owner(s: &SchemaState, keyspace: &str, index: &str) -> Option<String> {
+    let ks = s.keyspaces.get(keyspace)?;
+    ks.def
+        .column_families
+        .iter()
+        .find(|c| c.indexes.iter().any(|i| i.name == index))
+        .map(|c| c.name.clone())
+}
+
+/// Puts `def` in place of the keyspace's column family of the same name.
+fn replace_cf_def(ks: &mut crate::schema::KeyspaceDef, def: &crate::schema::ColumnFamilyDef) {
+    if let Some(slot) = ks.column_families.iter_mut().find(|c| c.name == def.name) {
+        *slot = def.clone();
+    }
+}

@@ -1,0 +1,178 @@
+//! Secondary indexes as the schema holds them: what an index covers ([`IndexDef`]), and the
+//! hidden column family that stores it, derived from the base column family's definition.
+//!
+//! An index maps a value of one column to the rows holding it, as Cassandra 0.7's KEYS index
+//! does: its column family is keyed by the indexed value, and each entry's name is the base
+//! row's sort key (token, then key) followed by the row's clustering components, so one value's
+//! entries sort as a scan of the base table would return their rows. Entries carry no value.
+//! How entries are written and read lives in `db/index.rs`; this file only describes them.
+
+use std::sync::Arc;
+
+use crate::model::comparator::{BytesType, Comparator, CompositeType};
+use crate::schema::{ColumnFamilyDef, ColumnType};
+
+/// The longest value an index can hold: it becomes a row key of the index (a row key's
+/// longest, 65,535 bytes).
+pub const MAX_INDEXED_VALUE: usize = 65_535;
+
+/// One secondary index of a column family.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexDef {
+    /// The index's name, an identifier unique in its keyspace.
+    pub name: String,
+    /// The indexed column's name: a Standard column family's column name, or (with a composite
+    /// comparator) the last component of a CQL row's cell names.
+    pub column: Vec<u8>,
+    /// How many leading components of a composite name are the row's clustering (0 for a
+    /// column family without a composite comparator).
+    pub clustering: u16,
+    /// The class of a custom index (`CREATE CUSTOM INDEX … USING`), kept as given.
+    pub class: Option<String>,
+    /// Whether the index holds every row written before it was created. Until it does, it is
+    /// rebuilt at open and refuses queries.
+    pub built: bool,
+}
+
+impl IndexDef {
+    /// A KEYS index named `name` over column `column`, not yet built.
+    pub fn new(name: impl Into<String>, column: impl Into<Vec<u8>>, clustering: u16) -> Self {
+        IndexDef {
+            name: name.into(),
+            column: column.into(),
+            clustering,
+            class: None,
+            built: false,
+        }
+    }
+
+    /// The hidden column family's name: `<base>.<index>`, which no user column family can
+    /// take (a `.` is not allowed in names).
+    pub fn column_family_name(&self, base: &str) -> String {
+        format!("{base}.{}", self.name)
+    }
+
+    /// The definition of the column family storing this index of `base`.
+    pub fn column_family(&self, base: &ColumnFamilyDef) -> ColumnFamilyDef {
+        let comparator: Arc<dyn Comparator> = match base.comparator.as_composite() {
+            Some(c) if self.clustering > 0 => {
+                let mut parts: Vec<Arc<dyn Comparator>> = vec![Arc::new(BytesType)];
+                parts.extend(
+                    c.components()
+                        .iter()
+                        .take(usize::from(self.clustering))
+                        .cloned(),
+                );
+                Arc::new(CompositeType::new(parts))
+            }
+            _ => Arc::new(BytesType),
+        };
+        ColumnFamilyDef {
+            column_type: ColumnType::Standard,
+            comparator,
+            gc_grace_seconds: base.gc_grace_seconds,
+            comment: Some(format!("secondary index {} of {}", self.name, base.name)),
+            ..ColumnFamilyDef::standard(self.column_family_name(&base.name))
+        }
+    }
+
+    /// The column this index covers in a cell name of its base column family, and the row's
+    /// clustering components: `Some(clustering)` when `name` is a cell of the indexed column
+    /// (not a static, not a collection element), each component as stored.
+    pub fn matches<'n>(&self, composite: bool, name: &'n [u8]) -> Option<Vec<&'n [u8]>> {
+        if !composite {
+            return (name == self.column.as_slice()).then(Vec::new);
+        }
+        if CompositeType::is_static(name) {
+            return None;
+        }
+        let n = usize::from(self.clustering);
+        let mut parts = Vec::with_capacity(n + 1);
+        for c in CompositeType::components_of(name) {
+            let c = c.ok()?;
+            if parts.len() > n {
+                return None; // a collection element, or a longer name
+            }
+            parts.push(c.bytes);
+        }
+        (parts.len() == n + 1 && parts[n] == self.column.as_slice()).then(|| {
+            parts.pop();
+            parts
+        })
+    }
+
+    /// The name of the entry for a row: its sort key, then its clustering components.
+    pub fn entry_name(&self, row_sort_key: &[u8], clustering: &[&[u8]]) -> Vec<u8> {
+        if self.clustering == 0 {
+            return row_sort_key.to_vec();
+        }
+        let mut parts: Vec<&[u8]> = Vec::with_capacity(clustering.len() + 1);
+        parts.push(row_sort_key);
+        parts.extend_from_slice(clustering);
+        CompositeType::build(&parts, 0)
+    }
+
+    /// An entry's name taken apart: the row's sort key and its clustering components; `None`
+    /// for a name this index could not have written.
+    pub fn split_entry<'n>(&self, entry: &'n [u8]) -> Option<(&'n [u8], Vec<&'n [u8]>)> {
+        if self.clustering == 0 {
+            return Some((entry, Vec::new()));
+        }
+        let mut parts = Vec::with_capacity(usize::from(self.clustering) + 1);
+        for c in CompositeType::components_of(entry) {
+            parts.push(c.ok()?.bytes);
+        }
+        if parts.len() != usize::from(self.clustering) + 1 {
+            return None;
+        }
+        let sort_key = parts.remove(0);
+        Some((sort_key, parts))
+    }
+}
+
+/// Whether a column family's cell names are composites (so a CQL table's).
+pub fn is_composite(def: &ColumnFamilyDef) -> bool {
+    def.comparator.as_composite().is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::comparator::Utf8Type as UTF8Type;
+
+    #[test]
+    fn matches_only_the_indexed_regular_cell() {
+        let idx = IndexDef::new("v_idx", b"v".to_vec(), 1);
+        let cell = CompositeType::build(&[b"c1", b"v"], 0);
+        assert_eq!(idx.matches(true, &cell), Some(vec![&b"c1"[..]]));
+        let other = CompositeType::build(&[b"c1", b"w"], 0);
+        assert_eq!(idx.matches(true, &other), None);
+        let element = CompositeType::build(&[b"c1", b"v", b"e"], 0);
+        assert_eq!(idx.matches(true, &element), None);
+        let marker = CompositeType::build(&[b"c1", b""], 0);
+        assert_eq!(idx.matches(true, &marker), None);
+        let stat = CompositeType::build_static(&[b"", b"v"], 0);
+        assert_eq!(idx.matches(true, &stat), None);
+        let thrift = IndexDef::new("i", b"name".to_vec(), 0);
+        assert_eq!(thrift.matches(false, b"name"), Some(vec![]));
+        assert_eq!(thrift.matches(false, b"names"), None);
+    }
+
+    #[test]
+    fn entry_names_round_trip() {
+        let idx = IndexDef::new("v_idx", b"v".to_vec(), 2);
+        let e = idx.entry_name(b"\x01key", &[b"a", b"bb"]);
+        assert_eq!(
+            idx.split_entry(&e),
+            Some((&b"\x01key"[..], vec![&b"a"[..], &b"bb"[..]]))
+        );
+        let base = ColumnFamilyDef::standard("t").with_comparator(CompositeType::new(vec![
+            Arc::new(UTF8Type),
+            Arc::new(UTF8Type),
+            Arc::new(UTF8Type),
+        ]));
+        let cf = idx.column_family(&base);
+        assert_eq!(cf.name, "t.v_idx");
+        assert_eq!(cf.comparator.as_composite().unwrap().components().len(), 3);
+    }
+}
