@@ -210,6 +210,30 @@ impl Assignment {
     }
 }
 
+/// What of a column an index covers: `CREATE INDEX ON t (keys(m))` and the like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexOn {
+    /// The column's value (a collection's values).
+    Values,
+    /// A map's keys.
+    Keys,
+    /// A map's entries.
+    Entries,
+    /// A frozen collection whole.
+    Full,
+}
+
+/// An index's target: a column and what of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexTarget {
+    /// The column.
+    pub column: String,
+    /// What of it.
+    pub on: IndexOn,
+    /// Whether the statement named `on` (`values(l)`) rather than the column alone.
+    pub explicit: bool,
+}
+
 /// A CQL statement.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Statement {
@@ -303,6 +327,29 @@ pub enum Statement {
     },
     /// `TRUNCATE`
     Truncate(TableName),
+    /// `CREATE [CUSTOM] INDEX [IF NOT EXISTS] [name] ON t (target) [USING 'class' [WITH
+    /// OPTIONS = {…}]]`
+    CreateIndex {
+        /// Its name (`None`: Cassandra's default, `<table>_<column>_idx`).
+        name: Option<String>,
+        /// The table.
+        table: TableName,
+        /// The column, and what of it is indexed.
+        target: IndexTarget,
+        /// `IF NOT EXISTS`
+        if_not_exists: bool,
+        /// `USING 'class'`, for a `CUSTOM` index.
+        class: Option<String>,
+        /// `WITH OPTIONS = {…}`.
+        options: Vec<(String, Literal)>,
+    },
+    /// `DROP INDEX [IF EXISTS] [ks.]name`
+    DropIndex {
+        /// The index (its keyspace, if named).
+        index: TableName,
+        /// `IF EXISTS`
+        if_exists: bool,
+    },
     /// `INSERT INTO`
     Insert {
         /// Target.

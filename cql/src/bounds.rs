@@ -1,6 +1,7 @@
 //! The composite slice bounds of a `SELECT`'s clustering restrictions (SPEC §9, the
 //! end-of-component rules of `CompositeType`): `=`/`IN` on a prefix of the clustering columns,
-//! then a range on the next one; a DESC column's bounds change sides.
+//! then a range on the next one; a DESC column's bounds change sides. And the row keys its
+//! partition key restrictions name.
 
 use super::error::CqlError;
 use super::table::Table;
@@ -158,4 +159,43 @@ pub(super) fn multi_slice(
         return Ok(Vec::new());
     }
     Ok(vec![Bounds { start, finish }])
+}
+
+/// The partitions named by `=`/`IN` on the whole partition key (every combination), in the
+/// order of the key's types and each once; `None` when no partition key column is restricted.
+pub(super) fn partition_keys(
+    t: &Table,
+    eq: &[Option<Vec<Vec<u8>>>],
+) -> Result<Option<Vec<Vec<u8>>>, CqlError> {
+    match t.partition_key.iter().filter(|&&i| eq[i].is_some()).count() {
+        0 => return Ok(None),
+        k if k == t.partition_key.len() => {}
+        _ => {
+            return Err(CqlError::invalid(
+                "a partition key must be restricted on all its columns, or not at all",
+            ))
+        }
+    }
+    let mut combos: Vec<Vec<&[u8]>> = vec![Vec::new()];
+    for &i in &t.partition_key {
+        let mut next = Vec::new();
+        for p in &combos {
+            for v in eq[i].iter().flatten() {
+                let mut q = p.clone();
+                q.push(v.as_slice());
+                next.push(q);
+            }
+        }
+        combos = next;
+    }
+    let mut keys = combos
+        .iter()
+        .map(|parts| t.row_key(parts))
+        .collect::<Result<Vec<_>, _>>()?;
+    if keys.len() > 1 {
+        let cmp = t.key_comparator();
+        keys.sort_by(|a, b| cmp.compare(a, b));
+        keys.dedup();
+    }
+    Ok(Some(keys))
 }

@@ -98,6 +98,7 @@ impl Compact {
                 descending: vec![false; clustering.len()],
                 options: Default::default(),
                 dropped: Vec::new(),
+                indexes: Vec::new(),
                 partition_key: vec![0],
                 clustering,
                 columns,

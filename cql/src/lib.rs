@@ -35,6 +35,9 @@ mod functions;
 #[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod fuzz;
+mod index_plan;
+mod index_scan;
+mod index_schema;
 mod json_insert;
 mod lexer;
 mod multi_column;

@@ -216,9 +216,17 @@ impl Session<'_> {
             }
             Statement::Truncate(table) => {
                 let t = self.table(table)?;
+                let indexes = db.describe_column_family(&t.keyspace, &t.name)?.indexes;
                 db.drop_column_family(&t.keyspace, &t.name)?;
                 db.create_column_family(&t.keyspace, t.cf_def()?)?;
+                // Its indexes come back empty with it.
+                for idx in indexes {
+                    db.create_index(&t.keyspace, &t.name, idx)?;
+                }
                 Ok(CqlResult::Void)
+            }
+            Statement::CreateIndex { .. } | Statement::DropIndex { .. } => {
+                self.index_statement(stmt)
             }
             _ => Err(CqlError::invalid("not a schema statement")),
         }

@@ -153,6 +153,7 @@ impl Session<'_> {
         match &p.partitions {
             Partitions::Keys(keys) => self.read_partitions(&mut c, keys, resume)?,
             Partitions::Scan(span) => self.scan(&mut c, span, resume)?,
+            Partitions::Index(ix) => self.index_scan(&mut c, ix, resume)?,
         }
         c.finish(resume, limit_left)
     }
@@ -300,7 +301,12 @@ const SCAN_CELLS: usize = 128 * PAGE;
 impl Session<'_> {
     /// The static columns of partition `key` of `t`, in a row's slots (empty when `t` has
     /// none): its static cells, which sort before the partition's rows.
-    fn statics_of(&self, t: &Table, cf: &ColumnParent, key: &[u8]) -> Result<Row, CqlError> {
+    pub(super) fn statics_of(
+        &self,
+        t: &Table,
+        cf: &ColumnParent,
+        key: &[u8],
+    ) -> Result<Row, CqlError> {
         if !t.has_statics() {
             return Ok(Row::new());
         }

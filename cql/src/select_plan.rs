@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 use super::assemble::{resolve, Resolved};
 use super::ast::{Op, Relation, Select, Term};
-use super::bounds::{clustering_slices, Bounds};
+use super::bounds::{clustering_slices, partition_keys, Bounds};
 use super::error::CqlError;
+use super::index_plan::{usable_index, uses_index, IndexRead};
 use super::multi_column::{multi_slices, MultiColumn};
 use super::select_shape::{group_by, output_columns, read_reversed, validate};
 use super::selection::{self, Selection};
@@ -48,6 +49,9 @@ pub(super) enum Partitions {
     Keys(Vec<Vec<u8>>),
     /// Every partition of the span, in token order.
     Scan(KeySpan),
+    /// The rows a secondary index lists for a value, in token order (each checked against
+    /// the plan's filters, which hold the indexed equality too).
+    Index(IndexRead),
 }
 
 /// A filter on a regular column: its index, the operator and the value.
@@ -103,6 +107,31 @@ struct Restrictions {
     multi: MultiColumn,
 }
 
+impl Restrictions {
+    /// Each partition's clustering slices, in read order.
+    fn slices(&self, t: &Table, reversed: bool) -> Result<Vec<Bounds>, CqlError> {
+        let mut slices = if self.multi.width > 0 {
+            multi_slices(t, &self.multi, &self.eq, &self.lower, &self.upper)?
+        } else {
+            clustering_slices(t, &self.eq, &self.lower, &self.upper)?
+        };
+        if reversed {
+            // The slices are in clustering order; a reversed read takes them last first.
+            slices.reverse();
+        }
+        Ok(slices)
+    }
+}
+
+impl KeySpan {
+    /// Whether the span is every partition (no token range restricts it).
+    fn is_whole(&self) -> bool {
+        matches!(self.start, RangeBound::Unbounded) && matches!(self.end, RangeBound::Unbounded)
+    }
+}
+
+const ORDERED_INDEX: &str = "ORDER BY with 2ndary indexes is not supported.";
+
 const NEEDS_FILTERING: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
 
 impl Session<'_> {
@@ -110,22 +139,19 @@ impl Session<'_> {
     pub(super) fn plan_select(&self, s: &Select) -> Result<SelectPlan, CqlError> {
         let t = self.table(&s.table)?;
         let partitioner = self.db.partitioner();
+        if !s.order_by.is_empty() && uses_index(&t, s) {
+            return Err(CqlError::invalid(ORDERED_INDEX));
+        }
         validate(&t, s, partitioner)?;
         let r = self.restrictions(&t, s)?;
-        if !r.filters.is_empty() && !s.allow_filtering {
+        let index = usable_index(&t, &r.filters, !r.span.is_whole())?;
+        // An indexed equality needs no ALLOW FILTERING; every other filter does.
+        if r.filters.len() > usize::from(index.is_some()) && !s.allow_filtering {
             return Err(CqlError::invalid(NEEDS_FILTERING));
         }
         let reversed = read_reversed(&t, &s.order_by)?;
         let now_seconds = self.db.options().clock.now_micros().div_euclid(1_000_000);
-        let mut slices = if r.multi.width > 0 {
-            multi_slices(&t, &r.multi, &r.eq, &r.lower, &r.upper)?
-        } else {
-            clustering_slices(&t, &r.eq, &r.lower, &r.upper)?
-        };
-        if reversed {
-            // The slices are in clustering order; a reversed read takes them last first.
-            slices.reverse();
-        }
+        let slices = r.slices(&t, reversed)?;
         let (columns, selectors, selection) = output_columns(&t, s, partitioner)?;
         let group_by = group_by(&t, s, &r.eq)?;
         // GROUP BY over plain columns still groups: each group gives its first row.
@@ -140,7 +166,7 @@ impl Session<'_> {
             || t.clustering
                 .iter()
                 .any(|&i| r.eq[i].is_some() || r.lower[i].is_some() || r.upper[i].is_some());
-        if keys.is_none() && clustering_restricted && !s.allow_filtering {
+        if keys.is_none() && index.is_none() && clustering_restricted && !s.allow_filtering {
             return Err(CqlError::invalid(
                 "restricting clustering columns without the partition key needs ALLOW FILTERING",
             ));
@@ -155,16 +181,20 @@ impl Session<'_> {
             .clustering
             .iter()
             .all(|&i| r.eq[i].as_ref().is_some_and(|v| v.len() == 1));
-        let by_name = if one_row {
-            names_of_one_row(&t, &r.eq)?
-        } else {
-            None
-        };
+        let by_name = one_row
+            .then(|| names_of_one_row(&t, &r.eq))
+            .transpose()?
+            .flatten();
         let whole_partitions =
             !clustering_restricted && r.filters.iter().all(|(i, ..)| t.columns[*i].is_static);
         Ok(SelectPlan {
             whole_partitions,
-            partitions: keys.map_or(Partitions::Scan(r.span), Partitions::Keys),
+            partitions: match (keys, index) {
+                // Named partitions are read whole (and filtered), not through an index.
+                (Some(keys), _) => Partitions::Keys(keys),
+                (None, Some(ix)) => Partitions::Index(ix),
+                (None, None) => Partitions::Scan(r.span),
+            },
             resolved: match &selection {
                 Some(sel) => sel.inputs.clone(),
                 None => resolve(&t, &selectors),
@@ -365,45 +395,6 @@ impl Session<'_> {
         }
         Ok(())
     }
-}
-
-/// The partitions named by `=`/`IN` on the whole partition key (every combination), in the
-/// order of the key's types and each once; `None` when no partition key column is restricted.
-fn partition_keys(
-    t: &Table,
-    eq: &[Option<Vec<Vec<u8>>>],
-) -> Result<Option<Vec<Vec<u8>>>, CqlError> {
-    match t.partition_key.iter().filter(|&&i| eq[i].is_some()).count() {
-        0 => return Ok(None),
-        k if k == t.partition_key.len() => {}
-        _ => {
-            return Err(CqlError::invalid(
-                "a partition key must be restricted on all its columns, or not at all",
-            ))
-        }
-    }
-    let mut combos: Vec<Vec<&[u8]>> = vec![Vec::new()];
-    for &i in &t.partition_key {
-        let mut next = Vec::new();
-        for p in &combos {
-            for v in eq[i].iter().flatten() {
-                let mut q = p.clone();
-                q.push(v.as_slice());
-                next.push(q);
-            }
-        }
-        combos = next;
-    }
-    let mut keys = combos
-        .iter()
-        .map(|parts| t.row_key(parts))
-        .collect::<Result<Vec<_>, _>>()?;
-    if keys.len() > 1 {
-        let cmp = t.key_comparator();
-        keys.sort_by(|a, b| cmp.compare(a, b));
-        keys.dedup();
-    }
-    Ok(Some(keys))
 }
 
 /// The cell names of the one row every clustering column is fixed to (its marker, then each

@@ -8,8 +8,8 @@
 
 mod common;
 
-use common::{ks_session, open_cql, refused, shown};
-use supercolumn_cql::{CqlResult, PageRequest, Position, Session};
+use common::{ks_session, open_cql, paged, refused, shown};
+use supercolumn_cql::Session;
 
 /// The table's rows (k, c1, c2, v) in read order, as a plain SELECT returns them.
 fn rows(cql: &mut Session<'_>, q: &str) -> Vec<Vec<i64>> {
@@ -144,30 +144,6 @@ fn aggregates_over_a_partition_a_scan_and_nothing() {
         shown(&mut cql, "SELECT max(c2 * 10) FROM t WHERE k = 2"),
         ["20"]
     );
-}
-
-fn paged(cql: &mut Session<'_>, q: &str, size: usize) -> Vec<String> {
-    let p = cql.prepare(q).unwrap();
-    let (mut all, mut after) = (Vec::new(), None::<Position>);
-    for _ in 0..1000 {
-        cql.set_page(Some(PageRequest {
-            size,
-            after: after.take(),
-        }));
-        let CqlResult::Rows(rows) = cql.execute_prepared(&p, &[]).unwrap() else {
-            panic!("{q}: not rows");
-        };
-        assert!(rows.len() <= size, "{q}: a page of {} groups", rows.len());
-        all.extend(rows.displayed().into_iter().map(|r| r.join("|")));
-        match cql.page_end() {
-            Some(end) => after = Some(Position::from_bytes(&end.to_bytes()).unwrap()),
-            None => {
-                cql.set_page(None);
-                return all;
-            }
-        }
-    }
-    panic!("{q}: never ends");
 }
 
 #[test]

@@ -58,6 +58,7 @@ const RULES: &[(&str, &[&str])] = &[
         "multi_column",
         &["error", "types", "ast", "table", "bounds", "session"],
     ),
+    ("index_plan", &["error", "types", "ast", "table"]),
     (
         "select_plan",
         &[
@@ -71,6 +72,7 @@ const RULES: &[(&str, &[&str])] = &[
             "select_shape",
             "selection",
             "multi_column",
+            "index_plan",
         ],
     ),
     ("plan_values", &["error", "types", "ast", "rows"]),
@@ -109,6 +111,10 @@ const RULES: &[(&str, &[&str])] = &[
         &["error", "types", "ast", "table", "binds", "unset", "plan"],
     ),
     ("write_rows", &["error", "ast", "table", "session"]),
+    (
+        "index_schema",
+        &["error", "types", "ast", "table", "session"],
+    ),
     (
         "counter_write",
         &["error", "types", "ast", "table", "session", "write_rows"],
@@ -180,6 +186,18 @@ const RULES: &[(&str, &[&str])] = &[
             "select_plan",
             "functions",
             "selection",
+        ],
+    ),
+    (
+        "index_scan",
+        &[
+            "error",
+            "bounds",
+            "page",
+            "pages",
+            "session",
+            "index_plan",
+            "collect",
         ],
     ),
     (

@@ -8,30 +8,8 @@
 
 mod common;
 
-use common::{ks_session, open_cql, refused, shown};
-use supercolumn_cql::{CqlResult, PageRequest, Position, Session};
-
-fn paged(cql: &mut Session<'_>, q: &str, size: usize) -> Vec<String> {
-    let p = cql.prepare(q).unwrap();
-    let (mut all, mut after) = (Vec::new(), None::<Position>);
-    loop {
-        cql.set_page(Some(PageRequest {
-            size,
-            after: after.take(),
-        }));
-        let CqlResult::Rows(rows) = cql.execute_prepared(&p, &[]).unwrap() else {
-            panic!("not rows")
-        };
-        all.extend(rows.displayed().into_iter().map(|r| r.join("|")));
-        match cql.page_end() {
-            Some(end) => after = Some(end),
-            None => {
-                cql.set_page(None);
-                return all;
-            }
-        }
-    }
-}
+use common::{ks_session, open_cql, paged, refused, shown};
+use supercolumn_cql::CqlResult;
 
 #[test]
 fn multi_column_relations_select_what_the_rows_say() {

@@ -48,6 +48,7 @@ pub fn parse_literal(text: &str) -> Result<Literal, CqlError> {
 
 mod ddl;
 mod dml;
+mod index;
 pub(crate) use dml::MAX_IN_COMBINATIONS;
 mod names;
 mod selectors;
@@ -163,7 +164,14 @@ impl Parser {
             if self.eat_word("table") || self.eat_word("columnfamily") {
                 return self.create_table();
             }
-            return Err(self.unexpected("KEYSPACE or TABLE"));
+            if self.eat_word("index") {
+                return self.create_index(false);
+            }
+            if self.eat_word("custom") {
+                self.word("index")?;
+                return self.create_index(true);
+            }
+            return Err(self.unexpected("KEYSPACE, TABLE or INDEX"));
         }
         if self.eat_word("use") {
             return Ok(Statement::Use(self.name()?));
@@ -183,7 +191,10 @@ impl Parser {
                     table: self.table_name()?,
                 });
             }
-            return Err(self.unexpected("KEYSPACE or TABLE"));
+            if self.eat_word("index") {
+                return self.drop_index();
+            }
+            return Err(self.unexpected("KEYSPACE, TABLE or INDEX"));
         }
         if self.eat_word("alter") {
             if self.eat_word("keyspace") || self.eat_word("schema") {

@@ -127,8 +127,24 @@ fn keyspace_rows(
             t.name.clone(),
             t.create_statement(),
         ));
+        out.extend(index_rows(t));
     }
     Ok(out)
+}
+
+/// A DESCRIBE row for each index of `t`.
+fn index_rows(t: &Table) -> Vec<(String, &'static str, String, String)> {
+    t.indexes
+        .iter()
+        .map(|i| {
+            (
+                t.keyspace.clone(),
+                "index",
+                i.name.clone(),
+                i.create_statement(t),
+            )
+        })
+        .collect()
 }
 
 /// Answers a DESCRIBE; `current` is the connection's keyspace.
@@ -216,12 +232,14 @@ fn table(tables: &[Table], current: Option<&str>, name: &[&str]) -> Result<Rows,
         .iter()
         .find(|x| x.keyspace == ks && x.name == t)
         .ok_or_else(|| CqlError::invalid(format!("'{t}' not found in keyspace '{ks}'")))?;
-    Ok(statements(vec![(
+    let mut rows = vec![(
         ks.to_string(),
         "table",
         t.to_string(),
         found.create_statement(),
-    )]))
+    )];
+    rows.extend(index_rows(found));
+    Ok(statements(rows))
 }
 
 #[cfg(test)]

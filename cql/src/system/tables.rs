@@ -186,6 +186,7 @@ fn system_tables(db: &Database) -> Vec<Table> {
                 descending: vec![false; ck],
                 options: Default::default(),
                 dropped: Vec::new(),
+                indexes: Vec::new(),
             })
         })
         .collect()
@@ -305,13 +306,16 @@ fn content_with(
             ("state_func", text()),
             ("state_type", text()),
         ]),
-        ("system_schema", "indexes") => empty(&[
-            ("keyspace_name", text()),
-            ("table_name", text()),
-            ("index_name", text()),
-            ("kind", text()),
-            ("options", map_text()),
-        ]),
+        ("system_schema", "indexes") => Content {
+            columns: vec![
+                ("keyspace_name", text()),
+                ("table_name", text()),
+                ("index_name", text()),
+                ("kind", text()),
+                ("options", map_text()),
+            ],
+            rows: index_rows(db),
+        },
         ("system_schema", "triggers") => empty(&[
             ("keyspace_name", text()),
             ("table_name", text()),
@@ -475,6 +479,33 @@ fn tables(db: &Database) -> Content {
         })
         .collect();
     Content { columns, rows }
+}
+
+/// `system_schema.indexes`: each index's kind and its options (a custom one's class first).
+fn index_rows(db: &Database) -> Vec<Vec<Literal>> {
+    let mut rows = Vec::new();
+    for t in cql_tables(db) {
+        let mut indexes: Vec<_> = t.indexes.iter().collect();
+        indexes.sort_by(|a, b| a.name.cmp(&b.name));
+        for i in indexes {
+            let target = i.target(&t);
+            let (kind, options) = match &i.class {
+                Some(_) => (
+                    "CUSTOM",
+                    map(&[("class_name", crate::table::SAI_CLASS), ("target", &target)]),
+                ),
+                None => ("COMPOSITES", map(&[("target", &target)])),
+            };
+            rows.push(vec![
+                s(&t.keyspace),
+                s(&t.name),
+                s(&i.name),
+                s(kind),
+                options,
+            ]);
+        }
+    }
+    rows
 }
 
 fn columns_rows(db: &Database) -> Vec<Vec<Literal>> {

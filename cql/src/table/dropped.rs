@@ -3,7 +3,7 @@
 //! the drops and the columns added back, replayed when the table is loaded. Hiding a dropped
 //! column's cells is the readers' (`collect.rs`, `select.rs`, export).
 
-use super::{ColumnDef, Kind, Table};
+use super::{ColumnDef, Kind, Table, TableIndex};
 use crate::ast::Statement;
 use crate::error::CqlError;
 use crate::parser::parse;
@@ -46,6 +46,18 @@ impl Table {
             if t.columns[i].kind != Kind::Regular {
                 return Err(CqlError::invalid(format!(
                     "Cannot drop PRIMARY KEY column {name}"
+                )));
+            }
+            let dependent: Vec<&str> = t
+                .indexes
+                .iter()
+                .filter(|x| &x.column == name)
+                .map(|x| x.name.as_str())
+                .collect();
+            if !dependent.is_empty() {
+                return Err(CqlError::invalid(format!(
+                    "Cannot drop column {name} because it has dependent secondary indexes ({})",
+                    dependent.join(", ")
                 )));
             }
             let c = t.columns.remove(i);
@@ -96,6 +108,16 @@ impl Table {
                 _ => return Err(not_a_table()),
             };
         }
+        t.indexes = cf
+            .indexes
+            .iter()
+            .map(|i| TableIndex {
+                name: i.name.clone(),
+                column: String::from_utf8_lossy(&i.column).into_owned(),
+                class: i.class.clone(),
+                built: i.built,
+            })
+            .collect();
         Ok(Some(t))
     }
 

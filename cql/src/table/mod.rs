@@ -75,6 +75,50 @@ pub struct Table {
     pub options: TableOptions,
     /// The columns dropped from it, each once (the latest drop).
     pub dropped: Vec<Dropped>,
+    /// Its secondary indexes, as the engine keeps them.
+    pub indexes: Vec<TableIndex>,
+}
+
+impl TableIndex {
+    /// Its target as Cassandra writes it: the column, or `full(c)` for a frozen collection.
+    pub fn target(&self, t: &Table) -> String {
+        let name = quote::quote_ident(&self.column);
+        match t.columns.iter().find(|c| c.name == self.column) {
+            Some(c) if c.ty.is_frozen_collection() => format!("full({name})"),
+            _ => name,
+        }
+    }
+
+    /// The `CREATE INDEX` that makes it again.
+    pub fn create_statement(&self, t: &Table) -> String {
+        let on = format!(
+            "{} ON {}.{} ({})",
+            quote::quote_ident(&self.name),
+            quote::quote_ident(&t.keyspace),
+            quote::quote_ident(&t.name),
+            self.target(t)
+        );
+        match &self.class {
+            Some(class) => format!("CREATE CUSTOM INDEX {on} USING '{class}';"),
+            None => format!("CREATE INDEX {on};"),
+        }
+    }
+}
+
+/// The class of Cassandra 5's storage-attached index, as the schema tables name it.
+pub const SAI_CLASS: &str = "org.apache.cassandra.index.sai.StorageAttachedIndex";
+
+/// A secondary index of a table (`CREATE INDEX`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableIndex {
+    /// Its name, unique in the keyspace.
+    pub name: String,
+    /// The indexed column.
+    pub column: String,
+    /// `CREATE CUSTOM INDEX … USING 'class'`: the class as given.
+    pub class: Option<String>,
+    /// Whether it holds every row yet (it answers queries only then).
+    pub built: bool,
 }
 
 impl Table {
@@ -190,6 +234,7 @@ impl Table {
             descending,
             options: TableOptions::from_pairs(options)?,
             dropped: Vec::new(),
+            indexes: Vec::new(),
         };
         t.check_counters()?;
         Ok(t)

@@ -54,3 +54,30 @@ pub fn refused(cql: &mut Session<'_>, q: &str) -> String {
         other => panic!("{q}: expected Invalid, got {other:?}"),
     }
 }
+
+/// The rows of `q`, prepared, read a page of `size` rows at a time, each page's end sent
+/// back as a client holds it (its bytes); each page holds at most `size` rows.
+pub fn paged(cql: &mut Session<'_>, q: &str, size: usize) -> Vec<String> {
+    use supercolumn_cql::{CqlResult, PageRequest, Position};
+    let p = cql.prepare(q).unwrap();
+    let (mut all, mut after) = (Vec::new(), None::<Position>);
+    for _ in 0..100_000 {
+        cql.set_page(Some(PageRequest {
+            size,
+            after: after.take(),
+        }));
+        let CqlResult::Rows(rows) = cql.execute_prepared(&p, &[]).unwrap() else {
+            panic!("{q}: not rows");
+        };
+        assert!(rows.len() <= size, "{q}: a page of {} rows", rows.len());
+        all.extend(rows.displayed().into_iter().map(|r| r.join("|")));
+        match cql.page_end() {
+            Some(end) => after = Some(Position::from_bytes(&end.to_bytes()).unwrap()),
+            None => {
+                cql.set_page(None);
+                return all;
+            }
+        }
+    }
+    panic!("{q}: never ends");
+}

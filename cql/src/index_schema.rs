@@ -1,0 +1,222 @@
+//! `CREATE [CUSTOM] INDEX` and `DROP INDEX`: checked in Cassandra's words, then made through
+//! the engine's index API, which builds a new index over the rows already written before the
+//! statement returns. An index here covers a regular column's value (a frozen collection's
+//! whole value with `full()`); other targets are refused as not supported yet. A storage-attached
+//! index (`USING 'StorageAttachedIndex'`, Cassandra 5) is the same index.
+
+use super::ast::{IndexOn, IndexTarget, Statement, TableName};
+use super::error::CqlError;
+use super::session::{CqlResult, Session};
+use super::table::{Kind, Table, SAI_CLASS};
+use super::types::{CqlType, Literal};
+use supercolumn::schema::IndexDef;
+
+/// The class names of Cassandra 5's storage-attached index, as `USING` may give them.
+const SAI: &[&str] = &[
+    "StorageAttachedIndex",
+    "org.apache.cassandra.index.sai.StorageAttachedIndex",
+    "sai",
+];
+
+/// Whether `class` names the storage-attached index.
+pub fn is_sai(class: &str) -> bool {
+    SAI.iter().any(|c| c.eq_ignore_ascii_case(class))
+}
+
+impl Session<'_> {
+    /// Runs a `CREATE INDEX` or `DROP INDEX`.
+    pub(super) fn index_statement(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
+        match stmt {
+            Statement::CreateIndex {
+                name,
+                table,
+                target,
+                if_not_exists,
+                class,
+                options,
+            } => self.create_index(
+                name.as_deref(),
+                table,
+                target,
+                *if_not_exists,
+                class,
+                options,
+            ),
+            Statement::DropIndex { index, if_exists } => self.drop_index(index, *if_exists),
+            _ => Err(CqlError::invalid("not an index statement")),
+        }
+    }
+
+    fn create_index(
+        &mut self,
+        name: Option<&str>,
+        table: &TableName,
+        target: &IndexTarget,
+        if_not_exists: bool,
+        class: &Option<String>,
+        options: &[(String, Literal)],
+    ) -> Result<CqlResult, CqlError> {
+        let t = self.table(table)?;
+        if let Some(c) = class {
+            if !is_sai(c) {
+                return Err(CqlError::invalid(format!(
+                    "Unable to find custom indexer class '{c}'"
+                )));
+            }
+        } else if let Some((k, _)) = options.first() {
+            return Err(CqlError::invalid(format!(
+                "Unsupported index option '{k}' for a non-CUSTOM index"
+            )));
+        }
+        check_target(&t, target)?;
+        let existing = self.keyspace_indexes(&t.keyspace)?;
+        let name = match name {
+            Some(n) => n.to_string(),
+            None => default_name(&t.name, &target.column, &existing),
+        };
+        if existing.iter().any(|(n, _)| *n == name) {
+            return if if_not_exists {
+                Ok(CqlResult::Void)
+            } else {
+                Err(CqlError::invalid(format!("Index '{name}' already exists")))
+            };
+        }
+        if let Some(other) = t.indexes.iter().find(|i| i.column == target.column) {
+            return if if_not_exists {
+                Ok(CqlResult::Void)
+            } else {
+                Err(CqlError::invalid(format!(
+                    "Index {name} is a duplicate of existing index {}",
+                    other.name
+                )))
+            };
+        }
+        if supercolumn::schema::validate_identifier(&name, "index").is_err() {
+            return Err(CqlError::invalid(format!(
+                "Index name must not be empty, or contain non-alphanumeric-underscore characters (got \"{name}\")"
+            )));
+        }
+        let clustering = u16::try_from(t.clustering.len())
+            .map_err(|_| CqlError::invalid("too many clustering columns to index"))?;
+        let mut def = IndexDef::new(name, target.column.as_bytes().to_vec(), clustering);
+        // Every spelling of the storage-attached index's class is kept as its one name.
+        def.class = class.as_ref().map(|_| SAI_CLASS.to_string());
+        self.db.create_index(&t.keyspace, &t.name, def)?;
+        Ok(CqlResult::SchemaChange(format!(
+            "UPDATED TABLE {}.{}",
+            t.keyspace, t.name
+        )))
+    }
+
+    fn drop_index(&mut self, index: &TableName, if_exists: bool) -> Result<CqlResult, CqlError> {
+        let ks = self.keyspace_of(index)?;
+        let known = self.keyspace_indexes(&ks)?;
+        if !known.iter().any(|(n, _)| *n == index.table) {
+            return if if_exists {
+                Ok(CqlResult::Void)
+            } else {
+                Err(CqlError::invalid(format!(
+                    "Index '{ks}.{}' doesn't exist",
+                    index.table
+                )))
+            };
+        }
+        let table = self.db.drop_index(&ks, &index.table)?;
+        Ok(CqlResult::SchemaChange(format!(
+            "UPDATED TABLE {ks}.{table}"
+        )))
+    }
+
+    /// Every index of keyspace `ks`: its name and its table.
+    fn keyspace_indexes(&self, ks: &str) -> Result<Vec<(String, String)>, CqlError> {
+        let def = self
+            .db
+            .describe_keyspace(ks)
+            .map_err(|_| CqlError::Unconfigured(format!("keyspace {ks}")))?;
+        Ok(def
+            .column_families
+            .iter()
+            .flat_map(|cf| cf.indexes.iter().map(|i| (i.name.clone(), cf.name.clone())))
+            .collect())
+    }
+}
+
+/// What of `target` this build can index, refused in Cassandra's words where it has them.
+fn check_target(t: &Table, target: &IndexTarget) -> Result<(), CqlError> {
+    let c = &target.column;
+    let (_, def) = t
+        .column(c)
+        .map_err(|_| CqlError::invalid(format!("Column '{c}' doesn't exist")))?;
+    if t.columns.iter().any(|c| c.ty == CqlType::Counter) {
+        return Err(CqlError::invalid(
+            "Secondary indexes on counter tables aren't supported",
+        ));
+    }
+    match def.kind {
+        Kind::PartitionKey(_) if t.partition_key.len() == 1 => {
+            return Err(CqlError::invalid(format!(
+                "Cannot create secondary index on the only partition key column {c}"
+            )))
+        }
+        Kind::PartitionKey(_) | Kind::Clustering(_) => {
+            return Err(CqlError::invalid(format!(
+                "Indexes on the primary key column {c} are not supported yet"
+            )))
+        }
+        Kind::Regular if def.is_static => {
+            return Err(CqlError::invalid(format!(
+                "Indexes on the static column {c} are not supported yet"
+            )))
+        }
+        Kind::Regular => {}
+    }
+    let frozen = matches!(def.ty, CqlType::Frozen(_));
+    match (target.on, target.explicit) {
+        (IndexOn::Full, _) if !frozen => Err(CqlError::invalid(
+            "full() indexes can only be created on frozen collections",
+        )),
+        (IndexOn::Full, _) => Ok(()),
+        _ if frozen && def.ty.is_frozen_collection() => Err(CqlError::invalid(format!(
+            "Cannot create {}() index on frozen column {c}. Frozen collections are immutable and must be fully indexed by using the 'full({c})' modifier",
+            on_word(target.on)
+        ))),
+        _ if def.ty.is_collection() => Err(CqlError::invalid(format!(
+            "Indexes on the collection column {c} are not supported yet"
+        ))),
+        (IndexOn::Keys | IndexOn::Entries, _) => Err(CqlError::invalid(format!(
+            "Cannot create {}() index on {c}. Non-collection columns support only simple indexes",
+            on_word(target.on)
+        ))),
+        (IndexOn::Values, true) => Err(CqlError::invalid(format!(
+            "Cannot create values() index on {c}. Non-collection columns support only simple indexes"
+        ))),
+        (IndexOn::Values, false) => Ok(()),
+    }
+}
+
+fn on_word(on: IndexOn) -> &'static str {
+    match on {
+        IndexOn::Values => "values",
+        IndexOn::Keys => "keys",
+        IndexOn::Entries => "entries",
+        IndexOn::Full => "full",
+    }
+}
+
+/// Cassandra's default name, `<table>_<column>_idx`, numbered when taken.
+fn default_name(table: &str, column: &str, taken: &[(String, String)]) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let base = format!("{}_{}_idx", clean(table), clean(column));
+    let free = |n: &str| !taken.iter().any(|(t, _)| t == n);
+    if free(&base) {
+        return base;
+    }
+    (1..)
+        .map(|i| format!("{base}_{i}"))
+        .find(|n| free(n))
+        .unwrap_or(base)
+}
