@@ -14,7 +14,7 @@ use super::page::Position;
 use super::pages::PAGE;
 use super::session::Session;
 use supercolumn::model::comparator::{Comparator, CompositeType};
-use supercolumn::query::ColumnParent;
+use supercolumn::query::{ColumnOrSuperColumn, ColumnParent, SlicePredicate};
 use supercolumn::schema::IndexDef;
 
 impl Session<'_> {
@@ -33,6 +33,14 @@ impl Session<'_> {
         let comparator = t.comparator();
         let shape = IndexDef::new(ix.index.clone(), ix.column.as_bytes().to_vec(), n_ck as u16);
         let partitioner = self.db.partitioner();
+        // Without collections a row's cells have known names: read by name, as a point read.
+        let by_name = !t.columns.iter().any(|c| c.ty.is_collection());
+        let regular: Vec<String> = t
+            .regular_sorted()
+            .into_iter()
+            .filter(|&i| !t.columns[i].is_static)
+            .map(|i| t.columns[i].name.clone())
+            .collect();
         // A page resumes after its last row's entry.
         let mut after = resume
             .map(|r| resume_entry(&shape, partitioner, r))
@@ -88,8 +96,28 @@ impl Session<'_> {
                     current = Some(e.key.clone());
                     in_partition = 0;
                 }
-                let mut cells = self.cells(&t.keyspace, &cf, &e.key, &row, false, want, None);
-                if !c.partition(&e.key, &mut cells, &mut in_partition)? {
+                let more = if by_name {
+                    // The row's cells by name, as a point read finds them.
+                    let names = std::iter::once("")
+                        .chain(regular.iter().map(String::as_str))
+                        .map(|n| t.cell_name(&parts, n))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let found = self.db.get_slice(
+                        &t.keyspace,
+                        &e.key,
+                        &cf,
+                        &SlicePredicate::Names(names),
+                    )?;
+                    let mut cells = found.into_iter().filter_map(|c| match c {
+                        ColumnOrSuperColumn::Column(c) => Some(Ok(c)),
+                        ColumnOrSuperColumn::SuperColumn(_) => None,
+                    });
+                    c.partition(&e.key, &mut cells, &mut in_partition)?
+                } else {
+                    let mut cells = self.cells(&t.keyspace, &cf, &e.key, &row, false, want, None);
+                    c.partition(&e.key, &mut cells, &mut in_partition)?
+                };
+                if !more {
                     return Ok(());
                 }
             }

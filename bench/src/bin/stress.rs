@@ -78,6 +78,10 @@ struct Args {
     /// Budget of all memtables together, MiB (supercolumn and RocksDB; default: each engine's).
     #[arg(long)]
     memtable_mb: Option<u64>,
+    /// `--engine cql`: index the point table's value column (`CREATE INDEX … (v)`), so every
+    /// point write also writes its index entry.
+    #[arg(long)]
+    cql_index: bool,
     /// supercolumn's partitioner: random (rows in token order, Cassandra's default) or opp
     /// (order-preserving: rows in key order, as the peers store them).
     #[arg(long, default_value = "random")]
@@ -347,6 +351,7 @@ fn run_round(
             "opp" => true,
             other => bail!("--partitioner is random or opp, not '{other}'"),
         },
+        index_values: args.cql_index,
     };
     let engine = engine::open(engine_name, &dir, config)?;
     let mut stream = KeyStream::new(args.seed ^ round as u64);
@@ -417,6 +422,9 @@ fn run_child(args: &Args, engine_name: &str, round: usize) -> anyhow::Result<Vec
         .args(["--child-round", &round.to_string()]);
     if let Some(d) = &args.data {
         cmd.arg("--data").arg(d);
+    }
+    if args.cql_index {
+        cmd.arg("--cql-index");
     }
     if let Some(m) = args.memtable_mb {
         cmd.args(["--memtable-mb", &m.to_string()]);

@@ -69,6 +69,9 @@ pub struct EngineConfig {
     /// supercolumn's rows in key order (OrderPreservingPartitioner) instead of token order. The
     /// peers store rows in key order always.
     pub order_preserving: bool,
+    /// `--engine cql`: a secondary index on the point table's value column, so every point
+    /// write also writes an index entry (`--cql-index`).
+    pub index_values: bool,
 }
 
 /// The engines `stress` knows, in the order it prints them.

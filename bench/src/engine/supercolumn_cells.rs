@@ -113,6 +113,7 @@ mod tests {
             block_cache_bytes: 1 << 20,
             memtable_bytes: None,
             order_preserving: false,
+            index_values: false,
         }
     }
 

@@ -622,6 +622,37 @@ try:
         else:
             raise AssertionError("INSERT into a counter table was not refused")
 
+    @check("secondary indexes: CREATE INDEX, paged indexed queries, stale entries, metadata")
+    def _():
+        session.execute("CREATE TABLE ix (k int, c int, v text, PRIMARY KEY (k, c))")
+        ins = session.prepare("INSERT INTO ix (k, c, v) VALUES (?, ?, ?)")
+        for k in range(20):
+            for c in range(3):
+                session.execute(ins, (k, c, "even" if (k + c) % 2 == 0 else "odd"))
+        session.execute("CREATE INDEX ix_v ON ix (v)")
+        by_v = session.prepare("SELECT k, c FROM ix WHERE v = ?")
+        want = sorted((k, c) for k in range(20) for c in range(3) if (k + c) % 2 == 0)
+        got = sorted(tuple(r) for r in session.execute(by_v, ("even",)))
+        assert got == want, f"indexed rows {got}"
+        pages = pages_of(SimpleStatement("SELECT k, c FROM ix WHERE v = 'odd'", fetch_size=7))
+        got = sorted(tuple(r) for page in pages for r in page)
+        assert len(got) == 60 - len(want) and len(pages) > 1, f"paged {len(got)} in {len(pages)}"
+        session.execute("UPDATE ix SET v = 'odd' WHERE k = 0 AND c = 0")
+        session.execute("DELETE FROM ix WHERE k = 2")
+        got = sorted(tuple(r) for r in session.execute(by_v, ("even",)))
+        assert (0, 0) not in got and all(k != 2 for k, _ in got), f"stale entries {got}"
+        assert len(got) == len(want) - 1 - 2, f"after changes {got}"
+        session.cluster.refresh_table_metadata(KS, "ix")
+        idx = cluster.metadata.keyspaces[KS].tables["ix"].indexes
+        assert "ix_v" in idx and idx["ix_v"].index_options.get("target") == "v", f"metadata {idx}"
+        try:
+            session.execute("SELECT k FROM ix WHERE v = 'odd' ORDER BY c DESC")
+        except InvalidRequest as e:
+            assert "2ndary indexes" in str(e), str(e)
+        else:
+            raise AssertionError("ORDER BY with an index was not refused")
+        session.execute("DROP INDEX ix_v")
+
     @check("driver metadata: columns, types, partition and clustering keys")
     def _():
         ks = cluster.metadata.keyspaces.get(KS)
