@@ -28,6 +28,7 @@ fn open(name: &str) -> (tempfile::TempDir, Box<dyn Engine>) {
         block_cache_bytes: 64 << 20,
         memtable_bytes: None,
         order_preserving: false,
+        index_values: false,
     };
     let e = engine::open(name, dir.path(), config).expect("open");
     for i in 0..POINT_ROWS {
