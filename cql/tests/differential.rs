@@ -2,8 +2,10 @@
 //! hundreds of random writes (INSERT with and without TTL, UPDATE, row and cell DELETE,
 //! conditional writes) and SELECTs (= and IN on the partition key, clustering ranges, ORDER BY
 //! both ways, PER PARTITION LIMIT, LIMIT, paging at random sizes) on tables ordered ASC and
-//! DESC, with the clock moving in fractions of seconds past TTLs and flushes in between. After
-//! every statement the engine's answer must be the model's.
+//! DESC, with the clock moving in fractions of seconds past TTLs and flushes in between. Both
+//! tables index `v`, and SELECTs by `v = x` (with a clustering range, LIMIT, paged) read
+//! through the index, answered as the model answers: every live row holding `x`, in token
+//! order. After every statement the engine's answer must be the model's.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -146,12 +148,14 @@ fn random_statements_answer_as_the_model_of_cassandra_s_rules() {
         dir.path(),
         Options::default().with_clock(clock.clone()),
         "CREATE TABLE up (k int, c int, v int, PRIMARY KEY (k, c));
-         CREATE TABLE down (k int, c int, v int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)",
+         CREATE TABLE down (k int, c int, v int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC);
+         CREATE INDEX ON up (v);
+         CREATE INDEX ON down (v)",
     );
     let mut cql = ks_session(&db);
     let mut rng = Rng(0x5eed_cafe_f00d_1234);
     let mut models = [BTreeMap::new(), BTreeMap::new()];
-    let (mut writes, mut selects) = (0, 0);
+    let (mut writes, mut selects, mut found) = (0, 0, 0);
     for step in 0..1200 {
         // A fraction of a second, sometimes more: TTLs of 1 to 3 seconds lapse along the way.
         clock.advance_micros(1 + rng.below(700_000));
@@ -169,7 +173,11 @@ fn random_statements_answer_as_the_model_of_cassandra_s_rules() {
         let op = rng.below(10);
         if op >= 8 {
             selects += 1;
-            select_step(&mut cql, &mut rng, table, m, now, step);
+            if rng.below(2) == 0 {
+                found += usize::from(indexed_step(&mut cql, &mut rng, table, m, now, step));
+            } else {
+                select_step(&mut cql, &mut rng, table, m, now, step);
+            }
             continue;
         }
         let row = m.entry((k, c)).or_default();
@@ -230,11 +238,71 @@ fn random_statements_answer_as_the_model_of_cassandra_s_rules() {
         if rng.below(100) == 0 {
             db.flush_all().unwrap();
         }
+        if rng.below(300) == 0 {
+            db.compact("ks", None).unwrap();
+        }
     }
     assert!(
-        writes > 500 && selects > 200,
-        "{writes} writes, {selects} selects"
+        writes > 500 && selects > 200 && found > 40,
+        "{writes} writes, {selects} selects, {found} indexed ones that found rows"
     );
+}
+
+/// One random SELECT through the index on `v`, checked against the model: every live row
+/// holding the value, partitions in token order, rows in the table's clustering order.
+/// Whether it found rows.
+fn indexed_step(
+    cql: &mut Session<'_>,
+    rng: &mut Rng,
+    table: &str,
+    m: &BTreeMap<(i32, i32), ModelRow>,
+    now: i64,
+    step: usize,
+) -> bool {
+    // Mostly a value some row holds (or held), sometimes one none does.
+    let held: Vec<i32> = m.values().filter_map(|r| r.v.map(|(v, _)| v)).collect();
+    let x = if held.is_empty() || rng.below(4) == 0 {
+        rng.below(100) as i32
+    } else {
+        held[rng.below(held.len() as u64) as usize]
+    };
+    let mut q = format!("SELECT k, c, v FROM {table} WHERE v = {x}");
+    let from = (rng.below(3) == 0).then(|| rng.below(8) as i32);
+    if let Some(a) = from {
+        q.push_str(&format!(" AND c >= {a}"));
+    }
+    let limit = (rng.below(2) == 0).then(|| 1 + rng.below(6) as usize);
+    if let Some(n) = limit {
+        q.push_str(&format!(" LIMIT {n}"));
+    }
+    let token = |k: i32| supercolumn::Partitioner::Random.row_sort_key(&k.to_be_bytes());
+    let mut want: Vec<(Vec<u8>, i32, i32, Option<i32>)> = m
+        .iter()
+        .filter(|((_, c), r)| {
+            r.live(now) && r.value(now) == Some(x) && from.is_none_or(|a| *c >= a)
+        })
+        .map(|((k, c), r)| {
+            (
+                token(*k),
+                if table == "down" { -c } else { *c },
+                *k,
+                r.value(now),
+            )
+        })
+        .collect();
+    want.sort();
+    let mut want: Answer = want
+        .into_iter()
+        .map(|(_, c, k, v)| (k, c.abs(), v))
+        .collect();
+    want.truncate(limit.unwrap_or(usize::MAX));
+    let page = (rng.below(2) == 0).then(|| 1 + rng.below(4) as usize);
+    let got = match page {
+        None => cql.query(&q).map(|r| answer(&r)).map_err(|e| e.to_string()),
+        Some(size) => paged(cql, &q, size),
+    };
+    assert_eq!(got.unwrap(), want, "step {step}: {q} (page {page:?})");
+    !want.is_empty()
 }
 
 /// One random SELECT, checked against the model (paged when the draw says so).

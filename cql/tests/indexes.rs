@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use common::{ks_session, open_cql, open_cql_with, paged, refused, shown, T0};
 use supercolumn::{Database, ManualClock, Options};
-use supercolumn_cql::Session;
+use supercolumn_cql::{CqlResult, Session};
 
 const SCHEMA: &str = "CREATE TABLE t (k int, c int, v text, w int, PRIMARY KEY (k, c))";
 
@@ -230,4 +230,32 @@ fn index_schema_statements_and_their_refusals() {
     let all = shown(&mut cql, "SELECT k FROM u WHERE a = 1");
     assert_eq!(all.len(), 10);
     assert_eq!(paged(&mut cql, "SELECT k FROM u WHERE a = 1", 3), all);
+}
+
+#[test]
+fn a_statement_prepared_before_an_index_change_is_prepared_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(dir.path(), SCHEMA);
+    let mut cql = ks_session(&db);
+    fill(&mut cql);
+    let q = "SELECT k, c FROM t WHERE v = 'a' AND k = 1 ALLOW FILTERING";
+    let before = cql.prepare(q).unwrap();
+    let rows = shown(&mut cql, q);
+    cql.execute("CREATE INDEX v_idx ON t (v)").unwrap();
+    // Prepared against the table without the index: stale, as Cassandra's UNPREPARED.
+    assert!(matches!(
+        cql.execute_prepared(&before, &[]),
+        Err(supercolumn_cql::CqlError::Stale(_))
+    ));
+    let by_index = cql.prepare("SELECT k, c FROM t WHERE v = 'a'").unwrap();
+    let CqlResult::Rows(found) = cql.execute_prepared(&by_index, &[]).unwrap() else {
+        panic!("not rows")
+    };
+    assert_eq!(found.len(), 16);
+    cql.execute("DROP INDEX v_idx").unwrap();
+    assert!(matches!(
+        cql.execute_prepared(&by_index, &[]),
+        Err(supercolumn_cql::CqlError::Stale(_))
+    ));
+    assert_eq!(shown(&mut cql, q), rows);
 }

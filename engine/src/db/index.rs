@@ -86,6 +86,7 @@ impl Database {
     pub fn drop_index(&self, keyspace: &str, index: &str) -> Result<String> {
         let mut dropped = Vec::new();
         let mut owner = String::new();
+        let mut altered = None;
         self.change_schema_then(
             |s| {
                 let cf = index_owner(s, keyspace, index).ok_or_else(|| {
@@ -113,8 +114,13 @@ impl Database {
                 base.replace_def(next);
                 base.set_indexes(wired);
                 dropped.extend(hidden);
+                altered = Some(base);
             },
         )?;
+        // What was prepared against the table with the index is prepared again without it.
+        if let Some(base) = altered {
+            base.altered();
+        }
         self.remove_dropped(&dropped)?;
         Ok(owner)
     }
@@ -159,6 +165,7 @@ impl Database {
             }
         }
         self.inner.core.flush_cf(&idx.store)?;
+        let mut built = None;
         self.change_schema_then(
             |s| {
                 let base = base_store(s, keyspace, cf)?;
@@ -188,8 +195,13 @@ impl Database {
             |(base, next, wired)| {
                 base.replace_def(next);
                 base.set_indexes(wired);
+                built = Some(base);
             },
         )?;
+        // What was prepared against the table without the index is prepared again with it.
+        if let Some(base) = built {
+            base.altered();
+        }
         tracing::info!(
             "built index {index} of {keyspace}.{cf} over {rows} row(s) in {} ms",
             started.elapsed().as_millis()
