@@ -17,6 +17,18 @@ use supercolumn::model::comparator::{Comparator, CompositeType};
 use supercolumn::query::{ColumnOrSuperColumn, ColumnParent, SlicePredicate};
 use supercolumn::schema::IndexDef;
 
+/// How the rows an index lists are read: by name when the table has no collections (a row's
+/// cells then have known names, and a read by name is what a point read does), else as a
+/// one-row slice.
+struct RowRead {
+    by_name: bool,
+    /// The regular (not static) columns, in cell name order.
+    regular: Vec<String>,
+    /// Cells a slice asks for per page.
+    want: usize,
+    cf: ColumnParent,
+}
+
 impl Session<'_> {
     /// Reads the rows index read `ix` lists into `c`, from after where `resume` left off.
     pub(super) fn index_scan(
@@ -25,31 +37,29 @@ impl Session<'_> {
         ix: &IndexRead,
         resume: Option<&Position>,
     ) -> Result<(), CqlError> {
-        let p = c.p;
-        let t = &p.table;
-        let cf = ColumnParent::new(&t.name);
-        let want = c.cells_wanted();
+        let t = &c.p.table;
         let n_ck = t.clustering.len();
-        let comparator = t.comparator();
+        let read = RowRead {
+            by_name: !t.columns.iter().any(|c| c.ty.is_collection()),
+            regular: t
+                .regular_sorted()
+                .into_iter()
+                .filter(|&i| !t.columns[i].is_static)
+                .map(|i| t.columns[i].name.clone())
+                .collect(),
+            want: c.cells_wanted(),
+            cf: ColumnParent::new(&t.name),
+        };
         let shape = IndexDef::new(ix.index.clone(), ix.column.as_bytes().to_vec(), n_ck as u16);
-        let partitioner = self.db.partitioner();
-        // Without collections a row's cells have known names: read by name, as a point read.
-        let by_name = !t.columns.iter().any(|c| c.ty.is_collection());
-        let regular: Vec<String> = t
-            .regular_sorted()
-            .into_iter()
-            .filter(|&i| !t.columns[i].is_static)
-            .map(|i| t.columns[i].name.clone())
-            .collect();
         // A page resumes after its last row's entry.
         let mut after = resume
-            .map(|r| resume_entry(&shape, partitioner, r))
+            .map(|r| resume_entry(&shape, self.db.partitioner(), r))
             .transpose()?;
         let mut current: Option<Vec<u8>> = resume.map(|r| r.key.clone());
         let mut in_partition =
             resume.map_or(0, |r| usize::try_from(r.in_partition).unwrap_or(usize::MAX));
         if let Some(r) = resume {
-            c.begin(self.statics_of(t, &cf, &r.key)?);
+            c.begin(self.statics_of(t, &read.cf, &r.key)?);
         }
         loop {
             let entries = self.db.index_entries(
@@ -62,62 +72,15 @@ impl Session<'_> {
             )?;
             for e in &entries {
                 let parts: Vec<&[u8]> = e.clustering.iter().map(Vec::as_slice).collect();
-                if !CompositeType::fits(&parts) {
+                if !CompositeType::fits(&parts) || !in_slices(c, &parts) {
                     continue;
                 }
-                let row = Bounds {
-                    start: if n_ck == 0 {
-                        Vec::new()
-                    } else {
-                        CompositeType::build(&parts, -1)
-                    },
-                    finish: if n_ck == 0 {
-                        Vec::new()
-                    } else {
-                        CompositeType::build(&parts, 1)
-                    },
-                };
-                if n_ck > 0 {
-                    // Slices cut between rows, never inside one: the row's marker stands for
-                    // all its cells.
-                    let mut marker = parts.clone();
-                    marker.push(b"");
-                    let marker = CompositeType::build(&marker, 0);
-                    if !p
-                        .slices
-                        .iter()
-                        .any(|b| within(comparator.as_ref(), b, &marker))
-                    {
-                        continue;
-                    }
-                }
                 if current.as_deref() != Some(e.key.as_slice()) {
-                    c.begin(self.statics_of(t, &cf, &e.key)?);
+                    c.begin(self.statics_of(t, &read.cf, &e.key)?);
                     current = Some(e.key.clone());
                     in_partition = 0;
                 }
-                let more = if by_name {
-                    // The row's cells by name, as a point read finds them.
-                    let names = std::iter::once("")
-                        .chain(regular.iter().map(String::as_str))
-                        .map(|n| t.cell_name(&parts, n))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    let found = self.db.get_slice(
-                        &t.keyspace,
-                        &e.key,
-                        &cf,
-                        &SlicePredicate::Names(names),
-                    )?;
-                    let mut cells = found.into_iter().filter_map(|c| match c {
-                        ColumnOrSuperColumn::Column(c) => Some(Ok(c)),
-                        ColumnOrSuperColumn::SuperColumn(_) => None,
-                    });
-                    c.partition(&e.key, &mut cells, &mut in_partition)?
-                } else {
-                    let mut cells = self.cells(&t.keyspace, &cf, &e.key, &row, false, want, None);
-                    c.partition(&e.key, &mut cells, &mut in_partition)?
-                };
-                if !more {
+                if !self.index_row(c, &read, &e.key, &parts, &mut in_partition)? {
                     return Ok(());
                 }
             }
@@ -127,6 +90,58 @@ impl Session<'_> {
             }
         }
     }
+
+    /// Reads the row of partition `key` with clustering `parts` into `c`; `Ok(false)` once no
+    /// more rows are wanted.
+    fn index_row(
+        &self,
+        c: &mut Collect<'_>,
+        read: &RowRead,
+        key: &[u8],
+        parts: &[&[u8]],
+        in_partition: &mut usize,
+    ) -> Result<bool, CqlError> {
+        let t = &c.p.table;
+        if read.by_name {
+            let names = std::iter::once("")
+                .chain(read.regular.iter().map(String::as_str))
+                .map(|n| t.cell_name(parts, n))
+                .collect::<Result<Vec<_>, _>>()?;
+            let predicate = SlicePredicate::Names(names);
+            let found = self.db.get_slice(&t.keyspace, key, &read.cf, &predicate)?;
+            let mut cells = found.into_iter().filter_map(|c| match c {
+                ColumnOrSuperColumn::Column(c) => Some(Ok(c)),
+                ColumnOrSuperColumn::SuperColumn(_) => None,
+            });
+            return c.partition(key, &mut cells, in_partition);
+        }
+        let row = if parts.is_empty() {
+            Bounds {
+                start: Vec::new(),
+                finish: Vec::new(),
+            }
+        } else {
+            Bounds {
+                start: CompositeType::build(parts, -1),
+                finish: CompositeType::build(parts, 1),
+            }
+        };
+        let mut cells = self.cells(&t.keyspace, &read.cf, key, &row, false, read.want, None);
+        c.partition(key, &mut cells, in_partition)
+    }
+}
+
+/// Whether the row with clustering `parts` lies in the query's clustering slices. Slices cut
+/// between rows, never inside one: the row's marker stands for all its cells.
+fn in_slices(c: &Collect<'_>, parts: &[&[u8]]) -> bool {
+    if parts.is_empty() {
+        return true;
+    }
+    let mut marker = parts.to_vec();
+    marker.push(b"");
+    let marker = CompositeType::build(&marker, 0);
+    let cmp = c.p.table.comparator();
+    c.p.slices.iter().any(|b| within(cmp.as_ref(), b, &marker))
 }
 
 /// The index entry of the row where a page ended: the index's next entry starts the next page.

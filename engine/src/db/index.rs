@@ -165,6 +165,17 @@ impl Database {
             }
         }
         self.inner.core.flush_cf(&idx.store)?;
+        self.mark_built(keyspace, cf, index)?;
+        tracing::info!(
+            "built index {index} of {keyspace}.{cf} over {rows} row(s) in {} ms",
+            started.elapsed().as_millis()
+        );
+        Ok(())
+    }
+
+    /// Marks index `index` of `keyspace`.`cf` built in the catalog, once its entries are in
+    /// SSTables: it answers queries from then on.
+    fn mark_built(&self, keyspace: &str, cf: &str, index: &str) -> Result<()> {
         let mut built = None;
         self.change_schema_then(
             |s| {
@@ -202,10 +213,6 @@ impl Database {
         if let Some(base) = built {
             base.altered();
         }
-        tracing::info!(
-            "built index {index} of {keyspace}.{cf} over {rows} row(s) in {} ms",
-            started.elapsed().as_millis()
-        );
         Ok(())
     }
 
