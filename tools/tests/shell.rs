@@ -298,3 +298,65 @@ fn a_composite_slice_bound_with_an_end_of_component_covers_a_whole_clustering_ro
         ]
     );
 }
+
+#[test]
+fn keys_indexes_are_declared_and_queried_as_cassandra_cli_0_7_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = shell(
+        dir.path(),
+        "use Keyspace1;
+create column family Users with comparator = UTF8Type and default_validation_class = UTF8Type
+  and column_metadata = [{column_name: state, validation_class: UTF8Type, index_type: KEYS}];
+set Users['jsmith']['state'] = 'UT';
+set Users['jsmith']['birth'] = '1970';
+set Users['ericflo']['state'] = 'TX';
+set Users['phatduckk']['state'] = 'UT';
+set Users['phatduckk']['birth'] = '1985';
+set Users['phatduckk']['state'] = 'CA';
+update column family Users with column_metadata = [{column_name: birth, index_type: KEYS, index_name: by_birth}];",
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = stdout(&o);
+    assert!(
+        out.contains(&"Index Users_state_idx on Users.state built.".to_string()),
+        "{out:?}"
+    );
+    assert!(
+        out.contains(&"Index by_birth on Users.birth built.".to_string()),
+        "{out:?}"
+    );
+    let o = shell(dir.path(), "use Keyspace1; get Users where state = 'UT';");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        stdout(&o)[1..],
+        [
+            "-------------------",
+            "RowKey: jsmith",
+            "=> (column=birth, value=1970, timestamp=T)",
+            "=> (column=state, value=UT, timestamp=T)",
+            "",
+            "1 Row Returned."
+        ]
+    );
+    let o = shell(
+        dir.path(),
+        "use Keyspace1; get Users where birth = '1985' and state >= 'B' limit 5;",
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        stdout(&o).contains(&"RowKey: phatduckk".to_string()),
+        "{:?}",
+        stdout(&o)
+    );
+    let o = shell(dir.path(), "describe keyspace Keyspace1;");
+    let described = stdout(&o).join("\n");
+    assert!(
+        described.contains("      Column Metadata:\n        Column Name: state\n") && described.contains("        Column Name: birth\n          Validation Class: org.apache.cassandra.db.marshal.UTF8Type\n          Index Name: by_birth\n          Index Type: KEYS"),
+        "{described}"
+    );
+    // No equality on an indexed column: refused, one line, a non-zero exit.
+    let o = shell(dir.path(), "use Keyspace1; get Users where name = 'x';");
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("No indexed columns"), "{e}");
+}

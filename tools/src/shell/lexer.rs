@@ -10,7 +10,7 @@ pub enum Tok {
     Word(String),
     /// A quoted string (`'…'`, with `\'` and `''` for a quote).
     Str(String),
-    /// Punctuation: `[ ] : = ; ( ) ,`.
+    /// Punctuation: `[ ] : = ; ( ) , { } < >`.
     Punct(char),
 }
 
@@ -146,7 +146,7 @@ pub fn lex_at(input: &str, start: Pos) -> Result<Vec<(Tok, Pos)>, SyntaxError> {
             }
         }
         match c {
-            '[' | ']' | ':' | '=' | ';' | '(' | ')' | ',' => {
+            '[' | ']' | ':' | '=' | ';' | '(' | ')' | ',' | '{' | '}' | '<' | '>' => {
                 chars.next();
                 advance(c, &mut line, &mut col);
                 out.push((Tok::Punct(c), pos));
@@ -190,7 +190,7 @@ pub fn lex_at(input: &str, start: Pos) -> Result<Vec<(Tok, Pos)>, SyntaxError> {
             _ => {
                 let mut w = String::new();
                 while let Some(&c) = chars.peek() {
-                    if c.is_whitespace() || "[]:=;(),'\"".contains(c) {
+                    if c.is_whitespace() || "[]:=;(),{}<>'\"".contains(c) {
                         break;
                     }
                     w.push(c);

@@ -4,6 +4,7 @@
 //! Long because the shell's statements each run in a few lines, and they share the session state
 //! held here.
 
+mod indexed;
 pub mod lexer;
 pub mod parser;
 mod schema;
@@ -110,11 +111,12 @@ fn key_bytes(lit: &Lit) -> Result<Vec<u8>, String> {
 const HELP: &[(&str, &str)] = &[
     ("use", "use <keyspace>;"),
     ("set", "set <cf>['<key>'][<super>]['<column>'] = <value> [with ttl = <seconds>];"),
-    ("get", "get <cf>['<key>'][<super>][['<column>' | '<start>':'<finish>']] [limit <n>] [reversed];"),
+    ("get", "get <cf>['<key>'][<super>][['<column>' | '<start>':'<finish>']] [limit <n>] [reversed]; | get <cf> where <column> = <value> [and <column> =|>|>=|<|<= <value>]… [limit <n>];"),
     ("count", "count <cf>['<key>'][<super>];"),
     ("del", "del <cf>['<key>'][<super>][['<column>']];"),
     ("list", "list <cf>[['<start key>':'<end key>']] [limit <n>];"),
-    ("create", "create keyspace <name>; | create column family <name> [with comparator = <type> and column_type = Standard|Super and subcomparator = <type> and default_validation_class = <type> and comment = '<text>' and gc_grace = <seconds> and min_compaction_threshold = <n> and max_compaction_threshold = <n> and keys_cached = <n|fraction|n%>];"),
+    ("create", "create keyspace <name>; | create column family <name> [with comparator = <type> and column_type = Standard|Super and subcomparator = <type> and default_validation_class = <type> and comment = '<text>' and gc_grace = <seconds> and min_compaction_threshold = <n> and max_compaction_threshold = <n> and keys_cached = <n|fraction|n%> and column_metadata = [{column_name: <name>, validation_class: <type>, index_type: KEYS, index_name: <name>}, …]];"),
+    ("update", "update column family <name> with column_metadata = [{column_name: <name>, index_type: KEYS[, index_name: <name>]}, …];"),
     ("describe", "describe keyspace [<keyspace>];"),
     ("show", "show keyspaces;"),
     ("drop", "drop keyspace <name>; | drop column family <name>;"),
@@ -295,7 +297,21 @@ impl Shell {
                     .map_err(|e| e.to_string())?;
                 Ok(vec![format!("Keyspace {name} created.")])
             }
-            Stmt::CreateColumnFamily { name, props } => self.create_cf(&name, &props),
+            Stmt::CreateColumnFamily {
+                name,
+                props,
+                columns,
+            } => {
+                let mut lines = self.create_cf(&name, &props)?;
+                lines.extend(self.add_indexes(&name, &columns)?);
+                Ok(lines)
+            }
+            Stmt::UpdateColumnFamily { name, columns } => {
+                let mut lines = self.add_indexes(&name, &columns)?;
+                lines.push(format!("Column family {name} updated."));
+                Ok(lines)
+            }
+            Stmt::GetWhere { cf, exprs, limit } => self.get_where(&cf, &exprs, limit),
             Stmt::Describe(ks) => {
                 let ks = match ks {
                     Some(k) => k,
@@ -602,14 +618,19 @@ impl Shell {
                 &KeyRange::keys(start, end).count(limit.unwrap_or(100)),
             )
             .map_err(|e| e.to_string())?;
+        Ok(self.rows_lines(&def, &rows))
+    }
+
+    /// Rows as `list` prints them: each key and its columns, then how many.
+    fn rows_lines(&self, def: &ColumnFamilyDef, rows: &[supercolumn::KeySlice]) -> Vec<String> {
         let mut lines = Vec::new();
-        for r in &rows {
+        for r in rows {
             lines.push("-------------------".into());
             lines.push(format!(
                 "RowKey: {}",
                 crate::format::key_text(&r.key, def.key_validation_class.as_deref())
             ));
-            lines.extend(self.lines_of(&def, &r.columns, false));
+            lines.extend(self.lines_of(def, &r.columns, false));
         }
         lines.push(String::new());
         lines.push(if rows.len() == 1 {
@@ -617,6 +638,6 @@ impl Shell {
         } else {
             format!("{} Rows Returned.", rows.len())
         });
-        Ok(lines)
+        lines
     }
 }

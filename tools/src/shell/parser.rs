@@ -1,4 +1,6 @@
 //! Parses shell statements (cassandra-cli 0.7's language, SPEC §8) into [`Stmt`]s.
+//!
+//! Long because it holds the whole language: every statement's grammar and their tests.
 
 use super::lexer::{advance_over, lex_at, statement_end, Pos, SyntaxError, Tok};
 
@@ -36,6 +38,12 @@ pub struct Path {
     pub parts: Vec<Part>,
 }
 
+/// One column of a `column_metadata` list: its properties, lower-cased names.
+pub type ColumnMeta = Vec<(String, String)>;
+
+/// A column family's `with` properties, and its `column_metadata` entries.
+type CfProps = (Vec<(String, String)>, Vec<ColumnMeta>);
+
 /// A shell statement.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stmt {
@@ -53,6 +61,13 @@ pub enum Stmt {
         limit: Option<usize>,
         reversed: bool,
     },
+    /// `get CF where col op value [and col op value]… [limit N];` (a secondary index query:
+    /// one `=` at least on an indexed column; op is `=`, `>`, `>=`, `<` or `<=`).
+    GetWhere {
+        cf: String,
+        exprs: Vec<(String, String, Lit)>,
+        limit: Option<usize>,
+    },
     /// `count CF['key'][['sc']];`
     Count(Path),
     /// `del CF['key'][…];`
@@ -65,10 +80,18 @@ pub enum Stmt {
     },
     /// `create keyspace KS;`
     CreateKeyspace(String),
-    /// `create column family CF [with p = v [and p = v]…];`
+    /// `create column family CF [with p = v [and p = v]…];`, where `column_metadata = [{…},
+    /// …]` lists columns as `{column_name: c, validation_class: T, index_type: KEYS,
+    /// index_name: n}`.
     CreateColumnFamily {
         name: String,
         props: Vec<(String, String)>,
+        columns: Vec<ColumnMeta>,
+    },
+    /// `update column family CF with column_metadata = [{…}, …];`: indexes added.
+    UpdateColumnFamily {
+        name: String,
+        columns: Vec<ColumnMeta>,
     },
     /// `describe keyspace [KS];`
     Describe(Option<String>),
@@ -237,6 +260,78 @@ impl P {
         Ok(Path { cf, key, parts })
     }
 
+    /// `p = v [and p = v]…`, with `column_metadata = [{k: v, …}, …]` taken apart.
+    fn cf_props(&mut self) -> Result<CfProps, SyntaxError> {
+        let (mut props, mut columns) = (Vec::new(), Vec::new());
+        loop {
+            let k = self.ident("a property")?.to_ascii_lowercase();
+            self.punct('=')?;
+            if k == "column_metadata" {
+                self.punct('[')?;
+                while !self.is_punct(']') {
+                    self.punct('{')?;
+                    let mut column = Vec::new();
+                    while !self.is_punct('}') {
+                        let name = self.ident("a column property")?.to_ascii_lowercase();
+                        self.punct(':')?;
+                        column.push((name, self.ident("a column property value")?));
+                        if !self.is_punct('}') {
+                            self.punct(',')?;
+                        }
+                    }
+                    self.punct('}')?;
+                    columns.push(column);
+                    if !self.is_punct(']') {
+                        self.punct(',')?;
+                    }
+                }
+                self.punct(']')?;
+            } else {
+                props.push((k, self.ident("a property value")?));
+            }
+            if !self.eat_word("and") {
+                return Ok((props, columns));
+            }
+        }
+    }
+
+    /// The rest of `get CF where …`.
+    fn get_where(&mut self) -> Result<Stmt, SyntaxError> {
+        let cf = self.ident("a column family")?;
+        self.expect_word("where")?;
+        let mut exprs = Vec::new();
+        loop {
+            let column = self.ident("a column name")?;
+            let op = match self.peek() {
+                Some(Tok::Punct('=')) => "=",
+                Some(Tok::Punct('>')) => ">",
+                Some(Tok::Punct('<')) => "<",
+                _ => return self.found("=, >, >=, < or <="),
+            };
+            self.at += 1;
+            let op = if op != "=" && self.is_punct('=') {
+                self.at += 1;
+                if op == ">" {
+                    ">="
+                } else {
+                    "<="
+                }
+            } else {
+                op
+            };
+            exprs.push((column, op.to_string(), self.lit()?));
+            if !self.eat_word("and") {
+                break;
+            }
+        }
+        let limit = if self.eat_word("limit") {
+            Some(self.number("a limit")? as usize)
+        } else {
+            None
+        };
+        Ok(Stmt::GetWhere { cf, exprs, limit })
+    }
+
     // Long because it is one match with an arm per shell command.
     fn statement(&mut self) -> Result<Stmt, SyntaxError> {
         let Some(Tok::Word(w)) = self.peek().cloned() else {
@@ -261,6 +356,9 @@ impl P {
                     None
                 };
                 Stmt::Set { path, value, ttl }
+            }
+            "get" if matches!(self.toks.get(self.at + 1), Some((Tok::Word(w), _)) if w.eq_ignore_ascii_case("where")) => {
+                self.get_where()?
             }
             "get" => {
                 let path = self.path()?;
@@ -308,6 +406,19 @@ impl P {
                 };
                 Stmt::List { cf, range, limit }
             }
+            "update" => {
+                self.expect_word("column")?;
+                self.expect_word("family")?;
+                let name = self.ident("a column family name")?;
+                self.expect_word("with")?;
+                let (props, columns) = self.cf_props()?;
+                if let Some((k, _)) = props.first() {
+                    return self.err(format!(
+                        "update column family changes column_metadata only, not '{k}'"
+                    ));
+                }
+                Stmt::UpdateColumnFamily { name, columns }
+            }
             "create" => {
                 if self.eat_word("keyspace") {
                     Stmt::CreateKeyspace(self.ident("a keyspace name")?)
@@ -315,19 +426,16 @@ impl P {
                     self.expect_word("column")?;
                     self.expect_word("family")?;
                     let name = self.ident("a column family name")?;
-                    let mut props = Vec::new();
-                    if self.eat_word("with") {
-                        loop {
-                            let k = self.ident("a property")?;
-                            self.punct('=')?;
-                            let v = self.ident("a property value")?;
-                            props.push((k.to_ascii_lowercase(), v));
-                            if !self.eat_word("and") {
-                                break;
-                            }
-                        }
+                    let (props, columns) = if self.eat_word("with") {
+                        self.cf_props()?
+                    } else {
+                        (Vec::new(), Vec::new())
+                    };
+                    Stmt::CreateColumnFamily {
+                        name,
+                        props,
+                        columns,
                     }
-                    Stmt::CreateColumnFamily { name, props }
                 }
             }
             "describe" => {

@@ -1,6 +1,6 @@
 //! The shell's schema statements: `create column family` with its properties, and `describe
-//! keyspace` (column families, their comparators and settings, the database's settings in
-//! force). Statement parsing is the parser's; this file only runs them.
+//! keyspace` (column families, their comparators, settings and indexed columns, the
+//! database's settings in force). Statement parsing is the parser's; this file only runs them.
 
 use super::*;
 
@@ -104,6 +104,7 @@ impl Shell {
                 "      Key cache capacity: {}",
                 stats.key_cache_capacity
             ));
+            lines.extend(column_metadata(cf, &full(&cf.default_validation_class)));
             if let Some(g) = cf.gc_grace_seconds {
                 lines.push(format!("      GC grace seconds: {g}"));
             }
@@ -127,4 +128,23 @@ impl Shell {
         );
         Ok(lines)
     }
+}
+
+/// `describe keyspace`'s lines for a column family's indexed columns, as cassandra-cli 0.7
+/// prints its column metadata.
+fn column_metadata(cf: &ColumnFamilyDef, validator: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !cf.indexes.is_empty() {
+        lines.push("      Column Metadata:".into());
+    }
+    for idx in &cf.indexes {
+        lines.push(format!(
+            "        Column Name: {}",
+            cf.comparator.to_text(&idx.column)
+        ));
+        lines.push(format!("          Validation Class: {validator}"));
+        lines.push(format!("          Index Name: {}", idx.name));
+        lines.push("          Index Type: KEYS".into());
+    }
+    lines
 }
