@@ -1,11 +1,13 @@
-//! Whether a `SELECT` reads through a secondary index: an `=` on a column a built index covers,
-//! to a value an index can hold, and no token range on the partitions. `select_plan.rs` asks
+//! Whether a `SELECT` reads through a secondary index: an `=` on a column a built index covers
+//! (or `CONTAINS`, `CONTAINS KEY` on a collection an index of its elements covers), to a value
+//! an index can hold, and no token range on the partitions. `select_plan.rs` asks
 //! here; `index_scan.rs` reads what it planned.
 
 use super::ast::{Relation, Select};
 use super::error::CqlError;
-use super::table::Table;
-use super::types::Op;
+use super::table::{Table, TableIndex};
+use super::types::{CqlType, Op};
+use supercolumn::schema::IndexOf;
 
 /// The longest value an index holds (a row key of the index's column family).
 const MAX_INDEXED_VALUE: usize = 65_535;
@@ -15,6 +17,23 @@ pub(super) struct IndexRead {
     pub index: String,
     pub column: String,
     pub value: Vec<u8>,
+}
+
+/// Whether index `x` finds the rows of a relation with operator `op` on its column: `=` for
+/// an index of values, `CONTAINS` for one of a collection's values, `CONTAINS KEY` for one of
+/// a map's keys.
+fn serves(t: &Table, x: &TableIndex, op: Op) -> bool {
+    let map = t
+        .columns
+        .iter()
+        .any(|c| c.name == x.column && matches!(c.ty, CqlType::Map(..)));
+    matches!(
+        (x.of, op, map),
+        (IndexOf::Value, Op::Eq, _)
+            | (IndexOf::ElementValues, Op::Contains, _)
+            | (IndexOf::ElementNames, Op::Contains, false)
+            | (IndexOf::ElementNames, Op::ContainsKey, true)
+    )
 }
 
 /// Whether `s` would read through an index: `=` on an indexed column, and no partition key
@@ -28,8 +47,11 @@ pub(super) fn uses_index(t: &Table, s: &Select) -> bool {
             {
                 return false
             }
-            Relation::Compare(c, Op::Eq, _) => {
-                indexed |= t.indexes.iter().any(|x| x.built && x.column == *c);
+            Relation::Compare(c, op, _) => {
+                indexed |= t
+                    .indexes
+                    .iter()
+                    .any(|x| x.built && x.column == *c && serves(t, x, *op));
             }
             _ => {}
         }
@@ -51,12 +73,13 @@ pub(super) fn usable_index(
     }
     for (i, op, v) in filters {
         let column = &t.columns[*i].name;
-        let Some(idx) = t.indexes.iter().find(|x| x.built && x.column == *column) else {
+        let found = t
+            .indexes
+            .iter()
+            .find(|x| x.built && x.column == *column && serves(t, x, *op));
+        let Some(idx) = found.filter(|_| !v.is_empty()) else {
             continue;
         };
-        if *op != Op::Eq || v.is_empty() {
-            continue;
-        }
         if v.len() > MAX_INDEXED_VALUE {
             return Err(CqlError::invalid(
                 "Index expression values may not be larger than 64K",

@@ -1,15 +1,16 @@
 //! `CREATE [CUSTOM] INDEX` and `DROP INDEX`: checked in Cassandra's words, then made through
 //! the engine's index API, which builds a new index over the rows already written before the
 //! statement returns. An index here covers a regular column's value (a frozen collection's
-//! whole value with `full()`); other targets are refused as not supported yet. A storage-attached
-//! index (`USING 'StorageAttachedIndex'`, Cassandra 5) is the same index.
+//! whole value with `full()`, a collection's values or a map's keys); other targets are
+//! refused as not supported yet. A storage-attached index (`USING 'StorageAttachedIndex'`,
+//! Cassandra 5) is the same index.
 
 use super::ast::{IndexOn, IndexTarget, Statement, TableName};
 use super::error::CqlError;
 use super::session::{CqlResult, Session};
 use super::table::{Kind, Table, SAI_CLASS};
 use super::types::{CqlType, Literal};
-use supercolumn::schema::IndexDef;
+use supercolumn::schema::{IndexDef, IndexOf};
 
 /// The class names of Cassandra 5's storage-attached index, as `USING` may give them.
 const SAI: &[&str] = &[
@@ -68,7 +69,7 @@ impl Session<'_> {
                 "Unsupported index option '{k}' for a non-CUSTOM index"
             )));
         }
-        check_target(&t, target)?;
+        let of = check_target(&t, target)?;
         let existing = self.keyspace_indexes(&t.keyspace)?;
         let name = match name {
             Some(n) => n.to_string(),
@@ -81,7 +82,11 @@ impl Session<'_> {
                 Err(CqlError::invalid(format!("Index '{name}' already exists")))
             };
         }
-        if let Some(other) = t.indexes.iter().find(|i| i.column == target.column) {
+        if let Some(other) = t
+            .indexes
+            .iter()
+            .find(|i| i.column == target.column && i.of == of)
+        {
             return if if_not_exists {
                 Ok(CqlResult::Void)
             } else {
@@ -98,7 +103,7 @@ impl Session<'_> {
         }
         let clustering = u16::try_from(t.clustering.len())
             .map_err(|_| CqlError::invalid("too many clustering columns to index"))?;
-        let mut def = IndexDef::new(name, target.column.as_bytes().to_vec(), clustering);
+        let mut def = IndexDef::new(name, target.column.as_bytes().to_vec(), clustering).of(of);
         // Every spelling of the storage-attached index's class is kept as its one name.
         def.class = class.as_ref().map(|_| SAI_CLASS.to_string());
         self.db.create_index(&t.keyspace, &t.name, def)?;
@@ -141,8 +146,10 @@ impl Session<'_> {
     }
 }
 
-/// What of `target` this build can index, refused in Cassandra's words where it has them.
-fn check_target(t: &Table, target: &IndexTarget) -> Result<(), CqlError> {
+/// What of `target` this build can index: a regular column's value, a frozen collection
+/// whole (`full()`), a collection's values (`values()`, the default) or a map's keys
+/// (`keys()`); refused in Cassandra's words where it has them.
+fn check_target(t: &Table, target: &IndexTarget) -> Result<IndexOf, CqlError> {
     let c = &target.column;
     let (_, def) = t
         .column(c)
@@ -171,26 +178,33 @@ fn check_target(t: &Table, target: &IndexTarget) -> Result<(), CqlError> {
         Kind::Regular => {}
     }
     let frozen = matches!(def.ty, CqlType::Frozen(_));
-    match (target.on, target.explicit) {
-        (IndexOn::Full, _) if !frozen => Err(CqlError::invalid(
+    let on = on_word(target.on);
+    match (target.on, &def.ty) {
+        (IndexOn::Full, _) if frozen => Ok(IndexOf::Value),
+        (IndexOn::Full, _) => Err(CqlError::invalid(
             "full() indexes can only be created on frozen collections",
         )),
-        (IndexOn::Full, _) => Ok(()),
         _ if frozen && def.ty.is_frozen_collection() => Err(CqlError::invalid(format!(
-            "Cannot create {}() index on frozen column {c}. Frozen collections are immutable and must be fully indexed by using the 'full({c})' modifier",
-            on_word(target.on)
+            "Cannot create {on}() index on frozen column {c}. Frozen collections are immutable and must be fully indexed by using the 'full({c})' modifier"
         ))),
-        _ if def.ty.is_collection() => Err(CqlError::invalid(format!(
-            "Indexes on the collection column {c} are not supported yet"
+        (IndexOn::Values, CqlType::Set(_)) => Ok(IndexOf::ElementNames),
+        (IndexOn::Values, CqlType::List(_) | CqlType::Map(..)) => Ok(IndexOf::ElementValues),
+        (IndexOn::Keys, CqlType::Map(..)) => Ok(IndexOf::ElementNames),
+        (IndexOn::Entries, CqlType::Map(..)) => Err(CqlError::invalid(format!(
+            "entries() indexes on {c} are not supported yet"
         ))),
+        (IndexOn::Keys | IndexOn::Entries, CqlType::List(_) | CqlType::Set(_)) => {
+            Err(CqlError::invalid(format!(
+                "Cannot create index on {on} of column {c} with non-map type"
+            )))
+        }
         (IndexOn::Keys | IndexOn::Entries, _) => Err(CqlError::invalid(format!(
-            "Cannot create {}() index on {c}. Non-collection columns support only simple indexes",
-            on_word(target.on)
+            "Cannot create {on}() index on {c}. Non-collection columns support only simple indexes"
         ))),
-        (IndexOn::Values, true) => Err(CqlError::invalid(format!(
+        (IndexOn::Values, _) if target.explicit => Err(CqlError::invalid(format!(
             "Cannot create values() index on {c}. Non-collection columns support only simple indexes"
         ))),
-        (IndexOn::Values, false) => Ok(()),
+        (IndexOn::Values, _) => Ok(IndexOf::Value),
     }
 }
 

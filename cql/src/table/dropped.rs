@@ -114,6 +114,7 @@ impl Table {
             .map(|i| TableIndex {
                 name: i.name.clone(),
                 column: String::from_utf8_lossy(&i.column).into_owned(),
+                of: i.of,
                 class: i.class.clone(),
                 built: i.built,
             })

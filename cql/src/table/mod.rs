@@ -26,7 +26,7 @@ use supercolumn::model::comparator::{
     Collection, ColumnToCollectionType, Comparator, CompositeType, ReversedType, Utf8Type,
 };
 use supercolumn::schema::definition::validate_identifier;
-use supercolumn::schema::ColumnFamilyDef;
+use supercolumn::schema::{ColumnFamilyDef, IndexOf};
 
 /// What part of the primary key a column is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,12 +80,20 @@ pub struct Table {
 }
 
 impl TableIndex {
-    /// Its target as Cassandra writes it: the column, or `full(c)` for a frozen collection.
+    /// Its target as Cassandra writes it: the column, `full(c)` for a frozen collection,
+    /// `values(c)` or `keys(c)` for a collection's elements.
     pub fn target(&self, t: &Table) -> String {
         let name = quote::quote_ident(&self.column);
-        match t.columns.iter().find(|c| c.name == self.column) {
-            Some(c) if c.ty.is_frozen_collection() => format!("full({name})"),
-            _ => name,
+        let ty = t
+            .columns
+            .iter()
+            .find(|c| c.name == self.column)
+            .map(|c| &c.ty);
+        match (self.of, ty) {
+            (IndexOf::Value, Some(ty)) if ty.is_frozen_collection() => format!("full({name})"),
+            (IndexOf::Value, _) => name,
+            (IndexOf::ElementNames, Some(CqlType::Map(..))) => format!("keys({name})"),
+            (IndexOf::ElementNames | IndexOf::ElementValues, _) => format!("values({name})"),
         }
     }
 
@@ -115,6 +123,8 @@ pub struct TableIndex {
     pub name: String,
     /// The indexed column.
     pub column: String,
+    /// What of the column it holds: its value, or a collection's element values or names.
+    pub of: IndexOf,
     /// `CREATE CUSTOM INDEX … USING 'class'`: the class as given.
     pub class: Option<String>,
     /// Whether it holds every row yet (it answers queries only then).

@@ -61,7 +61,7 @@ pub(super) fn derive(
             .decode_sort_key(key, &mut name)
             .map_err(|e| Error::invalid(format!("an indexed write's column name: {e}")))?;
         for idx in indexes {
-            let Some(clustering) = idx.def.matches(composite, &name) else {
+            let Some((clustering, value)) = idx.def.matches(composite, &name, value) else {
                 continue;
             };
             // An empty value is not indexed: a query for one reads the table instead.

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::io::{atomic_file, FileSystem};
 use crate::model::comparator::ComparatorRegistry;
 use crate::model::partitioner::Partitioner;
+use crate::schema::index::IndexOf;
 use crate::schema::{ColumnFamilyDef, ColumnType, IndexDef, KeysCached, KeyspaceDef};
 
 /// The file name of the catalog inside the data directory.
@@ -131,6 +132,7 @@ impl Catalog {
                     p.u32(self.cf_id(&ks.name, &hidden).unwrap_or(0));
                     p.bytes(&idx.column);
                     p.u32(u32::from(idx.clustering));
+                    p.u8(idx.of.code());
                     p.opt(idx.class.as_deref(), |w, c| w.str(c));
                     p.u8(u8::from(idx.built));
                 }
@@ -282,12 +284,16 @@ fn decode_index(
     let column = r.bytes()?.to_vec();
     let clustering = u16::try_from(r.u32()?)
         .map_err(|_| r.error(format!("index '{name}': too many clustering components")))?;
+    let code = r.u8()?;
+    let of = IndexOf::from_code(code)
+        .ok_or_else(|| r.error(format!("index '{name}': target code {code}")))?;
     let class = r.opt(|r| r.str().map(str::to_string))?;
     let built = flag(r, "index built")?;
     let idx = IndexDef {
         name,
         column,
         clustering,
+        of,
         class,
         built,
     };

@@ -16,6 +16,40 @@ use crate::schema::{ColumnFamilyDef, ColumnType};
 /// longest, 65,535 bytes).
 pub const MAX_INDEXED_VALUE: usize = 65_535;
 
+/// What of a column's cells an index holds (a CQL collection's cells carry one more name
+/// component, the element: a list's position, a set's value, a map's key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexOf {
+    /// The column's one cell, its value (a plain column, a frozen collection whole, a
+    /// Thrift-era column).
+    Value,
+    /// The values of the column's element cells (a list's or a map's values).
+    ElementValues,
+    /// The element components of the column's cell names (a set's values, a map's keys).
+    ElementNames,
+}
+
+impl IndexOf {
+    /// Its code in the catalog.
+    pub fn code(self) -> u8 {
+        match self {
+            IndexOf::Value => 0,
+            IndexOf::ElementValues => 1,
+            IndexOf::ElementNames => 2,
+        }
+    }
+
+    /// The target with catalog code `code`.
+    pub fn from_code(code: u8) -> Option<IndexOf> {
+        Some(match code {
+            0 => IndexOf::Value,
+            1 => IndexOf::ElementValues,
+            2 => IndexOf::ElementNames,
+            _ => return None,
+        })
+    }
+}
+
 /// One secondary index of a column family.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IndexDef {
@@ -27,6 +61,8 @@ pub struct IndexDef {
     /// How many leading components of a composite name are the row's clustering (0 for a
     /// column family without a composite comparator).
     pub clustering: u16,
+    /// What of the column's cells it holds.
+    pub of: IndexOf,
     /// The class of a custom index (`CREATE CUSTOM INDEX … USING`), kept as given.
     pub class: Option<String>,
     /// Whether the index holds every row written before it was created. Until it does, it is
@@ -41,9 +77,16 @@ impl IndexDef {
             name: name.into(),
             column: column.into(),
             clustering,
+            of: IndexOf::Value,
             class: None,
             built: false,
         }
+    }
+
+    /// This index, holding `of` of its column's cells.
+    pub fn of(mut self, of: IndexOf) -> Self {
+        self.of = of;
+        self
     }
 
     /// The hidden column family's name: `<base>.<index>`, which no user column family can
@@ -76,29 +119,45 @@ impl IndexDef {
         }
     }
 
-    /// The column this index covers in a cell name of its base column family, and the row's
-    /// clustering components: `Some(clustering)` when `name` is a cell of the indexed column
-    /// (not a static, not a collection element), each component as stored.
-    pub fn matches<'n>(&self, composite: bool, name: &'n [u8]) -> Option<Vec<&'n [u8]>> {
+    /// What this index holds of a cell of its base column family named `name` with value
+    /// `value`: the row's clustering components and the indexed value, when the cell is one
+    /// of the indexed column's (not a static; an element cell when the index is of elements).
+    pub fn matches<'n>(
+        &self,
+        composite: bool,
+        name: &'n [u8],
+        value: &'n [u8],
+    ) -> Option<(Vec<&'n [u8]>, &'n [u8])> {
         if !composite {
-            return (name == self.column.as_slice()).then(Vec::new);
+            return (self.of == IndexOf::Value && name == self.column.as_slice())
+                .then(|| (Vec::new(), value));
         }
         if CompositeType::is_static(name) {
             return None;
         }
         let n = usize::from(self.clustering);
-        let mut parts = Vec::with_capacity(n + 1);
+        let want = if self.of == IndexOf::Value {
+            n + 1
+        } else {
+            n + 2
+        };
+        let mut parts = Vec::with_capacity(want);
         for c in CompositeType::components_of(name) {
             let c = c.ok()?;
-            if parts.len() > n {
-                return None; // a collection element, or a longer name
+            if parts.len() == want {
+                return None; // a longer name than the index's cells have
             }
             parts.push(c.bytes);
         }
-        (parts.len() == n + 1 && parts[n] == self.column.as_slice()).then(|| {
-            parts.pop();
-            parts
-        })
+        if parts.len() != want || parts[n] != self.column.as_slice() {
+            return None;
+        }
+        let indexed = match self.of {
+            IndexOf::Value | IndexOf::ElementValues => value,
+            IndexOf::ElementNames => parts[n + 1],
+        };
+        parts.truncate(n);
+        Some((parts, indexed))
     }
 
     /// The name of the entry for a row: its sort key, then its clustering components.
@@ -144,18 +203,36 @@ mod tests {
     fn matches_only_the_indexed_regular_cell() {
         let idx = IndexDef::new("v_idx", b"v".to_vec(), 1);
         let cell = CompositeType::build(&[b"c1", b"v"], 0);
-        assert_eq!(idx.matches(true, &cell), Some(vec![&b"c1"[..]]));
+        assert_eq!(
+            idx.matches(true, &cell, b"x"),
+            Some((vec![&b"c1"[..]], &b"x"[..]))
+        );
         let other = CompositeType::build(&[b"c1", b"w"], 0);
-        assert_eq!(idx.matches(true, &other), None);
+        assert_eq!(idx.matches(true, &other, b"x"), None);
         let element = CompositeType::build(&[b"c1", b"v", b"e"], 0);
-        assert_eq!(idx.matches(true, &element), None);
+        assert_eq!(idx.matches(true, &element, b"x"), None);
         let marker = CompositeType::build(&[b"c1", b""], 0);
-        assert_eq!(idx.matches(true, &marker), None);
+        assert_eq!(idx.matches(true, &marker, b""), None);
         let stat = CompositeType::build_static(&[b"", b"v"], 0);
-        assert_eq!(idx.matches(true, &stat), None);
+        assert_eq!(idx.matches(true, &stat, b"x"), None);
         let thrift = IndexDef::new("i", b"name".to_vec(), 0);
-        assert_eq!(thrift.matches(false, b"name"), Some(vec![]));
-        assert_eq!(thrift.matches(false, b"names"), None);
+        assert_eq!(
+            thrift.matches(false, b"name", b"x"),
+            Some((vec![], &b"x"[..]))
+        );
+        assert_eq!(thrift.matches(false, b"names", b"x"), None);
+        // A collection's elements: the cell's value, or the element in its name.
+        let values = IndexDef::new("l_idx", b"v".to_vec(), 1).of(IndexOf::ElementValues);
+        assert_eq!(
+            values.matches(true, &element, b"x"),
+            Some((vec![&b"c1"[..]], &b"x"[..]))
+        );
+        assert_eq!(values.matches(true, &cell, b"x"), None);
+        let names = IndexDef::new("s_idx", b"v".to_vec(), 1).of(IndexOf::ElementNames);
+        assert_eq!(
+            names.matches(true, &element, b""),
+            Some((vec![&b"c1"[..]], &b"e"[..]))
+        );
     }
 
     #[test]
