@@ -17,6 +17,8 @@ pub(super) struct IndexRead {
     pub index: String,
     pub column: String,
     pub value: Vec<u8>,
+    /// The index is of a static column: its entries name partitions, each read whole.
+    pub partitions: bool,
 }
 
 /// Whether index `x` finds the rows of a relation with operator `op` on its column: `=` for
@@ -29,7 +31,7 @@ fn serves(t: &Table, x: &TableIndex, op: Op) -> bool {
         .any(|c| c.name == x.column && matches!(c.ty, CqlType::Map(..)));
     matches!(
         (x.of, op, map),
-        (IndexOf::Value, Op::Eq, _)
+        (IndexOf::Value | IndexOf::StaticValue, Op::Eq, _)
             | (IndexOf::ElementValues, Op::Contains, _)
             | (IndexOf::ElementNames, Op::Contains, false)
             | (IndexOf::ElementNames, Op::ContainsKey, true)
@@ -89,6 +91,7 @@ pub(super) fn usable_index(
             index: idx.name.clone(),
             column: column.clone(),
             value: v.clone(),
+            partitions: idx.of == IndexOf::StaticValue,
         }));
     }
     Ok(None)

@@ -10,12 +10,13 @@ use super::bounds::Bounds;
 use super::collect::Collect;
 use super::error::CqlError;
 use super::index_plan::IndexRead;
-use super::page::Position;
+use super::page::{resume_slices, Position};
 use super::pages::PAGE;
 use super::session::Session;
 use supercolumn::model::comparator::{Comparator, CompositeType};
 use supercolumn::query::{ColumnOrSuperColumn, ColumnParent, SlicePredicate};
-use supercolumn::schema::IndexDef;
+use supercolumn::schema::{IndexDef, IndexOf};
+use supercolumn::IndexEntry;
 
 /// How the rows an index lists are read: by name when the table has no collections (a row's
 /// cells then have known names, and a read by name is what a point read does), else as a
@@ -37,6 +38,9 @@ impl Session<'_> {
         ix: &IndexRead,
         resume: Option<&Position>,
     ) -> Result<(), CqlError> {
+        if ix.partitions {
+            return self.index_partitions(c, ix, resume);
+        }
         let t = &c.p.table;
         let n_ck = t.clustering.len();
         let read = RowRead {
@@ -52,7 +56,7 @@ impl Session<'_> {
         };
         let shape = IndexDef::new(ix.index.clone(), ix.column.as_bytes().to_vec(), n_ck as u16);
         // A page resumes after its last row's entry.
-        let mut after = resume
+        let after = resume
             .map(|r| resume_entry(&shape, self.db.partitioner(), r))
             .transpose()?;
         let mut current: Option<Vec<u8>> = resume.map(|r| r.key.clone());
@@ -61,26 +65,81 @@ impl Session<'_> {
         if let Some(r) = resume {
             c.begin(self.statics_of(t, &read.cf, &r.key)?);
         }
+        self.each_entry(ix, &t.keyspace, &t.name, after, |e| {
+            let parts: Vec<&[u8]> = e.clustering.iter().map(Vec::as_slice).collect();
+            if !CompositeType::fits(&parts) || !in_slices(c, &parts) {
+                return Ok(true);
+            }
+            if current.as_deref() != Some(e.key.as_slice()) {
+                c.begin(self.statics_of(t, &read.cf, &e.key)?);
+                current = Some(e.key.clone());
+                in_partition = 0;
+            }
+            self.index_row(c, &read, &e.key, &parts, &mut in_partition)
+        })
+    }
+
+    /// Reads the partitions an index of a static column lists into `c`, each as a scan reads
+    /// it (its slices, then its statics alone when it has no row), from where `resume` left
+    /// off: inside a partition, its rest first.
+    fn index_partitions(
+        &self,
+        c: &mut Collect<'_>,
+        ix: &IndexRead,
+        resume: Option<&Position>,
+    ) -> Result<(), CqlError> {
+        let p = c.p;
+        let t = &p.table;
+        let cf = ColumnParent::new(&t.name);
+        let want = c.cells_wanted();
+        let shape = IndexDef::new(ix.index.clone(), ix.column.as_bytes().to_vec(), 1)
+            .of(IndexOf::StaticValue);
+        let partitioner = self.db.partitioner();
+        let after = resume.map(|r| shape.entry_name(&partitioner.row_sort_key(&r.key), &[]));
+        if let Some((r, prefix)) = resume.and_then(|r| r.clustering.as_ref().map(|c| (r, c))) {
+            c.begin(self.statics_of(t, &cf, &r.key)?);
+            let mut in_partition = usize::try_from(r.in_partition).unwrap_or(usize::MAX);
+            for b in resume_slices(t, &p.slices, prefix, p.reversed) {
+                let mut cells = self.cells(&t.keyspace, &cf, &r.key, &b, p.reversed, want, None);
+                if !c.partition(&r.key, &mut cells, &mut in_partition)? {
+                    return Ok(());
+                }
+            }
+        }
+        self.each_entry(ix, &t.keyspace, &t.name, after, |e| {
+            c.begin(self.statics_of(t, &cf, &e.key)?);
+            let mut in_partition = 0;
+            for b in &p.slices {
+                let mut cells = self.cells(&t.keyspace, &cf, &e.key, b, p.reversed, want, None);
+                if !c.partition(&e.key, &mut cells, &mut in_partition)? {
+                    return Ok(false);
+                }
+            }
+            Ok(c.statics_alone(&e.key, &mut in_partition))
+        })
+    }
+
+    /// Calls `f` with each entry index read `ix` finds, a page of them at a time, from after
+    /// entry `after`, until `f` answers `false`.
+    fn each_entry(
+        &self,
+        ix: &IndexRead,
+        keyspace: &str,
+        table: &str,
+        mut after: Option<Vec<u8>>,
+        mut f: impl FnMut(&IndexEntry) -> Result<bool, CqlError>,
+    ) -> Result<(), CqlError> {
         loop {
             let entries = self.db.index_entries(
-                &t.keyspace,
-                &t.name,
+                keyspace,
+                table,
                 &ix.index,
                 &ix.value,
                 after.as_deref(),
                 PAGE,
             )?;
             for e in &entries {
-                let parts: Vec<&[u8]> = e.clustering.iter().map(Vec::as_slice).collect();
-                if !CompositeType::fits(&parts) || !in_slices(c, &parts) {
-                    continue;
-                }
-                if current.as_deref() != Some(e.key.as_slice()) {
-                    c.begin(self.statics_of(t, &read.cf, &e.key)?);
-                    current = Some(e.key.clone());
-                    in_partition = 0;
-                }
-                if !self.index_row(c, &read, &e.key, &parts, &mut in_partition)? {
+                if !f(e)? {
                     return Ok(());
                 }
             }

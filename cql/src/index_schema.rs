@@ -170,11 +170,13 @@ fn check_target(t: &Table, target: &IndexTarget) -> Result<IndexOf, CqlError> {
                 "Indexes on the primary key column {c} are not supported yet"
             )))
         }
-        Kind::Regular if def.is_static => {
+        Kind::Regular if def.is_static && (def.ty.is_collection() || target.explicit) => {
             return Err(CqlError::invalid(format!(
-                "Indexes on the static column {c} are not supported yet"
+                "Indexes on {}() of the static column {c} are not supported yet",
+                on_word(target.on)
             )))
         }
+        Kind::Regular if def.is_static => return Ok(IndexOf::StaticValue),
         Kind::Regular => {}
     }
     let frozen = matches!(def.ty, CqlType::Frozen(_));

@@ -340,3 +340,59 @@ fn collection_indexes_answer_contains_as_filtering_does() {
         ]
     );
 }
+
+#[test]
+fn a_static_column_index_answers_as_filtering_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE ix (k int, c int, s text static, v int, PRIMARY KEY (k, c));
+         CREATE TABLE raw (k int, c int, s text static, v int, PRIMARY KEY (k, c))",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute("CREATE INDEX ON ix (s)").unwrap();
+    let writes = [
+        "INSERT INTO {t} (k, c, s, v) VALUES (1, 1, 'a', 1)",
+        "INSERT INTO {t} (k, c, v) VALUES (1, 2, 2)",
+        "INSERT INTO {t} (k, c, s, v) VALUES (2, 1, 'a', 1)",
+        "INSERT INTO {t} (k, s) VALUES (3, 'a')",
+        "INSERT INTO {t} (k, c, s, v) VALUES (4, 1, 'b', 3)",
+        "UPDATE {t} SET s = 'b' WHERE k = 2",
+        "DELETE s FROM {t} WHERE k = 4",
+        "UPDATE {t} SET s = 'a' WHERE k = 4",
+        "DELETE FROM {t} WHERE k = 1 AND c = 1",
+        "DELETE FROM {t} WHERE k = 3",
+    ];
+    let queries = [
+        "s = 'a'",
+        "s = 'b'",
+        "s = 'a' AND c >= 2",
+        "s = 'a' AND v = 3 ALLOW FILTERING",
+    ];
+    for (i, w) in writes.iter().enumerate() {
+        for t in ["ix", "raw"] {
+            cql.execute(&w.replace("{t}", t)).unwrap();
+        }
+        if i == 5 {
+            db.flush("ks", None).unwrap();
+        }
+        for q in queries {
+            let filtered = shown(
+                &mut cql,
+                &format!(
+                    "SELECT k, c, s, v FROM raw WHERE {} ALLOW FILTERING",
+                    q.trim_end_matches(" ALLOW FILTERING")
+                ),
+            );
+            let q = format!("SELECT k, c, s, v FROM ix WHERE {q}");
+            assert_eq!(shown(&mut cql, &q), filtered, "after {w}: {q}");
+            for size in [1, 2] {
+                assert_eq!(
+                    paged(&mut cql, &q, size),
+                    filtered,
+                    "after {w}: {q} by {size}"
+                );
+            }
+        }
+    }
+}

@@ -27,6 +27,8 @@ pub enum IndexOf {
     ElementValues,
     /// The element components of the column's cell names (a set's values, a map's keys).
     ElementNames,
+    /// A CQL static column's value: its entries name partitions, not rows.
+    StaticValue,
 }
 
 impl IndexOf {
@@ -36,6 +38,7 @@ impl IndexOf {
             IndexOf::Value => 0,
             IndexOf::ElementValues => 1,
             IndexOf::ElementNames => 2,
+            IndexOf::StaticValue => 3,
         }
     }
 
@@ -45,6 +48,7 @@ impl IndexOf {
             0 => IndexOf::Value,
             1 => IndexOf::ElementValues,
             2 => IndexOf::ElementNames,
+            3 => IndexOf::StaticValue,
             _ => return None,
         })
     }
@@ -120,8 +124,9 @@ impl IndexDef {
     }
 
     /// What this index holds of a cell of its base column family named `name` with value
-    /// `value`: the row's clustering components and the indexed value, when the cell is one
-    /// of the indexed column's (not a static; an element cell when the index is of elements).
+    /// `value`: the row's clustering components (none for a static's partition) and the
+    /// indexed value, when the cell is one of the indexed column's (a static one when the index
+    /// is of a static, an element cell when it is of elements).
     pub fn matches<'n>(
         &self,
         composite: bool,
@@ -132,11 +137,12 @@ impl IndexDef {
             return (self.of == IndexOf::Value && name == self.column.as_slice())
                 .then(|| (Vec::new(), value));
         }
-        if CompositeType::is_static(name) {
+        let stat = self.of == IndexOf::StaticValue;
+        if CompositeType::is_static(name) != stat {
             return None;
         }
         let n = usize::from(self.clustering);
-        let want = if self.of == IndexOf::Value {
+        let want = if matches!(self.of, IndexOf::Value | IndexOf::StaticValue) {
             n + 1
         } else {
             n + 2
@@ -153,14 +159,16 @@ impl IndexDef {
             return None;
         }
         let indexed = match self.of {
-            IndexOf::Value | IndexOf::ElementValues => value,
+            IndexOf::Value | IndexOf::ElementValues | IndexOf::StaticValue => value,
             IndexOf::ElementNames => parts[n + 1],
         };
-        parts.truncate(n);
+        // A static's entry names its partition: no clustering.
+        parts.truncate(if stat { 0 } else { n });
         Some((parts, indexed))
     }
 
-    /// The name of the entry for a row: its sort key, then its clustering components.
+    /// The name of the entry for a row: its sort key, then its clustering components (none
+    /// for a partition's entry).
     pub fn entry_name(&self, row_sort_key: &[u8], clustering: &[&[u8]]) -> Vec<u8> {
         if self.clustering == 0 {
             return row_sort_key.to_vec();
@@ -171,8 +179,8 @@ impl IndexDef {
         CompositeType::build(&parts, 0)
     }
 
-    /// An entry's name taken apart: the row's sort key and its clustering components; `None`
-    /// for a name this index could not have written.
+    /// An entry's name taken apart: the row's sort key and its clustering components (none
+    /// for a partition's entry); `None` for a name this index could not have written.
     pub fn split_entry<'n>(&self, entry: &'n [u8]) -> Option<(&'n [u8], Vec<&'n [u8]>)> {
         if self.clustering == 0 {
             return Some((entry, Vec::new()));
@@ -181,7 +189,14 @@ impl IndexDef {
         for c in CompositeType::components_of(entry) {
             parts.push(c.ok()?.bytes);
         }
-        if parts.len() != usize::from(self.clustering) + 1 {
+        let rows = usize::from(self.clustering) + 1;
+        if parts.len()
+            != if self.of == IndexOf::StaticValue {
+                1
+            } else {
+                rows
+            }
+        {
             return None;
         }
         let sort_key = parts.remove(0);
