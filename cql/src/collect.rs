@@ -228,7 +228,15 @@ impl<'p> Collect<'p> {
             }
         }
         let passes = p.filters.iter().all(|(i, op, v)| {
-            let value = row[*i].as_ref().map(|x| x.0.as_slice());
+            // A key column's value is the row's key or clustering, not a cell.
+            let value = match p.table.columns[*i].kind {
+                Kind::PartitionKey(j) => pk.get(j).map(Vec::as_slice),
+                Kind::Clustering(j) => CompositeType::components_of(prefix)
+                    .nth(j)
+                    .and_then(Result::ok)
+                    .map(|c| c.bytes),
+                Kind::Regular => row[*i].as_ref().map(|x| x.0.as_slice()),
+            };
             matches_filter(&p.table.columns[*i].ty, value, *op, v)
         });
         if passes && (p.aggregating || p.group_by.is_some()) {

@@ -39,6 +39,7 @@ mod index_plan;
 mod index_scan;
 mod index_schema;
 mod json_insert;
+mod key_filters;
 mod lexer;
 mod multi_column;
 mod page;

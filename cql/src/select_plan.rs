@@ -13,6 +13,7 @@ use super::ast::{Op, Relation, Select, Term};
 use super::bounds::{clustering_slices, partition_keys, Bounds};
 use super::error::CqlError;
 use super::index_plan::{usable_index, uses_index, IndexRead};
+use super::key_filters::{demote, Demoted, KeyRestrictions};
 use super::multi_column::{multi_slices, MultiColumn};
 use super::select_shape::{group_by, output_columns, read_reversed, validate};
 use super::selection::{self, Selection};
@@ -108,6 +109,17 @@ struct Restrictions {
 }
 
 impl Restrictions {
+    /// Moves the key restrictions that cannot narrow the read to the filters.
+    fn demote_keys(&mut self, t: &Table) -> Demoted {
+        let keys = KeyRestrictions {
+            multi: self.multi.width > 0,
+            eq: &mut self.eq,
+            lower: &mut self.lower,
+            upper: &mut self.upper,
+        };
+        demote(t, keys, &mut self.filters)
+    }
+
     /// Each partition's clustering slices, in read order.
     fn slices(&self, t: &Table, reversed: bool) -> Result<Vec<Bounds>, CqlError> {
         let mut slices = if self.multi.width > 0 {
@@ -132,8 +144,6 @@ impl KeySpan {
 
 const ORDERED_INDEX: &str = "ORDER BY with 2ndary indexes is not supported.";
 
-const NEEDS_FILTERING: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
-
 impl Session<'_> {
     /// The plan of `s` with the session's bound values, or why the query cannot run.
     pub(super) fn plan_select(&self, s: &Select) -> Result<SelectPlan, CqlError> {
@@ -143,11 +153,11 @@ impl Session<'_> {
             return Err(CqlError::invalid(ORDERED_INDEX));
         }
         validate(&t, s, partitioner)?;
-        let r = self.restrictions(&t, s)?;
+        let mut r = self.restrictions(&t, s)?;
+        let demoted = r.demote_keys(&t);
         let index = usable_index(&t, &r.filters, !r.span.is_whole())?;
-        // An indexed equality needs no ALLOW FILTERING; every other filter does.
-        if r.filters.len() > usize::from(index.is_some()) && !s.allow_filtering {
-            return Err(CqlError::invalid(NEEDS_FILTERING));
+        if !s.allow_filtering {
+            demoted.allowed(&t, r.filters.len(), index.is_some())?;
         }
         let reversed = read_reversed(&t, &s.order_by)?;
         let now_seconds = self.db.options().clock.now_micros().div_euclid(1_000_000);

@@ -145,3 +145,61 @@ fn contains_on_what_holds_no_elements_is_refused() {
         ["4", "1"]
     );
 }
+
+#[test]
+fn key_columns_that_cannot_narrow_the_read_filter_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE kf (k1 int, k2 int, c1 int, c2 int, v int, PRIMARY KEY ((k1, k2), c1, c2))",
+    );
+    let mut cql = ks_session(&db);
+    for n in 0..36 {
+        let (k1, k2, c1, c2) = (n % 2, n / 2 % 3, n / 6 % 3, n % 4);
+        cql.execute(&format!(
+            "INSERT INTO kf (k1, k2, c1, c2, v) VALUES ({k1}, {k2}, {c1}, {c2}, {n})"
+        ))
+        .unwrap();
+    }
+    let all: Vec<Vec<i64>> = cql
+        .query("SELECT k1, k2, c1, c2, v FROM kf")
+        .unwrap()
+        .displayed()
+        .into_iter()
+        .map(|r| r.iter().map(|x| x.parse().unwrap()).collect())
+        .collect();
+    type Keep = fn(&[i64]) -> bool;
+    let cases: [(&str, Keep); 6] = [
+        ("c2 = 1", |r| r[3] == 1),
+        ("c2 > 1 AND c2 <= 3", |r| r[3] > 1 && r[3] <= 3),
+        ("k1 = 1", |r| r[0] == 1),
+        ("k2 = 2 AND c2 = 0", |r| r[1] == 2 && r[3] == 0),
+        ("k1 = 0 AND k2 = 1 AND c2 < 2", |r| {
+            r[0] == 0 && r[1] == 1 && r[3] < 2
+        }),
+        ("c1 > 0 AND c2 = 3", |r| r[2] > 0 && r[3] == 3),
+    ];
+    for (filter, keep) in cases {
+        let want: Vec<String> = all
+            .iter()
+            .filter(|r| keep(r))
+            .map(|r| r.iter().map(i64::to_string).collect::<Vec<_>>().join("|"))
+            .collect();
+        let q = format!("SELECT k1, k2, c1, c2, v FROM kf WHERE {filter} ALLOW FILTERING");
+        assert_eq!(shown(&mut cql, &q), want, "{q}");
+        assert_eq!(common::paged(&mut cql, &q, 4), want, "{q} paged");
+        let e = refused(&mut cql, &format!("SELECT * FROM kf WHERE {filter}"));
+        assert!(
+            e.contains("ALLOW FILTERING") || e.contains("cannot be restricted as preceding column"),
+            "{filter}: {e}"
+        );
+    }
+    let e = refused(
+        &mut cql,
+        "SELECT * FROM kf WHERE k1 = 0 AND k2 = 0 AND c2 = 1",
+    );
+    assert_eq!(
+        e,
+        "PRIMARY KEY column \"c2\" cannot be restricted as preceding column \"c1\" is not restricted"
+    );
+}

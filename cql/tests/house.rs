@@ -59,6 +59,7 @@ const RULES: &[(&str, &[&str])] = &[
         &["error", "types", "ast", "table", "bounds", "session"],
     ),
     ("index_plan", &["error", "types", "ast", "table"]),
+    ("key_filters", &["error", "types", "table"]),
     (
         "select_plan",
         &[
@@ -73,6 +74,7 @@ const RULES: &[(&str, &[&str])] = &[
             "selection",
             "multi_column",
             "index_plan",
+            "key_filters",
         ],
     ),
     ("plan_values", &["error", "types", "ast", "rows"]),

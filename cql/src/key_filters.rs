@@ -1,0 +1,101 @@
+//! Restrictions on primary key columns that cannot narrow a read become filters on the rows
+//! read, as Cassandra's do: a clustering column restricted after one left unrestricted (or
+//! after a range), and a partition key restricted on some of its columns only. Such a query
+//! filters, so it needs `ALLOW FILTERING` unless an index finds its rows. An `IN` on such a
+//! column stays a restriction (and is refused where it cannot narrow the read).
+
+use super::error::CqlError;
+use super::table::{Kind, Table};
+use super::types::Op;
+
+/// A filter: a column's index, the operator and the value.
+type Filter = (usize, Op, Vec<u8>);
+
+/// Each column's `=`/`IN` values, and its lower and upper bounds (value, inclusive).
+pub(super) struct KeyRestrictions<'r> {
+    /// A multi-column relation restricts the clustering columns: its slices take them all.
+    pub multi: bool,
+    pub eq: &'r mut [Option<Vec<Vec<u8>>>],
+    pub lower: &'r mut [Option<(Vec<u8>, bool)>],
+    pub upper: &'r mut [Option<(Vec<u8>, bool)>],
+}
+
+/// What [`demote`] moved.
+#[derive(Default)]
+pub(super) struct Demoted {
+    /// How many filters it added.
+    pub count: usize,
+    /// The first clustering column it moved, and the column before it left unrestricted.
+    pub clustering: Option<(usize, usize)>,
+}
+
+const NEEDS_FILTERING: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
+
+impl Demoted {
+    /// Whether a query without `ALLOW FILTERING` may run with `filters` filters (these moved
+    /// among them), `indexed` when an index finds its rows: an indexed equality needs no
+    /// `ALLOW FILTERING`, nor do the key columns filtered beside it; every other filter does.
+    /// Refused in Cassandra's words.
+    pub(super) fn allowed(&self, t: &Table, filters: usize, indexed: bool) -> Result<(), CqlError> {
+        if let (Some((c, before)), false) = (self.clustering, indexed) {
+            return Err(CqlError::invalid(format!(
+                "PRIMARY KEY column \"{}\" cannot be restricted as preceding column \"{}\" is not restricted",
+                t.columns[c].name, t.columns[before].name
+            )));
+        }
+        let others = filters - self.count;
+        if !indexed && self.count > 0 || others > usize::from(indexed) {
+            return Err(CqlError::invalid(NEEDS_FILTERING));
+        }
+        Ok(())
+    }
+}
+
+/// Moves the key restrictions of `r` that cannot narrow the read into `filters`.
+pub(super) fn demote(t: &Table, r: KeyRestrictions<'_>, filters: &mut Vec<Filter>) -> Demoted {
+    let before = filters.len();
+    let mut clustering = None;
+    // The clustering prefix fixed by `=`, then at most one range, narrows the read.
+    let mut k = 0;
+    while k < t.clustering.len() && r.eq[t.clustering[k]].is_some() {
+        k += 1;
+    }
+    let ranged = t
+        .clustering
+        .get(k)
+        .is_some_and(|&i| r.eq[i].is_none() && (r.lower[i].is_some() || r.upper[i].is_some()));
+    let after = if r.multi {
+        t.clustering.len()
+    } else {
+        k + usize::from(ranged)
+    };
+    let past_prefix = t.clustering.iter().skip(after).copied();
+    // A partition key restricted on some of its columns names no partition.
+    let named = t
+        .partition_key
+        .iter()
+        .filter(|&&i| r.eq[i].is_some())
+        .count();
+    let partial = named > 0 && named < t.partition_key.len();
+    let keys = t.partition_key.iter().copied().filter(|_| partial);
+    for i in past_prefix.chain(keys) {
+        let moved = filters.len();
+        if r.eq[i].as_ref().is_some_and(|v| v.len() == 1) {
+            let v = r.eq[i].take().and_then(|mut v| v.pop()).unwrap_or_default();
+            filters.push((i, Op::Eq, v));
+        }
+        if let Some((v, inclusive)) = r.lower[i].take() {
+            filters.push((i, if inclusive { Op::Ge } else { Op::Gt }, v));
+        }
+        if let Some((v, inclusive)) = r.upper[i].take() {
+            filters.push((i, if inclusive { Op::Le } else { Op::Lt }, v));
+        }
+        if let (Kind::Clustering(j), true) = (t.columns[i].kind, filters.len() > moved) {
+            clustering = clustering.or(Some((i, t.clustering[j.saturating_sub(1)])));
+        }
+    }
+    Demoted {
+        count: filters.len() - before,
+        clustering,
+    }
+}
