@@ -19,6 +19,8 @@ pub(super) struct IndexRead {
     pub value: Vec<u8>,
     /// The index is of a static column: its entries name partitions, each read whole.
     pub partitions: bool,
+    /// The index is of a key column (its equality is among the key filters).
+    pub on_key: bool,
 }
 
 /// Whether index `x` finds the rows of a relation with operator `op` on its column: `=` for
@@ -31,11 +33,49 @@ fn serves(t: &Table, x: &TableIndex, op: Op) -> bool {
         .any(|c| c.name == x.column && matches!(c.ty, CqlType::Map(..)));
     matches!(
         (x.of, op, map),
-        (IndexOf::Value | IndexOf::StaticValue, Op::Eq, _)
-            | (IndexOf::ElementValues, Op::Contains, _)
+        (
+            IndexOf::Value
+                | IndexOf::StaticValue
+                | IndexOf::Clustering(_)
+                | IndexOf::KeyComponent(_),
+            Op::Eq,
+            _
+        ) | (IndexOf::ElementValues, Op::Contains, _)
             | (IndexOf::ElementNames, Op::Contains, false)
             | (IndexOf::ElementNames, Op::ContainsKey, true)
     )
+}
+
+/// Whether the rows are best found through an index of a key column: the partition key is
+/// not named whole, no index of another column serves the filters, and a key column with a
+/// built index is fixed by `=` to a value other than empty. Its restrictions then become
+/// filters (`key_filters.rs`), the index finding the rows.
+pub(super) fn key_index_wanted(
+    t: &Table,
+    eq: &[Option<Vec<Vec<u8>>>],
+    filters: &[(usize, Op, Vec<u8>)],
+) -> bool {
+    let named = t.partition_key.iter().all(|&i| eq[i].is_some());
+    let other = filters.iter().any(|(i, op, v)| {
+        !v.is_empty()
+            && t.indexes
+                .iter()
+                .any(|x| x.built && x.column == t.columns[*i].name && serves(t, x, *op))
+    });
+    !named
+        && !other
+        && t.indexes.iter().any(|x| {
+            x.built
+                && x.of.of_rows()
+                && t.columns
+                    .iter()
+                    .position(|c| c.name == x.column)
+                    .is_some_and(|i| {
+                        eq[i]
+                            .as_ref()
+                            .is_some_and(|v| v.len() == 1 && !v[0].is_empty())
+                    })
+        })
 }
 
 /// Whether `s` would read through an index: `=` on an indexed column, and no partition key
@@ -92,6 +132,7 @@ pub(super) fn usable_index(
             column: column.clone(),
             value: v.clone(),
             partitions: idx.of == IndexOf::StaticValue,
+            on_key: idx.of.of_rows(),
         }));
     }
     Ok(None)

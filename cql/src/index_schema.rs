@@ -1,8 +1,9 @@
 //! `CREATE [CUSTOM] INDEX` and `DROP INDEX`: checked in Cassandra's words, then made through
 //! the engine's index API, which builds a new index over the rows already written before the
 //! statement returns. An index here covers a regular column's value (a frozen collection's
-//! whole value with `full()`, a collection's values or a map's keys); other targets are
-//! refused as not supported yet. A storage-attached index (`USING 'StorageAttachedIndex'`,
+//! whole value with `full()`, a collection's values or a map's keys), a static column's, a
+//! clustering column's or a composite partition key's column; other targets are refused as
+//! not supported yet. A storage-attached index (`USING 'StorageAttachedIndex'`,
 //! Cassandra 5) is the same index.
 
 use super::ast::{IndexOn, IndexTarget, Statement, TableName};
@@ -146,9 +147,9 @@ impl Session<'_> {
     }
 }
 
-/// What of `target` this build can index: a regular column's value, a frozen collection
-/// whole (`full()`), a collection's values (`values()`, the default) or a map's keys
-/// (`keys()`); refused in Cassandra's words where it has them.
+/// What of `target` this build can index: a regular or static column's value, a frozen
+/// collection whole (`full()`), a collection's values (`values()`, the default), a map's keys
+/// (`keys()`), a key column's values; refused in Cassandra's words where it has them.
 fn check_target(t: &Table, target: &IndexTarget) -> Result<IndexOf, CqlError> {
     let c = &target.column;
     let (_, def) = t
@@ -165,11 +166,20 @@ fn check_target(t: &Table, target: &IndexTarget) -> Result<IndexOf, CqlError> {
                 "Cannot create secondary index on the only partition key column {c}"
             )))
         }
-        Kind::PartitionKey(_) | Kind::Clustering(_) => {
+        Kind::PartitionKey(_) | Kind::Clustering(_) if target.explicit => {
             return Err(CqlError::invalid(format!(
-                "Indexes on the primary key column {c} are not supported yet"
+                "Cannot create {}() index on {c}. Non-collection columns support only simple indexes",
+                on_word(target.on)
             )))
         }
+        // A partition holding only statics is a row no entry of a key column's index names.
+        Kind::PartitionKey(_) if t.has_statics() => {
+            return Err(CqlError::invalid(format!(
+                "Indexes on the partition key column {c} of a table with static columns are not supported yet"
+            )))
+        }
+        Kind::PartitionKey(j) => return Ok(IndexOf::KeyComponent(position(j)?)),
+        Kind::Clustering(j) => return Ok(IndexOf::Clustering(position(j)?)),
         Kind::Regular if def.is_static && (def.ty.is_collection() || target.explicit) => {
             return Err(CqlError::invalid(format!(
                 "Indexes on {}() of the static column {c} are not supported yet",
@@ -208,6 +218,11 @@ fn check_target(t: &Table, target: &IndexTarget) -> Result<IndexOf, CqlError> {
         ))),
         (IndexOn::Values, _) => Ok(IndexOf::Value),
     }
+}
+
+/// A key column's position, as an index keeps it.
+fn position(j: usize) -> Result<u16, CqlError> {
+    u16::try_from(j).map_err(|_| CqlError::invalid("too many key columns to index"))
 }
 
 fn on_word(on: IndexOn) -> &'static str {

@@ -15,6 +15,8 @@ type Filter = (usize, Op, Vec<u8>);
 pub(super) struct KeyRestrictions<'r> {
     /// A multi-column relation restricts the clustering columns: its slices take them all.
     pub multi: bool,
+    /// An index of a key column finds the rows: every key restriction (but `IN`) filters.
+    pub by_key_index: bool,
     pub eq: &'r mut [Option<Vec<Vec<u8>>>],
     pub lower: &'r mut [Option<(Vec<u8>, bool)>],
     pub upper: &'r mut [Option<(Vec<u8>, bool)>],
@@ -33,10 +35,17 @@ const NEEDS_FILTERING: &str = "Cannot execute this query as it might involve dat
 
 impl Demoted {
     /// Whether a query without `ALLOW FILTERING` may run with `filters` filters (these moved
-    /// among them), `indexed` when an index finds its rows: an indexed equality needs no
-    /// `ALLOW FILTERING`, nor do the key columns filtered beside it; every other filter does.
+    /// among them), `index` when an index finds its rows (`Some(true)`: an index of a key
+    /// column, whose equality is among those moved): an indexed equality needs no `ALLOW
+    /// FILTERING`, nor do the key columns filtered beside it; every other filter does.
     /// Refused in Cassandra's words.
-    pub(super) fn allowed(&self, t: &Table, filters: usize, indexed: bool) -> Result<(), CqlError> {
+    pub(super) fn allowed(
+        &self,
+        t: &Table,
+        filters: usize,
+        index: Option<bool>,
+    ) -> Result<(), CqlError> {
+        let (indexed, on_key) = (index.is_some(), index == Some(true));
         if let (Some((c, before)), false) = (self.clustering, indexed) {
             return Err(CqlError::invalid(format!(
                 "PRIMARY KEY column \"{}\" cannot be restricted as preceding column \"{}\" is not restricted",
@@ -44,7 +53,7 @@ impl Demoted {
             )));
         }
         let others = filters - self.count;
-        if !indexed && self.count > 0 || others > usize::from(indexed) {
+        if !indexed && self.count > 0 || others > usize::from(indexed && !on_key) {
             return Err(CqlError::invalid(NEEDS_FILTERING));
         }
         Ok(())
@@ -64,7 +73,9 @@ pub(super) fn demote(t: &Table, r: KeyRestrictions<'_>, filters: &mut Vec<Filter
         .clustering
         .get(k)
         .is_some_and(|&i| r.eq[i].is_none() && (r.lower[i].is_some() || r.upper[i].is_some()));
-    let after = if r.multi {
+    let after = if r.by_key_index {
+        0
+    } else if r.multi {
         t.clustering.len()
     } else {
         k + usize::from(ranged)
@@ -76,7 +87,7 @@ pub(super) fn demote(t: &Table, r: KeyRestrictions<'_>, filters: &mut Vec<Filter
         .iter()
         .filter(|&&i| r.eq[i].is_some())
         .count();
-    let partial = named > 0 && named < t.partition_key.len();
+    let partial = named > 0 && (named < t.partition_key.len() || r.by_key_index);
     let keys = t.partition_key.iter().copied().filter(|_| partial);
     for i in past_prefix.chain(keys) {
         let moved = filters.len();

@@ -12,7 +12,7 @@ use super::assemble::{resolve, Resolved};
 use super::ast::{Op, Relation, Select, Term};
 use super::bounds::{clustering_slices, partition_keys, Bounds};
 use super::error::CqlError;
-use super::index_plan::{usable_index, uses_index, IndexRead};
+use super::index_plan::{key_index_wanted, usable_index, uses_index, IndexRead};
 use super::key_filters::{demote, Demoted, KeyRestrictions};
 use super::multi_column::{multi_slices, MultiColumn};
 use super::select_shape::{group_by, output_columns, read_reversed, validate};
@@ -113,6 +113,7 @@ impl Restrictions {
     fn demote_keys(&mut self, t: &Table) -> Demoted {
         let keys = KeyRestrictions {
             multi: self.multi.width > 0,
+            by_key_index: key_index_wanted(t, &self.eq, &self.filters),
             eq: &mut self.eq,
             lower: &mut self.lower,
             upper: &mut self.upper,
@@ -157,7 +158,7 @@ impl Session<'_> {
         let demoted = r.demote_keys(&t);
         let index = usable_index(&t, &r.filters, !r.span.is_whole())?;
         if !s.allow_filtering {
-            demoted.allowed(&t, r.filters.len(), index.is_some())?;
+            demoted.allowed(&t, r.filters.len(), index.as_ref().map(|ix| ix.on_key))?;
         }
         let reversed = read_reversed(&t, &s.order_by)?;
         let now_seconds = self.db.options().clock.now_micros().div_euclid(1_000_000);

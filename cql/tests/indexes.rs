@@ -396,3 +396,63 @@ fn a_static_column_index_answers_as_filtering_does() {
         }
     }
 }
+
+#[test]
+fn indexes_of_key_columns_answer_as_filtering_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE ix (k1 int, k2 int, c1 int, c2 text, v int, PRIMARY KEY ((k1, k2), c1, c2));
+         CREATE TABLE raw (k1 int, k2 int, c1 int, c2 text, v int, PRIMARY KEY ((k1, k2), c1, c2))",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute("CREATE INDEX ON ix (c2)").unwrap();
+    cql.execute("CREATE INDEX ON ix (k2)").unwrap();
+    cql.execute("CREATE INDEX ON ix (c1)").unwrap();
+    let e = refused(&mut cql, "CREATE INDEX ON ix (keys(c1))");
+    assert!(e.contains("only simple indexes"), "{e}");
+    let mut writes: Vec<String> = Vec::new();
+    for n in 0..24 {
+        writes.push(format!(
+            "INSERT INTO {{t}} (k1, k2, c1, c2, v) VALUES ({}, {}, {}, '{}', {n})",
+            n % 2,
+            n % 3,
+            n % 4,
+            ["a", "b"][(n % 2) ^ (n / 5 % 2)]
+        ));
+    }
+    writes.push("UPDATE {t} SET v = 99 WHERE k1 = 5 AND k2 = 5 AND c1 = 5 AND c2 = 'a'".into());
+    writes.push("DELETE FROM {t} WHERE k1 = 0 AND k2 = 0".into());
+    writes.push("DELETE FROM {t} WHERE k1 = 1 AND k2 = 1 AND c1 = 1 AND c2 = 'b'".into());
+    writes.push("DELETE v FROM {t} WHERE k1 = 1 AND k2 = 2 AND c1 = 1 AND c2 = 'a'".into());
+    for w in &writes {
+        for t in ["ix", "raw"] {
+            cql.execute(&w.replace("{t}", t)).unwrap();
+        }
+    }
+    db.flush("ks", None).unwrap();
+    let queries = [
+        "c2 = 'a'",
+        "c2 = 'b' AND c1 > 1",
+        "k2 = 2",
+        "k2 = 1 AND c2 = 'a'",
+        "c1 = 3",
+        "c1 = 1 AND k1 = 1",
+        "c2 = 'a' AND v > 5 ALLOW FILTERING",
+        "k2 = 5",
+    ];
+    for q in queries {
+        let filtered = shown(
+            &mut cql,
+            &format!(
+                "SELECT k1, k2, c1, c2, v FROM raw WHERE {} ALLOW FILTERING",
+                q.trim_end_matches(" ALLOW FILTERING")
+            ),
+        );
+        let q = format!("SELECT k1, k2, c1, c2, v FROM ix WHERE {q}");
+        assert_eq!(shown(&mut cql, &q), filtered, "{q}");
+        assert_eq!(paged(&mut cql, &q, 2), filtered, "{q} paged");
+    }
+    let e = refused(&mut cql, "SELECT * FROM ix WHERE c2 = 'a' AND v = 1");
+    assert!(e.contains("ALLOW FILTERING"), "{e}");
+}

@@ -91,7 +91,13 @@ impl TableIndex {
             .map(|c| &c.ty);
         match (self.of, ty) {
             (IndexOf::Value, Some(ty)) if ty.is_frozen_collection() => format!("full({name})"),
-            (IndexOf::Value | IndexOf::StaticValue, _) => name,
+            (
+                IndexOf::Value
+                | IndexOf::StaticValue
+                | IndexOf::Clustering(_)
+                | IndexOf::KeyComponent(_),
+                _,
+            ) => name,
             (IndexOf::ElementNames, Some(CqlType::Map(..))) => format!("keys({name})"),
             (IndexOf::ElementNames | IndexOf::ElementValues, _) => format!("values({name})"),
         }

@@ -257,7 +257,7 @@ impl Database {
             base.keyspace(),
             base,
             std::slice::from_ref(idx),
-            &sort_key,
+            (key, &sort_key),
             &update,
             &mut derived,
         )?;

@@ -41,14 +41,15 @@ pub(super) fn derive(
     keyspace: &str,
     base: &ColumnFamilyStore,
     indexes: &[IndexStore],
-    row_sort_key: &[u8],
+    (row_key, row_sort_key): (&[u8], &[u8]),
     update: &RowUpdate<'_>,
     out: &mut Vec<Derived>,
 ) -> Result<()> {
+    let first = out.len();
     let def = base.def();
     let composite = is_composite(&def);
     let mut name = Vec::new();
-    for (key, entry) in &update.entries {
+    for (entry_key, entry) in &update.entries {
         let EntryRef::Cell(CellRef {
             timestamp,
             value: CellValueRef::Live { value, ttl },
@@ -58,10 +59,11 @@ pub(super) fn derive(
         };
         name.clear();
         def.comparator
-            .decode_sort_key(key, &mut name)
+            .decode_sort_key(entry_key, &mut name)
             .map_err(|e| Error::invalid(format!("an indexed write's column name: {e}")))?;
         for idx in indexes {
-            let Some((clustering, value)) = idx.def.matches(composite, &name, value) else {
+            let Some((clustering, value)) = idx.def.matches(composite, row_key, &name, value)
+            else {
                 continue;
             };
             // An empty value is not indexed: a query for one reads the table instead.
@@ -93,12 +95,22 @@ pub(super) fn derive(
                 &entry_name,
                 &mut entry_key,
             );
+            // A key column's entry stands for its row while any cell of it lives: it never
+            // expires, and a row's cells make it once, at their latest timestamp.
+            let rows = idx.def.of.of_rows();
+            let same = |d: &Derived| {
+                Arc::ptr_eq(&d.store, &idx.store) && d.entry_key == entry_key && d.value == value
+            };
+            if let Some(d) = out[first..].iter_mut().find(|d| rows && same(d)) {
+                d.timestamp = d.timestamp.max(*timestamp);
+                continue;
+            }
             out.push(Derived {
                 store: idx.store.clone(),
                 value: value.to_vec(),
                 entry_key,
                 timestamp: *timestamp,
-                ttl: *ttl,
+                ttl: if rows { None } else { *ttl },
             });
         }
     }

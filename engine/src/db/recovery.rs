@@ -198,7 +198,7 @@ impl Database {
                         cf.keyspace(),
                         cf,
                         &due,
-                        &sort_key,
+                        (&m.key, &sort_key),
                         update,
                         &mut derived,
                     )

@@ -160,7 +160,7 @@ impl Database {
                         keyspace,
                         cf,
                         &indexes,
-                        &sort_key,
+                        (key, &sort_key),
                         update,
                         &mut derived,
                     )?;

@@ -133,6 +133,9 @@ impl Catalog {
                     p.bytes(&idx.column);
                     p.u32(u32::from(idx.clustering));
                     p.u8(idx.of.code());
+                    if let Some(position) = idx.of.position() {
+                        p.u32(u32::from(position));
+                    }
                     p.opt(idx.class.as_deref(), |w, c| w.str(c));
                     p.u8(u8::from(idx.built));
                 }
@@ -285,7 +288,13 @@ fn decode_index(
     let clustering = u16::try_from(r.u32()?)
         .map_err(|_| r.error(format!("index '{name}': too many clustering components")))?;
     let code = r.u8()?;
-    let of = IndexOf::from_code(code)
+    let position = if matches!(code, 4 | 5) {
+        u16::try_from(r.u32()?)
+            .map_err(|_| r.error(format!("index '{name}': a key position out of range")))?
+    } else {
+        0
+    };
+    let of = IndexOf::from_code(code, position)
         .ok_or_else(|| r.error(format!("index '{name}': target code {code}")))?;
     let class = r.opt(|r| r.str().map(str::to_string))?;
     let built = flag(r, "index built")?;

@@ -29,6 +29,12 @@ pub enum IndexOf {
     ElementNames,
     /// A CQL static column's value: its entries name partitions, not rows.
     StaticValue,
+    /// The row's clustering component at this position (a CQL clustering column): every
+    /// live cell of a row names it.
+    Clustering(u16),
+    /// The partition key's component at this position (a column of a CQL composite partition
+    /// key): every live cell of a row names it.
+    KeyComponent(u16),
 }
 
 impl IndexOf {
@@ -39,18 +45,36 @@ impl IndexOf {
             IndexOf::ElementValues => 1,
             IndexOf::ElementNames => 2,
             IndexOf::StaticValue => 3,
+            IndexOf::Clustering(_) => 4,
+            IndexOf::KeyComponent(_) => 5,
         }
     }
 
-    /// The target with catalog code `code`.
-    pub fn from_code(code: u8) -> Option<IndexOf> {
+    /// The component position a key column's index holds (the catalog stores it after the
+    /// code).
+    pub fn position(self) -> Option<u16> {
+        match self {
+            IndexOf::Clustering(p) | IndexOf::KeyComponent(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The target with catalog code `code`, and `position` for a key column's.
+    pub fn from_code(code: u8, position: u16) -> Option<IndexOf> {
         Some(match code {
             0 => IndexOf::Value,
             1 => IndexOf::ElementValues,
             2 => IndexOf::ElementNames,
             3 => IndexOf::StaticValue,
+            4 => IndexOf::Clustering(position),
+            5 => IndexOf::KeyComponent(position),
             _ => return None,
         })
+    }
+
+    /// Whether its entries come from every live cell of a row (a key column's index).
+    pub fn of_rows(self) -> bool {
+        matches!(self, IndexOf::Clustering(_) | IndexOf::KeyComponent(_))
     }
 }
 
@@ -130,6 +154,7 @@ impl IndexDef {
     pub fn matches<'n>(
         &self,
         composite: bool,
+        key: &'n [u8],
         name: &'n [u8],
         value: &'n [u8],
     ) -> Option<(Vec<&'n [u8]>, &'n [u8])> {
@@ -142,25 +167,36 @@ impl IndexDef {
             return None;
         }
         let n = usize::from(self.clustering);
-        let want = if matches!(self.of, IndexOf::Value | IndexOf::StaticValue) {
-            n + 1
-        } else {
-            n + 2
+        let wanted = match self.of {
+            IndexOf::Value | IndexOf::StaticValue => n + 1..=n + 1,
+            IndexOf::ElementValues | IndexOf::ElementNames => n + 2..=n + 2,
+            // A row's marker and cells, and its collections' element cells.
+            IndexOf::Clustering(_) | IndexOf::KeyComponent(_) => n + 1..=n + 2,
         };
-        let mut parts = Vec::with_capacity(want);
+        let mut parts = Vec::with_capacity(n + 2);
         for c in CompositeType::components_of(name) {
             let c = c.ok()?;
-            if parts.len() == want {
+            if parts.len() == *wanted.end() {
                 return None; // a longer name than the index's cells have
             }
             parts.push(c.bytes);
         }
-        if parts.len() != want || parts[n] != self.column.as_slice() {
+        if !wanted.contains(&parts.len()) {
+            return None;
+        }
+        if !self.of.of_rows() && parts[n] != self.column.as_slice() {
             return None;
         }
         let indexed = match self.of {
             IndexOf::Value | IndexOf::ElementValues | IndexOf::StaticValue => value,
             IndexOf::ElementNames => parts[n + 1],
+            IndexOf::Clustering(p) => parts.get(usize::from(p)).copied()?,
+            IndexOf::KeyComponent(p) => {
+                CompositeType::components_of(key)
+                    .nth(usize::from(p))?
+                    .ok()?
+                    .bytes
+            }
         };
         // A static's entry names its partition: no clustering.
         parts.truncate(if stat { 0 } else { n });
@@ -219,33 +255,33 @@ mod tests {
         let idx = IndexDef::new("v_idx", b"v".to_vec(), 1);
         let cell = CompositeType::build(&[b"c1", b"v"], 0);
         assert_eq!(
-            idx.matches(true, &cell, b"x"),
+            idx.matches(true, b"k", &cell, b"x"),
             Some((vec![&b"c1"[..]], &b"x"[..]))
         );
         let other = CompositeType::build(&[b"c1", b"w"], 0);
-        assert_eq!(idx.matches(true, &other, b"x"), None);
+        assert_eq!(idx.matches(true, b"k", &other, b"x"), None);
         let element = CompositeType::build(&[b"c1", b"v", b"e"], 0);
-        assert_eq!(idx.matches(true, &element, b"x"), None);
+        assert_eq!(idx.matches(true, b"k", &element, b"x"), None);
         let marker = CompositeType::build(&[b"c1", b""], 0);
-        assert_eq!(idx.matches(true, &marker, b""), None);
+        assert_eq!(idx.matches(true, b"k", &marker, b""), None);
         let stat = CompositeType::build_static(&[b"", b"v"], 0);
-        assert_eq!(idx.matches(true, &stat, b"x"), None);
+        assert_eq!(idx.matches(true, b"k", &stat, b"x"), None);
         let thrift = IndexDef::new("i", b"name".to_vec(), 0);
         assert_eq!(
-            thrift.matches(false, b"name", b"x"),
+            thrift.matches(false, b"k", b"name", b"x"),
             Some((vec![], &b"x"[..]))
         );
-        assert_eq!(thrift.matches(false, b"names", b"x"), None);
+        assert_eq!(thrift.matches(false, b"k", b"names", b"x"), None);
         // A collection's elements: the cell's value, or the element in its name.
         let values = IndexDef::new("l_idx", b"v".to_vec(), 1).of(IndexOf::ElementValues);
         assert_eq!(
-            values.matches(true, &element, b"x"),
+            values.matches(true, b"k", &element, b"x"),
             Some((vec![&b"c1"[..]], &b"x"[..]))
         );
-        assert_eq!(values.matches(true, &cell, b"x"), None);
+        assert_eq!(values.matches(true, b"k", &cell, b"x"), None);
         let names = IndexDef::new("s_idx", b"v".to_vec(), 1).of(IndexOf::ElementNames);
         assert_eq!(
-            names.matches(true, &element, b""),
+            names.matches(true, b"k", &element, b""),
             Some((vec![&b"c1"[..]], &b"e"[..]))
         );
     }
