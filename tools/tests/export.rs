@@ -152,7 +152,10 @@ fn fill(dir: &Path) {
          CREATE TABLE counts (k text, c int, n counter, m counter, PRIMARY KEY (k, c));
          UPDATE counts SET n = n + 5, m = m - 2 WHERE k = 'a' AND c = 1;
          UPDATE counts SET n = n + 7 WHERE k = 'b' AND c = 2;
-         UPDATE counts SET n = n + 1 WHERE k = 'b' AND c = 2;",
+         UPDATE counts SET n = n + 1 WHERE k = 'b' AND c = 2;
+         CREATE INDEX ON everything (i);
+         CREATE INDEX by_set ON everything (values(s));
+         CREATE CUSTOM INDEX ON statics (s) USING 'StorageAttachedIndex';",
     )
     .unwrap();
     for k in 0..40 {
@@ -301,6 +304,11 @@ fn an_export_loaded_by_cqlsh_gives_every_cell_back_with_its_time_and_ttl() {
         ("SELECT * FROM app.typed", 2),
         // Counters, loaded by adding their counts.
         ("SELECT * FROM app.counts", 2),
+        // Indexes come along, built over the rows loaded.
+        ("SELECT k, c FROM app.everything WHERE i = 5", 1),
+        ("SELECT k, c FROM app.everything WHERE s CONTAINS 'a'", 39),
+        ("SELECT k, c, s FROM app.statics WHERE s = 'alone'", 1),
+        ("SELECT index_name, kind, options FROM system_schema.indexes WHERE keyspace_name = 'app'", 3),
     ] {
         let (x, y) = (read(&a, q), read(&b, q));
         assert_eq!((x.rows.len(), y.rows.len()), (rows, rows), "{q}");

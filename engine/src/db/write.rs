@@ -31,7 +31,9 @@ impl LogUpdate for CfUpdate<'_> {
     }
 
     fn each_dependent(&self, f: &mut dyn FnMut(u32)) {
-        self.0.indexes().iter().for_each(|i| f(i.store.id()));
+        if self.0.has_indexes() {
+            self.0.indexes().iter().for_each(|i| f(i.store.id()));
+        }
     }
 }
 
@@ -151,7 +153,7 @@ impl Database {
         // refuses the whole batch.
         let mut derived = Vec::new();
         for (key, updates) in &rows {
-            for (cf, update) in updates {
+            for (cf, update) in updates.iter().filter(|(cf, _)| cf.has_indexes()) {
                 let indexes = cf.indexes();
                 if !indexes.is_empty() {
                     let sort_key = self.inner.partitioner.row_sort_key(key);

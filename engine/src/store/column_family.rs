@@ -103,8 +103,9 @@ pub struct ColumnFamilyStore {
     /// Set once a write skipped the commit log (its keyspace's `durable_writes` off): a clean
     /// close flushes this CF whatever its keyspace says by then.
     pub(super) unlogged: AtomicBool,
-    /// The secondary indexes its writes maintain (`index.rs`).
+    /// The secondary indexes its writes maintain (`index.rs`), and whether there are any.
     pub(super) indexes: ArcSwap<Vec<super::index::IndexStore>>,
+    pub(super) indexed: AtomicBool,
 }
 
 impl ColumnFamilyStore {
@@ -146,6 +147,7 @@ impl ColumnFamilyStore {
             flushing: Mutex::new(()),
             unlogged: AtomicBool::new(false),
             indexes: ArcSwap::from_pointee(Vec::new()),
+            indexed: AtomicBool::new(false),
         }
     }
 

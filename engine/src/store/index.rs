@@ -2,6 +2,7 @@
 //! store of its hidden column family. The base store holds them so a write finds its indexes
 //! with the store it writes to; what goes into them is decided in `db/index_write.rs`.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use arc_swap::Guard;
@@ -25,8 +26,17 @@ impl ColumnFamilyStore {
         self.indexes.load()
     }
 
+    /// Whether it has indexes: one relaxed load, so a write to a column family without any
+    /// (most) takes no guard of the list (`stress` fillrandom ran 5% slower taking two).
+    #[inline]
+    pub fn has_indexes(&self) -> bool {
+        self.indexed.load(Ordering::Relaxed)
+    }
+
     /// Replaces the indexes this column family's writes maintain.
     pub fn set_indexes(&self, indexes: Vec<IndexStore>) {
+        let any = !indexes.is_empty();
         self.indexes.store(Arc::new(indexes));
+        self.indexed.store(any, Ordering::Release);
     }
 }

@@ -96,6 +96,17 @@ pub fn export(
             stats.cells += export_cells(db, ks, cf, &shape, now_seconds, out)
                 .with_context(|| format!("exporting {ks}.{}", cf.name))?;
             writeln!(out)?;
+            // Its indexes after its rows: each is built once, over them.
+            if let Shape::Cql(t) = &shape {
+                for index in &t.indexes {
+                    let stmt = index.create_statement(t);
+                    writeln!(
+                        out,
+                        "{}\n",
+                        stmt.replacen(" INDEX ", " INDEX IF NOT EXISTS ", 1)
+                    )?;
+                }
+            }
         }
     }
     Ok(stats)
