@@ -308,7 +308,6 @@ impl ComparatorRegistry {
     ) -> Result<Arc<dyn Comparator>, MarshalError> {
         /// Nesting and width limits keep a hostile name from exhausting the stack or time.
         const MAX_DEPTH: usize = 8;
-        const MAX_COMPONENTS: usize = 64;
         if depth > MAX_DEPTH {
             return Err(MarshalError::new(format!(
                 "CompositeType nested more than {MAX_DEPTH} deep"
@@ -326,22 +325,7 @@ impl ComparatorRegistry {
             .strip_prefix("CompositeType(")
             .and_then(|s| s.strip_suffix(')'))
         {
-            let fields = split_top_level(inner);
-            if fields.len() > MAX_COMPONENTS {
-                return Err(MarshalError::new(format!(
-                    "CompositeType of {} components; at most {MAX_COMPONENTS}",
-                    fields.len()
-                )));
-            }
-            let mut parts = Vec::new();
-            for part in fields {
-                parts.push(self.resolve_at(part, depth + 1)?);
-            }
-            if parts.is_empty() {
-                return Err(MarshalError::new(
-                    "CompositeType needs at least one component",
-                ));
-            }
+            let parts = self.components("CompositeType", inner, depth)?;
             return Ok(Arc::new(CompositeType::new(parts)));
         }
         if let Some(inner) = short
@@ -366,6 +350,17 @@ impl ComparatorRegistry {
             let c = collection::parse_collection(inner.trim(), |t| self.resolve_at(t, depth + 1))?;
             return Ok(Arc::new(FrozenType(c)));
         }
+        // A CQL tuple (or frozen user type) in a key: its elements' types, in order.
+        if let Some(inner) = short
+            .strip_prefix("TupleType(")
+            .and_then(|s| s.strip_suffix(')'))
+        {
+            return Ok(Arc::new(TupleType(self.components(
+                "TupleType",
+                inner,
+                depth,
+            )?)));
+        }
         if let Some(inner) = short
             .strip_prefix("ReversedType(")
             .and_then(|s| s.strip_suffix(')'))
@@ -378,6 +373,27 @@ impl ComparatorRegistry {
         )))
     }
 
+    /// The comparators of a `CompositeType(…)`'s or `TupleType(…)`'s `inner` list: one to
+    /// `MAX_COMPONENTS` of them.
+    fn components(
+        &self,
+        what: &str,
+        inner: &str,
+        depth: usize,
+    ) -> Result<Vec<Arc<dyn Comparator>>, MarshalError> {
+        let fields = split_top_level(inner);
+        if fields.is_empty() || fields.len() > MAX_COMPONENTS {
+            return Err(MarshalError::new(format!(
+                "{what} of {} components; it takes 1 to {MAX_COMPONENTS}",
+                fields.len()
+            )));
+        }
+        fields
+            .into_iter()
+            .map(|f| self.resolve_at(f, depth + 1))
+            .collect()
+    }
+
     /// The registered class names, sorted.
     pub fn known_names(&self) -> Vec<String> {
         let mut v: Vec<String> = self.by_name.keys().cloned().collect();
@@ -385,6 +401,9 @@ impl ComparatorRegistry {
         v
     }
 }
+
+/// The most components a composite, tuple or collection-column comparator may name.
+const MAX_COMPONENTS: usize = 64;
 
 /// Splits `A,B(C,D),E` at the commas that are not inside parentheses.
 fn split_top_level(s: &str) -> Vec<&str> {
@@ -441,6 +460,20 @@ mod tests {
         );
         let wide = format!("CompositeType({})", vec!["LongType"; 1000].join(","));
         assert!(r.resolve(&wide).is_err());
+    }
+
+    #[test]
+    fn resolves_tuples_as_they_name_themselves() {
+        let r = ComparatorRegistry::default();
+        let name =
+            "TupleType(UTF8Type,TupleType(Int32Type,FrozenType(SetType(UTF8Type))),LongType)";
+        assert_eq!(r.resolve(name).unwrap().name(), name);
+        let c = format!("CompositeType(ReversedType({name}),UTF8Type)");
+        assert_eq!(r.resolve(&c).unwrap().name(), c);
+        assert!(r.resolve("TupleType()").is_err());
+        assert!(r.resolve("TupleType(Nope)").is_err());
+        let deep = "TupleType(".repeat(100_000) + &")".repeat(100_000);
+        assert!(r.resolve(&deep).is_err());
     }
 
     #[test]
