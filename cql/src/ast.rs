@@ -21,6 +21,15 @@ pub enum Arith {
     Rem,
 }
 
+/// What an `ALTER TYPE` changes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypeChange {
+    /// `ADD field type`
+    Add(String, CqlType),
+    /// `RENAME a TO b [AND c TO d …]`
+    Rename(Vec<(String, String)>),
+}
+
 /// `[keyspace.]table`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableName {
@@ -134,6 +143,8 @@ pub enum Selector {
     /// `c[from..to]`: the part of a map or set whose keys lie in the range (an end left out
     /// is open).
     Slice(Box<Selector>, Option<Literal>, Option<Literal>),
+    /// `u.f`: a field of a user type's value.
+    Field(Box<Selector>, String),
 }
 
 impl Selector {
@@ -163,6 +174,7 @@ impl Selector {
             }
             Selector::Negate(x) => format!("-{}", x.text()),
             Selector::Element(x, k) => format!("{}[{}]", x.text(), k.text()),
+            Selector::Field(x, f) => format!("{}.{}", x.text(), crate::types::quote_name(f)),
             Selector::Slice(x, a, b) => {
                 let end = |l: &Option<Literal>| l.as_ref().map_or(String::new(), Literal::text);
                 format!("{}[{}..{}]", x.text(), end(a), end(b))
@@ -342,6 +354,29 @@ pub enum Statement {
         class: Option<String>,
         /// `WITH OPTIONS = {…}`.
         options: Vec<(String, Literal)>,
+    },
+    /// `CREATE TYPE [IF NOT EXISTS] [ks.]name (field type, …)`
+    CreateType {
+        /// The type (its keyspace, if named).
+        name: TableName,
+        /// `IF NOT EXISTS`
+        if_not_exists: bool,
+        /// (name, type) of each field, in order.
+        fields: Vec<(String, CqlType)>,
+    },
+    /// `ALTER TYPE [ks.]name ADD … | RENAME …`
+    AlterType {
+        /// The type (its keyspace, if named).
+        name: TableName,
+        /// What changes.
+        change: TypeChange,
+    },
+    /// `DROP TYPE [IF EXISTS] [ks.]name`
+    DropType {
+        /// The type (its keyspace, if named).
+        name: TableName,
+        /// `IF EXISTS`
+        if_exists: bool,
     },
     /// `DROP INDEX [IF EXISTS] [ks.]name`
     DropIndex {

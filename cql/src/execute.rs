@@ -15,6 +15,7 @@ use super::plan;
 use super::session::Session;
 use super::table::Table;
 use super::types::{CqlType, Literal};
+use super::user_types::UserTypes;
 use super::write::Written;
 use supercolumn::ColumnFamilyHandle;
 use supercolumn::{BatchMutation, WriteOptions};
@@ -50,12 +51,23 @@ impl Session<'_> {
         let cf = def
             .column_family(&t.table)
             .ok_or_else(|| CqlError::Unconfigured(format!("table {}", t.table)))?;
-        Table::from_cf(&ks, cf)?.map(Arc::new).ok_or_else(|| {
-            CqlError::invalid(format!(
-                "{ks}.{} is a column family without a CQL schema; use the shell for it",
-                t.table
-            ))
-        })
+        Table::from_cf(&ks, cf, &UserTypes::of(&def)?)?
+            .map(Arc::new)
+            .ok_or_else(|| {
+                CqlError::invalid(format!(
+                    "{ks}.{} is a column family without a CQL schema; use the shell for it",
+                    t.table
+                ))
+            })
+    }
+
+    /// The user types of keyspace `ks`.
+    pub(super) fn user_types(&self, ks: &str) -> Result<UserTypes, CqlError> {
+        let def = self
+            .db
+            .describe_keyspace(ks)
+            .map_err(|_| CqlError::Unconfigured(format!("keyspace {ks}")))?;
+        UserTypes::of(&def)
     }
 
     /// Adds the writes of an `INSERT`, `UPDATE` or `DELETE` to `batch`.

@@ -63,8 +63,10 @@ mod system;
 mod table;
 mod table_options;
 mod text_value;
+mod type_schema;
 mod types;
 mod unset;
+mod user_types;
 mod write;
 mod write_rows;
 
@@ -86,7 +88,8 @@ pub use rows::{Columns, Row, Rows, RowsIter};
 pub use table::{quote_ident, ColumnDef, Kind, Table};
 pub use table_options::TableOptions;
 pub use text_value::value_from_text;
-pub use types::{CqlType, Duration, Literal};
+pub use types::{CqlType, Duration, Literal, UserType};
+pub use user_types::{create_statement as create_type_statement, UserTypes};
 
 use supercolumn::BatchMutation;
 

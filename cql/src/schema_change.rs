@@ -7,6 +7,7 @@ use super::ast::{Statement, TableName};
 use super::error::CqlError;
 use super::session::{CqlResult, Session};
 use super::table::Table;
+use super::user_types::UserTypes;
 use supercolumn::clock::Clock;
 use supercolumn::schema::KeyspaceDef;
 
@@ -36,8 +37,9 @@ impl Session<'_> {
         let grows = comparator.name() != t.comparator().name();
         // The options the engine acts on, as a new table's would be set.
         let tuned = altered.cf_def()?;
+        let types = self.user_types(&t.keyspace)?;
         self.db.alter_cql_table(&t.keyspace, &t.name, |def| {
-            match Table::from_cf(&t.keyspace, def) {
+            match Table::from_cf(&t.keyspace, def, &types) {
                 Ok(Some(now)) if now == *t => {
                     def.cql_table = Some(altered.catalog_text());
                     def.comment.clone_from(&altered.options.comment);
@@ -173,7 +175,7 @@ impl Session<'_> {
                         )))
                     };
                 }
-                let t = Table::from_statement(&ks, stmt)?;
+                let t = Table::from_statement_with(&ks, stmt, &UserTypes::of(&def)?)?;
                 db.create_column_family(&ks, t.cf_def()?)?;
                 Ok(CqlResult::SchemaChange(format!(
                     "CREATED TABLE {ks}.{}",
@@ -197,7 +199,11 @@ impl Session<'_> {
                 table,
                 columns,
                 statics,
-            } => self.alter(table, |t| t.with_columns(columns, statics)),
+            } => {
+                let types = self.user_types(&self.keyspace_of(table)?)?;
+                let columns = types.resolve_columns(columns)?;
+                self.alter(table, |t| t.with_columns(&columns, statics))
+            }
             Statement::AlterTableDrop {
                 table,
                 columns,
@@ -228,6 +234,9 @@ impl Session<'_> {
             Statement::CreateIndex { .. } | Statement::DropIndex { .. } => {
                 self.index_statement(stmt)
             }
+            Statement::CreateType { .. }
+            | Statement::AlterType { .. }
+            | Statement::DropType { .. } => self.type_statement(stmt),
             _ => Err(CqlError::invalid("not a schema statement")),
         }
     }

@@ -147,6 +147,20 @@ impl Builder<'_> {
                 (Expr::Call(f.native, vec![e]), f.returns)
             }
             Selector::Element(x, _) | Selector::Slice(x, ..) => self.element(sel, x, in_aggregate)?,
+            Selector::Field(x, name) => {
+                let (e, ty) = self.expr(x, in_aggregate)?;
+                let CqlType::Frozen(inner) = &ty else {
+                    return Err(not_a_udt(x, &ty));
+                };
+                let CqlType::Udt(u) = &**inner else {
+                    return Err(not_a_udt(x, &ty));
+                };
+                let (i, field) = u.field(name).ok_or_else(|| {
+                    CqlError::invalid(format!("{} of type {ty} has no field {name}", x.text()))
+                })?;
+                let field = field.clone();
+                (Expr::Call(Native::Field(ty.clone(), i), vec![e]), field)
+            }
             Selector::Literal(l) => {
                 return Err(CqlError::invalid(format!(
                     "a literal selector ({}) needs a type here: select it as an operand or a function's argument",
@@ -469,4 +483,12 @@ fn eval(
             call(f, &values, cx)?
         }
     })
+}
+
+/// The refusal of `x.f` where `x` is not a user type's value (Cassandra's words).
+fn not_a_udt(x: &Selector, ty: &CqlType) -> CqlError {
+    CqlError::invalid(format!(
+        "Invalid field selection: {} of type {ty} is not a user type",
+        x.text()
+    ))
 }

@@ -101,7 +101,10 @@ fn what_alter_cannot_do_is_refused_and_changes_nothing() {
         ("ALTER TABLE t RENAME v TO w", "non PRIMARY KEY"),
         ("ALTER TABLE t RENAME k TO v", "already exists"),
         ("ALTER TABLE t RENAME nope TO x", "nope"),
-        ("ALTER ROLE r WITH PASSWORD = 'x'", "TABLE or KEYSPACE"),
+        (
+            "ALTER ROLE r WITH PASSWORD = 'x'",
+            "TABLE, KEYSPACE or TYPE",
+        ),
     ] {
         let e = cql.execute(statement).unwrap_err().to_string();
         assert!(e.contains(says), "{statement}: {e}");

@@ -24,9 +24,17 @@ const RULES: &[(&str, &[&str])] = &[
         "parser",
         &["error", "lexer", "types", "ast", "table_options"],
     ),
+    ("user_types", &["error", "types", "ast", "parser"]),
     (
         "table",
-        &["error", "types", "ast", "table_options", "parser"],
+        &[
+            "error",
+            "types",
+            "ast",
+            "table_options",
+            "parser",
+            "user_types",
+        ],
     ),
     ("replication", &["error"]),
     ("bounds", &["error", "table"]),
@@ -41,7 +49,15 @@ const RULES: &[(&str, &[&str])] = &[
     ("compact", &["error", "types", "ast", "rows", "table"]),
     (
         "system",
-        &["error", "types", "ast", "rows", "table", "compact"],
+        &[
+            "error",
+            "types",
+            "ast",
+            "rows",
+            "table",
+            "compact",
+            "user_types",
+        ],
     ),
     // The state every statement runs against, which the modules below extend.
     ("session", &["functions", "rows", "table", "page", "system"]),
@@ -118,6 +134,10 @@ const RULES: &[(&str, &[&str])] = &[
         &["error", "types", "ast", "table", "session"],
     ),
     (
+        "type_schema",
+        &["error", "types", "ast", "table", "session", "user_types"],
+    ),
+    (
         "counter_write",
         &["error", "types", "ast", "table", "session", "write_rows"],
     ),
@@ -148,6 +168,7 @@ const RULES: &[(&str, &[&str])] = &[
             "plan",
             "write",
             "json_insert",
+            "user_types",
         ],
     ),
     (
@@ -168,7 +189,14 @@ const RULES: &[(&str, &[&str])] = &[
     ),
     (
         "schema_change",
-        &["error", "ast", "table", "replication", "session"],
+        &[
+            "error",
+            "ast",
+            "table",
+            "replication",
+            "session",
+            "user_types",
+        ],
     ),
     (
         "served",

@@ -16,7 +16,7 @@ use crate::model::cell::{CellValue, DeletionTime, Entry};
 use crate::model::cell_key;
 use crate::model::partitioner::{Partitioner, RowKey};
 use crate::schema::catalog::Catalog;
-use crate::schema::{ColumnFamilyDef, ColumnType};
+use crate::schema::{ColumnFamilyDef, ColumnType, KeyspaceDef};
 use crate::sstable::block::Item;
 use crate::sstable::{BlockCache, ReadContext, Sstable};
 use crate::stats::Counters;
@@ -120,7 +120,21 @@ pub fn column_family_of(
     path: &Path,
     registry: &ComparatorRegistry,
 ) -> Result<Option<(ColumnFamilyDef, Partitioner)>> {
-    let Some((root, keyspace, cf)) = locate_file(path) else {
+    let Some((_, _, cf)) = locate_file(path) else {
+        return Ok(None);
+    };
+    Ok(keyspace_of(path, registry)?
+        .and_then(|(k, partitioner)| k.column_family(&cf).cloned().map(|d| (d, partitioner))))
+}
+
+/// The definition of the keyspace an SSTable at `path` belongs to (as
+/// [`column_family_of`] finds it), for what a keyspace holds besides its column families
+/// (its CQL types).
+pub fn keyspace_of(
+    path: &Path,
+    registry: &ComparatorRegistry,
+) -> Result<Option<(KeyspaceDef, Partitioner)>> {
+    let Some((root, keyspace, _)) = locate_file(path) else {
         return Ok(None);
     };
     let cat_path = root.join(crate::schema::catalog::FILE_NAME);
@@ -130,10 +144,9 @@ pub fn column_family_of(
     let cat = Catalog::decode(&bytes, &cat_path, registry)?;
     Ok(cat
         .keyspaces
-        .iter()
+        .into_iter()
         .find(|k| k.name == keyspace)
-        .and_then(|k| k.column_family(&cf).cloned())
-        .map(|d| (d, cat.partitioner)))
+        .map(|k| (k, cat.partitioner)))
 }
 
 /// An SSTable opened for inspection.

@@ -10,8 +10,8 @@ use cassandra_protocol::frame::message_error::{
     AlreadyExistsError, ErrorBody, ErrorType, UnpreparedError,
 };
 use cassandra_protocol::frame::message_result::{
-    BodyResResultPrepared, BodyResResultRows, BodyResResultSetKeyspace, CTuple, ColSpec, ColType,
-    ColTypeOption, ColTypeOptionValue, PreparedMetadata, ResResultBody, RowsMetadata,
+    BodyResResultPrepared, BodyResResultRows, BodyResResultSetKeyspace, CTuple, CUdt, ColSpec,
+    ColType, ColTypeOption, ColTypeOptionValue, PreparedMetadata, ResResultBody, RowsMetadata,
     RowsMetadataFlags, TableSpec,
 };
 use cassandra_protocol::frame::{Serialize, Version};
@@ -70,6 +70,18 @@ pub fn type_option(ty: &CqlType) -> ColTypeOption {
             value: Some(ColTypeOptionValue::CString(
                 ty.marshal_class().unwrap_or_default(),
             )),
+        },
+        CqlType::Udt(u) => ColTypeOption {
+            id: ColType::Udt,
+            value: Some(ColTypeOptionValue::UdtType(CUdt {
+                ks: u.keyspace.clone(),
+                udt_name: u.name.clone(),
+                descriptions: u
+                    .fields
+                    .iter()
+                    .map(|(n, t)| (n.clone(), type_option(t)))
+                    .collect(),
+            })),
         },
         CqlType::Tuple(ts) => ColTypeOption {
             id: ColType::Tuple,
@@ -156,6 +168,10 @@ pub fn schema_change(description: &str, version: Version) -> Vec<u8> {
     let (target, options) = match (target, name.split_once('.')) {
         ("TABLE", Some((ks, t))) => (
             SchemaChangeTarget::Table,
+            SchemaChangeOptions::TableType(ks.to_string(), t.to_string()),
+        ),
+        ("TYPE", Some((ks, t))) => (
+            SchemaChangeTarget::Type,
             SchemaChangeOptions::TableType(ks.to_string(), t.to_string()),
         ),
         _ => (

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 use supercolumn::comparator::CompositeType;
 use supercolumn::inspect::{DumpEntry, DumpRow};
 use supercolumn::ColumnFamilyDef;
-use supercolumn_cql::{ColumnDef, CqlType, Kind, Table};
+use supercolumn_cql::{ColumnDef, CqlType, Kind, Table, UserTypes};
 
 use crate::format::key_text;
 
@@ -30,10 +30,16 @@ pub struct JsonDump<'a> {
 
 impl<'a> JsonDump<'a> {
     /// A renderer for `keyspace`'s column family `def`.
-    pub fn new(keyspace: &str, def: &'a ColumnFamilyDef, raw_timestamps: bool) -> Self {
+    /// `types`: its keyspace's CQL types.
+    pub fn new(
+        keyspace: &str,
+        def: &'a ColumnFamilyDef,
+        types: &UserTypes,
+        raw_timestamps: bool,
+    ) -> Self {
         JsonDump {
             def,
-            table: Table::from_cf(keyspace, def).ok().flatten(),
+            table: Table::from_cf(keyspace, def, types).ok().flatten(),
             raw_timestamps,
         }
     }

@@ -153,6 +153,16 @@ fn fill(dir: &Path) {
          UPDATE counts SET n = n + 5, m = m - 2 WHERE k = 'a' AND c = 1;
          UPDATE counts SET n = n + 7 WHERE k = 'b' AND c = 2;
          UPDATE counts SET n = n + 1 WHERE k = 'b' AND c = 2;
+         CREATE TYPE addr (street text, zip int, tags set<text>);
+         CREATE TYPE pers (name text, home frozen<addr>, \"Nick\" text);
+         ALTER TYPE addr ADD city text;
+         CREATE TABLE udts (k frozen<addr>, c frozen<pers>, p frozen<pers>,
+             l list<frozen<addr>>, m map<text, frozen<addr>>, t tuple<int, frozen<addr>>,
+             PRIMARY KEY (k, c));
+         INSERT INTO udts (k, c, p, l, m, t) VALUES ({street: 'it''s', zip: -1, tags: {'a'}},
+             {name: 'Ann'}, {name: 'Bo', home: {zip: 5, city: 'X'}, \"Nick\": 'b'},
+             [{zip: 1}, {street: 's'}], {'w': {tags: {}}}, (3, {zip: 3})) USING TTL 70000;
+         INSERT INTO udts (k, c) VALUES ({zip: 2}, {name: null});
          CREATE INDEX ON everything (i);
          CREATE INDEX by_set ON everything (values(s));
          CREATE CUSTOM INDEX ON statics (s) USING 'StorageAttachedIndex';",
@@ -302,6 +312,11 @@ fn an_export_loaded_by_cqlsh_gives_every_cell_back_with_its_time_and_ttl() {
         ("SELECT k, c, writetime(s), writetime(v), ttl(s) FROM app.statics", 3),
         // Durations, tuples and lists of decimals.
         ("SELECT * FROM app.typed", 2),
+        // User types: created before the tables naming them, values as literals, in keys,
+        // collections and tuples.
+        ("SELECT * FROM app.udts", 2),
+        ("SELECT k, c, writetime(p), ttl(p), writetime(t) FROM app.udts", 2),
+        ("SELECT type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = 'app'", 2),
         // Counters, loaded by adding their counts.
         ("SELECT * FROM app.counts", 2),
         // Indexes come along, built over the rows loaded.

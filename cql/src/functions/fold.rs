@@ -58,6 +58,15 @@ pub(in super::super) fn fold(
                 .map(|(a, b)| Ok((fold(a, k, cx)?, fold(b, v, cx)?)))
                 .collect::<Result<_, CqlError>>()?,
         ),
+        (Literal::Udt(fields), CqlType::Udt(u)) => Literal::Udt(
+            fields
+                .iter()
+                .map(|(name, v)| match u.field(name) {
+                    Some((_, t)) => Ok((name.clone(), fold(v, t, cx)?)),
+                    None => Ok((name.clone(), v.clone())),
+                })
+                .collect::<Result<_, CqlError>>()?,
+        ),
         (Literal::Tuple(items), CqlType::Tuple(ts)) if items.len() <= ts.len() => Literal::Tuple(
             items
                 .iter()

@@ -58,6 +58,8 @@ pub(super) enum Native {
     Slice(CqlType),
     /// `toJson(x)` of a value of this type.
     ToJson(CqlType),
+    /// `u.f`: field `usize` of a value of this (frozen) user type.
+    Field(CqlType, usize),
     /// `similarity_…(a, b)` of two `vector<float, n>`.
     Similarity(Similarity),
 }
@@ -372,6 +374,16 @@ pub(super) fn call(
         Native::ToJson(t) => match arg(0) {
             Some(v) => t.to_json(v).into_bytes(),
             None => b"null".to_vec(),
+        },
+        Native::Field(t, i) => match (arg(0), t) {
+            (Some(v), CqlType::Frozen(inner)) => match &**inner {
+                CqlType::Udt(u) => {
+                    let fields = CqlType::udt_fields(u, v).map_err(CqlError::invalid)?;
+                    return Ok(fields.into_iter().nth(*i).flatten());
+                }
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
         },
         Native::Slice(t) => match arg(0) {
             Some(c) => return element::slice(t, c, arg(1), arg(2)),

@@ -52,6 +52,7 @@ mod index;
 pub(crate) use dml::MAX_IN_COMBINATIONS;
 mod names;
 mod selectors;
+mod user_type;
 
 /// Collections nest at most this deep in a type or a literal.
 const MAX_NESTING: usize = 8;
@@ -138,6 +139,21 @@ impl Parser {
         Ok(name)
     }
 
+    /// `a TO b [AND c TO d …]` (after `RENAME`).
+    fn renames(&mut self) -> Result<Vec<(String, String)>, CqlError> {
+        let mut renames = Vec::new();
+        loop {
+            let from = self.ident()?;
+            if !self.eat_word("to") {
+                return Err(self.unexpected("TO"));
+            }
+            renames.push((from, self.ident()?));
+            if !self.eat_word("and") {
+                return Ok(renames);
+            }
+        }
+    }
+
     fn if_not_exists(&mut self) -> Result<bool, CqlError> {
         if self.eat_word("if") {
             self.word("not")?;
@@ -171,7 +187,10 @@ impl Parser {
                 self.word("index")?;
                 return self.create_index(true);
             }
-            return Err(self.unexpected("KEYSPACE, TABLE or INDEX"));
+            if self.eat_word("type") {
+                return self.create_type();
+            }
+            return Err(self.unexpected("KEYSPACE, TABLE, INDEX or TYPE"));
         }
         if self.eat_word("use") {
             return Ok(Statement::Use(self.name()?));
@@ -194,28 +213,24 @@ impl Parser {
             if self.eat_word("index") {
                 return self.drop_index();
             }
-            return Err(self.unexpected("KEYSPACE, TABLE or INDEX"));
+            if self.eat_word("type") {
+                return self.drop_type();
+            }
+            return Err(self.unexpected("KEYSPACE, TABLE, INDEX or TYPE"));
         }
         if self.eat_word("alter") {
             if self.eat_word("keyspace") || self.eat_word("schema") {
                 return self.alter_keyspace();
             }
+            if self.eat_word("type") {
+                return self.alter_type();
+            }
             if !(self.eat_word("table") || self.eat_word("columnfamily")) {
-                return Err(self.unexpected("TABLE or KEYSPACE"));
+                return Err(self.unexpected("TABLE, KEYSPACE or TYPE"));
             }
             let table = self.table_name()?;
             if self.eat_word("rename") {
-                let mut renames = Vec::new();
-                loop {
-                    let from = self.ident()?;
-                    if !self.eat_word("to") {
-                        return Err(self.unexpected("TO"));
-                    }
-                    renames.push((from, self.ident()?));
-                    if !self.eat_word("and") {
-                        break;
-                    }
-                }
+                let renames = self.renames()?;
                 return Ok(Statement::AlterTableRename { table, renames });
             }
             if self.eat_word("with") {
@@ -294,6 +309,7 @@ impl Parser {
         }
         let name = match self.peek() {
             Some(Tok::Word(w)) => w.to_ascii_lowercase(),
+            Some(Tok::Quoted(_)) => return self.user_type_name(),
             _ => return Err(self.unexpected("a type")),
         };
         self.pos += 1;
@@ -336,9 +352,10 @@ impl Parser {
             }
             other => match CqlType::scalar(other) {
                 Some(t) => t,
+                // Any other name is a user-defined type's, looked up where the statement runs.
                 None => {
                     self.pos -= 1;
-                    return Err(self.unexpected("a type"));
+                    return self.user_type_name();
                 }
             },
         };
@@ -461,6 +478,9 @@ impl Parser {
         self.sym("{")?;
         if self.eat_sym("}") {
             return Ok(Literal::Set(Vec::new()));
+        }
+        if self.at_udt_literal() {
+            return self.udt_literal(depth);
         }
         let first = element(self)?;
         if self.eat_sym(":") {

@@ -102,11 +102,18 @@ impl Parser {
             && matches!(self.peek_at(1), Some(Tok::Sym(".")))
             && matches!(self.peek_at(3), Some(Tok::Sym("(")));
         if !called && !qualified {
-            let column = Selector::Column(self.ident()?);
-            if !self.eat_sym("[") {
-                return Ok(column);
+            // A column, then any `[key]` elements and `.field`s of it, in order.
+            let mut s = Selector::Column(self.ident()?);
+            for _ in 0..=MAX_NESTING {
+                if self.eat_sym("[") {
+                    s = self.element_selector(s)?;
+                } else if self.eat_sym(".") {
+                    s = Selector::Field(Box::new(s), self.ident()?);
+                } else {
+                    return Ok(s);
+                }
             }
-            return self.element_selector(column);
+            return Err(self.unexpected("a less deeply nested selector"));
         }
         if qualified {
             self.pos += 2;

@@ -5,7 +5,9 @@
 use crate::error::CqlError;
 use crate::rows::Rows;
 use crate::table::{quote_ident, Table};
-use crate::types::CqlType;
+use crate::types::{CqlType, UserType};
+use crate::user_types::{create_statement as create_type_statement, UserTypes};
+use std::sync::Arc;
 use supercolumn::Database;
 
 use super::tables::cql_tables;
@@ -120,6 +122,14 @@ fn keyspace_rows(
         ks.to_string(),
         create_keyspace(db, ks)?,
     )];
+    for t in keyspace_types(db, ks) {
+        out.push((
+            ks.to_string(),
+            "type",
+            t.name.clone(),
+            create_type_statement(&t),
+        ));
+    }
     for t in tables.iter().filter(|t| t.keyspace == ks) {
         out.push((
             ks.to_string(),
@@ -168,7 +178,19 @@ pub fn describe(db: &Database, current: Option<&str>, statement: &str) -> Result
                 .map(|t| (t.keyspace.clone(), "table", t.name.clone()))
                 .collect(),
         )),
-        ["types"] | ["functions"] | ["aggregates"] => Ok(names(Vec::new())),
+        ["types"] => {
+            let mut rows = Vec::new();
+            for ks in db.keyspaces() {
+                if current.is_none_or(|k| k == ks) {
+                    for t in keyspace_types(db, &ks) {
+                        rows.push((ks.clone(), "type", t.name.clone()));
+                    }
+                }
+            }
+            Ok(names(rows))
+        }
+        ["type", rest @ ..] => user_type(db, current, rest),
+        ["functions"] | ["aggregates"] => Ok(names(Vec::new())),
         ["cluster"] => Ok(Rows::from_vecs(
             vec![
                 ("cluster".into(), CqlType::Text),
@@ -211,23 +233,53 @@ pub fn describe(db: &Database, current: Option<&str>, statement: &str) -> Result
     }
 }
 
-fn table(tables: &[Table], current: Option<&str>, name: &[&str]) -> Result<Rows, CqlError> {
-    let (ks, t) = match name {
-        [ks, t] => (*ks, *t),
-        [t] => (
+/// The user types of keyspace `ks`, in creation order (each after the types it names).
+fn keyspace_types(db: &Database, ks: &str) -> Vec<Arc<UserType>> {
+    db.describe_keyspace(ks)
+        .ok()
+        .and_then(|def| UserTypes::of(&def).ok())
+        .map(|t| t.list().to_vec())
+        .unwrap_or_default()
+}
+
+/// `DESCRIBE TYPE [ks.]name`.
+fn user_type(db: &Database, current: Option<&str>, name: &[&str]) -> Result<Rows, CqlError> {
+    let (ks, t) = qualified(current, name, "DESCRIBE TYPE takes [keyspace.]type")?;
+    let found = keyspace_types(db, ks)
+        .into_iter()
+        .find(|x| x.name == t)
+        .ok_or_else(|| {
+            CqlError::invalid(format!("User type '{t}' not found in keyspace '{ks}'"))
+        })?;
+    Ok(statements(vec![(
+        ks.to_string(),
+        "type",
+        t.to_string(),
+        create_type_statement(&found),
+    )]))
+}
+
+/// The keyspace and name of `[ks.]name` (`current`: the keyspace in use); `usage` when it is
+/// neither.
+fn qualified<'a>(
+    current: Option<&'a str>,
+    name: &[&'a str],
+    usage: &str,
+) -> Result<(&'a str, &'a str), CqlError> {
+    match name {
+        [ks, t] => Ok((*ks, *t)),
+        [t] => Ok((
             current.ok_or_else(|| {
                 CqlError::invalid("no keyspace specified and no current keyspace")
             })?,
             *t,
-        ),
-        _ => {
-            return Err(CqlError::syntax(
-                1,
-                1,
-                "DESCRIBE TABLE takes [keyspace.]table",
-            ))
-        }
-    };
+        )),
+        _ => Err(CqlError::syntax(1, 1, usage)),
+    }
+}
+
+fn table(tables: &[Table], current: Option<&str>, name: &[&str]) -> Result<Rows, CqlError> {
+    let (ks, t) = qualified(current, name, "DESCRIBE TABLE takes [keyspace.]table")?;
     let found = tables
         .iter()
         .find(|x| x.keyspace == ks && x.name == t)

@@ -7,6 +7,7 @@
 
 use crate::table::{ColumnDef, Kind, Table};
 use crate::types::{CqlType, Literal};
+use crate::user_types::UserTypes;
 use md5::{Digest, Md5};
 use supercolumn::Database;
 
@@ -77,8 +78,9 @@ pub fn cql_tables(db: &Database) -> Vec<Table> {
         let Ok(def) = db.describe_keyspace(&ks) else {
             continue;
         };
+        let types = UserTypes::of(&def).unwrap_or_else(|_| UserTypes::none(&ks));
         for cf in &def.column_families {
-            if let Ok(Some(t)) = Table::from_cf(&ks, cf) {
+            if let Ok(Some(t)) = Table::from_cf(&ks, cf, &types) {
                 out.push(t);
             } else if let Some(c) = crate::compact::Compact::of(&ks, cf) {
                 out.push(c.table);
@@ -280,12 +282,15 @@ fn content_with(
                 rows,
             }
         }
-        ("system_schema", "types") => empty(&[
-            ("keyspace_name", text()),
-            ("type_name", text()),
-            ("field_names", list_text()),
-            ("field_types", list_text()),
-        ]),
+        ("system_schema", "types") => Content {
+            columns: vec![
+                ("keyspace_name", text()),
+                ("type_name", text()),
+                ("field_names", list_text()),
+                ("field_types", list_text()),
+            ],
+            rows: type_rows(db),
+        },
         ("system_schema", "functions") => empty(&[
             ("keyspace_name", text()),
             ("function_name", text()),
@@ -502,6 +507,31 @@ fn index_rows(db: &Database) -> Vec<Vec<Literal>> {
                 s(&i.name),
                 s(kind),
                 options,
+            ]);
+        }
+    }
+    rows
+}
+
+/// Each keyspace's user types, by name (the table's clustering order), their fields' types as
+/// Cassandra writes them (`frozen<address>`).
+fn type_rows(db: &Database) -> Vec<Vec<Literal>> {
+    let mut rows = Vec::new();
+    for ks in db.keyspaces() {
+        let Ok(def) = db.describe_keyspace(&ks) else {
+            continue;
+        };
+        let Ok(types) = UserTypes::of(&def) else {
+            continue;
+        };
+        let mut list: Vec<_> = types.list().iter().collect();
+        list.sort_by(|a, b| a.name.cmp(&b.name));
+        for t in list {
+            rows.push(vec![
+                s(&ks),
+                s(&t.name),
+                Literal::List(t.fields.iter().map(|(n, _)| s(n)).collect()),
+                Literal::List(t.fields.iter().map(|(_, ty)| s(ty.to_string())).collect()),
             ]);
         }
     }

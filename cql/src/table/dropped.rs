@@ -8,6 +8,7 @@ use crate::ast::Statement;
 use crate::error::CqlError;
 use crate::parser::parse;
 use crate::types::CqlType;
+use crate::user_types::UserTypes;
 use supercolumn::schema::ColumnFamilyDef;
 
 use super::quote::quote_ident;
@@ -82,7 +83,12 @@ impl Table {
     /// The table a column family stores, if it stores one: its `CREATE TABLE`, then the
     /// `ALTER TABLE` statements that drop columns and add some back (see
     /// [`catalog_text`](Self::catalog_text)).
-    pub fn from_cf(keyspace: &str, cf: &ColumnFamilyDef) -> Result<Option<Table>, CqlError> {
+    /// The user types it names are looked up in `types` (its keyspace's).
+    pub fn from_cf(
+        keyspace: &str,
+        cf: &ColumnFamilyDef,
+        types: &UserTypes,
+    ) -> Result<Option<Table>, CqlError> {
         let Some(text) = &cf.cql_table else {
             return Ok(None);
         };
@@ -94,7 +100,7 @@ impl Table {
             ))
         };
         let (first, rest) = stmts.split_first().ok_or_else(not_a_table)?;
-        let mut t = Table::from_statement(keyspace, first)?;
+        let mut t = Table::from_statement_with(keyspace, first, types)?;
         for stmt in rest {
             t = match stmt {
                 Statement::AlterTableDrop {
@@ -104,7 +110,7 @@ impl Table {
                 } => t.with_dropped(columns, *at)?,
                 Statement::AlterTableAdd {
                     columns, statics, ..
-                } => t.with_columns(columns, statics)?,
+                } => t.with_columns(&types.resolve_columns(columns)?, statics)?,
                 _ => return Err(not_a_table()),
             };
         }

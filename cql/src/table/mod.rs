@@ -20,6 +20,7 @@ use super::ast::Statement;
 use super::error::CqlError;
 use super::table_options::TableOptions;
 use super::types::{CqlType, Literal};
+use super::user_types::UserTypes;
 pub use dropped::Dropped;
 pub use quote::quote_ident;
 use supercolumn::model::comparator::{
@@ -138,10 +139,19 @@ pub struct TableIndex {
 }
 
 impl Table {
-    /// Builds and checks a table from its `CREATE TABLE`.
+    /// Builds and checks a table from its `CREATE TABLE` (naming no user types).
+    pub fn from_statement(keyspace: &str, stmt: &Statement) -> Result<Table, CqlError> {
+        Table::from_statement_with(keyspace, stmt, &UserTypes::none(keyspace))
+    }
+
+    /// [`Table::from_statement`], the user types it names looked up in `types`.
     // Long because it checks a CREATE TABLE's parts in order (columns, primary key, clustering
     // order, options), each refusal in Cassandra's words.
-    pub fn from_statement(keyspace: &str, stmt: &Statement) -> Result<Table, CqlError> {
+    pub fn from_statement_with(
+        keyspace: &str,
+        stmt: &Statement,
+        types: &UserTypes,
+    ) -> Result<Table, CqlError> {
         let Statement::CreateTable {
             table,
             columns,
@@ -179,7 +189,7 @@ impl Table {
             }
             defs.push(ColumnDef {
                 name: name.clone(),
-                ty: ty.clone(),
+                ty: types.resolve(ty)?,
                 kind: Kind::Regular,
                 is_static: statics.contains(name),
                 dropped_at: None,
@@ -585,6 +595,9 @@ impl Table {
 /// frozen collection of scalars, or a tuple of scalars and frozen collections of scalars.
 fn storable(ty: &CqlType) -> bool {
     match ty {
+        // A frozen user type's fields were checked when it was defined.
+        CqlType::Frozen(_) if ty.is_frozen_udt() => true,
+        CqlType::Udt(_) => false,
         CqlType::Tuple(_) => ty.is_tuple_of_values(),
         CqlType::Frozen(_) => ty.is_frozen_collection(),
         t if t.is_collection() => t.is_collection_of_scalars(),
@@ -600,6 +613,9 @@ fn statics_need_clustering() -> CqlError {
 
 fn unstorable(name: &str, ty: &CqlType) -> CqlError {
     CqlError::invalid(match ty {
+        CqlType::Udt(_) => format!(
+            "column {name} is {ty}: non-frozen user-defined types are not supported yet; declare it frozen<{ty}> (one cell, written and read whole)"
+        ),
         CqlType::Frozen(inner) if !inner.is_collection() => {
             format!("column {name} is {ty}: frozen<> is only allowed on collections")
         }

@@ -160,6 +160,18 @@ impl CqlType {
                     .collect();
                 format!("[{}]", parts.join(", "))
             }
+            CqlType::Udt(u) => {
+                let items = CqlType::udt_fields(u, b).ok()?;
+                let parts: Vec<String> = items
+                    .iter()
+                    .zip(&u.fields)
+                    .map(|(x, (name, t))| {
+                        let v = x.as_deref().map_or("null".into(), |x| t.to_json(x));
+                        format!("{}: {v}", quoted(name))
+                    })
+                    .collect();
+                format!("{{{}}}", parts.join(", "))
+            }
             CqlType::Vector(e, _) => {
                 let items = self.vector_elements(b).ok()?;
                 let parts: Vec<String> = items.iter().map(|x| e.to_json(x)).collect();
@@ -253,6 +265,24 @@ impl CqlType {
                     .map(|(i, t)| typed(t, i))
                     .collect::<Result<_, _>>()?,
             ),
+            (CqlType::Udt(u), Value::Object(entries)) => {
+                let mut fields = Vec::with_capacity(entries.len());
+                for (name, value) in entries {
+                    // A field's name is read as a CQL identifier would be (Cassandra's rule).
+                    let name = match name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) {
+                        Some(quoted) => quoted.to_string(),
+                        None => name.to_lowercase(),
+                    };
+                    let t = u.field(&name).map(|(_, t)| t).ok_or_else(|| {
+                        CqlError::invalid(format!(
+                            "Unknown field '{name}' in value of user defined type {}",
+                            u.name
+                        ))
+                    })?;
+                    fields.push((name, typed(t, value)?));
+                }
+                Literal::Udt(fields)
+            }
             (CqlType::Map(k, val), Value::Object(entries)) => {
                 let mut pairs = Vec::with_capacity(entries.len());
                 for (key, value) in entries {

@@ -32,6 +32,8 @@ pub enum Literal {
     Map(Vec<(Literal, Literal)>),
     /// `(a, b, …)`
     Tuple(Vec<Literal>),
+    /// `{field: value, …}`: a user-defined type's value
+    Udt(Vec<(String, Literal)>),
 }
 
 impl Literal {
@@ -62,6 +64,13 @@ impl Literal {
                     .collect();
                 format!("{{{}}}", ps.join(", "))
             }
+            Literal::Udt(fields) => {
+                let fs: Vec<String> = fields
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", super::quote_name(k), v.text()))
+                    .collect();
+                format!("{{{}}}", fs.join(", "))
+            }
         }
     }
 
@@ -73,6 +82,7 @@ impl Literal {
                 items.iter().any(Literal::has_call)
             }
             Literal::Map(pairs) => pairs.iter().any(|(k, v)| k.has_call() || v.has_call()),
+            Literal::Udt(fields) => fields.iter().any(|(_, v)| v.has_call()),
             _ => false,
         }
     }
@@ -92,5 +102,6 @@ pub(super) fn describe(lit: &Literal) -> &'static str {
         Literal::List(_) => "LIST",
         Literal::Set(_) => "SET",
         Literal::Map(_) => "MAP",
+        Literal::Udt(_) => "USER TYPE",
     }
 }

@@ -16,6 +16,7 @@ mod duration;
 mod json;
 mod literal;
 mod tuple;
+mod udt;
 mod vector;
 mod vint;
 
@@ -31,6 +32,7 @@ use supercolumn::model::comparator::{
     FrozenType, InetAddressType, Int32Type, IntegerType, LongType, ShortType, SimpleDateType,
     TimeType, TimeUuidType, TimestampType, TupleType, Utf8Type, UuidType,
 };
+pub use udt::{quote as quote_name, UserType};
 
 /// A comparison operator in `WHERE` (or an `IF` condition): what a type's order answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,6 +110,8 @@ pub enum CqlType {
     Tuple(Vec<CqlType>),
     /// `vector<T, n>`: `n` elements of a fixed-size type, in one cell
     Vector(Box<CqlType>, usize),
+    /// A user-defined type (`udt.rs`); frozen (one cell) inside `Frozen`
+    Udt(Arc<UserType>),
 }
 
 impl CqlType {
@@ -168,6 +172,7 @@ impl CqlType {
                 || t.is_frozen_collection()
                 || matches!(t, CqlType::Decimal | CqlType::Duration)
                 || t.is_tuple_of_values()
+                || t.is_frozen_udt()
         };
         match self {
             CqlType::List(e) => value(e),
@@ -187,6 +192,7 @@ impl CqlType {
             && ts.iter().all(|t| {
                 t.comparator().is_some()
                     || t.is_frozen_collection()
+                    || t.is_frozen_udt()
                     || matches!(t, CqlType::Decimal | CqlType::Duration)
             })
     }
@@ -244,6 +250,18 @@ impl CqlType {
                     _ => return None,
                 }))
             }
+            // A frozen user type orders as the tuple of its fields (Cassandra's order).
+            CqlType::Frozen(inner) if matches!(**inner, CqlType::Udt(_)) => {
+                let CqlType::Udt(u) = &**inner else {
+                    return None;
+                };
+                // A collection field is frozen inside a frozen value, and ordered as one.
+                let fields = u.fields.iter().map(|(_, t)| match t {
+                    t if t.is_collection() => CqlType::Frozen(Box::new(t.clone())).comparator(),
+                    t => t.comparator(),
+                });
+                return Some(Arc::new(TupleType(fields.collect::<Option<Vec<_>>>()?)));
+            }
             // A tuple of ordered types orders element by element (`TupleType`).
             CqlType::Tuple(ts) => Arc::new(TupleType(
                 ts.iter()
@@ -256,6 +274,7 @@ impl CqlType {
             | CqlType::List(_)
             | CqlType::Set(_)
             | CqlType::Map(..)
+            | CqlType::Udt(_)
             | CqlType::Frozen(_) => return None,
         })
     }
@@ -312,6 +331,7 @@ impl CqlType {
             }
             (CqlType::Blob, Literal::Hex(h)) => from_hex(h).map_err(|_| mismatch())?,
             (CqlType::Tuple(types), Literal::Tuple(items)) => tuple::encode(types, items, column)?,
+            (CqlType::Udt(u), Literal::Udt(fields)) => udt::encode(u, fields, column)?,
             (CqlType::Vector(..), Literal::List(items)) => vector::encode(self, items, column)?,
             (CqlType::Duration, Literal::Duration(d)) => {
                 duration::parse(d).map_err(CqlError::invalid)?.encode()
@@ -321,7 +341,8 @@ impl CqlType {
             (ty, Literal::Typed(t, v)) => {
                 let fits = t == ty
                     || matches!((t, ty), (CqlType::Ascii, CqlType::Text))
-                    || matches!(ty, CqlType::Frozen(inner) if **inner == *t);
+                    || matches!(ty, CqlType::Frozen(inner) if **inner == *t)
+                    || matches!(t, CqlType::Frozen(inner) if **inner == *ty);
                 if !fits {
                     return Err(CqlError::invalid(format!(
                         "Type error: cannot assign a value of type {t} to {column} of type {self}"
@@ -393,6 +414,7 @@ impl CqlType {
             CqlType::Ascii if !bytes.is_ascii() => Err("not ASCII".into()),
             CqlType::Duration => Duration::decode(bytes).map(|_| ()),
             CqlType::Tuple(_) => self.tuple_elements(bytes).map(|_| ()),
+            CqlType::Udt(u) => CqlType::udt_fields(u, bytes).map(|_| ()),
             CqlType::Vector(..) => self.vector_elements(bytes).map(|_| ()),
             CqlType::Decimal if bytes.len() < 5 && !bytes.is_empty() => {
                 Err("a decimal is a 4-byte scale and an unscaled varint".into())
@@ -423,6 +445,9 @@ impl CqlType {
             CqlType::Tuple(_) => self
                 .tuple_text(bytes)
                 .unwrap_or_else(|| format!("0x{}", to_hex(bytes))),
+            CqlType::Udt(u) => {
+                CqlType::udt_text(u, bytes).unwrap_or_else(|| format!("0x{}", to_hex(bytes)))
+            }
             CqlType::Vector(..) => self
                 .vector_text(bytes)
                 .unwrap_or_else(|| format!("0x{}", to_hex(bytes))),
@@ -537,6 +562,8 @@ impl std::fmt::Display for CqlType {
             CqlType::Map(k, v) => return write!(f, "map<{k}, {v}>"),
             CqlType::Frozen(t) => return write!(f, "frozen<{t}>"),
             CqlType::Vector(t, n) => return write!(f, "vector<{t}, {n}>"),
+            // By its name alone: a table uses only its own keyspace's types.
+            CqlType::Udt(u) => return f.write_str(&u.quoted_name()),
             // As Cassandra names it in `system_schema` and `DESCRIBE`.
             CqlType::Tuple(ts) => {
                 let ts: Vec<String> = ts.iter().map(ToString::to_string).collect();

@@ -70,8 +70,8 @@ impl Database {
         })
     }
 
-    /// Changes a keyspace's replication and `durable_writes` (CQL's `ALTER KEYSPACE`): `alter`
-    /// gets its definition and must leave its name and column families as they are. Writes
+    /// Changes a keyspace's replication and `durable_writes` (CQL's `ALTER KEYSPACE`), or its
+    /// CQL types (`CREATE`/`ALTER`/`DROP TYPE`): `alter` gets its definition and must leave its name and column families as they are. Writes
     /// that skipped the commit log while `durable_writes` was off stay in memtables until
     /// flushed; a clean close flushes them whatever the keyspace says by then.
     pub fn alter_keyspace(
@@ -88,7 +88,7 @@ impl Database {
             alter(&mut def)?;
             if def.name != ks.def.name || def.column_families != ks.def.column_families {
                 return Err(Error::Schema(format!(
-                    "altering keyspace {name} may change its replication and durable_writes only"
+                    "altering keyspace {name} may change its replication, durable_writes and types only"
                 )));
             }
             def.validate()?;

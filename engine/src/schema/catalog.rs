@@ -3,6 +3,9 @@
 //!
 //! Layout (see `engine/FORMAT.md`): magic `SCSCHEMA`, version, payload length, payload, CRC32 (IEEE) of
 //! everything before it. Replaced atomically on every schema change.
+//!
+//! Long because the catalog's encoder, its decoder (every version it still reads) and their
+//! tests are one format, kept together.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,7 +23,7 @@ use crate::schema::{ColumnFamilyDef, ColumnType, IndexDef, KeysCached, KeyspaceD
 pub const FILE_NAME: &str = "SCHEMA.db";
 const MAGIC: &[u8; 8] = b"SCSCHEMA";
 /// The catalog format version this build writes; it reads versions 2 to 5 too.
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 
 /// The persisted schema: the partitioner the data was written with, the keyspaces, and the
 /// column family ids that commit log records and the manifest name CFs by.
@@ -141,6 +144,10 @@ impl Catalog {
                 }
             }
             p.u8(u8::from(ks.durable_writes));
+            p.u32(ks.cql_types.len() as u32);
+            for t in &ks.cql_types {
+                p.str(t);
+            }
         }
         p.opt(self.settings.as_deref(), |w, s| w.bytes(s));
         seal(MAGIC, VERSION, &p.buf)
@@ -411,6 +418,11 @@ fn decode_payload(
         if version >= 5 {
             ks.durable_writes = flag(&mut r, "durable writes")?;
         }
+        if version >= 7 {
+            for _ in 0..r.count(4)? {
+                ks.cql_types.push(r.str()?.to_string());
+            }
+        }
         ks.validate()
             .map_err(|e| PayloadError::Other(e.to_string()))?;
         keyspaces.push(ks);
@@ -442,6 +454,7 @@ mod tests {
         c.settings = Some(vec![1, 2, 3]);
         let ks = &mut c.keyspaces[0];
         ks.durable_writes = false;
+        ks.cql_types = vec!["CREATE TYPE \"Keyspace1\".a (f int)".into()];
         let cf = &mut ks.column_families[0];
         cf.block_size_kb = Some(64);
         cf.bloom_filter_fp_chance = Some(0.1);

@@ -276,6 +276,10 @@ pub struct KeyspaceDef {
     /// When false a write is only in a memtable until it is flushed: a crash loses it, as in
     /// Cassandra; a clean close flushes it.
     pub durable_writes: bool,
+    /// CQL's user-defined types of this keyspace, each as its `CREATE TYPE` statement, in the
+    /// order they were created (a type names only types before it). The engine keeps them and
+    /// does not read them: the CQL layer owns their meaning.
+    pub cql_types: Vec<String>,
 }
 
 impl KeyspaceDef {
@@ -289,6 +293,7 @@ impl KeyspaceDef {
             replication_factor: 1,
             endpoint_snitch: "org.apache.cassandra.locator.EndPointSnitch".into(),
             durable_writes: true,
+            cql_types: Vec::new(),
         }
     }
 

@@ -246,6 +246,21 @@ with tempfile.TemporaryDirectory() as tmp:
             csv_rows, (header, rows, n) = copy_round_trip(KS_C, "example", "copy_target")
             assert len(csv_rows) == 1 and csv_rows[0][0] == "john", f"CSV holds {csv_rows}"
             assert n == 1 and dict(zip(header, rows[0])) == COLLECTIONS_ROW, f"{header} {rows}"
+
+        @check("user types: cqlsh prints values, DESCRIBE TYPE, COPY round-trips a frozen type")
+        def _():
+            cqlsh("-e", "CREATE TYPE addr (street text, zip int); CREATE TYPE pers (name text, "
+                  "home frozen<addr>); CREATE TABLE ut (k int PRIMARY KEY, p frozen<pers>); "
+                  "CREATE TABLE ut2 (k int PRIMARY KEY, p frozen<pers>); INSERT INTO ut (k, p) "
+                  "VALUES (1, {name: 'Ann', home: {street: '1 Main', zip: 5}})", keyspace=KS)
+            header, rows, n = tables(cqlsh("-e", "SELECT k, p, p.home.zip FROM ut", keyspace=KS))[0]
+            want = ["1", "{name: 'Ann', home: {street: '1 Main', zip: 5}}", "5"]
+            assert (header[:2], rows, n) == (["k", "p"], [want], 1), f"{header} {rows}"
+            desc = cqlsh("-e", "DESCRIBE TYPE pers", keyspace=KS)
+            assert f"CREATE TYPE {KS}.pers" in desc and "home frozen<addr>" in desc, desc
+            csv_rows, (header, rows, n) = copy_round_trip(KS, "ut", "ut2")
+            assert (rows, n) == ([want[:2]], 1), f"COPY: {csv_rows} then {rows}"
+
     finally:
         try:
             cqlsh("-e", f"DROP KEYSPACE IF EXISTS {KS}; DROP KEYSPACE IF EXISTS {KS_C}")

@@ -11,8 +11,9 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use clap::{Parser, ValueEnum};
 use supercolumn::comparator::{Comparator, ComparatorRegistry};
-use supercolumn::inspect::{column_family_of, DumpEntry, DumpRow, SstableFile};
+use supercolumn::inspect::{column_family_of, keyspace_of, DumpEntry, DumpRow, SstableFile};
 use supercolumn::{Column, ColumnFamilyDef, ColumnType, Partitioner};
+use supercolumn_cql::UserTypes;
 use supercolumn_tools::dump_json::JsonDump;
 use supercolumn_tools::format::{column, key_text};
 
@@ -274,7 +275,16 @@ fn dump(cli: &Cli, path: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
         .parent()
         .and_then(Path::file_name)
         .map_or_else(|| "unknown".into(), |k| k.to_string_lossy());
-    let json = JsonDump::new(&keyspace, &def, cli.raw_timestamps);
+    // The keyspace's CQL types, for a table that names some (none when the catalog is not
+    // beside the file).
+    let types = match keyspace_of(path, &ComparatorRegistry::default())
+        .ok()
+        .flatten()
+    {
+        Some((k, _)) => UserTypes::of(&k)?,
+        None => UserTypes::none(&keyspace),
+    };
+    let json = JsonDump::new(&keyspace, &def, &types, cli.raw_timestamps);
     let rows: Box<dyn Iterator<Item = supercolumn::Result<DumpRow>>> = match &cli.key {
         Some(k) => Box::new(file.row(&json.key_of(k)?).transpose().into_iter()),
         None => Box::new(file.rows()),

@@ -39,6 +39,18 @@ pub fn literal(ty: &CqlType, bytes: &[u8]) -> Result<String, String> {
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(format!("({})", body.join(", ")))
         }
+        (None, CqlType::Udt(u)) => {
+            let items = CqlType::udt_fields(u, bytes)?;
+            let body = items
+                .iter()
+                .zip(&u.fields)
+                .map(|(v, (name, t))| {
+                    let value = v.as_ref().map_or(Ok("null".into()), |b| literal(t, b))?;
+                    Ok(format!("{}: {value}", supercolumn_cql::quote_ident(name)))
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            Ok(format!("{{{}}}", body.join(", ")))
+        }
         (None, CqlType::Vector(e, _)) => {
             let body = ty
                 .vector_elements(bytes)?
@@ -140,6 +152,7 @@ fn scalar(ty: &CqlType, bytes: &[u8]) -> Option<String> {
         | CqlType::Map(..)
         | CqlType::Frozen(_)
         | CqlType::Tuple(_)
+        | CqlType::Udt(_)
         | CqlType::Vector(..) => return None,
     })
 }

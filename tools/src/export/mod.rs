@@ -17,7 +17,7 @@ use supercolumn::{
     Column, ColumnFamilyDef, ColumnOrSuperColumn, ColumnParent, ColumnType, Database, KeyRange,
     RangeBound, SlicePredicate,
 };
-use supercolumn_cql::{quote_ident, CqlType, Kind, Table};
+use supercolumn_cql::{create_type_statement, quote_ident, CqlType, Kind, Table, UserTypes};
 
 pub use literal::literal;
 
@@ -89,8 +89,18 @@ pub fn export(
         if let (Some(t), true) = (&only_table, cfs.is_empty()) {
             anyhow::bail!("no table {ks}.{t}");
         }
+        // Its types before its tables, each after the types it names (creation order).
+        let types = UserTypes::of(&def)?;
+        for t in types.list() {
+            let stmt = create_type_statement(t);
+            writeln!(
+                out,
+                "{}\n",
+                stmt.replacen("CREATE TYPE ", "CREATE TYPE IF NOT EXISTS ", 1)
+            )?;
+        }
         for cf in cfs {
-            let shape = Shape::of(ks, cf)?;
+            let shape = Shape::of(ks, cf, &types)?;
             writeln!(out, "{}\n", shape.create_statement())?;
             stats.tables += 1;
             stats.cells += export_cells(db, ks, cf, &shape, now_seconds, out)
@@ -127,8 +137,8 @@ enum Shape {
 }
 
 impl Shape {
-    fn of(ks: &str, cf: &ColumnFamilyDef) -> anyhow::Result<Shape> {
-        if let Some(t) = Table::from_cf(ks, cf)? {
+    fn of(ks: &str, cf: &ColumnFamilyDef, types: &UserTypes) -> anyhow::Result<Shape> {
+        if let Some(t) = Table::from_cf(ks, cf, types)? {
             return Ok(Shape::Cql(t));
         }
         let name = format!("{}.{}", quote_ident(ks), quote_ident(&cf.name));

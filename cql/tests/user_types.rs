@@ -1,0 +1,343 @@
+//! User-defined types through CQL: `CREATE`/`ALTER`/`DROP TYPE` with Cassandra's refusals,
+//! frozen values in regular columns, keys, collections, tuples and other types; literals,
+//! bound values, JSON, field selection; the type surviving reopen; `system_schema.types` and
+//! `DESCRIBE`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{ks_session, open_cql, refused, shown};
+use supercolumn::{Database, Options};
+use supercolumn_cql::{CqlResult, CqlType, Session};
+
+const TYPES: &str = "
+    CREATE TYPE address (street text, zip int, tags set<text>);
+    CREATE TYPE person (name text, home frozen<address>, \"Nick\" text)";
+
+#[test]
+fn frozen_values_are_written_read_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(dir.path(), TYPES);
+    let mut cql = ks_session(&db);
+    cql.execute(
+        "CREATE TABLE users (id int PRIMARY KEY, who frozen<person>, homes list<frozen<address>>,
+                             tagged map<text, frozen<address>>, pair tuple<int, frozen<address>>)",
+    )
+    .unwrap();
+    cql.execute(
+        "INSERT INTO users (id, who, homes) VALUES (1,
+            {name: 'Ann', home: {street: '1 Main', zip: 12345, tags: {'b', 'a'}}, \"Nick\": 'an'},
+            [{street: 'x', zip: 1}, {zip: 2}])",
+    )
+    .unwrap();
+    cql.execute(
+        "UPDATE users SET tagged = {'work': {street: 'it''s'}}, pair = (7, {zip: 9}) WHERE id = 1",
+    )
+    .unwrap();
+    let want =
+        "1|{name: 'Ann', home: {street: '1 Main', zip: 12345, tags: {'a', 'b'}}, \"Nick\": 'an'}\
+                |[{street: 'x', zip: 1, tags: null}, {street: null, zip: 2, tags: null}]\
+                |{'work': {street: 'it''s', zip: null, tags: null}}\
+                |(7, {street: null, zip: 9, tags: null})";
+    let q = "SELECT id, who, homes, tagged, pair FROM users";
+    assert_eq!(shown(&mut cql, q), vec![want.to_string()]);
+    // Field selection, nested too; a missing field of a value is null.
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT who.name, who.home.zip, who.\"Nick\" FROM users WHERE id = 1"
+        ),
+        vec!["Ann|12345|an"]
+    );
+    let rows = cql.query("SELECT who.home FROM users").unwrap();
+    assert_eq!(rows.columns()[0].0, "who.home");
+    assert!(matches!(&rows.columns()[0].1, CqlType::Frozen(_)));
+    // Bound values: the serialized form a driver sends.
+    let p = cql
+        .prepare("INSERT INTO users (id, who) VALUES (?, ?)")
+        .unwrap();
+    let addr = cql
+        .query("SELECT who.home FROM users WHERE id = 1")
+        .unwrap();
+    let home = addr.to_vecs()[0][0].clone().unwrap();
+    let mut person = Vec::new();
+    for part in [Some(b"Bo".to_vec()), Some(home), None] {
+        match part {
+            Some(b) => {
+                person.extend((b.len() as i32).to_be_bytes());
+                person.extend(b);
+            }
+            None => person.extend((-1i32).to_be_bytes()),
+        }
+    }
+    cql.execute_prepared(&p, &[Some(&2i32.to_be_bytes()[..]), Some(&person[..])])
+        .unwrap();
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT who.name, who.home.street FROM users WHERE id = 2"
+        ),
+        vec!["Bo|1 Main"]
+    );
+    let bad = cql.execute_prepared(
+        &p,
+        &[Some(&3i32.to_be_bytes()[..]), Some(&[0, 0, 0, 9, 1][..])],
+    );
+    assert!(bad.is_err(), "a value cut short is refused");
+    // JSON both ways.
+    cql.execute(r#"INSERT INTO users JSON '{"id": 4, "who": {"name": "Cy", "home": {"zip": 5}}}'"#)
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT toJson(who) FROM users WHERE id = 4"),
+        vec![r#"{"name": "Cy", "home": {"street": null, "zip": 5, "tags": null}, "Nick": null}"#]
+    );
+    drop(cql);
+    drop(db);
+    // Reopened: the types and the values are as they were.
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    let mut cql = ks_session(&db);
+    assert_eq!(
+        shown(&mut cql, &format!("{q} WHERE id = 1")),
+        vec![want.to_string()]
+    );
+    let e = refused(
+        &mut cql,
+        "INSERT INTO users (id, who) VALUES (5, {name: 'x', nope: 1})",
+    );
+    assert!(
+        e.contains("Unknown field 'nope' in value of user defined type person"),
+        "{e}"
+    );
+}
+
+#[test]
+fn frozen_values_order_keys_as_cassandra_orders_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TYPE pt (x int, y text);
+         CREATE TABLE m (k frozen<pt>, c frozen<pt>, s set<frozen<pt>>, v int, PRIMARY KEY (k, c))",
+    );
+    let mut cql = ks_session(&db);
+    for (x, y) in [(2, "b"), (-1, "z"), (2, "a"), (10, "a")] {
+        cql.execute(&format!(
+            "INSERT INTO m (k, c, v, s) VALUES ({{x: 1, y: 'k'}}, {{x: {x}, y: '{y}'}}, {x}, {{{{x: {x}, y: '{y}'}}, {{x: 0}}}})"
+        ))
+        .unwrap();
+    }
+    // Ordered field by field, signed ints as numbers (not as bytes).
+    assert_eq!(
+        shown(&mut cql, "SELECT c FROM m WHERE k = {x: 1, y: 'k'}"),
+        vec![
+            "{x: -1, y: 'z'}",
+            "{x: 2, y: 'a'}",
+            "{x: 2, y: 'b'}",
+            "{x: 10, y: 'a'}"
+        ]
+    );
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT v FROM m WHERE k = {x: 1, y: 'k'} AND c > {x: 2, y: 'a'} AND c <= {x: 10, y: 'a'}"
+        ),
+        vec!["2", "10"]
+    );
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT s FROM m WHERE k = {x: 1, y: 'k'} AND c = {x: -1, y: 'z'}"
+        ),
+        vec!["{{x: -1, y: 'z'}, {x: 0, y: null}}"]
+    );
+    // A key given with a field left out is the value with that field null.
+    cql.execute("INSERT INTO m (k, c, v) VALUES ({x: 3}, {x: 0}, 30)")
+        .unwrap();
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT v FROM m WHERE k = {x: 3, y: null} AND c = {x: 0}"
+        ),
+        vec!["30"]
+    );
+    cql.execute("CREATE TABLE tk (k int, c tuple<int, text>, PRIMARY KEY (k, c))")
+        .unwrap();
+    cql.execute("INSERT INTO tk (k, c) VALUES (1, (2, 'x'))")
+        .unwrap();
+    let before = shown(&mut cql, "SELECT * FROM m");
+    drop(cql);
+    drop(db);
+    // Reopened: the names' comparators (tuples of the fields' types) are read back. Before,
+    // a tuple or a user type in a key left the catalog unreadable.
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    let mut cql = ks_session(&db);
+    assert_eq!(shown(&mut cql, "SELECT * FROM m"), before);
+    assert_eq!(shown(&mut cql, "SELECT c FROM tk"), vec!["(2, 'x')"]);
+}
+
+#[test]
+fn type_statements_change_types_as_cassandra_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(dir.path(), TYPES);
+    let mut cql = ks_session(&db);
+    cql.execute("CREATE TABLE t (k int PRIMARY KEY, a frozen<address>)")
+        .unwrap();
+    cql.execute("INSERT INTO t (k, a) VALUES (1, {street: 's', zip: 1})")
+        .unwrap();
+    let p = cql.prepare("SELECT a FROM t WHERE k = 1").unwrap();
+    cql.execute("ALTER TYPE address ADD city text").unwrap();
+    cql.execute("ALTER TYPE address RENAME zip TO code AND street TO road")
+        .unwrap();
+    // A value written before the field was added reads it as null.
+    assert_eq!(
+        shown(&mut cql, "SELECT a, a.code FROM t"),
+        vec!["{road: 's', code: 1, tags: null, city: null}|1"]
+    );
+    assert!(
+        matches!(
+            cql.execute_prepared(&p, &[]),
+            Err(supercolumn_cql::CqlError::Stale(_))
+        ),
+        "a statement prepared before is prepared again"
+    );
+    cql.execute("INSERT INTO t (k, a) VALUES (2, {city: 'c'})")
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT a.city FROM t WHERE k = 2"),
+        vec!["c"]
+    );
+    let refusals = [
+        (
+            "CREATE TYPE address (x int)",
+            "A user type with name 'address' already exists",
+        ),
+        (
+            "ALTER TYPE address ADD city int",
+            "as a field with the same name already exists",
+        ),
+        (
+            "ALTER TYPE address RENAME nope TO x",
+            "Unkown field nope in user type ks.address",
+        ),
+        ("ALTER TYPE nope ADD x int", "Type ks.nope doesn't exist"),
+        (
+            "ALTER TYPE address ADD me frozen<person>",
+            "circular reference",
+        ),
+        ("DROP TYPE address", "still used by user types person"),
+        ("DROP TYPE nope", "Type 'ks.nope' doesn't exist"),
+        ("CREATE TYPE d (a int, a text)", "Duplicate field name"),
+        ("CREATE TYPE c (n counter)", "cannot contain counters"),
+        (
+            "CREATE TYPE n (a address)",
+            "cannot contain non-frozen UDTs",
+        ),
+        (
+            "CREATE TABLE x (k int PRIMARY KEY, l list<address>)",
+            "Non-frozen UDTs are not allowed inside collections: list<address>",
+        ),
+        (
+            "CREATE TABLE x (k int PRIMARY KEY, a nope)",
+            "Unknown type ks.nope",
+        ),
+        (
+            "CREATE TABLE x (k int PRIMARY KEY, a frozen<other.address>)",
+            "user types can only be used in the keyspace they are defined in",
+        ),
+        (
+            "CREATE TABLE x (k int PRIMARY KEY, a address)",
+            "non-frozen user-defined types are not supported yet",
+        ),
+        (
+            "INSERT INTO t (k, a) VALUES (3, {nope: 1})",
+            "Unknown field 'nope'",
+        ),
+        ("SELECT a.nope FROM t", "nope"),
+    ];
+    for (q, want) in refusals {
+        let e = match cql.execute(q) {
+            Err(e) => e.to_string(),
+            Ok(r) => panic!("{q}: accepted ({r:?})"),
+        };
+        assert!(e.contains(want), "{q}: {e}");
+    }
+    cql.execute("CREATE TYPE IF NOT EXISTS address (x int)")
+        .unwrap();
+    cql.execute("DROP TYPE IF EXISTS nope").unwrap();
+    cql.execute("DROP TABLE t").unwrap();
+    cql.execute("CREATE TABLE k (k frozen<address> PRIMARY KEY)")
+        .unwrap();
+    let e = refused(&mut cql, "ALTER TYPE address ADD more int");
+    assert!(e.contains("orders table ks.k"), "{e}");
+    cql.execute("DROP TABLE k").unwrap();
+    let e = refused(&mut cql, "DROP TYPE address");
+    assert!(e.contains("still used by user types person"), "{e}");
+    cql.execute("DROP TYPE person").unwrap();
+    cql.execute("DROP TYPE address").unwrap();
+    assert!(shown(
+        &mut cql,
+        "SELECT type_name FROM system_schema.types WHERE keyspace_name = 'ks'"
+    )
+    .is_empty());
+    assert_eq!(
+        cql.execute("CREATE TYPE again (a int)").unwrap(),
+        vec![CqlResult::SchemaChange("CREATED TYPE ks.again".into())]
+    );
+}
+
+#[test]
+fn types_show_in_the_schema_tables_and_describe() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(dir.path(), TYPES);
+    let mut cql = ks_session(&db);
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = 'ks'"
+        ),
+        vec![
+            "address|['street', 'zip', 'tags']|['text', 'int', 'set<text>']",
+            "person|['name', 'home', 'Nick']|['text', 'frozen<address>', 'text']",
+        ]
+    );
+    let described = |cql: &mut Session<'_>, q: &str| -> String {
+        let rows = cql.query(q).unwrap();
+        let col = rows
+            .columns()
+            .iter()
+            .position(|c| c.0 == "create_statement")
+            .unwrap();
+        rows.displayed()
+            .iter()
+            .map(|r| r[col].clone())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let person = described(&mut cql, "DESCRIBE TYPE person");
+    assert_eq!(
+        person,
+        "CREATE TYPE ks.person (\n    name text,\n    home frozen<address>,\n    \"Nick\" text\n);"
+    );
+    let ks = described(&mut cql, "DESCRIBE KEYSPACE ks");
+    let (a, p) = (
+        ks.find("CREATE TYPE ks.address").unwrap(),
+        ks.find("CREATE TYPE ks.person").unwrap(),
+    );
+    assert!(a < p, "a type before the types naming it:\n{ks}");
+    let names = shown(&mut cql, "DESCRIBE TYPES");
+    assert!(names.iter().any(|r| r.contains("address")), "{names:?}");
+    // What DESCRIBE prints runs again, in a fresh keyspace.
+    let dir2 = tempfile::tempdir().unwrap();
+    let db2 = open_cql(dir2.path(), "CREATE TABLE unused (k int PRIMARY KEY)");
+    let mut cql2 = ks_session(&db2);
+    for stmt in [described(&mut cql, "DESCRIBE TYPE address"), person] {
+        cql2.execute(&stmt).unwrap();
+    }
+    assert_eq!(
+        shown(
+            &mut cql2,
+            "SELECT type_name FROM system_schema.types WHERE keyspace_name = 'ks'"
+        ),
+        vec!["address", "person"]
+    );
+}
