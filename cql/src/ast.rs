@@ -196,6 +196,8 @@ pub enum Assignment {
     Discard(String, Term),
     /// `c[k] = value`: a map's entry, a list's element at an index.
     SetElement(String, Term, Term),
+    /// `u.f = value`: a field of a non-frozen user type's value.
+    SetField(String, String, Term),
 }
 
 impl Assignment {
@@ -206,7 +208,8 @@ impl Assignment {
             | Assignment::Add(c, _)
             | Assignment::Prepend(c, _)
             | Assignment::Discard(c, _)
-            | Assignment::SetElement(c, _, _) => c,
+            | Assignment::SetElement(c, _, _)
+            | Assignment::SetField(c, _, _) => c,
         }
     }
 
@@ -216,7 +219,8 @@ impl Assignment {
             Assignment::Set(_, t)
             | Assignment::Add(_, t)
             | Assignment::Prepend(_, t)
-            | Assignment::Discard(_, t) => vec![t],
+            | Assignment::Discard(_, t)
+            | Assignment::SetField(_, _, t) => vec![t],
             Assignment::SetElement(_, k, v) => vec![k, v],
         }
     }

@@ -176,6 +176,13 @@ fn walk(s: &Statement, tables: Tables<'_>, out: &mut Out) {
                         put(out, k, &format!("key({c})"), kt);
                         put(out, v, &format!("value({c})"), vt);
                     }
+                    Assignment::SetField(c, f, v) => {
+                        let ft = match &ty {
+                            CqlType::Udt(u) => u.field(f).map(|(_, t)| t.clone()),
+                            _ => None,
+                        };
+                        put(out, v, &format!("{c}.{f}"), ft.unwrap_or(CqlType::Blob));
+                    }
                 }
             }
             relations(r, table, out);

@@ -65,7 +65,11 @@ pub(super) fn take(
             let v = entry.2[i].get_or_insert_with(|| (vec![0; 4], timestamp, expires_at));
             add_element(&mut v.0, ty, &e, &value, reversed);
         }
-        (ty, None) if !ty.is_collection() => entry.2[i] = Some((value, timestamp, expires_at)),
+        (CqlType::Udt(u), Some(e)) => {
+            let v = entry.2[i].get_or_insert_with(|| (Vec::new(), timestamp, expires_at));
+            CqlType::udt_set_cell(u, &mut v.0, &e, &value);
+        }
+        (ty, None) if !ty.is_multi_cell() => entry.2[i] = Some((value, timestamp, expires_at)),
         _ => {}
     }
 }

@@ -92,6 +92,11 @@ impl Session<'_> {
         };
         Ok(match (kind, &def.ty) {
             (None, ty) => CollectionOp::Replace(self.value(ty, term, c)?),
+            (Some(_), ty @ CqlType::Udt(_)) => {
+                return Err(CqlError::invalid(format!(
+                    "invalid operation for {c} of type {ty}: a user type's value is set whole or one field at a time ({c}.field = …)"
+                )))
+            }
             (Some('+'), ty) => CollectionOp::Add(needs(self.value(ty, term, c)?)?),
             (Some('<'), ty @ CqlType::List(_)) => {
                 CollectionOp::Prepend(needs(self.value(ty, term, c)?)?)
@@ -135,6 +140,30 @@ impl Session<'_> {
         Ok(CollectionOp::SetElement(key, value))
     }
 
+    /// The operation `u.f = value` on `def`, a non-frozen user type's column: one cell.
+    pub(super) fn field_op(
+        &self,
+        def: &ColumnDef,
+        field: &str,
+        value: &Term,
+    ) -> Result<CollectionOp, CqlError> {
+        let c = &def.name;
+        let u = match &def.ty {
+            CqlType::Udt(u) => u,
+            ty => {
+                return Err(CqlError::invalid(format!(
+                    "Invalid operation ({c}.{field} = …) for {ty} column {c}: only a non-frozen user type's fields are set one at a time"
+                )))
+            }
+        };
+        let (i, ty) = u.field(field).ok_or_else(|| {
+            CqlError::invalid(format!("Unknown field {field} in user type {}", u.name))
+        })?;
+        let i = i16::try_from(i).map_err(|_| CqlError::invalid("a field past 32767"))?;
+        let value = self.value(ty, value, &format!("{c}.{field}"))?;
+        Ok(CollectionOp::SetElement(i.to_be_bytes().to_vec(), value))
+    }
+
     /// Adds `op` on one CQL row's collection to `batch`.
     // Long because it is one match with an arm per collection operation.
     pub(super) fn write_collection(
@@ -155,8 +184,17 @@ impl Session<'_> {
             CollectionOp::Replace(value) => {
                 let path = ColumnPath::new(&at.table.name).column(at.prefix(0)?);
                 batch.remove_prefix(at.key, path, Some(ts.saturating_sub(1)));
-                if let Some(v) = value {
-                    self.add_elements(batch, at, elements(v)?, write)?;
+                match (value, ty) {
+                    (Some(v), CqlType::Udt(u)) => {
+                        let cells = CqlType::udt_cells(u, v).map_err(|e| {
+                            CqlError::invalid(format!("invalid value for {}: {e}", at.column.name))
+                        })?;
+                        for (position, field) in cells {
+                            batch.insert(at.key, &at.path(&position)?, field, write);
+                        }
+                    }
+                    (Some(v), _) => self.add_elements(batch, at, elements(v)?, write)?,
+                    (None, _) => {}
                 }
             }
             CollectionOp::Add(v) => self.add_elements(batch, at, elements(v)?, write)?,

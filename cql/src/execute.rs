@@ -174,7 +174,7 @@ impl Session<'_> {
     /// collection deletes its old elements at the write's timestamp − 1, so the timestamp must
     /// be known before the batch is applied.
     pub(super) fn stamped(&self, write: WriteOptions, t: &Table) -> WriteOptions {
-        if write.timestamp.is_some() || !t.columns.iter().any(|c| c.ty.is_collection()) {
+        if write.timestamp.is_some() || !t.columns.iter().any(|c| c.ty.is_multi_cell()) {
             return write;
         }
         WriteOptions {

@@ -44,7 +44,7 @@ impl Session<'_> {
         let t = &c.p.table;
         let n_ck = t.clustering.len();
         let read = RowRead {
-            by_name: !t.columns.iter().any(|c| c.ty.is_collection()),
+            by_name: !t.columns.iter().any(|c| c.ty.is_multi_cell()),
             regular: t
                 .regular_sorted()
                 .into_iter()

@@ -155,6 +155,11 @@ fn check_target(t: &Table, target: &IndexTarget) -> Result<IndexOf, CqlError> {
     let (_, def) = t
         .column(c)
         .map_err(|_| CqlError::invalid(format!("Column '{c}' doesn't exist")))?;
+    if matches!(def.ty, CqlType::Udt(_)) {
+        return Err(CqlError::invalid(
+            "Secondary indexes are not supported on non-frozen UDTs",
+        ));
+    }
     if t.columns.iter().any(|c| c.ty == CqlType::Counter) {
         return Err(CqlError::invalid(
             "Secondary indexes on counter tables aren't supported",

@@ -122,7 +122,7 @@ fn insert_plan(
     for (c, v) in columns.iter().zip(values) {
         let (i, def) = t.column(c).ok()?;
         // Collections, and frozen ones whose bound bytes may need sorting, take the general path.
-        if given[i].is_some() || def.ty.is_collection() || matches!(def.ty, CqlType::Frozen(_)) {
+        if given[i].is_some() || def.ty.is_multi_cell() || matches!(def.ty, CqlType::Frozen(_)) {
             return None;
         }
         given[i] = Some(source(v, &def.ty, c, &mut checks)?);
@@ -160,7 +160,7 @@ fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
         && s.order_by.is_empty()
         && s.limit.is_none()
         && s.per_partition_limit.is_none()
-        && !t.columns.iter().any(|c| c.ty.is_collection());
+        && !t.columns.iter().any(|c| c.ty.is_multi_cell());
     if !plain {
         return None;
     }

@@ -414,7 +414,7 @@ fn names_of_one_row(
     t: &Table,
     eq: &[Option<Vec<Vec<u8>>>],
 ) -> Result<Option<Vec<Vec<u8>>>, CqlError> {
-    if t.columns.iter().any(|c| c.ty.is_collection()) {
+    if t.columns.iter().any(|c| c.ty.is_multi_cell()) {
         return Ok(None);
     }
     let ck: Vec<&[u8]> = t

@@ -67,6 +67,11 @@ pub(super) fn selection_function(d: &ColumnDef, f: &str) -> Result<(), CqlError>
             "Cannot use selection function {f} on non-frozen collection {c}"
         )));
     }
+    if matches!(d.ty, CqlType::Udt(_)) {
+        return Err(CqlError::invalid(format!(
+            "Cannot use selection function {f} on non-frozen user type {c}"
+        )));
+    }
     if d.ty == CqlType::Counter {
         return Err(CqlError::invalid(format!(
             "Cannot use selection function {f} on counter column {c}"
@@ -149,11 +154,13 @@ impl Builder<'_> {
             Selector::Element(x, _) | Selector::Slice(x, ..) => self.element(sel, x, in_aggregate)?,
             Selector::Field(x, name) => {
                 let (e, ty) = self.expr(x, in_aggregate)?;
-                let CqlType::Frozen(inner) = &ty else {
-                    return Err(not_a_udt(x, &ty));
-                };
-                let CqlType::Udt(u) = &**inner else {
-                    return Err(not_a_udt(x, &ty));
+                let u = match &ty {
+                    CqlType::Udt(u) => u,
+                    CqlType::Frozen(inner) => match &**inner {
+                        CqlType::Udt(u) => u,
+                        _ => return Err(not_a_udt(x, &ty)),
+                    },
+                    _ => return Err(not_a_udt(x, &ty)),
                 };
                 let (i, field) = u.field(name).ok_or_else(|| {
                     CqlError::invalid(format!("{} of type {ty} has no field {name}", x.text()))

@@ -91,7 +91,7 @@ impl SlicePlan {
             && !s.allow_filtering
             && s.per_partition_limit.is_none()
             && !t.clustering.is_empty()
-            && !t.columns.iter().any(|c| c.ty.is_collection());
+            && !t.columns.iter().any(|c| c.ty.is_multi_cell());
         if !plain {
             return None;
         }

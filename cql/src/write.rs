@@ -88,7 +88,7 @@ impl Session<'_> {
             if def.kind != Kind::Regular || !named[i] {
                 continue;
             }
-            if def.ty.is_collection() {
+            if def.ty.is_multi_cell() {
                 let at = Target::new(&t, &key, &ck, def);
                 let op = CollectionOp::Replace(given[i].clone());
                 self.write_collection(batch, &at, &op, write)?;
@@ -143,9 +143,13 @@ impl Session<'_> {
                     ops.push((def, self.element_op(def, k, Some(v))?));
                     continue;
                 }
+                Assignment::SetField(_, f, v) => {
+                    ops.push((def, self.field_op(def, f, v)?));
+                    continue;
+                }
             };
             let term = a.terms()[0];
-            if def.ty.is_collection() {
+            if def.ty.is_multi_cell() {
                 ops.push((def, self.collection_op(def, kind, term)?));
             } else if kind.is_some() {
                 return Err(CqlError::invalid(format!(
@@ -296,7 +300,7 @@ impl Session<'_> {
         }
         for n in names {
             let (_, def) = row.t.column(&n)?;
-            if def.ty.is_collection() {
+            if def.ty.is_multi_cell() {
                 // Every element: a range tombstone over the collection.
                 let prefix = row.t.name_in_row(row.ck, &n, None, 0)?;
                 batch.remove_prefix(

@@ -246,7 +246,7 @@ fn type_statements_change_types_as_cassandra_does() {
         ),
         (
             "CREATE TABLE x (k int PRIMARY KEY, a address)",
-            "non-frozen user-defined types are not supported yet",
+            "Non-frozen UDTs with nested non-frozen collections are not supported",
         ),
         (
             "INSERT INTO t (k, a) VALUES (3, {nope: 1})",
@@ -340,4 +340,92 @@ fn types_show_in_the_schema_tables_and_describe() {
         ),
         vec!["address", "person"]
     );
+}
+
+#[test]
+fn non_frozen_values_are_one_cell_per_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TYPE pt (x int, y text);
+         CREATE TABLE nf (k int, c int, a pt, s pt static, PRIMARY KEY (k, c))",
+    );
+    let mut cql = ks_session(&db);
+    let q = "SELECT k, c, a, s FROM nf";
+    cql.execute("INSERT INTO nf (k, c, a) VALUES (1, 1, {x: 1, y: 'a'}) USING TIMESTAMP 10")
+        .unwrap();
+    cql.execute("UPDATE nf USING TIMESTAMP 20 SET a.y = 'b', s.x = 7 WHERE k = 1 AND c = 1")
+        .unwrap();
+    // An older write of one field loses to the newer cell, as each field is its own cell.
+    cql.execute("UPDATE nf USING TIMESTAMP 15 SET a.y = 'old' WHERE k = 1 AND c = 1")
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, q),
+        vec!["1|1|{x: 1, y: 'b'}|{x: 7, y: null}"]
+    );
+    cql.execute("UPDATE nf SET a.x = null WHERE k = 1 AND c = 1")
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT a, a.y FROM nf"),
+        vec!["{x: null, y: 'b'}|b"]
+    );
+    // Set whole, it replaces every field (a range tombstone, then its fields' cells).
+    cql.execute("UPDATE nf SET a = {x: 5} WHERE k = 1 AND c = 2")
+        .unwrap();
+    cql.execute("UPDATE nf SET a = {x: 6} WHERE k = 1 AND c = 1")
+        .unwrap();
+    let p = cql
+        .prepare("UPDATE nf SET a.y = ? WHERE k = ? AND c = ?")
+        .unwrap();
+    cql.execute_prepared(
+        &p,
+        &[
+            Some(b"p".as_slice()),
+            Some(&1i32.to_be_bytes()[..]),
+            Some(&2i32.to_be_bytes()[..]),
+        ],
+    )
+    .unwrap();
+    let want = vec![
+        "1|1|{x: 6, y: null}|{x: 7, y: null}".to_string(),
+        "1|2|{x: 5, y: 'p'}|{x: 7, y: null}".to_string(),
+    ];
+    assert_eq!(shown(&mut cql, q), want);
+    assert_eq!(common::paged(&mut cql, q, 1), want);
+    cql.execute("ALTER TYPE pt ADD z int").unwrap();
+    cql.execute("UPDATE nf SET a.z = 3 WHERE k = 1 AND c = 2")
+        .unwrap();
+    cql.execute("DELETE a FROM nf WHERE k = 1 AND c = 1")
+        .unwrap();
+    let want = vec![
+        "1|1|null|{x: 7, y: null, z: null}".to_string(),
+        "1|2|{x: 5, y: 'p', z: 3}|{x: 7, y: null, z: null}".to_string(),
+    ];
+    assert_eq!(shown(&mut cql, q), want);
+    db.flush_all().unwrap();
+    drop(cql);
+    drop(db);
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    let mut cql = ks_session(&db);
+    assert_eq!(shown(&mut cql, q), want);
+    for (q, says) in [
+        ("SELECT writetime(a) FROM nf", "on non-frozen user type a"),
+        (
+            "UPDATE nf SET a = a + {x: 1} WHERE k = 1 AND c = 1",
+            "set whole or one field at a time",
+        ),
+        (
+            "UPDATE nf SET a.nope = 1 WHERE k = 1 AND c = 1",
+            "Unknown field nope",
+        ),
+        ("CREATE INDEX ON nf (a)", "not supported on non-frozen UDTs"),
+        ("CREATE TABLE bad (k pt PRIMARY KEY)", "PRIMARY KEY"),
+    ] {
+        let e = refused(&mut cql, q);
+        assert!(e.contains(says), "{q}: {e}");
+    }
+    cql.execute("CREATE TABLE fz (k int PRIMARY KEY, f frozen<pt>)")
+        .unwrap();
+    let e = refused(&mut cql, "UPDATE fz SET f.x = 1 WHERE k = 1");
+    assert!(e.contains("only a non-frozen user type's fields"), "{e}");
 }

@@ -414,7 +414,7 @@ fn typed(ty: &CqlType, bytes: &[u8]) -> Value {
 }
 
 /// A collection element's path (a list's by its TimeUUID, a set's and a map's by the
-/// element or the key) and its value.
+/// element or the key, a user type's field by its name) and its value.
 fn element_of(ty: &CqlType, element: &[u8], value: &[u8]) -> (Value, Value) {
     match ty {
         CqlType::List(inner) => (
@@ -426,6 +426,20 @@ fn element_of(ty: &CqlType, element: &[u8], value: &[u8]) -> (Value, Value) {
             Value::String(String::new()),
         ),
         CqlType::Map(k, v) => (Value::String(k.display(element)), typed(v, value)),
+        // A non-frozen user type's field: by its name, its value by its type.
+        CqlType::Udt(u) => {
+            let field = <[u8; 2]>::try_from(element)
+                .ok()
+                .and_then(|p| usize::try_from(i16::from_be_bytes(p)).ok())
+                .and_then(|i| u.fields.get(i));
+            match field {
+                Some((name, t)) => (Value::String(name.clone()), typed(t, value)),
+                None => (
+                    Value::String(supercolumn::comparator::builtin::to_hex(element)),
+                    typed(&CqlType::Blob, value),
+                ),
+            }
+        }
         other => (
             Value::String(supercolumn::comparator::builtin::to_hex(element)),
             typed(other, value),

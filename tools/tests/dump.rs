@@ -122,8 +122,10 @@ fn the_json_dump_of_a_cql_table_is_sstabledump_s_with_typed_values() {
         assert!(o.status.success(), "{}", text(&o.stderr));
     };
     cql("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+         CREATE TYPE ks.pt (x int, y text);
          CREATE TABLE ks.t (k int, c text, n bigint, s text, m map<text, int>, b boolean,
-                            st text static, PRIMARY KEY (k, c));
+                            st text static, u pt, PRIMARY KEY (k, c));
+         UPDATE ks.t USING TIMESTAMP 2500 SET u.y = 'q' WHERE k = 1 AND c = 'a';
          UPDATE ks.t USING TIMESTAMP 1500 SET st = 'shared' WHERE k = 1;
          INSERT INTO ks.t (k, c, n, s, b) VALUES (1, 'a', -10, 'x y', true) USING TIMESTAMP 1000;
          UPDATE ks.t USING TIMESTAMP 2000 AND TTL 600 SET m['q'] = 5 WHERE k = 1 AND c = 'a';
@@ -157,7 +159,8 @@ fn the_json_dump_of_a_cql_table_is_sstabledump_s_with_typed_values() {
               { "name": "b", "value": true, "tstamp": 1000 },
               { "name": "m", "path": ["q"], "value": 5, "tstamp": 2000, "ttl": 600 },
               { "name": "n", "value": -10, "tstamp": 1000 },
-              { "name": "s", "value": "x y", "tstamp": 1000 } ] },
+              { "name": "s", "value": "x y", "tstamp": 1000 },
+              { "name": "u", "path": ["y"], "value": "q", "tstamp": 2500 } ] },
           { "type": "row", "clustering": ["b"],
             "cells": [ { "name": "s", "deletion_info": {}, "tstamp": 3000 } ] },
           { "type": "row", "clustering": ["z"], "deletion_info": { "marked_deleted": 4000 },

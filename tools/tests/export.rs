@@ -163,6 +163,11 @@ fn fill(dir: &Path) {
              {name: 'Ann'}, {name: 'Bo', home: {zip: 5, city: 'X'}, \"Nick\": 'b'},
              [{zip: 1}, {street: 's'}], {'w': {tags: {}}}, (3, {zip: 3})) USING TTL 70000;
          INSERT INTO udts (k, c) VALUES ({zip: 2}, {name: null});
+         CREATE TYPE pt (x int, y text);
+         CREATE TABLE nf (k int PRIMARY KEY, a pt);
+         INSERT INTO nf (k, a) VALUES (1, {x: 1, y: 'a'}) USING TIMESTAMP 100;
+         UPDATE nf USING TIMESTAMP 200 AND TTL 60000 SET a.y = 'b' WHERE k = 1;
+         UPDATE nf SET a.x = 3 WHERE k = 2;
          CREATE INDEX ON everything (i);
          CREATE INDEX by_set ON everything (values(s));
          CREATE CUSTOM INDEX ON statics (s) USING 'StorageAttachedIndex';",
@@ -316,7 +321,9 @@ fn an_export_loaded_by_cqlsh_gives_every_cell_back_with_its_time_and_ttl() {
         // collections and tuples.
         ("SELECT * FROM app.udts", 2),
         ("SELECT k, c, writetime(p), ttl(p), writetime(t) FROM app.udts", 2),
-        ("SELECT type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = 'app'", 2),
+        ("SELECT type_name, field_names, field_types FROM system_schema.types WHERE keyspace_name = 'app'", 3),
+        // A non-frozen one, field by field (each its own time and TTL).
+        ("SELECT k, a FROM app.nf", 2),
         // Counters, loaded by adding their counts.
         ("SELECT * FROM app.counts", 2),
         // Indexes come along, built over the rows loaded.

@@ -375,16 +375,19 @@ pub(super) fn call(
             Some(v) => t.to_json(v).into_bytes(),
             None => b"null".to_vec(),
         },
-        Native::Field(t, i) => match (arg(0), t) {
-            (Some(v), CqlType::Frozen(inner)) => match &**inner {
-                CqlType::Udt(u) => {
+        Native::Field(t, i) => {
+            let u = match t {
+                CqlType::Frozen(inner) => inner.as_ref(),
+                t => t,
+            };
+            match (arg(0), u) {
+                (Some(v), CqlType::Udt(u)) => {
                     let fields = CqlType::udt_fields(u, v).map_err(CqlError::invalid)?;
                     return Ok(fields.into_iter().nth(*i).flatten());
                 }
                 _ => return Ok(None),
-            },
-            _ => return Ok(None),
-        },
+            }
+        }
         Native::Slice(t) => match arg(0) {
             Some(c) => return element::slice(t, c, arg(1), arg(2)),
             None => return Ok(None),

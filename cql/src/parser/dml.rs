@@ -83,6 +83,11 @@ impl Parser {
             self.sym("=")?;
             return Ok(Assignment::SetElement(col, k, self.term()?));
         }
+        if self.eat_sym(".") {
+            let field = self.ident()?;
+            self.sym("=")?;
+            return Ok(Assignment::SetField(col, field, self.term()?));
+        }
         self.sym("=")?;
         let same_col = |p: &Parser, n: usize| match p.peek_at(n) {
             Some(Tok::Word(w)) => w.to_lowercase() == col,

@@ -597,7 +597,9 @@ fn storable(ty: &CqlType) -> bool {
     match ty {
         // A frozen user type's fields were checked when it was defined.
         CqlType::Frozen(_) if ty.is_frozen_udt() => true,
-        CqlType::Udt(_) => false,
+        // One cell per field, each holding its field whole: a field may not be a collection
+        // that is itself many cells (Cassandra's rule).
+        CqlType::Udt(u) => !u.fields.iter().any(|(_, t)| t.is_collection()),
         CqlType::Tuple(_) => ty.is_tuple_of_values(),
         CqlType::Frozen(_) => ty.is_frozen_collection(),
         t if t.is_collection() => t.is_collection_of_scalars(),
@@ -613,9 +615,9 @@ fn statics_need_clustering() -> CqlError {
 
 fn unstorable(name: &str, ty: &CqlType) -> CqlError {
     CqlError::invalid(match ty {
-        CqlType::Udt(_) => format!(
-            "column {name} is {ty}: non-frozen user-defined types are not supported yet; declare it frozen<{ty}> (one cell, written and read whole)"
-        ),
+        CqlType::Udt(_) => {
+            format!("column {name} is {ty}: Non-frozen UDTs with nested non-frozen collections are not supported")
+        }
         CqlType::Frozen(inner) if !inner.is_collection() => {
             format!("column {name} is {ty}: frozen<> is only allowed on collections")
         }

@@ -153,6 +153,9 @@ impl CqlType {
                 .unwrap_or_else(|| Arc::new(BytesType) as Arc<dyn Comparator>),
         };
         Some(match self {
+            // A non-frozen user type's cells are named by their field's position (a `short`,
+            // as Cassandra names them), each holding its field's bytes.
+            CqlType::Udt(_) => Collection::Map(Arc::new(ShortType), Arc::new(BytesType)),
             CqlType::List(e) => Collection::List(value(e)),
             CqlType::Set(e) => Collection::Set(e.comparator()?),
             CqlType::Map(k, v) => Collection::Map(k.comparator()?, value(v)),
@@ -217,6 +220,12 @@ impl CqlType {
     /// Whether this is a (non-frozen) collection.
     pub fn is_collection(&self) -> bool {
         matches!(self, CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..))
+    }
+
+    /// Whether a value of this type is stored as many cells, one per element or field: a
+    /// collection or a user type that is not frozen.
+    pub fn is_multi_cell(&self) -> bool {
+        self.is_collection() || matches!(self, CqlType::Udt(_))
     }
 
     /// The comparator that orders this type inside a key; `None` for types that cannot be in a

@@ -57,6 +57,9 @@ impl UserType {
     }
 }
 
+/// A non-frozen value's cell: its field's position (a `short`) and the field's bytes.
+pub type FieldCell = (Vec<u8>, Vec<u8>);
+
 impl CqlType {
     /// Whether this is `frozen<udt>`.
     pub fn is_frozen_udt(&self) -> bool {
@@ -69,6 +72,48 @@ impl CqlType {
             return Err(format!("Unknown type {}", u.name));
         }
         u.as_tuple().tuple_elements(bytes)
+    }
+
+    /// The cells of a non-frozen value: (the field's position as a `short`, its bytes) for
+    /// each field that is not null.
+    pub fn udt_cells(u: &UserType, bytes: &[u8]) -> Result<Vec<FieldCell>, String> {
+        let fields = CqlType::udt_fields(u, bytes)?;
+        let mut out = Vec::with_capacity(fields.len());
+        for (i, f) in fields.into_iter().enumerate() {
+            if let Some(b) = f {
+                let i = i16::try_from(i).map_err(|_| "a user type of over 32767 fields")?;
+                out.push((i.to_be_bytes().to_vec(), b));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Sets, in the value `value` being assembled from a non-frozen value's cells (empty:
+    /// none yet), the field a cell named `position` holds to `bytes`. A cell naming a field
+    /// the type does not have (damage, or a field of a type since changed) is left out.
+    pub fn udt_set_cell(u: &UserType, value: &mut Vec<u8>, position: &[u8], bytes: &[u8]) {
+        let Ok(i) = <[u8; 2]>::try_from(position).map(i16::from_be_bytes) else {
+            return;
+        };
+        let Some(i) = usize::try_from(i).ok().filter(|i| *i < u.fields.len()) else {
+            return;
+        };
+        let mut fields = if value.is_empty() {
+            vec![None; u.fields.len()]
+        } else {
+            CqlType::udt_fields(u, value).unwrap_or_else(|_| vec![None; u.fields.len()])
+        };
+        fields[i] = Some(bytes.to_vec());
+        value.clear();
+        for f in fields {
+            match f {
+                Some(b) => {
+                    value.extend_from_slice(&(b.len() as i32).to_be_bytes());
+                    value.extend_from_slice(&b);
+                }
+                None => value.extend_from_slice(&(-1i32).to_be_bytes()),
+            }
+        }
     }
 
     /// Its text as cqlsh shows it: `{street: '1 Main', zip: 12345}`.

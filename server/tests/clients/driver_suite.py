@@ -438,6 +438,17 @@ try:
         session.execute("DROP TABLE ut")
         session.execute("DROP TYPE pers")
         session.execute("DROP TYPE addr")
+        # Not frozen: a field is set alone, by a bound value of its type.
+        session.execute("CREATE TYPE pt (x int, y text)")
+        session.execute("CREATE TABLE nf (k int PRIMARY KEY, a pt)")
+        session.execute(session.prepare("UPDATE nf SET a.y = ? WHERE k = ?"), ("b", 1))
+        session.execute(session.prepare("INSERT INTO nf (k, a) VALUES (?, ?)"), (2, (5, "c")))
+        session.execute("UPDATE nf SET a.x = 3 WHERE k = 1")
+        got = {r.k: (r.a.x, r.a.y) for r in session.execute("SELECT k, a FROM nf")}
+        assert got == {1: (3, "b"), 2: (5, "c")}, f"non-frozen {got}"
+        session.cluster.refresh_table_metadata(KS, "nf")
+        col = cluster.metadata.keyspaces[KS].tables["nf"].columns["a"]
+        assert col.cql_type == "pt", col.cql_type
 
     @check("vectors: vector<float, 3> round-trips as a list of floats")
     def _():

@@ -384,6 +384,17 @@ fn assignment(
         (CqlType::Map(k, v), Some(el)) => {
             format!("{col} = {col} + {{{}: {}}}", lit(k, el)?, lit(v, value)?)
         }
+        // A non-frozen user type's field, named by its position.
+        (CqlType::Udt(u), Some(el)) => {
+            let field = <[u8; 2]>::try_from(el)
+                .ok()
+                .and_then(|p| usize::try_from(i16::from_be_bytes(p)).ok())
+                .and_then(|i| u.fields.get(i));
+            let Some((name, fty)) = field else {
+                anyhow::bail!("{col}: a cell of no field of type {}", u.name);
+            };
+            format!("{col}.{} = {}", quote_ident(name), lit(fty, value)?)
+        }
         // A counter is loaded by adding its count (a cluster refuses a set, a timestamp or
         // a TTL on one).
         (CqlType::Counter, _) => format!("{col} = {col} + {}", lit(&CqlType::Bigint, value)?),
