@@ -1,6 +1,6 @@
 //! CQL against a model of its semantics: random tables (partition keys of one or two columns,
-//! zero to two clustering columns in either order, regular columns of every scalar type, up to
-//! two `map`, `set` or `list` columns) and random statements (inserts with nulls, updates, row,
+//! zero to two clustering columns in either order, regular columns of every scalar type, frozen
+//! collections and a user type, frozen and not, up to two `map`, `set` or `list` columns) and random statements (inserts with nulls, updates, row,
 //! partition and column deletes, every collection operation), with
 //! flushes, compactions and reopens in between. After every step the model's rows and the
 //! engine's answers must agree: whole partitions in clustering order, clustering ranges forward
@@ -588,7 +588,7 @@ fn random_statement_sequences_agree_with_the_model() {
     let dir = tempfile::tempdir().unwrap();
     let mut db = Some(Database::open(dir.path(), Options::default()).unwrap());
     Session::new(db.as_ref().unwrap())
-        .execute("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        .execute("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; CREATE TYPE ks.pt (x int, y text)")
         .unwrap();
     let sequences = 2000;
     for n in 0..sequences {

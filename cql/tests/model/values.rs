@@ -140,6 +140,24 @@ pub const KEY_TYPES: &[(&str, &[Val])] = &[
 
 /// Types seen only as regular columns.
 pub const VALUE_TYPES: &[(&str, &[Val])] = &[
+    // A non-frozen user type (`pt (x int, y text)`): a cell per field, read back as the frozen
+    // form; never all null (a value of no cells is no value).
+    (
+        "pt",
+        &[
+            (
+                "{x: 1, y: 'a'}",
+                &[0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 1, b'a'],
+                0,
+            ),
+            (
+                "{x: -1}",
+                &[0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+                1,
+            ),
+            ("{y: ''}", &[0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0], 2),
+        ],
+    ),
     (
         "decimal",
         &[
@@ -165,6 +183,25 @@ pub const VALUE_TYPES: &[(&str, &[Val])] = &[
 /// elements and a map's keys sorted, as Cassandra writes them. Ranked as Cassandra orders them
 /// (element by element, a shorter collection first), for keys, set elements and map keys.
 pub const FROZEN_TYPES: &[(&str, &[Val])] = &[
+    // A frozen user type (`pt (x int, y text)`): every field's length and bytes, `-1` for a
+    // null; ordered field by field, a null before any value.
+    (
+        "frozen<pt>",
+        &[
+            ("{y: 'a'}", &[0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1, b'a'], 0),
+            (
+                "{x: -1}",
+                &[0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+                1,
+            ),
+            (
+                "{x: -1, y: 'a'}",
+                &[0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1, b'a'],
+                2,
+            ),
+            ("{y: '', x: 2}", &[0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, 0], 3),
+        ],
+    ),
     (
         "frozen<list<int>>",
         &[
