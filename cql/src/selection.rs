@@ -155,12 +155,14 @@ impl Builder<'_> {
             Selector::Field(x, name) => {
                 let (e, ty) = self.expr(x, in_aggregate)?;
                 let u = match &ty {
-                    CqlType::Udt(u) => u,
-                    CqlType::Frozen(inner) => match &**inner {
-                        CqlType::Udt(u) => u,
-                        _ => return Err(not_a_udt(x, &ty)),
-                    },
-                    _ => return Err(not_a_udt(x, &ty)),
+                    CqlType::Frozen(inner) => inner.as_ref(),
+                    t => t,
+                };
+                let CqlType::Udt(u) = u else {
+                    return Err(CqlError::invalid(format!(
+                        "Invalid field selection: {} of type {ty} is not a user type",
+                        x.text()
+                    )));
                 };
                 let (i, field) = u.field(name).ok_or_else(|| {
                     CqlError::invalid(format!("{} of type {ty} has no field {name}", x.text()))
@@ -490,12 +492,4 @@ fn eval(
             call(f, &values, cx)?
         }
     })
-}
-
-/// The refusal of `x.f` where `x` is not a user type's value (Cassandra's words).
-fn not_a_udt(x: &Selector, ty: &CqlType) -> CqlError {
-    CqlError::invalid(format!(
-        "Invalid field selection: {} of type {ty} is not a user type",
-        x.text()
-    ))
 }

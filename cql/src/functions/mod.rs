@@ -375,24 +375,27 @@ pub(super) fn call(
             Some(v) => t.to_json(v).into_bytes(),
             None => b"null".to_vec(),
         },
-        Native::Field(t, i) => {
-            let u = match t {
-                CqlType::Frozen(inner) => inner.as_ref(),
-                t => t,
-            };
-            match (arg(0), u) {
-                (Some(v), CqlType::Udt(u)) => {
-                    let fields = CqlType::udt_fields(u, v).map_err(CqlError::invalid)?;
-                    return Ok(fields.into_iter().nth(*i).flatten());
-                }
-                _ => return Ok(None),
-            }
-        }
+        Native::Field(t, i) => return field(t, *i, arg(0)),
         Native::Slice(t) => match arg(0) {
             Some(c) => return element::slice(t, c, arg(1), arg(2)),
             None => return Ok(None),
         },
     }))
+}
+
+/// Field `i` of `value`, a value of the user type `t` (frozen or not).
+fn field(t: &CqlType, i: usize, value: Option<&[u8]>) -> Result<Option<Vec<u8>>, CqlError> {
+    let u = match t {
+        CqlType::Frozen(inner) => inner.as_ref(),
+        t => t,
+    };
+    match (value, u) {
+        (Some(v), CqlType::Udt(u)) => {
+            let fields = CqlType::udt_fields(u, v).map_err(CqlError::invalid)?;
+            Ok(fields.into_iter().nth(i).flatten())
+        }
+        _ => Ok(None),
+    }
 }
 
 fn hex(b: &[u8]) -> String {
