@@ -93,7 +93,7 @@ pub mod stats;
 mod store;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use db::{ColumnFamilyHandle, Database, Increment, IndexEntry, DEFAULT_DATA_DIR};
+pub use db::{ColumnFamilyHandle, Database, Increment, IndexEntry, SnapshotInfo, DEFAULT_DATA_DIR};
 pub use error::{ConfError, CorruptKind, Error, FormatError, NameKind, Place, Result};
 #[doc(hidden)]
 pub use memtable::standalone::StandaloneMemtable;

@@ -25,6 +25,26 @@ pub enum NodeCommand {
     Flush { targets: Vec<String> },
     /// Runs a major compaction of the tables named (none: every table).
     Compact { targets: Vec<String> },
+    /// Flushes the keyspaces named (none: every keyspace) and hard-links their SSTables under
+    /// `<data>/<keyspace>/snapshots/<tag>/`.
+    Snapshot {
+        /// The snapshot's name (default: the time in milliseconds).
+        #[arg(short = 't', long = "tag")]
+        tag: Option<String>,
+        keyspaces: Vec<String>,
+    },
+    /// The snapshots taken, per keyspace and table, with their sizes.
+    Listsnapshots,
+    /// Removes a snapshot (`-t tag`) or every one (`--all`) of the keyspaces named (none: all).
+    Clearsnapshot {
+        /// The snapshot to remove.
+        #[arg(short = 't', long = "tag")]
+        tag: Option<String>,
+        /// Every snapshot.
+        #[arg(long)]
+        all: bool,
+        keyspaces: Vec<String>,
+    },
 }
 
 /// Where the commands go.
@@ -42,6 +62,14 @@ pub fn run(
     to: &Target<'_>,
     out: &mut dyn std::io::Write,
 ) -> anyhow::Result<()> {
+    if let NodeCommand::Clearsnapshot {
+        tag: None,
+        all: false,
+        ..
+    } = command
+    {
+        anyhow::bail!("Specify snapshot name or --all");
+    }
     let answer = match online(command, to.admin) {
         Some(answer) => answer?,
         None => offline(command, to.open)?,
@@ -52,35 +80,60 @@ pub fn run(
         NodeCommand::Tablestats { .. } => tablestats(&answer),
         NodeCommand::Compactionstats => compactionstats(&answer),
         NodeCommand::Flush { .. } | NodeCommand::Compact { .. } => String::new(),
+        NodeCommand::Snapshot { keyspaces, .. } => snapshot_taken(&answer, keyspaces),
+        NodeCommand::Listsnapshots => listsnapshots(&answer),
+        NodeCommand::Clearsnapshot { tag, keyspaces, .. } => format!(
+            "Requested clearing snapshot(s) for [{}] with [{}]\n",
+            which_keyspaces(keyspaces),
+            tag.as_deref()
+                .map_or("all snapshots".into(), |t| format!("snapshots named {t}"))
+        ),
     };
     write!(out, "{text}")?;
     Ok(())
 }
 
+/// A request's query: (name, value) pairs, encoded by the HTTP client.
+type Query = Vec<(&'static str, String)>;
+
 /// The request a command makes: method, path and query.
-fn request(command: &NodeCommand) -> (&'static str, &'static str, String) {
-    let q = |t: &[String]| format!("targets={}", t.join(","));
+fn request(command: &NodeCommand) -> (&'static str, &'static str, Query) {
+    let q = |t: &[String]| vec![("targets", t.join(","))];
+    let snap = |tag: &Option<String>, ks: &[String]| {
+        let mut q = q(ks);
+        q.extend(tag.clone().map(|t| ("tag", t)));
+        q
+    };
     match command {
-        NodeCommand::Status => ("GET", "status", String::new()),
-        NodeCommand::Info => ("GET", "info", String::new()),
+        NodeCommand::Status => ("GET", "status", Vec::new()),
+        NodeCommand::Info => ("GET", "info", Vec::new()),
         NodeCommand::Tablestats { targets } => ("GET", "tablestats", q(targets)),
-        NodeCommand::Compactionstats => ("GET", "compactionstats", String::new()),
+        NodeCommand::Compactionstats => ("GET", "compactionstats", Vec::new()),
         NodeCommand::Flush { targets } => ("POST", "flush", q(targets)),
         NodeCommand::Compact { targets } => ("POST", "compact", q(targets)),
+        NodeCommand::Snapshot { tag, keyspaces } => ("POST", "snapshot", snap(tag, keyspaces)),
+        NodeCommand::Listsnapshots => ("GET", "listsnapshots", Vec::new()),
+        NodeCommand::Clearsnapshot { tag, keyspaces, .. } => {
+            ("POST", "clearsnapshot", snap(tag, keyspaces))
+        }
     }
 }
 
 /// The server's answer, or `None` when none listens at `admin`.
 fn online(command: &NodeCommand, admin: &str) -> Option<anyhow::Result<Value>> {
     let (method, path, query) = request(command);
-    let url = format!("http://{admin}/{path}?{query}");
+    let url = format!("http://{admin}/{path}");
     let agent = ureq::AgentBuilder::new()
         .timeout_connect(std::time::Duration::from_secs(2))
         // A major compaction of a large table takes its time; a stuck server does not hold
         // the command forever.
         .timeout(std::time::Duration::from_secs(3600))
         .build();
-    match agent.request(method, &url).call() {
+    let mut req = agent.request(method, &url);
+    for (k, v) in &query {
+        req = req.query(k, v);
+    }
+    match req.call() {
         Ok(r) => Some(
             r.into_string()
                 .context("reading the answer")
@@ -106,6 +159,13 @@ fn offline(
         NodeCommand::Info => report::info(&db, None, 0)?,
         NodeCommand::Tablestats { targets } => report::tablestats(&db, targets)?,
         NodeCommand::Compactionstats => report::compactionstats(&db)?,
+        NodeCommand::Snapshot { tag, keyspaces } => {
+            report::snapshot(&db, tag.as_deref(), keyspaces)?
+        }
+        NodeCommand::Listsnapshots => report::listsnapshots(&db)?,
+        NodeCommand::Clearsnapshot { tag, keyspaces, .. } => {
+            report::clearsnapshot(&db, tag.as_deref(), keyspaces)?
+        }
         NodeCommand::Flush { targets } | NodeCommand::Compact { targets } => {
             let flush = matches!(command, NodeCommand::Flush { .. });
             for (ks, cf) in report::tables(&db, targets)? {
@@ -253,4 +313,78 @@ fn compactionstats(v: &Value) -> String {
         );
     }
     out
+}
+
+/// `[ks1, ks2]` as nodetool names the keyspaces a command covers.
+fn which_keyspaces(keyspaces: &[String]) -> String {
+    if keyspaces.is_empty() {
+        "all keyspaces".into()
+    } else {
+        keyspaces.join(", ")
+    }
+}
+
+fn snapshot_taken(v: &Value, keyspaces: &[String]) -> String {
+    let tag = v[0]["tag"].as_str().unwrap_or("");
+    format!(
+        "Requested creating snapshot(s) for [{}] with snapshot name [{tag}] and options {{skipFlush=false}}\nSnapshot directory: {tag}\n",
+        which_keyspaces(keyspaces)
+    )
+}
+
+/// Per snapshot, keyspace and table: its files' size (a table's files are `<table>-<n>-Data.db`).
+fn listsnapshots(v: &Value) -> String {
+    let snaps = v.as_array().cloned().unwrap_or_default();
+    if snaps.is_empty() {
+        return "Snapshot Details: \nThere are no snapshots\n".into();
+    }
+    let mut rows = Vec::new();
+    let mut total = 0;
+    for s in &snaps {
+        let files: Vec<&str> = s["files"]
+            .as_array()
+            .map(|f| f.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut tables: Vec<&str> = files
+            .iter()
+            .filter_map(|f| f.strip_suffix("-Data.db")?.rsplit_once('-').map(|(t, _)| t))
+            .collect();
+        tables.dedup();
+        total += n(&s["bytes"]);
+        rows.push(vec![
+            s["tag"].as_str().unwrap_or("").to_string(),
+            s["keyspace"].as_str().unwrap_or("").to_string(),
+            tables.join(", "),
+            bytes(n(&s["bytes"])),
+        ]);
+    }
+    let header = [
+        "Snapshot name",
+        "Keyspace name",
+        "Column family name",
+        "Size on disk",
+    ];
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].len())
+                .chain([header[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<&str>| -> String {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        format!("{}\n", padded.join(" ").trim_end())
+    };
+    let mut out = String::from("Snapshot Details: \n");
+    out += &line(header.to_vec());
+    for r in &rows {
+        out += &line(r.iter().map(String::as_str).collect());
+    }
+    out + &format!("\nTotal size on disk: {}\n\n", bytes(total))
 }

@@ -88,6 +88,43 @@ fn field(tablestats: &str, field: &str) -> String {
         .to_string()
 }
 
+/// `snapshot`, `listsnapshots` and `clearsnapshot` through `nodetool` (`run` runs it with
+/// these arguments): the snapshot's links are where Cassandra puts them, and go when cleared.
+fn snapshots(dir: &Path, run: impl Fn(&[&str]) -> Output) {
+    let taken = ok(run(&["snapshot", "-t", "first", "ks"]));
+    assert!(
+        taken.contains("with snapshot name [first]") && taken.contains("Snapshot directory: first"),
+        "{taken}"
+    );
+    let snap = dir.join("ks").join("snapshots").join("first");
+    let linked: Vec<String> = std::fs::read_dir(&snap)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with("-Data.db"))
+        .collect();
+    assert!(!linked.is_empty(), "nothing linked in {}", snap.display());
+    let listed = ok(run(&["listsnapshots"]));
+    let row = listed
+        .lines()
+        .find(|l| l.starts_with("first "))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert!(
+        row.split_whitespace().nth(1) == Some("ks") && row.contains(" t "),
+        "{listed}"
+    );
+    // The same tag again is refused; clearing needs a tag or --all.
+    let o = run(&["snapshot", "-t", "first", "ks"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Snapshot first already exists."));
+    let o = run(&["clearsnapshot"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Specify snapshot name or --all"));
+    ok(run(&["clearsnapshot", "-t", "first"]));
+    assert!(!snap.exists());
+    ok(run(&["snapshot"]));
+    ok(run(&["clearsnapshot", "--all"]));
+    assert!(ok(run(&["listsnapshots"])).contains("There are no snapshots"));
+}
+
 #[test]
 fn nodetool_answers_from_a_running_server_and_its_flush_and_compact_take_effect() {
     let root = tempfile::tempdir().unwrap();
@@ -122,6 +159,11 @@ fn nodetool_answers_from_a_running_server_and_its_flush_and_compact_take_effect(
         "1"
     );
     assert!(nodetool(&["compactionstats"]).starts_with("pending tasks: 0"));
+    snapshots(&dir, |args| {
+        let mut all = vec!["nodetool", "--port", port.as_str()];
+        all.extend_from_slice(args);
+        supercolumn(&dir, &all)
+    });
     // An unknown table is an error, one line.
     let o = supercolumn(
         &dir,
@@ -182,6 +224,7 @@ fn nodetool_without_a_server_reads_and_maintains_the_data_directory() {
     assert_eq!(field(&stats, "SSTable count"), "1");
     ok(nodetool(&["compact", "ks.t"]));
     assert!(ok(nodetool(&["compactionstats"])).starts_with("pending tasks: 0"));
+    snapshots(&dir, nodetool);
     // A directory with no database is refused, not created.
     let none = root.path().join("none");
     let o = supercolumn(&none, &["nodetool", "--port", "9", "tablestats"]);

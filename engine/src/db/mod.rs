@@ -15,6 +15,7 @@ mod open;
 mod read;
 mod recovery;
 mod schema;
+mod snapshot;
 mod state;
 mod worker;
 mod write;
@@ -39,6 +40,7 @@ use crate::store::ColumnFamilyStore;
 pub use counter::Increment;
 use flush::FlushJob;
 pub use index_read::IndexEntry;
+pub use snapshot::SnapshotInfo;
 use state::{SchemaState, StoreEnv};
 use worker::Worker;
 

@@ -67,6 +67,11 @@ pub trait FileSystem: Send + Sync + Debug {
     fn remove_dir(&self, path: &Path) -> io::Result<()> {
         std::fs::remove_dir(path)
     }
+    /// Makes `to` a second name of the file at `from` (a snapshot's link to a live SSTable;
+    /// durable once `to`'s directory is synced).
+    fn hard_link(&self, from: &Path, to: &Path) -> io::Result<()> {
+        std::fs::hard_link(from, to)
+    }
     /// Makes creates, renames and removes in `dir` durable.
     fn sync_dir(&self, dir: &Path) -> io::Result<()>;
     /// Makes the bytes of an existing file durable (fsync), whoever wrote them: a commit-log

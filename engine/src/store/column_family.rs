@@ -8,7 +8,7 @@
 //! Long because the store holds its view, caches, counters and the locks that order its flushes
 //! and compactions, each with its few accessors.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -479,6 +479,14 @@ impl ColumnFamilyStore {
             notify(t.path());
         }
         Ok(())
+    }
+
+    /// Runs `f` with the paths of this CF's live SSTables, which stay on disk while it runs
+    /// (the view it holds keeps them from deletion): a snapshot links them.
+    pub fn with_live_sstables<R>(&self, f: impl FnOnce(&[&Path]) -> R) -> R {
+        let view = self.view();
+        let paths: Vec<&Path> = view.sstables.iter().map(|t| t.path()).collect();
+        f(&paths)
     }
 
     /// The relative paths of this CF's live SSTables, as the manifest lists obsolete files.

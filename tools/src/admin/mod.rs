@@ -1,5 +1,6 @@
 //! The admin address of `supercolumn serve` (`--admin`, loopback only): HTTP with JSON answers
-//! for `nodetool` (`status`, `info`, `tablestats`, `compactionstats`, `flush`, `compact`) and
+//! for `nodetool` (`status`, `info`, `tablestats`, `compactionstats`, `flush`, `compact`,
+//! `snapshot`, `listsnapshots`, `clearsnapshot`) and
 //! `GET /metrics` for Prometheus, served by `axum` on the server's runtime. The answers are
 //! built by `report.rs` and `metrics.rs`; this file only routes. It holds no state of its own
 //! beyond the database and when the server started.
@@ -45,6 +46,25 @@ impl Targets {
     }
 }
 
+/// A snapshot request: `?tag=t&targets=ks1,ks2` (no tag: one made of the time; for
+/// `clearsnapshot`, no tag: every snapshot).
+#[derive(serde::Deserialize, Default)]
+struct Snap {
+    #[serde(default)]
+    tag: Option<String>,
+    #[serde(default)]
+    targets: String,
+}
+
+impl Snap {
+    fn keyspaces(&self) -> Vec<String> {
+        Targets {
+            targets: self.targets.clone(),
+        }
+        .list()
+    }
+}
+
 /// An error as the answer: 400 with its one line.
 fn refused(e: anyhow::Error) -> Response {
     (StatusCode::BAD_REQUEST, format!("{e:#}")).into_response()
@@ -83,6 +103,15 @@ pub fn router(db: Arc<Database>, native: SocketAddr) -> Router {
         .route("/compact", post(|State(a): State<Admin>, Query(t): Query<Targets>| async move {
             maintain(a.db, t.list(), Database::compact).await
         }))
+        .route("/snapshot", post(|State(a): State<Admin>, Query(s): Query<Snap>| async move {
+            blocking(move || report::snapshot(&a.db, s.tag.as_deref(), &s.keyspaces())).await
+        }))
+        .route("/listsnapshots", get(|State(a): State<Admin>| async move {
+            answer(report::listsnapshots(&a.db))
+        }))
+        .route("/clearsnapshot", post(|State(a): State<Admin>, Query(s): Query<Snap>| async move {
+            answer(report::clearsnapshot(&a.db, s.tag.as_deref(), &s.keyspaces()))
+        }))
         .route("/metrics", get(|State(a): State<Admin>| async move {
             match metrics::scrape(&a.db, a.started.elapsed().as_secs()) {
                 Ok(text) => (
@@ -103,14 +132,18 @@ async fn maintain(
     targets: Vec<String>,
     op: fn(&Database, &str, Option<&str>) -> supercolumn::Result<()>,
 ) -> Response {
-    let done = tokio::task::spawn_blocking(move || -> anyhow::Result<Value> {
+    blocking(move || {
         for (ks, cf) in report::tables(&db, &targets)? {
             op(&db, &ks, Some(&cf))?;
         }
         Ok(Value::Null)
     })
-    .await;
-    match done {
+    .await
+}
+
+/// `work`'s answer, run on a blocking thread (it flushes, compacts or links files).
+async fn blocking(work: impl FnOnce() -> anyhow::Result<Value> + Send + 'static) -> Response {
+    match tokio::task::spawn_blocking(work).await {
         Ok(v) => answer(v),
         Err(e) => refused(anyhow::anyhow!("the request stopped: {e}")),
     }

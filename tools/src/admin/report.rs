@@ -138,3 +138,40 @@ pub fn info(db: &Database, native: Option<&str>, uptime_seconds: u64) -> anyhow:
         "rack": "rack1",
     }))
 }
+
+/// A snapshot's parts as JSON: per keyspace, its tag, files and bytes.
+fn snapshots(infos: &[supercolumn::SnapshotInfo]) -> Value {
+    Value::Array(
+        infos
+            .iter()
+            .map(|s| json!({ "tag": s.tag, "keyspace": s.keyspace, "files": s.files, "bytes": s.bytes }))
+            .collect(),
+    )
+}
+
+/// `snapshot`: takes `tag` (none: the time in milliseconds, as Cassandra names one) of
+/// `keyspaces` (none: every keyspace).
+pub fn snapshot(db: &Database, tag: Option<&str>, keyspaces: &[String]) -> anyhow::Result<Value> {
+    let tag = match tag {
+        Some(t) => t.to_string(),
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis())
+            .to_string(),
+    };
+    Ok(snapshots(&db.snapshot(&tag, keyspaces)?))
+}
+
+/// `listsnapshots`: every snapshot.
+pub fn listsnapshots(db: &Database) -> anyhow::Result<Value> {
+    Ok(snapshots(&db.list_snapshots()?))
+}
+
+/// `clearsnapshot`: removes `tag` (`None`: every snapshot) of `keyspaces` (none: all).
+pub fn clearsnapshot(
+    db: &Database,
+    tag: Option<&str>,
+    keyspaces: &[String],
+) -> anyhow::Result<Value> {
+    Ok(json!({ "removed": db.clear_snapshot(tag, keyspaces)? }))
+}
