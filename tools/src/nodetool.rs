@@ -35,6 +35,14 @@ pub enum NodeCommand {
     },
     /// The snapshots taken, per keyspace and table, with their sizes.
     Listsnapshots,
+    /// The log levels in force: the root's, then each target's set since.
+    Getlogginglevels,
+    /// Sets a target's log level (`supercolumn::db DEBUG`; `ROOT` the default's); with
+    /// neither, puts back the levels the server started with.
+    Setlogginglevel {
+        target: Option<String>,
+        level: Option<String>,
+    },
     /// Removes a snapshot (`-t tag`) or every one (`--all`) of the keyspaces named (none: all).
     Clearsnapshot {
         /// The snapshot to remove.
@@ -82,6 +90,18 @@ pub fn run(
         NodeCommand::Flush { .. } | NodeCommand::Compact { .. } => String::new(),
         NodeCommand::Snapshot { keyspaces, .. } => snapshot_taken(&answer, keyspaces),
         NodeCommand::Listsnapshots => listsnapshots(&answer),
+        NodeCommand::Setlogginglevel { .. } => String::new(),
+        NodeCommand::Getlogginglevels => {
+            let mut out = format!("\n{:<50}{:>10}\n", "Logger Name", "Log Level");
+            for l in answer.as_array().into_iter().flatten() {
+                out += &format!(
+                    "{:<50}{:>10}\n",
+                    l["target"].as_str().unwrap_or(""),
+                    l["level"].as_str().unwrap_or("").to_uppercase()
+                );
+            }
+            out
+        }
         NodeCommand::Clearsnapshot { tag, keyspaces, .. } => format!(
             "Requested clearing snapshot(s) for [{}] with [{}]\n",
             which_keyspaces(keyspaces),
@@ -113,6 +133,15 @@ fn request(command: &NodeCommand) -> (&'static str, &'static str, Query) {
         NodeCommand::Compact { targets } => ("POST", "compact", q(targets)),
         NodeCommand::Snapshot { tag, keyspaces } => ("POST", "snapshot", snap(tag, keyspaces)),
         NodeCommand::Listsnapshots => ("GET", "listsnapshots", Vec::new()),
+        NodeCommand::Getlogginglevels => ("GET", "logginglevels", Vec::new()),
+        NodeCommand::Setlogginglevel { target, level } => (
+            "POST",
+            "logginglevel",
+            vec![
+                ("target", target.clone().unwrap_or_default()),
+                ("level", level.clone().unwrap_or_default()),
+            ],
+        ),
         NodeCommand::Clearsnapshot { tag, keyspaces, .. } => {
             ("POST", "clearsnapshot", snap(tag, keyspaces))
         }
@@ -163,6 +192,11 @@ fn offline(
             report::snapshot(&db, tag.as_deref(), keyspaces)?
         }
         NodeCommand::Listsnapshots => report::listsnapshots(&db)?,
+        NodeCommand::Getlogginglevels | NodeCommand::Setlogginglevel { .. } => {
+            anyhow::bail!(
+                "log levels are a running server's: start `serve --admin ADDR` and ask it"
+            )
+        }
         NodeCommand::Clearsnapshot { tag, keyspaces, .. } => {
             report::clearsnapshot(&db, tag.as_deref(), keyspaces)?
         }

@@ -122,3 +122,77 @@ fn serve_logs_its_lifecycle_to_stderr_and_to_the_log_directory() {
     // The file is plain text, without the terminal's colour codes.
     assert!(!file.contains('\u{1b}'), "{file}");
 }
+
+#[test]
+fn nodetool_changes_a_running_server_s_log_levels() {
+    use std::io::{BufRead, BufReader};
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("d");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_supercolumn"))
+        .env_remove("RUST_LOG")
+        .arg("--data")
+        .arg(&dir)
+        .args(["serve", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut port = None;
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if let Some(addr) = line.strip_prefix("supercolumn: admin (nodetool, /metrics) on ") {
+            port = Some(addr.rsplit(':').next().unwrap().to_string());
+        }
+        if line.starts_with("supercolumn: serving CQL") {
+            break;
+        }
+    }
+    let port = port.expect("the admin address line");
+    let nodetool = |args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_supercolumn"));
+        c.arg("--data")
+            .arg(&dir)
+            .args(["nodetool", "--port", &port])
+            .args(args);
+        c.output().unwrap()
+    };
+    let levels = String::from_utf8_lossy(&nodetool(&["getlogginglevels"]).stdout).into_owned();
+    assert!(
+        levels
+            .lines()
+            .any(|l| l.starts_with("ROOT") && l.ends_with("INFO")),
+        "{levels}"
+    );
+    let bad = nodetool(&["setlogginglevel", "supercolumn", "LOUD"]);
+    assert!(!bad.status.success());
+    assert!(
+        stderr(&bad).contains("unknown log level 'LOUD'"),
+        "{}",
+        stderr(&bad)
+    );
+    assert!(nodetool(&["setlogginglevel", "supercolumn::db", "debug"])
+        .status
+        .success());
+    assert!(nodetool(&["setlogginglevel", "ROOT", "WARN"])
+        .status
+        .success());
+    let levels = String::from_utf8_lossy(&nodetool(&["getlogginglevels"]).stdout).into_owned();
+    for (target, level) in [("ROOT", "WARN"), ("supercolumn::db", "DEBUG")] {
+        assert!(
+            levels
+                .lines()
+                .any(|l| l.starts_with(target) && l.ends_with(level)),
+            "{target} {level} not in:\n{levels}"
+        );
+    }
+    // At WARN the lifecycle's INFO lines are no longer written.
+    let term = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
+    assert!(child.wait().unwrap().success(), "{rest:#?}");
+    let rest = rest.join("\n");
+    assert!(!rest.contains("INFO stop requested"), "{rest}");
+}

@@ -1,6 +1,6 @@
 //! The admin address of `supercolumn serve` (`--admin`, loopback only): HTTP with JSON answers
 //! for `nodetool` (`status`, `info`, `tablestats`, `compactionstats`, `flush`, `compact`,
-//! `snapshot`, `listsnapshots`, `clearsnapshot`) and
+//! `snapshot`, `listsnapshots`, `clearsnapshot`, `getlogginglevels`, `setlogginglevel`) and
 //! `GET /metrics` for Prometheus, served by `axum` on the server's runtime. The answers are
 //! built by `report.rs` and `metrics.rs`; this file only routes. It holds no state of its own
 //! beyond the database and when the server started.
@@ -65,6 +65,15 @@ impl Snap {
     }
 }
 
+/// A log level to set: `?target=supercolumn::db&level=DEBUG` (both empty: reset).
+#[derive(serde::Deserialize, Default)]
+struct Level {
+    #[serde(default)]
+    target: String,
+    #[serde(default)]
+    level: String,
+}
+
 /// An error as the answer: 400 with its one line.
 fn refused(e: anyhow::Error) -> Response {
     (StatusCode::BAD_REQUEST, format!("{e:#}")).into_response()
@@ -111,6 +120,19 @@ pub fn router(db: Arc<Database>, native: SocketAddr) -> Router {
         }))
         .route("/clearsnapshot", post(|State(a): State<Admin>, Query(s): Query<Snap>| async move {
             answer(report::clearsnapshot(&a.db, s.tag.as_deref(), &s.keyspaces()))
+        }))
+        .route("/logginglevels", get(|| async {
+            let levels = crate::logging::levels();
+            Json(Value::Array(
+                levels
+                    .into_iter()
+                    .map(|(t, l)| serde_json::json!({ "target": t, "level": l }))
+                    .collect(),
+            ))
+            .into_response()
+        }))
+        .route("/logginglevel", post(|Query(l): Query<Level>| async move {
+            answer(crate::logging::set_level(&l.target, &l.level).map(|()| Value::Null))
         }))
         .route("/metrics", get(|State(a): State<Admin>| async move {
             match metrics::scrape(&a.db, a.started.elapsed().as_secs()) {
