@@ -35,6 +35,9 @@ pub enum NodeCommand {
     },
     /// The snapshots taken, per keyspace and table, with their sizes.
     Listsnapshots,
+    /// Stops serving CQL (connections closed once their requests finish) and flushes every
+    /// memtable; the server then waits for SIGTERM or SIGINT to close the database.
+    Drain,
     /// The log levels in force: the root's, then each target's set since.
     Getlogginglevels,
     /// Sets a target's log level (`supercolumn::db DEBUG`; `ROOT` the default's); with
@@ -90,7 +93,7 @@ pub fn run(
         NodeCommand::Flush { .. } | NodeCommand::Compact { .. } => String::new(),
         NodeCommand::Snapshot { keyspaces, .. } => snapshot_taken(&answer, keyspaces),
         NodeCommand::Listsnapshots => listsnapshots(&answer),
-        NodeCommand::Setlogginglevel { .. } => String::new(),
+        NodeCommand::Setlogginglevel { .. } | NodeCommand::Drain => String::new(),
         NodeCommand::Getlogginglevels => {
             let mut out = format!("\n{:<50}{:>10}\n", "Logger Name", "Log Level");
             for l in answer.as_array().into_iter().flatten() {
@@ -134,6 +137,7 @@ fn request(command: &NodeCommand) -> (&'static str, &'static str, Query) {
         NodeCommand::Snapshot { tag, keyspaces } => ("POST", "snapshot", snap(tag, keyspaces)),
         NodeCommand::Listsnapshots => ("GET", "listsnapshots", Vec::new()),
         NodeCommand::Getlogginglevels => ("GET", "logginglevels", Vec::new()),
+        NodeCommand::Drain => ("POST", "drain", Vec::new()),
         NodeCommand::Setlogginglevel { target, level } => (
             "POST",
             "logginglevel",
@@ -192,6 +196,11 @@ fn offline(
             report::snapshot(&db, tag.as_deref(), keyspaces)?
         }
         NodeCommand::Listsnapshots => report::listsnapshots(&db)?,
+        // With no server, flushing is all a drain has to do.
+        NodeCommand::Drain => {
+            db.flush_all()?;
+            Value::Null
+        }
         NodeCommand::Getlogginglevels | NodeCommand::Setlogginglevel { .. } => {
             anyhow::bail!(
                 "log levels are a running server's: start `serve --admin ADDR` and ask it"

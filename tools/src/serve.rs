@@ -1,6 +1,7 @@
 //! `supercolumn serve`: the CQL native protocol on a database until SIGINT or SIGTERM, then a
 //! clean stop (no new connections, requests in flight finished, memtables flushed, the
-//! database closed).
+//! database closed). `nodetool drain` does the first half early: the server stops serving CQL
+//! and flushes, and the process waits, its admin address still answering, for the signal.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -50,9 +51,17 @@ pub fn serve(
         use tokio::signal::unix::{signal, SignalKind};
         let mut term = signal(SignalKind::terminate()).context("listening for SIGTERM")?;
         let mut int = signal(SignalKind::interrupt()).context("listening for SIGINT")?;
+        // `tx` stops the CQL server (a signal, or a drain); `admin_tx` the admin address (a
+        // signal only); `drained_tx` says a drain's flush is done.
         let (tx, rx) = tokio::sync::watch::channel(false);
+        let (admin_tx, admin_rx) = tokio::sync::watch::channel(false);
+        let (drained_tx, drained_rx) = tokio::sync::watch::channel(false);
+        let drain = crate::admin::Drain {
+            stop_cql: tx.clone(),
+            drained: drained_rx,
+        };
         if let Some(addr) = admin {
-            start_admin(addr, db.clone(), local, rx.clone()).await?;
+            start_admin(addr, db.clone(), local, drain, admin_rx.clone()).await?;
         }
         // Scripts wait for this line (and read the port from it); the log says the same.
         eprintln!("supercolumn: serving CQL (native protocol v3/v4) on {local}");
@@ -72,8 +81,22 @@ pub fn serve(
             }
             tracing::info!("stop requested: closing connections, finishing requests in flight");
             let _ = tx.send(true);
+            let _ = admin_tx.send(true);
         });
         server.run(rx).await;
+        if !*admin_rx.borrow() {
+            // Drained, not stopped: flush now, then wait for the signal.
+            tracing::info!("drained: no longer serving CQL; flushing the memtables");
+            let flushing = db.clone();
+            tokio::task::spawn_blocking(move || flushing.flush_all())
+                .await
+                .context("the drain's flush stopped")?
+                .context("flushing")?;
+            tracing::info!("drained; waiting for SIGTERM or SIGINT to close the database");
+            let _ = drained_tx.send(true);
+            let mut stopped = admin_rx.clone();
+            let _ = stopped.wait_for(|s| *s).await;
+        }
         stop.abort();
         anyhow::Ok(())
     })?;
@@ -103,13 +126,14 @@ async fn start_admin(
     addr: SocketAddr,
     db: Arc<Database>,
     native: SocketAddr,
+    drain: crate::admin::Drain,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("--admin {addr}"))?;
     let bound = listener.local_addr()?;
-    let app = crate::admin::router(db, native);
+    let app = crate::admin::router(db, native, drain);
     tokio::spawn(async move {
         let stopped = async move {
             let _ = stop.changed().await;

@@ -88,6 +88,23 @@ fn field(tablestats: &str, field: &str) -> String {
         .to_string()
 }
 
+/// A database (`database`) in a temporary directory, served: the directory (kept while the
+/// first value lives), the data directory, the server and its admin port.
+fn started() -> (tempfile::TempDir, std::path::PathBuf, Running, String) {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("d");
+    database(&dir);
+    let (server, port) = serve(&dir);
+    (root, dir, server, port.to_string())
+}
+
+/// `supercolumn nodetool ARGS` against the server whose admin port is `port`.
+fn at_server(dir: &Path, port: &str, args: &[&str]) -> Output {
+    let mut all = vec!["nodetool", "--port", port];
+    all.extend_from_slice(args);
+    supercolumn(dir, &all)
+}
+
 /// `snapshot`, `listsnapshots` and `clearsnapshot` through `nodetool` (`run` runs it with
 /// these arguments): the snapshot's links are where Cassandra puts them, and go when cleared.
 fn snapshots(dir: &Path, run: impl Fn(&[&str]) -> Output) {
@@ -127,16 +144,8 @@ fn snapshots(dir: &Path, run: impl Fn(&[&str]) -> Output) {
 
 #[test]
 fn nodetool_answers_from_a_running_server_and_its_flush_and_compact_take_effect() {
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("d");
-    database(&dir);
-    let (server, port) = serve(&dir);
-    let port = port.to_string();
-    let nodetool = |args: &[&str]| {
-        let mut all = vec!["nodetool", "--port", port.as_str()];
-        all.extend_from_slice(args);
-        ok(supercolumn(&dir, &all))
-    };
+    let (_root, dir, server, port) = started();
+    let nodetool = |args: &[&str]| ok(at_server(&dir, &port, args));
     let status = nodetool(&["status"]);
     assert!(
         status.lines().any(|l| l.starts_with("UN  127.0.0.1")),
@@ -159,11 +168,7 @@ fn nodetool_answers_from_a_running_server_and_its_flush_and_compact_take_effect(
         "1"
     );
     assert!(nodetool(&["compactionstats"]).starts_with("pending tasks: 0"));
-    snapshots(&dir, |args| {
-        let mut all = vec!["nodetool", "--port", port.as_str()];
-        all.extend_from_slice(args);
-        supercolumn(&dir, &all)
-    });
+    snapshots(&dir, |args| at_server(&dir, &port, args));
     // An unknown table is an error, one line.
     let o = supercolumn(
         &dir,
@@ -200,6 +205,23 @@ fn nodetool_answers_from_a_running_server_and_its_flush_and_compact_take_effect(
         .iter()
         .any(|s| s.metric == "supercolumn_uptime_seconds"));
     assert!(sample("supercolumn_table_live_bytes") > 0.0);
+    stop(server);
+}
+
+#[test]
+fn drain_stops_serving_and_flushes_then_waits_for_the_stop() {
+    let (_root, dir, server, port) = started();
+    let nodetool = |args: &[&str]| ok(at_server(&dir, &port, args));
+    // The two rows the commit log replayed are in the memtable.
+    let before = nodetool(&["tablestats", "ks.t"]);
+    assert_ne!(field(&before, "Memtable cell count"), "0", "{before}");
+    assert!(nodetool(&["info"]).contains("Native Transport active: true"));
+    nodetool(&["drain"]);
+    let after = nodetool(&["tablestats", "ks.t"]);
+    assert_eq!(field(&after, "Memtable cell count"), "0", "{after}");
+    assert_eq!(field(&after, "SSTable count"), "1", "{after}");
+    // The admin address still answers; CQL is no longer served.
+    assert!(nodetool(&["info"]).contains("Native Transport active: false"));
     stop(server);
 }
 

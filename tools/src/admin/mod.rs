@@ -27,7 +27,27 @@ struct Admin {
     /// The CQL address, as `status` and `info` show it.
     native: String,
     started: Instant,
+    drain: Drain,
 }
+
+impl Admin {
+    /// The CQL address, while CQL is served (not after a drain).
+    fn serving(&self) -> Option<&str> {
+        (!*self.drain.stop_cql.borrow()).then_some(self.native.as_str())
+    }
+}
+
+/// How `drain` stops the CQL server and learns its flush is done.
+#[derive(Clone)]
+pub struct Drain {
+    /// Set to stop serving CQL.
+    pub stop_cql: tokio::sync::watch::Sender<bool>,
+    /// Becomes true once the memtables are flushed after the stop.
+    pub drained: tokio::sync::watch::Receiver<bool>,
+}
+
+/// How long `drain` waits for the connections to finish and the flush.
+const DRAIN_DEADLINE: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// The tables a request names: `?targets=ks,ks2.table` (none: every table).
 #[derive(serde::Deserialize, Default)]
@@ -87,63 +107,129 @@ fn answer(v: anyhow::Result<Value>) -> Response {
 }
 
 /// The admin routes over `db`.
-pub fn router(db: Arc<Database>, native: SocketAddr) -> Router {
+pub fn router(db: Arc<Database>, native: SocketAddr, drain: Drain) -> Router {
     let state = Admin {
         db,
         native: native.to_string(),
         started: Instant::now(),
+        drain,
     };
     Router::new()
-        .route("/status", get(|State(a): State<Admin>| async move {
-            answer(report::status(&a.db, Some(&a.native)))
-        }))
-        .route("/info", get(|State(a): State<Admin>| async move {
-            answer(report::info(&a.db, Some(&a.native), a.started.elapsed().as_secs()))
-        }))
-        .route("/tablestats", get(|State(a): State<Admin>, Query(t): Query<Targets>| async move {
-            answer(report::tablestats(&a.db, &t.list()))
-        }))
-        .route("/compactionstats", get(|State(a): State<Admin>| async move {
-            answer(report::compactionstats(&a.db))
-        }))
-        .route("/flush", post(|State(a): State<Admin>, Query(t): Query<Targets>| async move {
-            maintain(a.db, t.list(), Database::flush).await
-        }))
-        .route("/compact", post(|State(a): State<Admin>, Query(t): Query<Targets>| async move {
-            maintain(a.db, t.list(), Database::compact).await
-        }))
-        .route("/snapshot", post(|State(a): State<Admin>, Query(s): Query<Snap>| async move {
-            blocking(move || report::snapshot(&a.db, s.tag.as_deref(), &s.keyspaces())).await
-        }))
-        .route("/listsnapshots", get(|State(a): State<Admin>| async move {
-            answer(report::listsnapshots(&a.db))
-        }))
-        .route("/clearsnapshot", post(|State(a): State<Admin>, Query(s): Query<Snap>| async move {
-            answer(report::clearsnapshot(&a.db, s.tag.as_deref(), &s.keyspaces()))
-        }))
-        .route("/logginglevels", get(|| async {
-            let levels = crate::logging::levels();
-            Json(Value::Array(
-                levels
-                    .into_iter()
-                    .map(|(t, l)| serde_json::json!({ "target": t, "level": l }))
-                    .collect(),
-            ))
-            .into_response()
-        }))
-        .route("/logginglevel", post(|Query(l): Query<Level>| async move {
-            answer(crate::logging::set_level(&l.target, &l.level).map(|()| Value::Null))
-        }))
-        .route("/metrics", get(|State(a): State<Admin>| async move {
-            match metrics::scrape(&a.db, a.started.elapsed().as_secs()) {
-                Ok(text) => (
-                    [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
-                    text,
-                )
-                    .into_response(),
-                Err(e) => refused(e),
-            }
-        }))
+        .route(
+            "/status",
+            get(|State(a): State<Admin>| async move { answer(report::status(&a.db, a.serving())) }),
+        )
+        .route(
+            "/info",
+            get(|State(a): State<Admin>| async move {
+                answer(report::info(
+                    &a.db,
+                    a.serving(),
+                    a.started.elapsed().as_secs(),
+                ))
+            }),
+        )
+        .route(
+            "/tablestats",
+            get(
+                |State(a): State<Admin>, Query(t): Query<Targets>| async move {
+                    answer(report::tablestats(&a.db, &t.list()))
+                },
+            ),
+        )
+        .route(
+            "/compactionstats",
+            get(|State(a): State<Admin>| async move { answer(report::compactionstats(&a.db)) }),
+        )
+        .route(
+            "/flush",
+            post(
+                |State(a): State<Admin>, Query(t): Query<Targets>| async move {
+                    maintain(a.db, t.list(), Database::flush).await
+                },
+            ),
+        )
+        .route(
+            "/compact",
+            post(
+                |State(a): State<Admin>, Query(t): Query<Targets>| async move {
+                    maintain(a.db, t.list(), Database::compact).await
+                },
+            ),
+        )
+        .route(
+            "/snapshot",
+            post(|State(a): State<Admin>, Query(s): Query<Snap>| async move {
+                blocking(move || report::snapshot(&a.db, s.tag.as_deref(), &s.keyspaces())).await
+            }),
+        )
+        .route(
+            "/listsnapshots",
+            get(|State(a): State<Admin>| async move { answer(report::listsnapshots(&a.db)) }),
+        )
+        .route(
+            "/clearsnapshot",
+            post(|State(a): State<Admin>, Query(s): Query<Snap>| async move {
+                answer(report::clearsnapshot(
+                    &a.db,
+                    s.tag.as_deref(),
+                    &s.keyspaces(),
+                ))
+            }),
+        )
+        .route(
+            "/drain",
+            post(|State(a): State<Admin>| async move {
+                let _ = a.drain.stop_cql.send(true);
+                let mut drained = a.drain.drained.clone();
+                let done = tokio::time::timeout(DRAIN_DEADLINE, async move {
+                    drained.wait_for(|d| *d).await.is_ok()
+                })
+                .await;
+                match done {
+                    Ok(true) => answer(Ok(Value::Null)),
+                    Ok(false) => {
+                        refused(anyhow::anyhow!("the server stopped before the drain ended"))
+                    }
+                    Err(_) => refused(anyhow::anyhow!("the drain took over an hour")),
+                }
+            }),
+        )
+        .route(
+            "/logginglevels",
+            get(|| async {
+                let levels = crate::logging::levels();
+                Json(Value::Array(
+                    levels
+                        .into_iter()
+                        .map(|(t, l)| serde_json::json!({ "target": t, "level": l }))
+                        .collect(),
+                ))
+                .into_response()
+            }),
+        )
+        .route(
+            "/logginglevel",
+            post(|Query(l): Query<Level>| async move {
+                answer(crate::logging::set_level(&l.target, &l.level).map(|()| Value::Null))
+            }),
+        )
+        .route(
+            "/metrics",
+            get(|State(a): State<Admin>| async move {
+                match metrics::scrape(&a.db, a.started.elapsed().as_secs()) {
+                    Ok(text) => (
+                        [(
+                            header::CONTENT_TYPE,
+                            "text/plain; version=0.0.4; charset=utf-8",
+                        )],
+                        text,
+                    )
+                        .into_response(),
+                    Err(e) => refused(e),
+                }
+            }),
+        )
         .with_state(state)
 }
 
