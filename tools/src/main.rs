@@ -134,6 +134,12 @@ enum Command {
         host: String,
         #[arg(long, default_value_t = 7199)]
         port: u16,
+        /// The user to log in as, when the server runs with --auth.
+        #[arg(short = 'u', long = "username")]
+        username: Option<String>,
+        /// Its password (with -u; read from the standard input when not given).
+        #[arg(long)]
+        password: Option<String>,
         #[command(subcommand)]
         command: supercolumn_tools::nodetool::NodeCommand,
     },
@@ -369,12 +375,25 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     if let Command::Nodetool {
         host,
         port,
+        username,
+        password,
         command,
     } = &cli.command
     {
+        let password = match (username, password) {
+            (Some(_), None) => {
+                let mut p = String::new();
+                std::io::stdin()
+                    .read_line(&mut p)
+                    .context("reading the password")?;
+                Some(p.trim_end_matches(['\r', '\n']).to_string())
+            }
+            (_, p) => p.clone(),
+        };
         // A server holds the data directory while it runs: ask it first.
         let to = supercolumn_tools::nodetool::Target {
             admin: &format!("{host}:{port}"),
+            login: username.as_deref().zip(password.as_deref()),
             open: &|| open(&cli, Absent::Refuse),
         };
         return supercolumn_tools::nodetool::run(command, &to, &mut std::io::stdout());

@@ -62,6 +62,8 @@ pub enum NodeCommand {
 pub struct Target<'a> {
     /// The admin address of a running server.
     pub admin: &'a str,
+    /// The user name and password a server started with `--auth` asks for.
+    pub login: Option<(&'a str, &'a str)>,
     /// Opens the data directory (refusing one that holds no database), for when no server
     /// answers at `admin`.
     pub open: &'a dyn Fn() -> anyhow::Result<Database>,
@@ -81,7 +83,7 @@ pub fn run(
     {
         anyhow::bail!("Specify snapshot name or --all");
     }
-    let answer = match online(command, to.admin) {
+    let answer = match online(command, to.admin, to.login) {
         Some(answer) => answer?,
         None => offline(command, to.open)?,
     };
@@ -153,7 +155,11 @@ fn request(command: &NodeCommand) -> (&'static str, &'static str, Query) {
 }
 
 /// The server's answer, or `None` when none listens at `admin`.
-fn online(command: &NodeCommand, admin: &str) -> Option<anyhow::Result<Value>> {
+fn online(
+    command: &NodeCommand,
+    admin: &str,
+    login: Option<(&str, &str)>,
+) -> Option<anyhow::Result<Value>> {
     let (method, path, query) = request(command);
     let url = format!("http://{admin}/{path}");
     let agent = ureq::AgentBuilder::new()
@@ -165,6 +171,11 @@ fn online(command: &NodeCommand, admin: &str) -> Option<anyhow::Result<Value>> {
     let mut req = agent.request(method, &url);
     for (k, v) in &query {
         req = req.query(k, v);
+    }
+    if let Some((user, password)) = login {
+        use base64::Engine;
+        let basic = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+        req = req.set("Authorization", &format!("Basic {basic}"));
     }
     match req.call() {
         Ok(r) => Some(

@@ -20,14 +20,15 @@ pub fn serve(
     auth: bool,
     admin: Option<SocketAddr>,
 ) -> anyhow::Result<()> {
+    let auth = if auth { Some(credentials(&db)?) } else { None };
     if let Some(a) = admin {
-        // It asks for no credentials yet: only this machine may reach it.
+        // Without --auth it asks for no password: only this machine may reach it then.
         anyhow::ensure!(
-            a.ip().is_loopback(),
-            "--admin {a}: the admin address must be a loopback address (it takes no password)"
+            a.ip().is_loopback() || auth.is_some(),
+            "--admin {a}: without --auth the admin address must be a loopback address (it then takes no password)"
         );
     }
-    let auth = if auth { Some(credentials(&db)?) } else { None };
+    let admin_auth = auth.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("serve")
@@ -61,7 +62,8 @@ pub fn serve(
             drained: drained_rx,
         };
         if let Some(addr) = admin {
-            start_admin(addr, db.clone(), local, drain, admin_rx.clone()).await?;
+            let app = crate::admin::router(db.clone(), local, drain, admin_auth);
+            start_admin(addr, app, admin_rx.clone()).await?;
         }
         // Scripts wait for this line (and read the port from it); the log says the same.
         eprintln!("supercolumn: serving CQL (native protocol v3/v4) on {local}");
@@ -124,16 +126,13 @@ fn credentials(db: &Database) -> anyhow::Result<Arc<Credentials>> {
 /// Serves the admin address (`nodetool`, `/metrics`) until `stop` changes.
 async fn start_admin(
     addr: SocketAddr,
-    db: Arc<Database>,
-    native: SocketAddr,
-    drain: crate::admin::Drain,
+    app: axum::Router,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("--admin {addr}"))?;
     let bound = listener.local_addr()?;
-    let app = crate::admin::router(db, native, drain);
     tokio::spawn(async move {
         let stopped = async move {
             let _ = stop.changed().await;

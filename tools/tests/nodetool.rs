@@ -45,11 +45,17 @@ impl Drop for Running {
 
 /// `serve` with an admin address; the server and the admin port.
 fn serve(dir: &Path) -> (Running, u16) {
+    serve_with(dir, &[])
+}
+
+/// [`serve`] with more of `serve`'s options.
+fn serve_with(dir: &Path, more: &[&str]) -> (Running, u16) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_supercolumn"))
         .env_remove("RUST_LOG")
         .arg("--data")
         .arg(dir)
         .args(["serve", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0"])
+        .args(more)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -205,6 +211,52 @@ fn nodetool_answers_from_a_running_server_and_its_flush_and_compact_take_effect(
         .iter()
         .any(|s| s.metric == "supercolumn_uptime_seconds"));
     assert!(sample("supercolumn_table_live_bytes") > 0.0);
+    stop(server);
+}
+
+#[test]
+fn with_auth_the_admin_address_asks_for_a_user_and_password() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("d");
+    database(&dir);
+    let mut add = Command::new(env!("CARGO_BIN_EXE_supercolumn"))
+        .arg("--data")
+        .arg(&dir)
+        .args(["add-user", "ops"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    add.stdin.take().unwrap().write_all(b"s3cret\n").unwrap();
+    assert!(add.wait().unwrap().success());
+    let (server, port) = serve_with(&dir, &["--auth"]);
+    let port = port.to_string();
+    let as_user = |login: &[&str]| {
+        let mut all = vec!["nodetool", "--port", port.as_str()];
+        all.extend_from_slice(login);
+        all.push("info");
+        supercolumn(&dir, &all)
+    };
+    for login in [
+        &[][..],
+        &["-u", "ops", "--password", "wrong"],
+        &["-u", "nobody", "--password", "s3cret"],
+    ] {
+        let o = as_user(login);
+        assert!(!o.status.success(), "{login:?} was let in");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            e.contains("a user name and password are needed"),
+            "{login:?}: {e}"
+        );
+    }
+    assert!(ok(as_user(&["-u", "ops", "--password", "s3cret"]))
+        .contains("Native Transport active: true"));
+    let metrics = ureq::get(&format!("http://127.0.0.1:{port}/metrics")).call();
+    assert!(
+        matches!(metrics, Err(ureq::Error::Status(401, _))),
+        "{metrics:?}"
+    );
     stop(server);
 }
 

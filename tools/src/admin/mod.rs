@@ -12,13 +12,15 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::{Query, State};
+use axum::extract::{Query, Request, State};
 use axum::http::{header, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::Value;
 use supercolumn::Database;
+use supercolumn_server::auth::Credentials;
 
 /// What the handlers share.
 #[derive(Clone)]
@@ -107,7 +109,71 @@ fn answer(v: anyhow::Result<Value>) -> Response {
 }
 
 /// The admin routes over `db`.
-pub fn router(db: Arc<Database>, native: SocketAddr, drain: Drain) -> Router {
+/// With `credentials` (the server's `--auth`), every request must carry one of their users'
+/// name and password (HTTP basic authentication), as `nodetool -u NAME --password P` sends
+/// them; a request without is answered 401.
+pub fn router(
+    db: Arc<Database>,
+    native: SocketAddr,
+    drain: Drain,
+    credentials: Option<Arc<Credentials>>,
+) -> Router {
+    let routes = routes(db, native, drain);
+    match credentials {
+        None => routes,
+        Some(c) => routes.layer(axum::middleware::from_fn(
+            move |req: Request, next: Next| {
+                let c = c.clone();
+                let given = req
+                    .headers()
+                    .get(header::AUTHORIZATION)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string);
+                async move {
+                    if authorized(c, given).await {
+                        next.run(req).await
+                    } else {
+                        (
+                            StatusCode::UNAUTHORIZED,
+                            [(header::WWW_AUTHENTICATE, "Basic realm=\"supercolumn\"")],
+                            "a user name and password are needed: nodetool -u NAME --password P",
+                        )
+                            .into_response()
+                    }
+                }
+            },
+        )),
+    }
+}
+
+/// Whether a request's `Authorization` header names a user of `credentials` with the right
+/// password (the check, a bcrypt, runs on a blocking thread).
+async fn authorized(credentials: Arc<Credentials>, given: Option<String>) -> bool {
+    use base64::Engine;
+    let Some(basic) = given.as_deref().and_then(|v| v.strip_prefix("Basic ")) else {
+        return false;
+    };
+    // A header is bounded by the HTTP server; a name and password fit in far less.
+    if basic.len() > 1024 {
+        return false;
+    }
+    let Ok(decoded) = base64::engine::general_purpose::STANDARD.decode(basic.trim()) else {
+        return false;
+    };
+    let Some(colon) = decoded.iter().position(|&b| b == b':') else {
+        return false;
+    };
+    // The SASL PLAIN token the CQL server checks: authzid, user, password.
+    let mut token = vec![0];
+    token.extend_from_slice(&decoded[..colon]);
+    token.push(0);
+    token.extend_from_slice(&decoded[colon + 1..]);
+    tokio::task::spawn_blocking(move || credentials.check(&token).is_some())
+        .await
+        .unwrap_or(false)
+}
+
+fn routes(db: Arc<Database>, native: SocketAddr, drain: Drain) -> Router {
     let state = Admin {
         db,
         native: native.to_string(),
