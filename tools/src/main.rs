@@ -128,21 +128,7 @@ enum Command {
     },
     /// Cassandra's nodetool commands, against a running `serve --admin ADDR` or, when none
     /// answers there, the data directory.
-    Nodetool {
-        /// The admin address of a running server.
-        #[arg(long, default_value = "127.0.0.1")]
-        host: String,
-        #[arg(long, default_value_t = 7199)]
-        port: u16,
-        /// The user to log in as, when the server runs with --auth.
-        #[arg(short = 'u', long = "username")]
-        username: Option<String>,
-        /// Its password (with -u; read from the standard input when not given).
-        #[arg(long)]
-        password: Option<String>,
-        #[command(subcommand)]
-        command: supercolumn_tools::nodetool::NodeCommand,
-    },
+    Nodetool(supercolumn_tools::nodetool::Args),
     /// Loads a CSV file into a CQL table (cqlsh's `COPY … FROM`), or runs an `export` file (CQL
     /// statements) when no --table is given. Lines that cannot be read are reported by number
     /// and skipped; every other row is written whole.
@@ -372,31 +358,10 @@ enum Input {
 // Long because it is one match over the subcommands, each arm reading its options and calling the
 // module that does the work.
 fn run(cli: Cli) -> anyhow::Result<()> {
-    if let Command::Nodetool {
-        host,
-        port,
-        username,
-        password,
-        command,
-    } = &cli.command
-    {
-        let password = match (username, password) {
-            (Some(_), None) => {
-                let mut p = String::new();
-                std::io::stdin()
-                    .read_line(&mut p)
-                    .context("reading the password")?;
-                Some(p.trim_end_matches(['\r', '\n']).to_string())
-            }
-            (_, p) => p.clone(),
-        };
+    if let Command::Nodetool(args) = &cli.command {
         // A server holds the data directory while it runs: ask it first.
-        let to = supercolumn_tools::nodetool::Target {
-            admin: &format!("{host}:{port}"),
-            login: username.as_deref().zip(password.as_deref()),
-            open: &|| open(&cli, Absent::Refuse),
-        };
-        return supercolumn_tools::nodetool::run(command, &to, &mut std::io::stdout());
+        let open = || open(&cli, Absent::Refuse);
+        return supercolumn_tools::nodetool::main(args, &open, &mut std::io::stdout());
     }
     // Read what a command needs from elsewhere before the database is opened (or created).
     let input = match &cli.command {
@@ -605,7 +570,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             supercolumn_tools::import::run(&db, file, table.as_deref(), &o)?
         }
         // Answered before the database is opened (above).
-        Command::Nodetool { .. } => {}
+        Command::Nodetool(_) => {}
         Command::AddUser { name } => {
             let mut password = String::new();
             std::io::stdin()

@@ -69,6 +69,49 @@ pub struct Target<'a> {
     pub open: &'a dyn Fn() -> anyhow::Result<Database>,
 }
 
+/// `supercolumn nodetool`'s command line.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// The admin address of a running server.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    #[arg(long, default_value_t = 7199)]
+    pub port: u16,
+    /// The user to log in as, when the server runs with --auth.
+    #[arg(short = 'u', long = "username")]
+    pub username: Option<String>,
+    /// Its password (with -u; read from the standard input when not given).
+    #[arg(long)]
+    pub password: Option<String>,
+    #[command(subcommand)]
+    pub command: NodeCommand,
+}
+
+/// Runs the command `args` gives against its server, or the data directory `open` opens
+/// when none answers, printing the answer to `out`.
+pub fn main(
+    args: &Args,
+    open: &dyn Fn() -> anyhow::Result<Database>,
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<()> {
+    let password = match (&args.username, &args.password) {
+        (Some(_), None) => {
+            let mut p = String::new();
+            std::io::stdin()
+                .read_line(&mut p)
+                .context("reading the password")?;
+            Some(p.trim_end_matches(['\r', '\n']).to_string())
+        }
+        (_, p) => p.clone(),
+    };
+    let to = Target {
+        admin: &format!("{}:{}", args.host, args.port),
+        login: args.username.as_deref().zip(password.as_deref()),
+        open,
+    };
+    run(&args.command, &to, out)
+}
+
 /// Runs `command`, printing its answer to `out`.
 pub fn run(
     command: &NodeCommand,

@@ -13,6 +13,8 @@ use supercolumn_server::{Config, Server};
 
 /// Serves `db` on `listen` with the default limits, the connection limit given, and password
 /// authentication when `auth`; with `admin`, `nodetool`'s and Prometheus's HTTP answers there.
+// Long because it is the server's life in order: listen, take the signals, start the admin
+// address, serve, drain if asked, then stop, flush and close.
 pub fn serve(
     db: Database,
     listen: SocketAddr,

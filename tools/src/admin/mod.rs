@@ -173,6 +173,7 @@ async fn authorized(credentials: Arc<Credentials>, given: Option<String>) -> boo
         .unwrap_or(false)
 }
 
+// Long because it is the table of routes, one short handler per nodetool command.
 fn routes(db: Arc<Database>, native: SocketAddr, drain: Drain) -> Router {
     let state = Admin {
         db,
