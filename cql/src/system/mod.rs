@@ -5,6 +5,7 @@
 
 pub mod describe;
 pub mod tables;
+pub mod views;
 
 use crate::ast::{Bind, Relation, Select, Selector, Term};
 use crate::error::CqlError;
@@ -27,6 +28,7 @@ pub fn is_system_keyspace(name: &str) -> bool {
         "system"
             | "system_schema"
             | "system_virtual_schema"
+            | "system_views"
             | "system_auth"
             | "system_distributed"
             | "system_traces"

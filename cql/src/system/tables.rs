@@ -262,23 +262,12 @@ fn content_with(
             columns: table_columns(),
             rows: Vec::new(),
         },
-        ("system_schema", "columns") | ("system_virtual_schema", "columns") => {
-            let rows = if keyspace == "system_schema" && rows {
-                columns_rows(db)
-            } else {
-                Vec::new()
-            };
+        ("system_views", t) => return super::views::content(db, t),
+        ("system_virtual_schema", t) => return super::views::virtual_schema(db, t),
+        ("system_schema", "columns") => {
+            let rows = if rows { columns_rows(db) } else { Vec::new() };
             Content {
-                columns: vec![
-                    ("keyspace_name", text()),
-                    ("table_name", text()),
-                    ("column_name", text()),
-                    ("clustering_order", text()),
-                    ("column_name_bytes", CqlType::Blob),
-                    ("kind", text()),
-                    ("position", CqlType::Int),
-                    ("type", text()),
-                ],
+                columns: columns_columns(),
                 rows,
             }
         }
@@ -335,14 +324,22 @@ fn content_with(
             ("include_all_columns", CqlType::Boolean),
             ("where_clause", text()),
         ]),
-        ("system_virtual_schema", "keyspaces") => empty(&[("keyspace_name", text())]),
-        ("system_virtual_schema", "tables") => empty(&[
-            ("keyspace_name", text()),
-            ("table_name", text()),
-            ("comment", text()),
-        ]),
         _ => return None,
     })
+}
+
+/// The columns of `system_schema.columns` (and `system_virtual_schema.columns`).
+pub fn columns_columns() -> Vec<(&'static str, CqlType)> {
+    vec![
+        ("keyspace_name", text()),
+        ("table_name", text()),
+        ("column_name", text()),
+        ("clustering_order", text()),
+        ("column_name_bytes", CqlType::Blob),
+        ("kind", text()),
+        ("position", CqlType::Int),
+        ("type", text()),
+    ]
 }
 
 fn empty(columns: &[(&'static str, CqlType)]) -> Content {

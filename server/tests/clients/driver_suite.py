@@ -450,6 +450,19 @@ try:
         col = cluster.metadata.keyspaces[KS].tables["nf"].columns["a"]
         assert col.cql_type == "pt", col.cql_type
 
+    @check("virtual tables: system_views answer, and the driver's metadata lists them")
+    def _():
+        rows = {r.name: r.value for r in session.execute("SELECT name, value FROM system_views.settings")}
+        assert "Partitioner" in rows and "CommitLogSync" in rows, f"settings {rows}"
+        got = [r.name for r in session.execute("SELECT name FROM system_views.caches")]
+        assert got == ["chunks", "keys"], f"caches {got}"
+        session.cluster.refresh_schema_metadata()
+        views = cluster.metadata.keyspaces.get("system_views")
+        assert views is not None and views.virtual, f"keyspaces {list(cluster.metadata.keyspaces)}"
+        assert "local_read_latency" in views.tables, f"tables {list(views.tables)}"
+        pk = [c.name for c in views.tables["disk_usage"].partition_key]
+        assert pk == ["keyspace_name", "table_name"], pk
+
     @check("vectors: vector<float, 3> round-trips as a list of floats")
     def _():
         session.execute("CREATE TABLE ve (k int PRIMARY KEY, e vector<float, 3>)")
