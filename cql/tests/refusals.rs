@@ -69,6 +69,15 @@ fn what_cassandra_refuses_is_refused() {
         assert!(matches!(e, CqlError::Syntax { .. }), "{q}: {e:?}");
     }
     assert!(!db.keyspaces().contains(&"with".to_string()));
+    // Cassandra 4 creates no compact table, in these words.
+    let e = cql
+        .execute("CREATE TABLE c (k int PRIMARY KEY, v int) WITH COMPACT STORAGE")
+        .unwrap_err();
+    assert!(
+        matches!(&e, CqlError::Invalid(m)
+            if m == "Compact tables are not allowed in Cassandra starting with 4.0 version."),
+        "{e:?}"
+    );
     // Quoted, reserved words and leading underscores are names.
     cql.execute("CREATE TABLE \"select\" (\"from\" int PRIMARY KEY, \"_v\" int)")
         .unwrap();
