@@ -91,6 +91,7 @@ pub mod schema;
 mod sstable;
 pub mod stats;
 mod store;
+pub mod trace;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use db::{ColumnFamilyHandle, Database, Increment, IndexEntry, SnapshotInfo, DEFAULT_DATA_DIR};

@@ -261,7 +261,18 @@ pub async fn serve(
             }
             handshake::Step::Run(request) => request,
         };
-        spawn_request(&conn, request, version, stream, hs.lz4, held, slot);
+        // Traced when the client asks, or by `nodetool settraceprobability`'s draw (then
+        // without telling the client, as Cassandra does).
+        let asked = header.flags & crate::traced::FLAG_TRACING != 0;
+        let traced = (asked || conn.cx.shared.db.traces().sample()).then_some((peer, asked));
+        spawn_request(
+            &conn,
+            request,
+            (version, stream, hs.lz4),
+            traced,
+            held,
+            slot,
+        );
     }
     // Let the requests in flight finish and their answers go out, for a while: a client that
     // does not read them does not hold the shutdown up.
@@ -303,13 +314,13 @@ async fn overloaded(
     }
 }
 
-/// Runs a request on the engine once its connection may run one, and queues its answer.
+/// Runs a request on the engine once its connection may run one, and queues its answer;
+/// `traced`: the client's address and whether it asked, when the request is traced.
 fn spawn_request(
     conn: &Conn,
     request: Request,
-    version: Version,
-    stream: i16,
-    lz4: bool,
+    (version, stream, lz4): (Version, i16, bool),
+    traced: Option<(SocketAddr, bool)>,
     held: Held,
     slot: OwnedSemaphorePermit,
 ) {
@@ -326,11 +337,24 @@ fn spawn_request(
         .unwrap_or(Err(Wait::Overloaded));
         let frame = match admitted {
             Ok((running, engine)) => {
-                let answer = run_guarded(&cx.shared, &client, request, version);
+                let run = |r| run_guarded(&cx.shared, &client, r, version);
+                let (answer, session) = match traced {
+                    Some((peer, asked)) => {
+                        let (a, id) =
+                            crate::traced::run(&cx.shared, &peer.ip().to_string(), request, run);
+                        (a, asked.then_some(id))
+                    }
+                    None => (run(request), None),
+                };
                 // The engine is done with it: a client slow to read its answers holds only
                 // its own connection's share.
                 drop((engine, held));
-                let f = frame::response(version, stream, answer.0, &answer.1, lz4);
+                let f = match &session {
+                    Some(id) => {
+                        frame::traced_response(version, stream, answer.0, &answer.1, lz4, id)
+                    }
+                    None => frame::response(version, stream, answer.0, &answer.1, lz4),
+                };
                 let charged = outbox.charge(f);
                 drop(running);
                 charged

@@ -202,6 +202,39 @@ fn custom_payload_len(b: &[u8]) -> Result<usize, FrameError> {
 
 /// A response frame: `body` is the message, compressed when `lz4`.
 pub fn response(version: Version, stream: i16, opcode: Opcode, body: &[u8], lz4: bool) -> Vec<u8> {
+    framed(version, stream, opcode, body, lz4, 0)
+}
+
+/// A response to a traced request: the tracing flag set and the session's id before `body`.
+pub fn traced_response(
+    version: Version,
+    stream: i16,
+    opcode: Opcode,
+    body: &[u8],
+    lz4: bool,
+    session: &[u8; 16],
+) -> Vec<u8> {
+    let mut with_id = Vec::with_capacity(16 + body.len());
+    with_id.extend_from_slice(session);
+    with_id.extend_from_slice(body);
+    framed(
+        version,
+        stream,
+        opcode,
+        &with_id,
+        lz4,
+        crate::traced::FLAG_TRACING,
+    )
+}
+
+fn framed(
+    version: Version,
+    stream: i16,
+    opcode: Opcode,
+    body: &[u8],
+    lz4: bool,
+    extra_flags: u8,
+) -> Vec<u8> {
     // A frame's length is an `int`: an answer longer than that cannot be framed, and is
     // answered with an error the client can act on (page the query) instead of a length that
     // wraps into a corrupt stream.
@@ -225,7 +258,7 @@ pub fn response(version: Version, stream: i16, opcode: Opcode, body: &[u8], lz4:
     };
     let mut out = Vec::with_capacity(HEADER_LEN + body.len());
     out.push(u8::from(version) | 0x80);
-    out.push(flags);
+    out.push(flags | extra_flags);
     out.extend_from_slice(&stream.to_be_bytes());
     out.push(u8::from(opcode));
     out.extend_from_slice(&(body.len() as i32).to_be_bytes());

@@ -16,6 +16,7 @@ mod paging;
 mod prepared_cache;
 mod request;
 mod results;
+mod traced;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

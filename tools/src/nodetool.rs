@@ -2,6 +2,9 @@
 //! (its `--admin` address), or, when no server answers there, against the data directory
 //! itself. Either way the answer is the same JSON (`admin/report.rs`), printed here in
 //! nodetool's shapes.
+//!
+//! Long because each command is three short parts kept together: its request, its answer from
+//! the data directory, and its printing.
 
 use anyhow::Context;
 use serde_json::Value;
@@ -10,7 +13,7 @@ use supercolumn::Database;
 use crate::admin::report;
 
 /// The commands.
-#[derive(Debug, Clone, PartialEq, Eq, clap::Subcommand)]
+#[derive(Debug, Clone, PartialEq, clap::Subcommand)]
 pub enum NodeCommand {
     /// This node: state, address, load, tokens, ownership, host ID.
     Status,
@@ -40,6 +43,11 @@ pub enum NodeCommand {
     Drain,
     /// The log levels in force: the root's, then each target's set since.
     Getlogginglevels,
+    /// Traces this fraction (0 to 1) of the requests no client asked to trace, into
+    /// `system_traces`.
+    Settraceprobability { probability: f64 },
+    /// The fraction `settraceprobability` set.
+    Gettraceprobability,
     /// Sets a target's log level (`supercolumn::db DEBUG`; `ROOT` the default's); with
     /// neither, puts back the levels the server started with.
     Setlogginglevel {
@@ -138,7 +146,15 @@ pub fn run(
         NodeCommand::Flush { .. } | NodeCommand::Compact { .. } => String::new(),
         NodeCommand::Snapshot { keyspaces, .. } => snapshot_taken(&answer, keyspaces),
         NodeCommand::Listsnapshots => listsnapshots(&answer),
-        NodeCommand::Setlogginglevel { .. } | NodeCommand::Drain => String::new(),
+        NodeCommand::Setlogginglevel { .. }
+        | NodeCommand::Drain
+        | NodeCommand::Settraceprobability { .. } => String::new(),
+        NodeCommand::Gettraceprobability => {
+            format!(
+                "Current trace probability: {}\n",
+                answer.as_f64().unwrap_or(0.0)
+            )
+        }
         NodeCommand::Getlogginglevels => {
             let mut out = format!("\n{:<50}{:>10}\n", "Logger Name", "Log Level");
             for l in answer.as_array().into_iter().flatten() {
@@ -183,6 +199,12 @@ fn request(command: &NodeCommand) -> (&'static str, &'static str, Query) {
         NodeCommand::Listsnapshots => ("GET", "listsnapshots", Vec::new()),
         NodeCommand::Getlogginglevels => ("GET", "logginglevels", Vec::new()),
         NodeCommand::Drain => ("POST", "drain", Vec::new()),
+        NodeCommand::Settraceprobability { probability } => (
+            "POST",
+            "traceprobability",
+            vec![("value", probability.to_string())],
+        ),
+        NodeCommand::Gettraceprobability => ("GET", "traceprobability", Vec::new()),
         NodeCommand::Setlogginglevel { target, level } => (
             "POST",
             "logginglevel",
@@ -255,9 +277,12 @@ fn offline(
             db.flush_all()?;
             Value::Null
         }
-        NodeCommand::Getlogginglevels | NodeCommand::Setlogginglevel { .. } => {
+        NodeCommand::Getlogginglevels
+        | NodeCommand::Setlogginglevel { .. }
+        | NodeCommand::Settraceprobability { .. }
+        | NodeCommand::Gettraceprobability => {
             anyhow::bail!(
-                "log levels are a running server's: start `serve --admin ADDR` and ask it"
+                "log levels and tracing are a running server's: start `serve --admin ADDR` and ask it"
             )
         }
         NodeCommand::Clearsnapshot { tag, keyspaces, .. } => {

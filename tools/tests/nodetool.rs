@@ -175,6 +175,13 @@ fn nodetool_answers_from_a_running_server_and_its_flush_and_compact_take_effect(
     );
     assert!(nodetool(&["compactionstats"]).starts_with("pending tasks: 0"));
     snapshots(&dir, |args| at_server(&dir, &port, args));
+    nodetool(&["settraceprobability", "0.5"]);
+    assert_eq!(
+        nodetool(&["gettraceprobability"]),
+        "Current trace probability: 0.5\n"
+    );
+    let o = at_server(&dir, &port, &["settraceprobability", "2"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("must be between 0 and 1"));
     // An unknown table is an error, one line.
     let o = supercolumn(
         &dir,

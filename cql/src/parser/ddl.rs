@@ -138,8 +138,7 @@ impl Parser {
                     order = self.order_list()?;
                 } else if self.eat_word("compact") {
                     self.word("storage")?;
-                    // Cassandra 4 no longer creates them (a Thrift-era column family is this
-                    // project's compact table, seen through CQL as Cassandra shows one).
+                    // Cassandra 4 creates none (a Thrift-era column family is one, seen so).
                     return Err(CqlError::invalid(
                         "Compact tables are not allowed in Cassandra starting with 4.0 version.",
                     ));

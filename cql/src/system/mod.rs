@@ -5,6 +5,7 @@
 
 pub mod describe;
 pub mod tables;
+pub mod traces;
 pub mod views;
 
 use crate::ast::{Bind, Relation, Select, Selector, Term};

@@ -150,6 +150,8 @@ const SYSTEM_TABLES: &[(&str, &str, usize, usize)] = &[
     ("system_schema", "indexes", 1, 2),
     ("system_schema", "triggers", 1, 2),
     ("system_schema", "views", 1, 1),
+    ("system_traces", "sessions", 1, 0),
+    ("system_traces", "events", 1, 1),
 ];
 
 fn system_tables(db: &Database) -> Vec<Table> {
@@ -263,6 +265,7 @@ fn content_with(
             rows: Vec::new(),
         },
         ("system_views", t) => return super::views::content(db, t),
+        ("system_traces", t) => return super::traces::content(db, node, t),
         ("system_virtual_schema", t) => return super::views::virtual_schema(db, t),
         ("system_schema", "columns") => {
             let rows = if rows { columns_rows(db) } else { Vec::new() };

@@ -75,6 +75,8 @@ struct Inner {
     schema_change: Mutex<()>,
     /// What replay at open dropped, when asked to ignore replay errors.
     replay_report: Vec<String>,
+    /// The traced requests' sessions (`TRACING ON`).
+    traces: crate::trace::TraceStore,
     _lock: DirLock,
 }
 
@@ -151,6 +153,12 @@ impl ColumnFamilyHandle {
 }
 
 impl Database {
+    /// The traced requests kept (`crate::trace`): a server keeps each traced request's
+    /// session here, and `system_traces` reads them back.
+    pub fn traces(&self) -> &crate::trace::TraceStore {
+        &self.inner.traces
+    }
+
     /// What the commit log replay at open dropped, one line per problem, when the database
     /// was opened with [`Options::commit_log_ignore_replay_errors`]; empty otherwise (without
     /// the option, any such problem makes `open` fail).

@@ -178,6 +178,7 @@ impl Database {
                 schema: arc_swap::ArcSwap::from_pointee(state),
                 schema_change: Mutex::new(()),
                 replay_report: replayed.log.dropped,
+                traces: crate::trace::TraceStore::default(),
                 _lock: lock,
             }),
         };

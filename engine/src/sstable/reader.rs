@@ -31,6 +31,7 @@ use crate::error::{CorruptKind, Error, FormatError, Place, Result};
 use crate::io::FileSystem;
 use crate::model::partitioner::{Partitioner, RowKey, SortKey};
 use crate::stats::{bump, Counters};
+use crate::trace;
 
 /// Gives every opened SSTable a process-unique id for cache keys.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -434,10 +435,22 @@ impl Sstable {
         let key = (self.id, i as u32);
         if let Some(b) = ctx.blocks.get(key) {
             bump(&ctx.counters.local().block_cache_hits);
+            trace::event(|| {
+                format!(
+                    "Block {i} of sstable {} found in the block cache",
+                    self.generation()
+                )
+            });
             return Ok(b);
         }
         bump(&ctx.counters.local().block_cache_misses);
         let b = Arc::new(self.read_block(i)?);
+        trace::event(|| {
+            format!(
+                "Read block {i} of sstable {} from disk and checked it",
+                self.generation()
+            )
+        });
         bump(&ctx.counters.local().blocks_read);
         let evicted = ctx.blocks.insert(key, b.clone());
         ctx.counters
@@ -514,21 +527,34 @@ impl Sstable {
         bump(&ctx.counters.local().bloom_checks);
         if !self.filter.may_contain(key) {
             bump(&ctx.counters.local().bloom_negatives);
+            trace::event(|| format!("Bloom filter allows skipping sstable {}", self.generation()));
             return Ok(None);
         }
         if let Some(pos) = ctx.keys.get(self.id, key) {
             bump(&ctx.counters.local().key_cache_hits);
+            trace::event(|| format!("Key cache hit for sstable {}", self.generation()));
             return Ok(Some(pos));
         }
         bump(&ctx.counters.local().key_cache_misses);
         let pos = self.search(row.sort_key(), ctx)?;
         match pos {
             Some(p) => {
+                trace::event(|| {
+                    format!(
+                        "Partition index found the row in sstable {}",
+                        self.generation()
+                    )
+                });
                 if ctx.keys.insert(self.id, key, p) {
                     bump(&ctx.counters.local().key_cache_evictions);
                 }
             }
-            None => bump(&ctx.counters.local().bloom_false_positives),
+            None => {
+                bump(&ctx.counters.local().bloom_false_positives);
+                trace::event(|| {
+                    format!("Partition index: the row is not in sstable {} (a bloom filter false positive)", self.generation())
+                });
+            }
         }
         Ok(pos)
     }

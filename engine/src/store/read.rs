@@ -150,6 +150,9 @@ impl ColumnFamilyStore {
             .collect();
         if mem_rows.is_empty() && view.sstables.iter().all(|t| !t.may_contain(row.key())) {
             let n = view.sstables.len() as u64;
+            crate::trace::event(|| {
+                format!("No memtable holds the row, and the bloom filters of all {n} sstables rule it out")
+            });
             self.counters
                 .local()
                 .bloom_checks
@@ -160,6 +163,14 @@ impl ColumnFamilyStore {
                 .fetch_add(n, Ordering::Relaxed);
             return Ok(None);
         }
+        crate::trace::event(|| {
+            format!(
+                "Merging memtable contents ({} of {} memtables hold the row) with {} sstables",
+                mem_rows.len(),
+                view.memtables().count(),
+                view.sstables.len()
+            )
+        });
         Ok(Some(mem_rows))
     }
 

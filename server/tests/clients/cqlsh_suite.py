@@ -247,6 +247,12 @@ with tempfile.TemporaryDirectory() as tmp:
             assert len(csv_rows) == 1 and csv_rows[0][0] == "john", f"CSV holds {csv_rows}"
             assert n == 1 and dict(zip(header, rows[0])) == COLLECTIONS_ROW, f"{header} {rows}"
 
+        @check("TRACING ON: cqlsh prints the session's events after the rows")
+        def _():
+            out = cqlsh("-e", "TRACING ON; SELECT * FROM example WHERE field1 = 4;", keyspace=KS)
+            assert "Tracing session:" in out and "Request complete" in out, out
+            assert "Merging memtable contents" in out or "sstable" in out, out
+
         @check("user types: cqlsh prints values, DESCRIBE TYPE, COPY round-trips a frozen type")
         def _():
             cqlsh("-e", "CREATE TYPE addr (street text, zip int); CREATE TYPE pers (name text, "

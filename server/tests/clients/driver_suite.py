@@ -463,6 +463,21 @@ try:
         pk = [c.name for c in views.tables["disk_usage"].partition_key]
         assert pk == ["keyspace_name", "table_name"], pk
 
+    @check("tracing: a traced query's session and events, as TRACING ON reads them back")
+    def _():
+        session.execute("INSERT INTO tt (k, v) VALUES (77, 'traced')")
+        rs = session.execute(SimpleStatement("SELECT v FROM tt WHERE k = 77"), trace=True)
+        assert rs.one().v == "traced"
+        tr = rs.get_query_trace(max_wait_sec=10)
+        acts = [e.description for e in tr.events]
+        assert tr.request_type == "Execute CQL3 query", tr.request_type
+        assert tr.parameters.get("query") == "SELECT v FROM tt WHERE k = 77", tr.parameters
+        assert tr.duration is not None and acts[-1] == "Request complete", acts
+        assert any(a.startswith("Merging memtable contents") for a in acts), acts
+        sel = session.prepare("SELECT v FROM tt WHERE k = ?")
+        tr = session.execute(sel, (77,), trace=True).get_query_trace(max_wait_sec=10)
+        assert tr.request_type == "Execute CQL3 prepared query" and tr.events, tr.request_type
+
     @check("vectors: vector<float, 3> round-trips as a list of floats")
     def _():
         session.execute("CREATE TABLE ve (k int PRIMARY KEY, e vector<float, 3>)")

@@ -87,6 +87,12 @@ impl Snap {
     }
 }
 
+/// A trace probability to set: `?value=0.1`.
+#[derive(serde::Deserialize)]
+struct Probability {
+    value: f64,
+}
+
 /// A log level to set: `?target=supercolumn::db&level=DEBUG` (both empty: reset).
 #[derive(serde::Deserialize, Default)]
 struct Level {
@@ -261,6 +267,18 @@ fn routes(db: Arc<Database>, native: SocketAddr, drain: Drain) -> Router {
                     Err(_) => refused(anyhow::anyhow!("the drain took over an hour")),
                 }
             }),
+        )
+        .route(
+            "/traceprobability",
+            get(|State(a): State<Admin>| async move {
+                answer(Ok(serde_json::json!(a.db.traces().probability())))
+            })
+            .post(
+                |State(a): State<Admin>, Query(p): Query<Probability>| async move {
+                    let set = a.db.traces().set_probability(p.value);
+                    answer(set.map(|()| Value::Null).map_err(anyhow::Error::msg))
+                },
+            ),
         )
         .route(
             "/logginglevels",
