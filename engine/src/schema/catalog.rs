@@ -214,8 +214,29 @@ impl Catalog {
                     }
                     Some(scf) => {
                         check_compatible(&g.name, scf, gcf)?;
-                        if scf != gcf {
-                            *scf = gcf.clone();
+                        // What a `storage-conf.xml` cannot say (its indexes, its CQL table, its
+                        // key validator, its SSTable tuning) stays as stored: a file that
+                        // names the column family does not undo them.
+                        let merged = ColumnFamilyDef {
+                            key_validation_class: gcf
+                                .key_validation_class
+                                .clone()
+                                .or_else(|| scf.key_validation_class.clone()),
+                            cql_table: gcf.cql_table.clone().or_else(|| scf.cql_table.clone()),
+                            block_size_kb: gcf.block_size_kb.or(scf.block_size_kb),
+                            bloom_filter_fp_chance: gcf
+                                .bloom_filter_fp_chance
+                                .or(scf.bloom_filter_fp_chance),
+                            compression: gcf.compression.or(scf.compression),
+                            indexes: if gcf.indexes.is_empty() {
+                                scf.indexes.clone()
+                            } else {
+                                gcf.indexes.clone()
+                            },
+                            ..gcf.clone()
+                        };
+                        if *scf != merged {
+                            *scf = merged;
                             changed = true;
                         }
                     }
@@ -483,6 +504,31 @@ mod tests {
             let e = Catalog::decode(&bytes[..n], Path::new("S"), &ComparatorRegistry::default());
             assert!(matches!(e, Err(Error::Corrupt { .. })), "truncated at {n}");
         }
+    }
+
+    #[test]
+    fn a_given_column_family_keeps_what_the_xml_cannot_say() {
+        let mut c = sample();
+        let stored = &mut c.keyspaces[0].column_families[0];
+        stored.cql_table = Some("CREATE TABLE t (k int PRIMARY KEY)".into());
+        stored.indexes.push(crate::schema::IndexDef {
+            name: "by_v".into(),
+            column: b"v".to_vec(),
+            clustering: 0,
+            of: crate::schema::IndexOf::Value,
+            class: None,
+            built: true,
+        });
+        let before = stored.clone();
+        let mut given = default_keyspaces();
+        given[0].column_families[0].comment = Some("from the file".into());
+        assert!(c.merge_given(Partitioner::Murmur3, &given).unwrap());
+        let after = &c.keyspaces[0].column_families[0];
+        assert_eq!(after.comment.as_deref(), Some("from the file"));
+        assert_eq!(after.indexes, before.indexes);
+        assert_eq!(after.cql_table, before.cql_table);
+        assert_eq!(after.block_size_kb, Some(64));
+        assert_eq!(after.compression, Some(false));
     }
 
     #[test]
