@@ -188,6 +188,9 @@ impl Session<'_> {
             }
             def.cql_types = expected;
             change(&mut def.cql_types);
+            // What is stored must read back (a name written as it parses, every type found).
+            UserTypes::from_statements(ks, &def.cql_types)
+                .map_err(|e| supercolumn::Error::InvalidRequest(e.to_string()))?;
             Ok(())
         })?;
         Ok(())

@@ -35,8 +35,11 @@ impl UserTypes {
     }
 
     /// The types `texts` (`CREATE TYPE` statements, in creation order) define in `keyspace`.
+    /// A type may name one stored after it (`ALTER TYPE a ADD f frozen<c>`, `c` created
+    /// later): each pass defines the types whose types are known, until all are.
     pub fn from_statements(keyspace: &str, texts: &[String]) -> Result<UserTypes, CqlError> {
         let mut types = UserTypes::none(keyspace);
+        let mut pending = Vec::with_capacity(texts.len());
         for text in texts {
             let stmts = parse(text)?;
             let [Statement::CreateType { name, fields, .. }] = stmts.as_slice() else {
@@ -44,8 +47,24 @@ impl UserTypes {
                     "the stored type of keyspace {keyspace} is not a CREATE TYPE: {text}"
                 )));
             };
-            let t = types.define(&name.table, fields)?;
-            types.types.push(Arc::new(t));
+            pending.push((name.table.clone(), fields.clone()));
+        }
+        while !pending.is_empty() {
+            let mut failed = None;
+            let before = pending.len();
+            pending.retain(|(name, fields)| match types.define(name, fields) {
+                Ok(t) => {
+                    types.types.push(Arc::new(t));
+                    false
+                }
+                Err(e) => {
+                    failed.get_or_insert(e);
+                    true
+                }
+            });
+            if pending.len() == before {
+                return Err(failed.unwrap_or_else(|| CqlError::invalid("a stored type")));
+            }
         }
         Ok(types)
     }
@@ -71,6 +90,7 @@ impl UserTypes {
             )));
         }
         let mut out = Vec::with_capacity(fields.len());
+        let mut budget = MAX_EXPANDED;
         for (field, ty) in fields {
             if out.iter().any(|(n, _)| n == field) {
                 return Err(CqlError::invalid(format!(
@@ -82,6 +102,14 @@ impl UserTypes {
                 return Err(CqlError::invalid(
                     "A user type cannot contain non-frozen UDTs",
                 ));
+            }
+            // A type's value is walked whole (checked, ordered, printed, described to
+            // drivers): types nesting types many times over are refused before anything
+            // walks them.
+            if !within(&ty, &mut budget) {
+                return Err(CqlError::invalid(format!(
+                    "type {name} nests other types too often: expanded, it has over {MAX_EXPANDED} parts"
+                )));
             }
             if holds(&ty, &|t| matches!(t, CqlType::Counter)) {
                 return Err(CqlError::invalid("A user type cannot contain counters"));
@@ -167,6 +195,27 @@ impl UserTypes {
         self.get(&named.name).cloned().ok_or_else(|| {
             CqlError::invalid(format!("Unknown type {}.{}", self.keyspace, named.name))
         })
+    }
+}
+
+/// The most parts (types, fields, elements) a user type may have once the types it nests are
+/// expanded.
+const MAX_EXPANDED: usize = 10_000;
+
+/// Whether `ty`, expanded, has at most `budget` parts (taken from it).
+fn within(ty: &CqlType, budget: &mut usize) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    match ty {
+        CqlType::List(e) | CqlType::Set(e) | CqlType::Frozen(e) | CqlType::Vector(e, _) => {
+            within(e, budget)
+        }
+        CqlType::Map(k, v) => within(k, budget) && within(v, budget),
+        CqlType::Tuple(ts) => ts.iter().all(|t| within(t, budget)),
+        CqlType::Udt(u) => u.fields.iter().all(|(_, t)| within(t, budget)),
+        _ => true,
     }
 }
 

@@ -436,3 +436,63 @@ fn non_frozen_values_are_one_cell_per_field() {
     let e = refused(&mut cql, "UPDATE fz SET f.x = 1 WHERE k = 1");
     assert!(e.contains("only a non-frozen user type's fields"), "{e}");
 }
+
+#[test]
+fn stored_types_read_back_whatever_their_names_and_nesting() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TYPE \"from\" (\"select\" int, \"Where\" text)",
+    );
+    let mut cql = ks_session(&db);
+    // Reserved words and mixed case are quoted where the catalog keeps them; before, the
+    // stored `CREATE TYPE ks.from (select int, …)` no longer parsed, and every statement on
+    // the keyspace failed.
+    cql.execute("CREATE TABLE r (k int PRIMARY KEY, v frozen<\"from\">)")
+        .unwrap();
+    cql.execute("INSERT INTO r (k, v) VALUES (1, {\"select\": 2, \"Where\": 'x'})")
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT v FROM r"),
+        vec!["{\"select\": 2, \"Where\": 'x'}"]
+    );
+    // A type may gain a field of a type created after it, and still read back.
+    cql.execute("CREATE TYPE later (n int)").unwrap();
+    cql.execute("ALTER TYPE \"from\" ADD l frozen<later>")
+        .unwrap();
+    // Types nesting types many times over are refused before anything walks them whole.
+    cql.execute("CREATE TYPE n0 (a int)").unwrap();
+    let mut refused_at = None;
+    for k in 1..20 {
+        let q = format!(
+            "CREATE TYPE n{k} (a frozen<n{}>, b frozen<n{}>)",
+            k - 1,
+            k - 1
+        );
+        if let Err(e) = cql.execute(&q) {
+            assert!(e.to_string().contains("nests other types too often"), "{e}");
+            refused_at = Some(k);
+            break;
+        }
+    }
+    assert!(refused_at.is_some_and(|k| k <= 14), "{refused_at:?}");
+    // A key whose comparator the catalog could not read back is refused, not stored.
+    let fields: Vec<String> = (0..70).map(|i| format!("f{i} int")).collect();
+    cql.execute(&format!("CREATE TYPE wide ({})", fields.join(", ")))
+        .unwrap();
+    let e = cql
+        .execute("CREATE TABLE w (k int, c frozen<wide>, PRIMARY KEY (k, c))")
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("too deep or too wide to be stored"),
+        "{e}"
+    );
+    drop(cql);
+    drop(db);
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    let mut cql = ks_session(&db);
+    assert_eq!(
+        shown(&mut cql, "SELECT v FROM r"),
+        vec!["{\"select\": 2, \"Where\": 'x', l: null}"]
+    );
+}

@@ -11,7 +11,7 @@ use crate::types::CqlType;
 use crate::user_types::UserTypes;
 use supercolumn::schema::ColumnFamilyDef;
 
-use super::quote::quote_ident;
+use crate::types::quote_ident;
 
 /// A column dropped from a table (`ALTER TABLE … DROP`), as Cassandra's `dropped_columns` keeps
 /// it: its cells written at or before `at` are never read again, also after a column of that

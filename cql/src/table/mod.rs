@@ -12,17 +12,16 @@
 
 mod counters;
 mod dropped;
-mod quote;
 
 use std::sync::Arc;
 
 use super::ast::Statement;
 use super::error::CqlError;
 use super::table_options::TableOptions;
+pub use super::types::quote_ident;
 use super::types::{CqlType, Literal};
 use super::user_types::UserTypes;
 pub use dropped::Dropped;
-pub use quote::quote_ident;
 use supercolumn::model::comparator::{
     Collection, ColumnToCollectionType, Comparator, CompositeType, ReversedType, Utf8Type,
 };
@@ -84,7 +83,7 @@ impl TableIndex {
     /// Its target as Cassandra writes it: the column, `full(c)` for a frozen collection,
     /// `values(c)` or `keys(c)` for a collection's elements.
     pub fn target(&self, t: &Table) -> String {
-        let name = quote::quote_ident(&self.column);
+        let name = quote_ident(&self.column);
         let ty = t
             .columns
             .iter()
@@ -108,9 +107,9 @@ impl TableIndex {
     pub fn create_statement(&self, t: &Table) -> String {
         let on = format!(
             "{} ON {}.{} ({})",
-            quote::quote_ident(&self.name),
-            quote::quote_ident(&t.keyspace),
-            quote::quote_ident(&t.name),
+            quote_ident(&self.name),
+            quote_ident(&t.keyspace),
+            quote_ident(&t.name),
             self.target(t)
         );
         match &self.class {

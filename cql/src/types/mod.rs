@@ -15,6 +15,7 @@ mod collection_value;
 mod duration;
 mod json;
 mod literal;
+mod quote;
 mod tuple;
 mod udt;
 mod vector;
@@ -26,13 +27,14 @@ pub use duration::Duration;
 pub use json::quoted as json_string;
 use literal::describe;
 pub use literal::Literal;
+pub use quote::{quote_ident, quote_ident as quote_name};
 use supercolumn::model::comparator::builtin::{from_hex, to_hex};
 use supercolumn::model::comparator::{
     AsciiType, BooleanType, ByteType, BytesType, Collection, Comparator, DoubleType, FloatType,
     FrozenType, InetAddressType, Int32Type, IntegerType, LongType, ShortType, SimpleDateType,
     TimeType, TimeUuidType, TimestampType, TupleType, Utf8Type, UuidType,
 };
-pub use udt::{quote as quote_name, UserType};
+pub use udt::UserType;
 
 /// A comparison operator in `WHERE` (or an `IF` condition): what a type's order answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

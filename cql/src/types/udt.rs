@@ -53,7 +53,7 @@ impl UserType {
 
     /// Its name as a statement writes it (quoted when it must be).
     pub fn quoted_name(&self) -> String {
-        quote(&self.name)
+        super::quote_ident(&self.name)
     }
 }
 
@@ -98,6 +98,11 @@ impl CqlType {
         let Some(i) = usize::try_from(i).ok().filter(|i| *i < u.fields.len()) else {
             return;
         };
+        // A cell whose bytes are not a value of its field's type (damage) is left out, not
+        // let spoil the fields assembled so far.
+        if u.fields[i].1.check(bytes).is_err() {
+            return;
+        }
         let mut fields = if value.is_empty() {
             vec![None; u.fields.len()]
         } else {
@@ -130,7 +135,7 @@ impl CqlType {
                     }
                     (Some(b), t) => t.display(b),
                 };
-                format!("{}: {value}", quote(name))
+                format!("{}: {value}", super::quote_ident(name))
             })
             .collect();
         Some(format!("{{{}}}", body.join(", ")))
@@ -163,20 +168,6 @@ pub(super) fn encode(
         return Err(CqlError::invalid("a user type's fields"));
     };
     super::tuple::encode(&types, &items, column)
-}
-
-/// `name` as a statement writes an identifier: bare when it reads back the same (lower case
-/// letters, digits and `_`, starting with a letter), else double-quoted.
-pub fn quote(name: &str) -> String {
-    let bare = name.starts_with(|c: char| c.is_ascii_lowercase())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if bare {
-        name.to_string()
-    } else {
-        format!("\"{}\"", name.replace('"', "\"\""))
-    }
 }
 
 #[cfg(test)]

@@ -137,9 +137,32 @@ impl Database {
         Ok(())
     }
 
+    /// Refuses a definition whose comparators the catalog could not read back at the next
+    /// open (one nested deeper or wider than the registry takes): stored, it would keep the
+    /// database from opening.
+    fn check_readable(&self, def: &ColumnFamilyDef) -> Result<()> {
+        let names = [
+            Some(&def.comparator),
+            def.subcomparator.as_ref(),
+            Some(&def.default_validation_class),
+            def.key_validation_class.as_ref(),
+        ];
+        for c in names.into_iter().flatten() {
+            let name = c.name();
+            self.options().comparators.resolve(&name).map_err(|e| {
+                Error::InvalidRequest(format!(
+                    "column family '{}': its types nest too deep or too wide to be stored ({e})",
+                    def.name
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
     /// Adds a column family to a keyspace.
     pub fn create_column_family(&self, keyspace: &str, def: ColumnFamilyDef) -> Result<()> {
         def.validate()?;
+        self.check_readable(&def)?;
         self.change_schema(|s| {
             let id = s.allocate_cf_id()?;
             let ks = s
@@ -194,6 +217,7 @@ impl Database {
                 .ok_or_else(unknown)?;
             let before = def.clone();
             let stale = alter(def)?;
+            self.check_readable(def)?;
             let (old, new) = (before.comparator.as_ref(), def.comparator.as_ref());
             if new.name() != old.name() && !adds_collections(old, new) {
                 return Err(Error::Schema(format!(
