@@ -118,4 +118,16 @@ fn a_snapshot_keeps_its_rows_after_compaction_and_more_writes() {
     assert!(!snap.exists());
     assert_eq!(db.clear_snapshot(None, &[KS.to_string()]).unwrap(), 1);
     assert!(db.list_snapshots().unwrap().is_empty());
+    // A dropped keyspace's snapshot stays, listed and cleared like any other.
+    db.snapshot("last", &[KS.to_string()]).unwrap();
+    db.drop_keyspace(KS).unwrap();
+    let listed: Vec<String> = db
+        .list_snapshots()
+        .unwrap()
+        .into_iter()
+        .map(|s| format!("{}/{}", s.keyspace, s.tag))
+        .collect();
+    assert_eq!(listed, vec![format!("{KS}/last")]);
+    assert_eq!(db.clear_snapshot(None, &[]).unwrap(), 1);
+    assert!(db.list_snapshots().unwrap().is_empty());
 }

@@ -213,8 +213,14 @@ fn request(command: &NodeCommand) -> (&'static str, &'static str, Query) {
                 ("level", level.clone().unwrap_or_default()),
             ],
         ),
-        NodeCommand::Clearsnapshot { tag, keyspaces, .. } => {
-            ("POST", "clearsnapshot", snap(tag, keyspaces))
+        NodeCommand::Clearsnapshot {
+            tag,
+            keyspaces,
+            all,
+        } => {
+            let mut q = snap(tag, keyspaces);
+            q.push(("all", all.to_string()));
+            ("POST", "clearsnapshot", q)
         }
     }
 }

@@ -49,43 +49,81 @@ impl Database {
                 )));
             }
         }
-        let fs = self.options().file_system.clone();
         let mut out = Vec::with_capacity(names.len());
         for ks in &names {
-            let dir = self.snapshot_dir(ks, tag);
-            fs.create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-            let mut info = SnapshotInfo {
-                tag: tag.to_string(),
-                keyspace: ks.clone(),
-                files: Vec::new(),
-                bytes: 0,
-            };
-            for cf in self.cfs_of(ks, None)? {
-                self.inner.core.flush_cf(&cf)?;
-                // None of them is deleted before it is linked.
-                cf.with_live_sstables(|paths| -> Result<()> {
-                    for path in paths {
-                        let name = file_name(path);
-                        let to = dir.join(&name);
-                        fs.hard_link(path, &to).map_err(|e| Error::io(&to, e))?;
-                        info.bytes += path.metadata().map_or(0, |m| m.len());
-                        info.files.push(name);
+            match self.snapshot_keyspace(ks, tag) {
+                Ok(info) => out.push(info),
+                Err(e) => {
+                    // No half-taken snapshot is left to be listed as whole.
+                    for k in &names {
+                        let _ = std::fs::remove_dir_all(self.snapshot_dir(k, tag));
                     }
-                    Ok(())
-                })?;
+                    return Err(e);
+                }
             }
-            info.files.sort();
-            let list: String = info.files.iter().map(|f| format!("{f}\n")).collect();
-            crate::io::atomic_file::replace(fs.as_ref(), &dir, MANIFEST, list.as_bytes())?;
-            out.push(info);
         }
         Ok(out)
+    }
+
+    /// Keyspace `ks`'s part of snapshot `tag`: its column families and their indexes,
+    /// flushed and linked.
+    fn snapshot_keyspace(&self, ks: &str, tag: &str) -> Result<SnapshotInfo> {
+        let fs = self.options().file_system.clone();
+        let dir = self.snapshot_dir(ks, tag);
+        fs.create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let mut info = SnapshotInfo {
+            tag: tag.to_string(),
+            keyspace: ks.to_string(),
+            files: Vec::new(),
+            bytes: 0,
+        };
+        let mut stores = Vec::new();
+        for cf in self.cfs_of(ks, None)? {
+            stores.extend(cf.indexes().iter().map(|i| i.store.clone()));
+            stores.push(cf);
+        }
+        for cf in stores {
+            self.inner.core.flush_cf(&cf)?;
+            // None of them is deleted before it is linked.
+            cf.with_live_sstables(|paths| -> Result<()> {
+                for path in paths {
+                    let name = file_name(path);
+                    let to = dir.join(&name);
+                    fs.hard_link(path, &to).map_err(|e| Error::io(&to, e))?;
+                    info.bytes += path.metadata().map_or(0, |m| m.len());
+                    info.files.push(name);
+                }
+                Ok(())
+            })?;
+        }
+        info.files.sort();
+        let list: String = info.files.iter().map(|f| format!("{f}\n")).collect();
+        crate::io::atomic_file::replace(fs.as_ref(), &dir, MANIFEST, list.as_bytes())?;
+        Ok(info)
+    }
+
+    /// The keyspaces with snapshots: those of the schema, and the folders of dropped ones
+    /// whose snapshots stayed.
+    fn snapshot_keyspaces(&self) -> Result<Vec<String>> {
+        let mut names = self.keyspaces();
+        let root = &self.inner.root;
+        for entry in std::fs::read_dir(root).map_err(|e| Error::io(root, e))? {
+            let entry = entry.map_err(|e| Error::io(root, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let has = crate::file_names::is_identifier(&name)
+                && entry.path().join(SNAPSHOTS_DIR).is_dir();
+            if has && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names.sort();
+        Ok(names)
     }
 
     /// Every snapshot of every keyspace, by keyspace then tag.
     pub fn list_snapshots(&self) -> Result<Vec<SnapshotInfo>> {
         let mut out = Vec::new();
-        for ks in self.keyspaces() {
+        for ks in self.snapshot_keyspaces()? {
             let root = self.inner.root.join(&ks).join(SNAPSHOTS_DIR);
             for tag in sorted_dirs(&root)? {
                 let dir = root.join(&tag);
@@ -117,14 +155,17 @@ impl Database {
             check_tag(t)?;
         }
         let names = if keyspaces.is_empty() {
-            self.keyspaces()
+            self.snapshot_keyspaces()?
         } else {
             keyspaces.to_vec()
         };
         let mut removed = 0;
         for ks in &names {
-            self.describe_keyspace(ks)?;
             let root = self.inner.root.join(ks).join(SNAPSHOTS_DIR);
+            // A dropped keyspace's snapshots are cleared too; an unknown name is an error.
+            if !root.is_dir() {
+                self.describe_keyspace(ks)?;
+            }
             let tags = match tag {
                 Some(t) => vec![t.to_string()],
                 None => sorted_dirs(&root)?,

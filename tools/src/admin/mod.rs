@@ -76,6 +76,9 @@ struct Snap {
     tag: Option<String>,
     #[serde(default)]
     targets: String,
+    /// `clearsnapshot --all`: without it and a tag, nothing is cleared.
+    #[serde(default)]
+    all: bool,
 }
 
 impl Snap {
@@ -243,6 +246,9 @@ fn routes(db: Arc<Database>, native: SocketAddr, drain: Drain) -> Router {
         .route(
             "/clearsnapshot",
             post(|State(a): State<Admin>, Query(s): Query<Snap>| async move {
+                if s.tag.is_none() && !s.all {
+                    return refused(anyhow::anyhow!("Specify snapshot name or --all"));
+                }
                 answer(report::clearsnapshot(
                     &a.db,
                     s.tag.as_deref(),
