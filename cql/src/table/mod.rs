@@ -5,7 +5,7 @@
 //! then ending in `ColumnToCollectionType`); a static column's cells are the partition's static
 //! names. The schema is kept in the catalog as its `CREATE TABLE` statement (and its drops,
 //! `dropped.rs`), so a table survives reopen without its statements. Writing names is
-//! `quote.rs`'s.
+//! `types/quote.rs`'s.
 //!
 //! Long because a CQL table's mapping to cells (keys, names, clustering prefixes, static cells)
 //! is one concept, built and checked from its `CREATE TABLE` and each `ALTER` in one place.
