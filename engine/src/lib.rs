@@ -117,4 +117,4 @@ pub use query::{
 pub struct ReadmeDoctests;
 
 pub use schema::{ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef};
-pub use stats::{ColumnFamilyStats, LatencySummary};
+pub use stats::{ColumnFamilyStats, CompactionTask, LatencySummary, ThreadPoolStats};

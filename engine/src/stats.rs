@@ -339,6 +339,92 @@ impl std::fmt::Display for Bytes {
     }
 }
 
+/// A compaction running now, as `nodetool compactionstats` and `system_views.sstable_tasks`
+/// show it: its progress counts the input rows merged so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompactionTask {
+    /// The keyspace.
+    pub keyspace: String,
+    /// The column family (an index's is `table.index`).
+    pub column_family: String,
+    /// A time UUID naming this compaction.
+    pub id: [u8; 16],
+    /// Every SSTable is an input (`nodetool compact`), not a size-tiered bucket.
+    pub major: bool,
+    /// Input rows merged so far.
+    pub rows_done: u64,
+    /// Input rows in all.
+    pub rows_total: u64,
+}
+
+/// One background pool's counts, as `system_views.thread_pools` shows them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadPoolStats {
+    /// Cassandra's name for the pool (`MemtableFlushWriter`, `CompactionExecutor`, …).
+    pub name: String,
+    /// Tasks running now.
+    pub active: u64,
+    /// How many may run at once.
+    pub active_limit: u64,
+    /// Tasks queued, not yet running.
+    pub pending: u64,
+    /// Tasks finished since the process started.
+    pub completed: u64,
+    /// Tasks turned away since the process started because the pool was full.
+    pub blocked_all_time: u64,
+}
+
+/// What a pool counts as its tasks queue, run and finish, or are turned away.
+#[derive(Debug, Default)]
+pub struct TaskCounts {
+    pending: AtomicU64,
+    active: AtomicU64,
+    completed: AtomicU64,
+    blocked: AtomicU64,
+}
+
+impl TaskCounts {
+    /// A task was queued.
+    pub fn queued(&self) {
+        self.pending.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A queued task will not run (its queue was closed).
+    pub fn dropped(&self) {
+        self.pending.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// A queued task was turned away: the pool stayed full past its wait.
+    pub fn turned_away(&self) {
+        self.pending.fetch_sub(1, Ordering::Relaxed);
+        self.blocked.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A queued task started.
+    pub fn started(&self) {
+        self.pending.fetch_sub(1, Ordering::Relaxed);
+        self.active.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A running task finished.
+    pub fn finished(&self) {
+        self.active.fetch_sub(1, Ordering::Relaxed);
+        self.completed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The counts now, under `name`, with at most `active_limit` running at once.
+    pub fn snapshot(&self, name: &str, active_limit: u64) -> ThreadPoolStats {
+        ThreadPoolStats {
+            name: name.to_string(),
+            active: self.active.load(Ordering::Relaxed),
+            active_limit,
+            pending: self.pending.load(Ordering::Relaxed),
+            completed: self.completed.load(Ordering::Relaxed),
+            blocked_all_time: self.blocked.load(Ordering::Relaxed),
+        }
+    }
+}
+
 #[cfg(test)]
 mod bytes_tests {
     use super::Bytes;

@@ -399,3 +399,65 @@ fn pending_compactions_resume_after_reopen() {
             .is_some());
     }
 }
+
+#[test]
+fn a_running_compaction_shows_its_progress_until_it_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let mut o = Options::default().with_clock(clock.clone());
+    o.min_compaction_threshold = 0; // no minor compaction: only the major one below runs
+    let db = Arc::new(Database::open(dir.path(), o).unwrap());
+    let path = ColumnPath::new("Standard1").column("c");
+    let (files, rows) = (3u64, 30_000u64);
+    for f in 0..files {
+        for i in 0..rows {
+            let key = format!("k{f}-{i}");
+            db.insert(KS, &key, &path, "v", WriteOptions::now())
+                .unwrap();
+        }
+        db.flush(KS, Some("Standard1")).unwrap();
+    }
+    assert!(db.running_compactions().is_empty());
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (db, done) = (db.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                for t in db.running_compactions() {
+                    if seen.last() != Some(&t) {
+                        seen.push(t);
+                    }
+                }
+            }
+            seen
+        })
+    };
+    db.compact(KS, Some("Standard1")).unwrap();
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    let seen = watcher.join().unwrap();
+    assert!(
+        !seen.is_empty(),
+        "a compaction of 90,000 rows was seen running"
+    );
+    let id = seen[0].id;
+    let mut last = 0;
+    for t in &seen {
+        assert_eq!(
+            (t.keyspace.as_str(), t.column_family.as_str(), t.major, t.id),
+            (KS, "Standard1", true, id)
+        );
+        assert_eq!(t.rows_total, files * rows);
+        assert!(t.rows_done >= last && t.rows_done <= t.rows_total, "{t:?}");
+        last = t.rows_done;
+    }
+    assert!(
+        seen.iter()
+            .any(|t| t.rows_done > 0 && t.rows_done < t.rows_total),
+        "progress was seen midway"
+    );
+    assert!(
+        db.running_compactions().is_empty(),
+        "a finished compaction is no longer listed"
+    );
+}

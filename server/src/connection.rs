@@ -19,6 +19,7 @@ use tokio::sync::{mpsc, watch, Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::admission::Ticket;
+use crate::clients::Stage;
 use crate::dispatch::{Answer, Client, Shared};
 use crate::frame::{self, Header, HEADER_LEN};
 use crate::handshake::{self, Handshake};
@@ -150,6 +151,8 @@ pub async fn serve(
     };
     let in_flight = Arc::new(Semaphore::new(config.max_in_flight_per_connection));
     let mut hs = Handshake::new(config.auth.is_none(), peer);
+    let registered = conn.cx.shared.clients.register(peer);
+    let entry = &registered.entry;
     let handshake_deadline = Instant::now() + config.handshake_timeout;
     loop {
         if conn.tx.is_closed() {
@@ -242,6 +245,10 @@ pub async fn serve(
             }
         };
         let (version, stream) = (header.version, header.stream);
+        entry.request(i32::from(u8::from(version)));
+        if let Request::Startup(options) = &request {
+            entry.started(options);
+        }
         let request = match hs
             .answer(request, version, &config, &conn.cx.throttle)
             .await
@@ -253,9 +260,13 @@ pub async fn serve(
                 }
                 if hs.done() {
                     ticket.handshake_done();
+                    entry.set_stage(Stage::Ready);
                     if let Some(user) = hs.user.take() {
+                        entry.logged_in(&user);
                         let _ = conn.client.user.set(user);
                     }
+                } else if hs.started() {
+                    entry.set_stage(Stage::Authenticating);
                 }
                 continue;
             }
@@ -326,7 +337,9 @@ fn spawn_request(
 ) {
     let (cx, client, tx) = (conn.cx.clone(), conn.client.clone(), conn.tx.clone());
     let (outbox, stalled) = (conn.outbox.clone(), conn.stalled.clone());
+    cx.shared.clients.requests.queued();
     tokio::spawn(async move {
+        let pool = &cx.shared.clients.requests;
         let deadline = Instant::now() + cx.config.write_timeout;
         let admitted = tokio::time::timeout_at(deadline, async {
             let running = outbox.admit(deadline).await?;
@@ -337,6 +350,7 @@ fn spawn_request(
         .unwrap_or(Err(Wait::Overloaded));
         let frame = match admitted {
             Ok((running, engine)) => {
+                pool.started();
                 let run = |r| run_guarded(&cx.shared, &client, r, version);
                 let (answer, session) = match traced {
                     Some((peer, asked)) => {
@@ -349,6 +363,7 @@ fn spawn_request(
                 // The engine is done with it: a client slow to read its answers holds only
                 // its own connection's share.
                 drop((engine, held));
+                pool.finished();
                 let f = match &session {
                     Some(id) => {
                         frame::traced_response(version, stream, answer.0, &answer.1, lz4, id)
@@ -360,10 +375,12 @@ fn spawn_request(
                 charged
             }
             Err(Wait::Stalled) => {
+                pool.dropped();
                 stalled.notify_one();
                 return;
             }
             Err(Wait::Overloaded) => {
+                pool.turned_away();
                 drop(held);
                 let f = error_frame(
                     version,

@@ -32,6 +32,8 @@ pub struct Shared {
     pub prepared: prepared_cache::Cache,
     /// The node's address and port, as `system.local` shows them.
     pub node: Node,
+    /// The connected clients and the request pool, as `system_views` shows them.
+    pub clients: Arc<crate::clients::Registry>,
     /// Seals and opens paging states.
     pub pages: paging::Sealer,
 }

@@ -57,6 +57,11 @@ impl Handshake {
         }
     }
 
+    /// STARTUP was accepted.
+    pub fn started(&self) -> bool {
+        self.ready
+    }
+
     /// STARTUP and the login are done.
     pub fn done(&self) -> bool {
         self.ready && self.authenticated

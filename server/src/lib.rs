@@ -6,6 +6,7 @@
 
 mod admission;
 pub mod auth;
+mod clients;
 mod connection;
 mod dispatch;
 mod frame;
@@ -117,12 +118,15 @@ impl Server {
     pub async fn bind(db: Arc<Database>, config: Config) -> std::io::Result<Server> {
         let listener = TcpListener::bind(config.listen).await?;
         let local = listener.local_addr()?;
+        let clients = Arc::new(clients::Registry::new(config.max_in_flight));
         let shared = Arc::new(dispatch::Shared {
             db,
+            clients: clients.clone(),
             prepared: prepared_cache::Cache::new(prepared_cache::MAX_PREPARED_BYTES),
             node: supercolumn_cql::Node {
                 address: local.ip().to_string(),
                 port: local.port(),
+                server: Some(clients),
             },
             pages: paging::Sealer::new()?,
         });

@@ -432,15 +432,54 @@ fn compactionstats(v: &Value) -> String {
     let pending = v["pending"].as_array().cloned().unwrap_or_default();
     let total: u64 = pending.iter().map(|p| n(&p["pending"])).sum();
     let mut out = format!("pending tasks: {total}\n");
+    let text = |v: &Value| v.as_str().unwrap_or("").to_string();
     for p in &pending {
         out += &format!(
             "- {}.{}: {}\n",
-            p["keyspace"].as_str().unwrap_or(""),
-            p["table"].as_str().unwrap_or(""),
+            text(&p["keyspace"]),
+            text(&p["table"]),
             n(&p["pending"])
         );
     }
-    out
+    let running = v["running"].as_array().cloned().unwrap_or_default();
+    if running.is_empty() {
+        return out;
+    }
+    let rows: Vec<Vec<String>> = running
+        .iter()
+        .map(|r| {
+            let (done, total) = (n(&r["completed"]), n(&r["total"]));
+            let ratio = if total == 0 {
+                1.0
+            } else {
+                done as f64 / total as f64
+            };
+            vec![
+                text(&r["id"]),
+                "Compaction".into(),
+                text(&r["keyspace"]),
+                text(&r["table"]),
+                done.to_string(),
+                total.to_string(),
+                text(&r["unit"]),
+                format!("{:.2}%", ratio * 100.0),
+            ]
+        })
+        .collect();
+    let header = [
+        "id",
+        "compaction type",
+        "keyspace",
+        "table",
+        "completed",
+        "total",
+        "unit",
+        "progress",
+    ];
+    out += "\n";
+    out += &aligned(&header, &rows);
+    // Cassandra estimates it from the compaction throughput limit; there is none here.
+    out + "Active compaction remaining time :        n/a\n"
 }
 
 /// `[ks1, ks2]` as nodetool names the keyspaces a command covers.
@@ -492,6 +531,13 @@ fn listsnapshots(v: &Value) -> String {
         "Column family name",
         "Size on disk",
     ];
+    let mut out = String::from("Snapshot Details: \n");
+    out += &aligned(&header, &rows);
+    out + &format!("\nTotal size on disk: {}\n\n", bytes(total))
+}
+
+/// `rows` under `header`, each column as wide as its widest cell, one space between.
+fn aligned(header: &[&str], rows: &[Vec<String>]) -> String {
     let widths: Vec<usize> = (0..header.len())
         .map(|i| {
             rows.iter()
@@ -509,10 +555,47 @@ fn listsnapshots(v: &Value) -> String {
             .collect();
         format!("{}\n", padded.join(" ").trim_end())
     };
-    let mut out = String::from("Snapshot Details: \n");
-    out += &line(header.to_vec());
-    for r in &rows {
+    let mut out = line(header.to_vec());
+    for r in rows {
         out += &line(r.iter().map(String::as_str).collect());
     }
-    out + &format!("\nTotal size on disk: {}\n\n", bytes(total))
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn compactionstats_prints_running_compactions_in_nodetools_columns() {
+        let v = json!({
+            "pending": [{"keyspace": "ks", "table": "t", "pending": 2}],
+            "running": [{"id": "0b0a6f1e-3c55-11ef-8000-000000000001", "keyspace": "ks",
+                         "table": "t", "completed": 250, "total": 1000, "unit": "keys"}],
+        });
+        let out = compactionstats(&v);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[..3], ["pending tasks: 2", "- ks.t: 2", ""]);
+        assert!(
+            lines[3].starts_with("id                                   compaction type keyspace")
+        );
+        assert_eq!(
+            lines[4].split_whitespace().collect::<Vec<_>>(),
+            [
+                "0b0a6f1e-3c55-11ef-8000-000000000001",
+                "Compaction",
+                "ks",
+                "t",
+                "250",
+                "1000",
+                "keys",
+                "25.00%"
+            ]
+        );
+        assert_eq!(
+            compactionstats(&json!({"pending": []})),
+            "pending tasks: 0\n"
+        );
+    }
 }

@@ -4,6 +4,7 @@
 //! `DESCRIBE` is `describe.rs`. Nothing here writes.
 
 pub mod describe;
+pub mod server;
 pub mod tables;
 pub mod traces;
 pub mod views;
@@ -20,6 +21,7 @@ pub const CQL_VERSION: &str = "3.4.5";
 /// tables): drivers pick their schema queries by it.
 pub const RELEASE_VERSION: &str = "4.0.11";
 
+pub use server::{ConnectedClient, ServerState};
 pub use tables::Node;
 
 /// Keyspaces whose tables this module answers; writes to them are refused.
@@ -184,6 +186,7 @@ mod tests {
         let node = Node {
             address: "127.0.0.1".into(),
             port: 9042,
+            server: None,
         };
         let ks = sel.table.keyspace.clone().unwrap_or_default();
         select(db, &node, &ks, &sel, &[])

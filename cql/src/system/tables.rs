@@ -20,12 +20,14 @@ pub struct Content {
 }
 
 /// What a node says about itself beyond the catalog.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Node {
     /// The address clients reach the server at.
     pub address: String,
     /// The port.
     pub port: u16,
+    /// The server's clients and pools; none for an embedded session.
+    pub server: Option<std::sync::Arc<dyn super::server::ServerState>>,
 }
 
 impl Default for Node {
@@ -34,6 +36,7 @@ impl Default for Node {
         Node {
             address: "127.0.0.1".into(),
             port: 9042,
+            server: None,
         }
     }
 }
@@ -158,6 +161,7 @@ fn system_tables(db: &Database) -> Vec<Table> {
     let node = Node {
         address: "127.0.0.1".into(),
         port: 0,
+        server: None,
     };
     SYSTEM_TABLES
         .iter()
@@ -264,7 +268,7 @@ fn content_with(
             columns: table_columns(),
             rows: Vec::new(),
         },
-        ("system_views", t) => return super::views::content(db, t),
+        ("system_views", t) => return super::views::content(db, node, t),
         ("system_traces", t) => return super::traces::content(db, node, t),
         ("system_virtual_schema", t) => return super::views::virtual_schema(db, t),
         ("system_schema", "columns") => {

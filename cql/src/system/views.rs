@@ -1,23 +1,28 @@
 //! Cassandra 4's virtual tables in `system_views`, answered from what the engine counts:
 //! `settings` (the options in force), `caches` (the key and block caches), `disk_usage` (each
 //! table's bytes on disk), `local_read_latency` and `local_write_latency` (each table's
-//! operations and latency quantiles); and `system_virtual_schema`'s listing of them, which is
+//! operations and latency quantiles), `sstable_tasks` (compactions running, with progress),
+//! `thread_pools` (the flusher, the compactor and the server's request pool) and `clients`
+//! (from the server, `server.rs`); and `system_virtual_schema`'s listing of them, which is
 //! where drivers and cqlsh learn they exist. Built whole on each read; nothing here writes.
 
 use supercolumn::stats::LatencySummary;
 use supercolumn::{CommitLogSync, Database};
 
-use super::tables::Content;
+use super::tables::{Content, Node};
 use crate::types::{CqlType, Literal};
 
 /// Each virtual table: its name, how many leading columns are its partition key and then its
 /// clustering key, and the comment Cassandra gives it.
 const VIEWS: &[(&str, usize, usize, &str)] = &[
     ("caches", 1, 0, "system caches"),
+    ("clients", 1, 1, "currently connected clients"),
     ("disk_usage", 2, 0, "Disk usage per table (MiB)"),
     ("local_read_latency", 2, 0, "Local read latency"),
     ("local_write_latency", 2, 0, "Local write latency"),
     ("settings", 1, 0, "current settings"),
+    ("sstable_tasks", 1, 2, "current sstable tasks"),
+    ("thread_pools", 1, 0, ""),
 ];
 
 fn s(v: impl Into<String>) -> Literal {
@@ -29,7 +34,7 @@ fn n(v: impl ToString) -> Literal {
 }
 
 /// The rows of `system_views.table`, if it is one this server answers.
-pub fn content(db: &Database, table: &str) -> Option<Content> {
+pub fn content(db: &Database, node: &Node, table: &str) -> Option<Content> {
     Some(match table {
         "settings" => Content {
             columns: vec![("name", CqlType::Text), ("value", CqlType::Text)],
@@ -39,6 +44,9 @@ pub fn content(db: &Database, table: &str) -> Option<Content> {
                 .collect(),
         },
         "caches" => caches(db),
+        "clients" => clients(node),
+        "sstable_tasks" => sstable_tasks(db),
+        "thread_pools" => thread_pools(db, node),
         "disk_usage" => Content {
             columns: vec![
                 ("keyspace_name", CqlType::Text),
@@ -225,6 +233,136 @@ fn caches(db: &Database) -> Content {
     }
 }
 
+/// `clients`: each connection to the server, as its handshake left it.
+fn clients(node: &Node) -> Content {
+    let text = || CqlType::Text;
+    let or_null = |v: Option<&String>| v.map_or(Literal::Null, |v| s(v.as_str()));
+    let clients = node
+        .server
+        .as_ref()
+        .map(|s| s.clients())
+        .unwrap_or_default();
+    Content {
+        columns: vec![
+            ("address", CqlType::Inet),
+            ("port", CqlType::Int),
+            (
+                "client_options",
+                CqlType::Map(Box::new(text()), Box::new(text())),
+            ),
+            ("connection_stage", text()),
+            ("driver_name", text()),
+            ("driver_version", text()),
+            ("hostname", text()),
+            ("protocol_version", CqlType::Int),
+            ("request_count", CqlType::Bigint),
+            ("ssl_cipher_suite", text()),
+            ("ssl_enabled", CqlType::Boolean),
+            ("ssl_protocol", text()),
+            ("username", text()),
+        ],
+        rows: clients
+            .iter()
+            .map(|c| {
+                let options = c
+                    .options
+                    .iter()
+                    .map(|(k, v)| (s(k.as_str()), s(v.as_str())));
+                vec![
+                    s(c.address.to_string()),
+                    n(c.port),
+                    if c.options.is_empty() {
+                        Literal::Null
+                    } else {
+                        Literal::Map(options.collect())
+                    },
+                    s(c.stage),
+                    or_null(c.options.get("DRIVER_NAME")),
+                    or_null(c.options.get("DRIVER_VERSION")),
+                    s(c.address.to_string()),
+                    n(c.protocol_version),
+                    n(c.requests),
+                    Literal::Null,
+                    Literal::Bool(false),
+                    Literal::Null,
+                    or_null(c.username.as_ref()),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// `sstable_tasks`: the compactions running, their progress in input rows (Cassandra's `keys`).
+fn sstable_tasks(db: &Database) -> Content {
+    let mut tasks = db.running_compactions();
+    tasks.sort_by(|a, b| (&a.keyspace, &a.column_family).cmp(&(&b.keyspace, &b.column_family)));
+    Content {
+        columns: vec![
+            ("keyspace_name", CqlType::Text),
+            ("table_name", CqlType::Text),
+            ("task_id", CqlType::Uuid),
+            ("completion_ratio", CqlType::Double),
+            ("kind", CqlType::Text),
+            ("progress", CqlType::Bigint),
+            ("total", CqlType::Bigint),
+            ("unit", CqlType::Text),
+        ],
+        rows: tasks
+            .iter()
+            .map(|t| {
+                let ratio = if t.rows_total == 0 {
+                    1.0
+                } else {
+                    t.rows_done as f64 / t.rows_total as f64
+                };
+                vec![
+                    s(t.keyspace.as_str()),
+                    s(t.column_family.as_str()),
+                    Literal::Uuid(uuid::Uuid::from_bytes(t.id).to_string()),
+                    n(ratio),
+                    s("compaction"),
+                    n(t.rows_done),
+                    n(t.rows_total),
+                    s("keys"),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// `thread_pools`: the engine's background pools and the server's, by name.
+fn thread_pools(db: &Database, node: &Node) -> Content {
+    let mut pools = db.thread_pools();
+    pools.extend(node.server.iter().flat_map(|s| s.thread_pools()));
+    pools.sort_by(|a, b| a.name.cmp(&b.name));
+    Content {
+        columns: vec![
+            ("name", CqlType::Text),
+            ("active_tasks", CqlType::Int),
+            ("active_tasks_limit", CqlType::Int),
+            ("blocked_tasks", CqlType::Bigint),
+            ("blocked_tasks_all_time", CqlType::Bigint),
+            ("completed_tasks", CqlType::Bigint),
+            ("pending_tasks", CqlType::Int),
+        ],
+        rows: pools
+            .iter()
+            .map(|p| {
+                let int = |v: u64| n(v.min(i32::MAX as u64));
+                vec![
+                    s(p.name.as_str()),
+                    int(p.active),
+                    int(p.active_limit),
+                    n(0),
+                    n(p.blocked_all_time),
+                    n(p.completed),
+                    int(p.pending),
+                ]
+            })
+            .collect(),
+    }
+}
+
 /// `system_virtual_schema.keyspaces`, `.tables` and `.columns`: the virtual keyspaces, their
 /// tables and each table's columns (kind, position, type), as Cassandra lists them.
 pub fn virtual_schema(db: &Database, table: &str) -> Option<Content> {
@@ -250,7 +388,9 @@ pub fn virtual_schema(db: &Database, table: &str) -> Option<Content> {
             rows: VIEWS
                 .iter()
                 .flat_map(|&(t, pk, ck, _)| {
-                    let columns = content(db, t).map(|c| c.columns).unwrap_or_default();
+                    let columns = content(db, &Node::default(), t)
+                        .map(|c| c.columns)
+                        .unwrap_or_default();
                     columns.into_iter().enumerate().map(move |(i, (name, ty))| {
                         let (kind, position, order) = if i < pk {
                             ("partition_key", i as i64, "none")

@@ -9,6 +9,7 @@
 
 use std::ops::Bound;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::cache::KeyCache;
@@ -41,6 +42,8 @@ pub struct CompactionParams<'a> {
     pub key_of: &'a dyn Fn(&[u8]) -> Vec<u8>,
     /// Whether to stop (the database is closing): checked every [`CHECK_CANCEL_EVERY`] rows.
     pub cancelled: &'a dyn Fn() -> bool,
+    /// Input rows merged so far, counted here for whoever watches the compaction.
+    pub progress: &'a AtomicU64,
 }
 
 /// Rows merged between checks of [`CompactionParams::cancelled`].
@@ -213,6 +216,9 @@ pub fn compact(
             return Err(Error::Closing);
         }
         let rows: Vec<SstRow<'_>> = group.into_iter().collect::<Result<_>>()?;
+        params
+            .progress
+            .fetch_add(rows.len() as u64, Ordering::Relaxed);
         let Some(sort_key) = rows.first().map(|r| r.sort_key().to_vec()) else {
             continue;
         };

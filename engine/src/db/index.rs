@@ -76,7 +76,7 @@ impl Database {
         if let Some(store) = watch {
             self.inner
                 .flusher
-                .send(FlushJob::Watch(Arc::downgrade(&store)));
+                .send_uncounted(FlushJob::Watch(Arc::downgrade(&store)));
         }
         self.build_index(keyspace, cf, &index.name)
     }

@@ -35,7 +35,7 @@ use crate::model::partitioner::Partitioner;
 use crate::mutation::Now;
 use crate::options::Options;
 use crate::schema::{ColumnFamilyDef, KeyspaceDef};
-use crate::stats::ColumnFamilyStats;
+use crate::stats::{ColumnFamilyStats, CompactionTask, ThreadPoolStats};
 use crate::store::ColumnFamilyStore;
 pub use counter::Increment;
 use flush::FlushJob;
@@ -234,6 +234,31 @@ impl Database {
                 .cloned()
                 .collect()),
         }
+    }
+
+    /// The compactions running now, each with its progress (an index's under `table.index`).
+    pub fn running_compactions(&self) -> Vec<CompactionTask> {
+        let schema = self.schema();
+        let mut out = Vec::new();
+        for cf in schema.all_cfs() {
+            out.extend(cf.running_compaction());
+            out.extend(
+                cf.indexes()
+                    .iter()
+                    .filter_map(|i| i.store.running_compaction()),
+            );
+        }
+        out
+    }
+
+    /// The background pools' counts: the flusher (`MemtableFlushWriter`) and the compactor
+    /// (`CompactionExecutor`), a task being one memtable handed over to flush, one column family
+    /// handed over to compact until it needs no more.
+    pub fn thread_pools(&self) -> Vec<ThreadPoolStats> {
+        vec![
+            self.inner.core.compactor.stats("CompactionExecutor"),
+            self.inner.flusher.stats("MemtableFlushWriter"),
+        ]
     }
 
     /// What a column family holds and what its reads did: SSTables, memtable size, bloom filter,

@@ -166,7 +166,7 @@ impl Database {
         });
         let flusher = flush::start_flusher(core.clone())?;
         for cf in state.all_cfs() {
-            flusher.send(FlushJob::Watch(Arc::downgrade(cf)));
+            flusher.send_uncounted(FlushJob::Watch(Arc::downgrade(cf)));
         }
         let db = Database {
             inner: Arc::new(Inner {

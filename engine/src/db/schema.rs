@@ -63,7 +63,9 @@ impl Database {
                 &self.inner.core.env,
             );
             for cf in state.cfs.values() {
-                self.inner.flusher.send(FlushJob::Watch(Arc::downgrade(cf)));
+                self.inner
+                    .flusher
+                    .send_uncounted(FlushJob::Watch(Arc::downgrade(cf)));
             }
             s.keyspaces.insert(def.name.clone(), state);
             Ok(())
@@ -178,7 +180,7 @@ impl Database {
             let store = self.inner.core.env.store(&ks.def, id, &def);
             self.inner
                 .flusher
-                .send(FlushJob::Watch(Arc::downgrade(&store)));
+                .send_uncounted(FlushJob::Watch(Arc::downgrade(&store)));
             ks.cfs.insert(def.name.clone(), store);
             ks.def.column_families.push(def);
             Ok(())

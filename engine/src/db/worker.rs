@@ -3,12 +3,14 @@
 //! stopped by closing the channel and joining it. What a job means is the caller's.
 
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use parking_lot::Mutex;
 
 use crate::error::{Error, Result};
+use crate::stats::{TaskCounts, ThreadPoolStats};
 
 /// What woke the worker.
 pub(super) enum Event<J> {
@@ -21,8 +23,10 @@ pub(super) enum Event<J> {
 /// A background thread and the channel that feeds it.
 #[derive(Debug)]
 pub(super) struct Worker<J> {
-    tx: Mutex<Option<mpsc::Sender<J>>>,
+    /// Each job, and whether it counts as one of the pool's tasks.
+    tx: Mutex<Option<mpsc::Sender<(J, bool)>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    counts: Arc<TaskCounts>,
 }
 
 impl<J: Send + 'static> Worker<J> {
@@ -33,22 +37,32 @@ impl<J: Send + 'static> Worker<J> {
         tick: Option<Duration>,
         mut handle: impl FnMut(Event<J>) + Send + 'static,
     ) -> Result<Worker<J>> {
-        let (tx, rx) = mpsc::channel::<J>();
+        let (tx, rx) = mpsc::channel::<(J, bool)>();
+        let counts = Arc::new(TaskCounts::default());
+        let c = counts.clone();
         let thread = std::thread::Builder::new()
             .name(name.into())
             .spawn(move || loop {
-                let event = match tick {
+                let job = match tick {
                     None => match rx.recv() {
-                        Ok(j) => Event::Job(j),
+                        Ok(j) => Some(j),
                         Err(_) => break,
                     },
                     Some(t) => match rx.recv_timeout(t) {
-                        Ok(j) => Event::Job(j),
-                        Err(RecvTimeoutError::Timeout) => Event::Tick,
+                        Ok(j) => Some(j),
+                        Err(RecvTimeoutError::Timeout) => None,
                         Err(RecvTimeoutError::Disconnected) => break,
                     },
                 };
-                handle(event);
+                match job {
+                    Some((j, true)) => {
+                        c.started();
+                        handle(Event::Job(j));
+                        c.finished();
+                    }
+                    Some((j, false)) => handle(Event::Job(j)),
+                    None => handle(Event::Tick),
+                }
             })
             .map_err(|source| Error::Thread {
                 name: name.to_string(),
@@ -57,14 +71,33 @@ impl<J: Send + 'static> Worker<J> {
         Ok(Worker {
             tx: Mutex::new(Some(tx)),
             thread: Mutex::new(Some(thread)),
+            counts,
         })
     }
 
-    /// Queues a job; a stopped worker drops it.
+    /// Queues a job, one of the pool's tasks; a stopped worker drops it.
     pub(super) fn send(&self, job: J) {
-        if let Some(tx) = self.tx.lock().as_ref() {
-            let _ = tx.send(job);
+        self.counts.queued();
+        if !self.queue(job, true) {
+            self.counts.dropped();
         }
+    }
+
+    /// Queues a job that is not one of the pool's tasks (bookkeeping the thread does).
+    pub(super) fn send_uncounted(&self, job: J) {
+        self.queue(job, false);
+    }
+
+    fn queue(&self, job: J, counted: bool) -> bool {
+        match self.tx.lock().as_ref() {
+            Some(tx) => tx.send((job, counted)).is_ok(),
+            None => false,
+        }
+    }
+
+    /// The pool's counts, under Cassandra's name for it; one thread runs its tasks.
+    pub(super) fn stats(&self, name: &str) -> ThreadPoolStats {
+        self.counts.snapshot(name, 1)
     }
 
     /// Lets the worker finish the jobs queued so far, and stops its thread.
@@ -79,7 +112,6 @@ impl<J: Send + 'static> Worker<J> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     #[test]
     fn jobs_run_in_order_ticks_come_when_idle_and_stop_finishes_the_queue() {
@@ -95,13 +127,26 @@ mod tests {
         for j in 1..=100 {
             w.send(j);
         }
+        w.send_uncounted(101);
         w.stop();
         let jobs: Vec<u32> = seen.lock().iter().copied().filter(|j| *j != 0).collect();
-        assert_eq!(jobs, (1..=100).collect::<Vec<_>>());
+        assert_eq!(jobs, (1..=101).collect::<Vec<_>>());
+        let stats = w.stats("TestPool");
+        assert_eq!(
+            (
+                stats.active,
+                stats.pending,
+                stats.completed,
+                stats.active_limit
+            ),
+            (0, 0, 100, 1),
+            "the 100 counted jobs, not the bookkeeping one"
+        );
         w.send(1000);
         assert!(
             !seen.lock().contains(&1000),
             "a stopped worker takes no jobs"
         );
+        assert_eq!(w.stats("TestPool").pending, 0, "nor counts one as queued");
     }
 }

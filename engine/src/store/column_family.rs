@@ -95,6 +95,8 @@ pub struct ColumnFamilyStore {
     pub(super) limits: FlushLimits,
     pub(super) compaction: CompactionSettings,
     pub(super) compacting: Mutex<()>,
+    /// The compaction running now, for those who ask while `compacting` is held.
+    pub(super) running: Mutex<Option<Arc<super::compaction::Running>>>,
     /// Set once the CF is dropped: nothing may be flushed or compacted into it afterwards.
     pub(super) dropped: AtomicBool,
     /// When the active memtable took its first write (engine clock, µs; 0: not yet).
@@ -142,6 +144,7 @@ impl ColumnFamilyStore {
             limits,
             compaction,
             compacting: Mutex::new(()),
+            running: Mutex::new(None),
             dropped: AtomicBool::new(false),
             active_since: AtomicI64::new(0),
             flushing: Mutex::new(()),

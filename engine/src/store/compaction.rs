@@ -2,8 +2,8 @@
 //! the merge itself (`crate::compaction::task`), the swap into the manifest and the view, and
 //! the back-pressure a compaction backlog puts on writers.
 
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use super::column_family::ColumnFamilyStore;
@@ -12,8 +12,36 @@ use crate::compaction::size_tiered::{self, Candidate, SMALL_FLOOR};
 use crate::compaction::task::{self, CompactionParams};
 use crate::error::Result;
 use crate::file_names;
+use crate::model::timeuuid::TimeUuidGenerator;
 use crate::sstable::Sstable;
-use crate::stats::Bytes;
+use crate::stats::{Bytes, CompactionTask};
+
+/// A compaction under way: what `ColumnFamilyStore::running_compaction` reports.
+#[derive(Debug)]
+pub(crate) struct Running {
+    id: [u8; 16],
+    major: bool,
+    rows_total: u64,
+    /// Input rows merged so far, counted by the merge.
+    rows_done: AtomicU64,
+}
+
+/// Clears the store's running compaction however the compaction ends.
+struct Clear<'a>(&'a ColumnFamilyStore);
+
+impl Drop for Clear<'_> {
+    fn drop(&mut self) {
+        self.0.running.lock().take();
+    }
+}
+
+/// A time UUID for a compaction starting at `micros`.
+fn compaction_id(micros: i64) -> [u8; 16] {
+    static IDS: OnceLock<TimeUuidGenerator> = OnceLock::new();
+    *IDS.get_or_init(TimeUuidGenerator::for_process)
+        .next(micros)
+        .as_bytes()
+}
 
 /// What one compaction did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,6 +67,19 @@ pub fn write_delay(sstables: usize, min_threshold: u32) -> Duration {
 }
 
 impl ColumnFamilyStore {
+    /// The compaction running on this CF now, with its progress.
+    pub fn running_compaction(&self) -> Option<CompactionTask> {
+        let r = self.running.lock().clone()?;
+        Some(CompactionTask {
+            keyspace: self.keyspace.clone(),
+            column_family: self.def.load().name.clone(),
+            id: r.id,
+            major: r.major,
+            rows_done: r.rows_done.load(Ordering::Relaxed).min(r.rows_total),
+            rows_total: r.rows_total,
+        })
+    }
+
     /// Runs one compaction: `major` merges every SSTable; otherwise size-tiered picks a bucket,
     /// if one is full. The result is made live in the manifest, then in the view; the replaced
     /// SSTables' files go once no reader holds them. Returns `None` if there was nothing to do.
@@ -74,6 +115,14 @@ impl ColumnFamilyStore {
             return Ok(None);
         }
         let input_gens: Vec<u64> = inputs.iter().map(|t| t.generation()).collect();
+        let running = Arc::new(Running {
+            id: compaction_id(self.ctx.clock.now_micros()),
+            major,
+            rows_total: inputs.iter().map(|t| t.footer().rows).sum(),
+            rows_done: AtomicU64::new(0),
+        });
+        *self.running.lock() = Some(running.clone());
+        let _clear = Clear(self);
         let others: Vec<Arc<Sstable>> = view
             .sstables
             .iter()
@@ -94,6 +143,7 @@ impl ColumnFamilyStore {
             elsewhere: &elsewhere,
             key_of: &key_of,
             cancelled: &|| self.ctx.closing.load(Ordering::Relaxed),
+            progress: &running.rows_done,
         };
         let fs = self.ctx.fs.as_ref();
         let generation = self.ctx.next_generation();

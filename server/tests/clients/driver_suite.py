@@ -462,6 +462,15 @@ try:
         assert "local_read_latency" in views.tables, f"tables {list(views.tables)}"
         pk = [c.name for c in views.tables["disk_usage"].partition_key]
         assert pk == ["keyspace_name", "table_name"], pk
+        clients = list(session.execute(
+            "SELECT driver_name, connection_stage, protocol_version, request_count FROM system_views.clients"))
+        ready = [c for c in clients if c.connection_stage == "ready"]
+        assert ready and all(c.driver_name and c.protocol_version >= 3 for c in ready), clients
+        assert sum(c.request_count for c in ready) > 0, clients
+        pools = {r.name: r for r in session.execute("SELECT * FROM system_views.thread_pools")}
+        want = {"Native-Transport-Requests", "CompactionExecutor", "MemtableFlushWriter"}
+        assert want <= set(pools), pools
+        assert pools["Native-Transport-Requests"].completed_tasks > 0, pools
 
     @check("tracing: a traced query's session and events, as TRACING ON reads them back")
     def _():
