@@ -3,7 +3,10 @@
 //! token`), in marker order. A client (the native protocol's PREPARED result) needs this to
 //! serialize the values it binds. This file only reads a parsed statement and its table.
 
-use super::ast::{Assignment, Bind, Condition, Op, Relation, Selector, Statement, Term, Using};
+use super::ast::{
+    Assignment, Bind, ColumnCondition, Condition, Op, Relation, Selector, Statement, Subscript,
+    Term, Using,
+};
 use super::error::CqlError;
 use super::functions::{fold, Context};
 use super::table::Table;
@@ -117,6 +120,42 @@ fn relations(rs: &[Relation], table: Option<&Table>, out: &mut Out) {
     }
 }
 
+/// The terms of one `IF` comparison, each with the name and type its marker takes (Cassandra's
+/// names: `key(m)` or `idx(l)` for an element's key, `value(m)` for an element, `a.f` for a
+/// field); a subscript the column's type cannot take gives no type here, and is refused when
+/// the condition is checked.
+fn condition_terms<'c>(
+    table: Option<&Table>,
+    cc: &'c ColumnCondition,
+) -> Vec<(&'c Term, String, CqlType)> {
+    let c = &cc.column;
+    let ty = column_type(table, c);
+    let mut out = Vec::new();
+    let value = match &cc.subscript {
+        None => (c.clone(), ty),
+        Some(Subscript::Element(k)) => {
+            let (kt, vt) = ty
+                .element_access(c)
+                .unwrap_or((CqlType::Blob, CqlType::Blob));
+            let key = if matches!(ty, CqlType::List(_)) {
+                "idx"
+            } else {
+                "key"
+            };
+            out.push((k, format!("{key}({c})"), kt));
+            (format!("value({c})"), vt)
+        }
+        Some(Subscript::Field(f)) => {
+            let ft = ty.field_access(c, f).map_or(CqlType::Blob, |(_, t)| t);
+            (format!("{c}.{f}"), ft)
+        }
+    };
+    for t in &cc.values {
+        out.push((t, value.0.clone(), value.1.clone()));
+    }
+    out
+}
+
 /// The `IF` of a conditional `UPDATE` or `DELETE`.
 fn condition(s: &Statement) -> Option<&Condition> {
     match s {
@@ -130,9 +169,11 @@ fn condition(s: &Statement) -> Option<&Condition> {
 // Long because it is one match over the statement kinds that hold markers.
 fn walk(s: &Statement, tables: Tables<'_>, out: &mut Out) {
     let table = tables(s);
-    if let Some(c) = condition(s) {
-        for (column, t) in c.terms() {
-            put(out, t, column, column_type(table, column));
+    if let Some(Condition::Columns(cs)) = condition(s) {
+        for cc in cs {
+            for (t, name, ty) in condition_terms(table, cc) {
+                put(out, t, &name, ty);
+            }
         }
     }
     match s {
@@ -194,7 +235,7 @@ fn walk(s: &Statement, tables: Tables<'_>, out: &mut Out) {
             ..
         } => {
             for (c, e) in columns {
-                if let Some(t) = e {
+                if let Some(t) = e.as_ref().and_then(Subscript::term) {
                     let (kt, _) = element_types(&column_type(table, c));
                     put(out, t, &format!("key({c})"), kt);
                 }
@@ -225,6 +266,11 @@ fn walk(s: &Statement, tables: Tables<'_>, out: &mut Out) {
 /// A term given for `column`: a literal must be of its type.
 fn literal(table: &Table, column: &str, t: &Term) -> Result<(), CqlError> {
     let (_, def) = table.column(column)?;
+    literal_of(&def.ty, column, t)
+}
+
+/// Checks a literal given as a value of `ty` for `name`.
+fn literal_of(ty: &CqlType, name: &str, t: &Term) -> Result<(), CqlError> {
     match t {
         Term::Bind(_) => Ok(()),
         // Calls are chosen and typed (and evaluated) as Cassandra does at PREPARE; what they
@@ -236,9 +282,9 @@ fn literal(table: &Table, column: &str, t: &Term) -> Result<(), CqlError> {
                 uuids: &uuids,
                 partitioner: Partitioner::default(),
             };
-            def.ty.encode(&fold(lit, &def.ty, &cx)?, column).map(|_| ())
+            ty.encode(&fold(lit, ty, &cx)?, name).map(|_| ())
         }
-        Term::Literal(lit) => def.ty.encode(lit, column).map(|_| ()),
+        Term::Literal(lit) => ty.encode(lit, name).map(|_| ()),
     }
 }
 
@@ -269,9 +315,12 @@ fn check_relations(table: &Table, rs: &[Relation]) -> Result<(), CqlError> {
 pub fn check(statement: &Statement, table: &Table) -> Result<(), CqlError> {
     let literal = |column: &str, t: &Term| literal(table, column, t);
     let relations = |rs: &[Relation]| check_relations(table, rs);
-    if let Some(c) = condition(statement) {
-        for (column, t) in c.terms() {
-            literal(column, t)?;
+    if let Some(Condition::Columns(cs)) = condition(statement) {
+        for cc in cs {
+            table.column(&cc.column)?;
+            for (t, name, ty) in condition_terms(Some(table), cc) {
+                literal_of(&ty, &name, t)?;
+            }
         }
     }
     match statement {

@@ -164,6 +164,35 @@ impl Session<'_> {
         Ok(CollectionOp::SetElement(i.to_be_bytes().to_vec(), value))
     }
 
+    /// `DELETE u.f`: a tombstone for one field of `def`, a non-frozen user type's column.
+    pub(super) fn field_deletion(
+        &self,
+        def: &ColumnDef,
+        field: &str,
+    ) -> Result<CollectionOp, CqlError> {
+        let c = &def.name;
+        let u = match &def.ty {
+            CqlType::Udt(u) => u,
+            CqlType::Frozen(inner) if matches!(**inner, CqlType::Udt(_)) => {
+                return Err(CqlError::invalid(format!(
+                    "Frozen UDT column {c} does not support field deletions"
+                )))
+            }
+            _ => {
+                return Err(CqlError::invalid(format!(
+                    "Invalid field deletion operation for non-UDT column {c}"
+                )))
+            }
+        };
+        let (i, _) = u.field(field).ok_or_else(|| {
+            CqlError::invalid(format!(
+                "UDT column {c} does not have a field named {field}"
+            ))
+        })?;
+        let i = i16::try_from(i).map_err(|_| CqlError::invalid("a field past 32767"))?;
+        Ok(CollectionOp::SetElement(i.to_be_bytes().to_vec(), None))
+    }
+
     /// Adds `op` on one CQL row's collection to `batch`.
     // Long because it is one match with an arm per collection operation.
     pub(super) fn write_collection(

@@ -76,8 +76,8 @@ pub use session::{CqlResult, Session};
 pub use system::{ConnectedClient, Node, ServerState, CQL_VERSION, RELEASE_VERSION};
 
 pub use ast::{
-    table_of, Arith, Assignment, BatchKind, Bind, Op, Relation, Select, Selector, Statement,
-    TableName, Term, Using,
+    table_of, Arith, Assignment, BatchKind, Bind, ColumnCondition, Op, Relation, Select, Selector,
+    Statement, Subscript, TableName, Term, Using,
 };
 pub use error::CqlError;
 pub use lexer::split_statements;

@@ -8,7 +8,7 @@
 //! This file rewrites a parsed statement and nothing else; the statement it returns keeps the
 //! markers' numbers, so the values bound to the markers that remain stay where they were.
 
-use super::ast::{Assignment, Condition, Relation, Select, Statement, Term, Using};
+use super::ast::{Assignment, Condition, Relation, Select, Statement, Subscript, Term, Using};
 use super::error::CqlError;
 use super::table::{Kind, Table};
 use super::types::CqlType;
@@ -190,13 +190,13 @@ fn kept_assignments(
 /// The columns a DELETE still names: an element whose list index is unset goes; an unset map
 /// key is refused.
 fn kept_deletions(
-    columns: &[(String, Option<Term>)],
+    columns: &[(String, Option<Subscript>)],
     table: Option<&Table>,
     is_unset: &dyn Fn(&Term) -> bool,
-) -> Result<Vec<(String, Option<Term>)>, CqlError> {
+) -> Result<Vec<(String, Option<Subscript>)>, CqlError> {
     let mut kept = Vec::with_capacity(columns.len());
     for (c, element) in columns {
-        match element {
+        match element.as_ref().and_then(Subscript::term) {
             Some(e) if is_unset(e) && is_list(table, c) => {}
             Some(e) if is_unset(e) => return Err(CqlError::invalid("Invalid unset map key")),
             _ => kept.push((c.clone(), element.clone())),

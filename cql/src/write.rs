@@ -3,7 +3,7 @@
 //! batch is `execute.rs`'s; naming the rows a `WHERE` clause covers, `write_rows.rs`'s; a
 //! collection's cells, `collection.rs`'s.
 
-use super::ast::{Assignment, Relation, TableName, Term, Using};
+use super::ast::{Assignment, Relation, Subscript, TableName, Term, Using};
 use super::collection::{CollectionOp, Target};
 use super::counter_write::refuse_using;
 use super::error::CqlError;
@@ -188,7 +188,7 @@ impl Session<'_> {
     pub(super) fn add_delete(
         &self,
         w: &Written<'_>,
-        columns: &[(String, Option<Term>)],
+        columns: &[(String, Option<Subscript>)],
         relations: &[Relation],
         batch: &mut BatchMutation,
     ) -> Result<(), CqlError> {
@@ -212,8 +212,10 @@ impl Session<'_> {
         let mut elements = Vec::new();
         for (c, e) in columns {
             let (_, def) = t.column(c)?;
-            if let Some(e) = e {
-                elements.push((def, self.element_op(def, e, None)?));
+            match e {
+                Some(Subscript::Element(e)) => elements.push((def, self.element_op(def, e, None)?)),
+                Some(Subscript::Field(f)) => elements.push((def, self.field_deletion(def, f)?)),
+                None => {}
             }
         }
         let whole_partition = columns.is_empty() && !restricts_clustering(&t, relations);
@@ -262,7 +264,7 @@ impl Session<'_> {
         &self,
         batch: &mut BatchMutation,
         row: &RowAt<'_>,
-        columns: &[(String, Option<Term>)],
+        columns: &[(String, Option<Subscript>)],
         elements: &[(&ColumnDef, CollectionOp)],
         write: WriteOptions,
     ) -> Result<(), CqlError> {

@@ -158,7 +158,7 @@ fn conditions_it_cannot_honour_are_refused_and_write_nothing() {
         "UPDATE t SET v = 'a' WHERE k = 1 AND c IN (1, 2) IF EXISTS",
         "UPDATE t SET v = 'a' WHERE k = 1 AND c = 1 IF c = 1",
         "UPDATE t SET v = 'a' WHERE k = 1 AND c = 1 IF w > null",
-        "UPDATE t SET v = 'a' WHERE k = 1 AND c = 1 IF w IN (1, 2)",
+        "UPDATE t SET v = 'a' WHERE k = 1 AND c = 1 IF w IN (1, 'x')",
     ] {
         assert!(cql.execute(bad).is_err(), "{bad}");
     }
@@ -302,4 +302,101 @@ fn an_empty_collection_in_a_condition_is_null_for_a_collection_not_frozen() {
         &mut cql,
         "UPDATE l SET fl = [2] WHERE k = 0 IF fl = []"
     ));
+}
+
+#[test]
+fn conditions_name_elements_fields_and_in_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TYPE pt (x int, y text);
+         CREATE TABLE e (k int PRIMARY KEY, l list<text>, m map<text, int>, s set<int>,
+             fm frozen<map<int, text>>, a pt, fa frozen<pt>, v int)",
+    );
+    let mut cql = session(&db);
+    cql.execute(
+        "INSERT INTO e (k, l, m, s, fm, a, fa, v) VALUES (1, ['x', 'y'], {'a': 1, 'b': 2}, {1},
+             {3: 'three'}, {x: 1, y: 'p'}, {x: 2}, 7)",
+    )
+    .unwrap();
+    for (q, holds) in [
+        ("IF v IN (1, 7)", true),
+        ("IF v IN (1, 2)", false),
+        ("IF v IN ()", false),
+        ("IF l[0] = 'x'", true),
+        ("IF l[1] = 'x'", false),
+        ("IF l[5] = null", true),
+        ("IF l[1] > 'x'", true),
+        ("IF m['a'] = 1", true),
+        ("IF m['b'] IN (5, 2)", true),
+        ("IF m['zz'] = null", true),
+        ("IF m['zz'] != 1", true),
+        ("IF m['a'] < 1", false),
+        ("IF fm[3] = 'three'", true),
+        ("IF a.y = 'p'", true),
+        ("IF a.x > 1", false),
+        ("IF fa.x = 2 AND fa.y = null", true),
+        ("IF a.x = 1 AND m['a'] = 2", false),
+    ] {
+        let stmt = format!("UPDATE e SET v = 7 WHERE k = 1 {q}");
+        assert_eq!(applied(&mut cql, &stmt), holds, "{stmt}");
+    }
+    // Not applied: the answer shows the whole column the comparison looked into.
+    let (columns, row) = answer(&mut cql, "UPDATE e SET v = 8 WHERE k = 1 IF m['a'] = 5");
+    assert_eq!(columns, ["[applied]", "m"]);
+    assert_eq!(row[0], Some(vec![0]));
+    // A missing row: every element and field is null.
+    assert!(applied(
+        &mut cql,
+        "UPDATE e SET v = 1 WHERE k = 2 IF m['a'] = null AND a.x = null"
+    ));
+    // Bound: the element's key, then the value, each with its own type.
+    let p = cql
+        .prepare("UPDATE e SET v = ? WHERE k = ? IF m[?] = ? AND a.y IN (?, ?)")
+        .unwrap();
+    let named: Vec<String> = p.bind_columns().into_iter().map(|(c, _)| c).collect();
+    assert_eq!(named, ["v", "k", "key(m)", "value(m)", "a.y", "a.y"]);
+    let (one, nine) = (1i32.to_be_bytes(), 9i32.to_be_bytes());
+    let run = |cql: &mut Session<'_>, key: &[u8]| match cql
+        .execute_prepared(
+            &p,
+            &[
+                Some(&nine),
+                Some(&one),
+                Some(key),
+                Some(&1i32.to_be_bytes()),
+                Some(b"q"),
+                Some(b"p"),
+            ],
+        )
+        .unwrap()
+    {
+        CqlResult::Rows(r) => r.to_vecs()[0][0] == Some(vec![1]),
+        other => panic!("{other:?}"),
+    };
+    assert!(!run(&mut cql, b"b"));
+    assert!(run(&mut cql, b"a"));
+    assert_eq!(
+        rows(&mut cql, "SELECT v FROM e WHERE k = 1"),
+        [vec![int(9)]]
+    );
+    for (q, says) in [
+        (
+            "IF s[1] = true",
+            "Invalid element access syntax for set column s",
+        ),
+        ("IF v[0] = 1", "non-collection column v"),
+        ("IF a.z = 1", "Unknown field z for column a"),
+        ("IF v.x = 1", "v of type int is not a user type"),
+        ("IF m[null] = 1", "Invalid null value"),
+        ("IF l[0] = 1", ""),
+    ] {
+        let stmt = format!("UPDATE e SET v = 0 WHERE k = 1 {q}");
+        let e = common::refused(&mut cql, &stmt);
+        assert!(e.contains(says), "{stmt}: {e}");
+    }
+    assert_eq!(
+        rows(&mut cql, "SELECT v FROM e WHERE k = 1"),
+        [vec![int(9)]]
+    );
 }

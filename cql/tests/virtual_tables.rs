@@ -82,7 +82,7 @@ fn sstable_tasks_show_a_running_compaction_and_thread_pools_count_the_engines_ta
         for i in 0..30_000 {
             db.insert(
                 "Keyspace1",
-                &format!("k{f}-{i}"),
+                format!("k{f}-{i}"),
                 &path,
                 "v",
                 WriteOptions::now(),

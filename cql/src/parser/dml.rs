@@ -2,7 +2,8 @@
 //! and `BATCH`, with their `USING`, `WHERE` and `IF` clauses.
 
 use super::super::ast::{
-    Assignment, BatchKind, Condition, Op, Relation, Select, Statement, Term, Using,
+    Assignment, BatchKind, ColumnCondition, Condition, Op, Relation, Select, Statement, Subscript,
+    Term, Using,
 };
 use super::super::error::CqlError;
 use super::super::lexer::Tok;
@@ -225,20 +226,58 @@ impl Parser {
             return Ok(Some(Condition::Exists));
         }
         let mut conditions = Vec::new();
-        for r in self.relations()? {
-            let Relation::Compare(c, op, t) = r else {
-                return Err(CqlError::invalid(
-                    "IF takes comparisons of columns with values (c = v AND d < w)",
-                ));
-            };
-            if matches!(op, Op::Contains | Op::ContainsKey) {
-                return Err(CqlError::invalid(format!(
-                    "CONTAINS conditions (IF {c} CONTAINS …) are not supported yet"
-                )));
+        loop {
+            conditions.push(self.column_condition()?);
+            if !self.eat_word("and") {
+                break;
             }
-            conditions.push((c, op, t));
         }
         Ok(Some(Condition::Columns(conditions)))
+    }
+
+    /// `c op v`, `m['k'] op v`, `u.f op v`, or any of them `IN (v, …)`.
+    fn column_condition(&mut self) -> Result<ColumnCondition, CqlError> {
+        let column = self.ident()?;
+        let subscript = if self.eat_sym("[") {
+            let element = self.term()?;
+            self.sym("]")?;
+            Some(Subscript::Element(element))
+        } else if self.eat_sym(".") {
+            Some(Subscript::Field(self.ident()?))
+        } else {
+            None
+        };
+        if self.eat_word("in") {
+            self.sym("(")?;
+            let mut values = Vec::new();
+            if !self.eat_sym(")") {
+                values.push(self.term()?);
+                while self.eat_sym(",") {
+                    values.push(self.term()?);
+                }
+                self.sym(")")?;
+            }
+            return Ok(ColumnCondition {
+                column,
+                subscript,
+                op: Op::Eq,
+                values,
+                is_in: true,
+            });
+        }
+        let op = self.op()?;
+        if matches!(op, Op::Contains | Op::ContainsKey) {
+            return Err(CqlError::invalid(format!(
+                "CONTAINS conditions (IF {column} CONTAINS …) are not supported yet"
+            )));
+        }
+        Ok(ColumnCondition {
+            column,
+            subscript,
+            op,
+            values: vec![self.term()?],
+            is_in: false,
+        })
     }
 
     pub(super) fn update(&mut self) -> Result<Statement, CqlError> {
@@ -266,12 +305,14 @@ impl Parser {
         if !self.is_word("from") {
             loop {
                 let c = self.ident()?;
-                let mut element = None;
+                let mut subscript = None;
                 if self.eat_sym("[") {
-                    element = Some(self.term()?);
+                    subscript = Some(Subscript::Element(self.term()?));
                     self.sym("]")?;
+                } else if self.eat_sym(".") {
+                    subscript = Some(Subscript::Field(self.ident()?));
                 }
-                columns.push((c, element));
+                columns.push((c, subscript));
                 if !self.eat_sym(",") {
                     break;
                 }

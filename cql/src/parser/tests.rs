@@ -1,5 +1,5 @@
 use super::*;
-use crate::ast::{Assignment, Op, Relation, Selector};
+use crate::ast::{Assignment, Op, Relation, Selector, Subscript};
 
 #[test]
 fn seed_002_statements_parse() {
@@ -107,7 +107,10 @@ fn updates_deletes_and_batches() {
     };
     assert_eq!(
         columns[..],
-        [("a".into(), None), ("m".into(), Some(s("x")))]
+        [
+            ("a".into(), None),
+            ("m".into(), Some(Subscript::Element(s("x"))))
+        ]
     );
     let p = parse("UPDATE t SET l = [2] + l, s = s - {'a'}, m = {1: 'x'} WHERE k = 1").unwrap();
     let Statement::Update { assignments, .. } = &p[0] else {

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use num_bigint::BigInt;
 
+mod access;
 mod collection_value;
 mod duration;
 mod json;

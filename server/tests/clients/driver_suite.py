@@ -446,6 +446,9 @@ try:
         session.execute("UPDATE nf SET a.x = 3 WHERE k = 1")
         got = {r.k: (r.a.x, r.a.y) for r in session.execute("SELECT k, a FROM nf")}
         assert got == {1: (3, "b"), 2: (5, "c")}, f"non-frozen {got}"
+        session.execute(session.prepare("DELETE a.y FROM nf WHERE k = ?"), (2,))
+        got = session.execute("SELECT a FROM nf WHERE k = 2").one().a
+        assert (got.x, got.y) == (5, None), f"a field deleted alone {got}"
         session.cluster.refresh_table_metadata(KS, "nf")
         col = cluster.metadata.keyspaces[KS].tables["nf"].columns["a"]
         assert col.cql_type == "pt", col.cql_type
@@ -510,6 +513,13 @@ try:
         assert session.execute(u, ("c", 1, "a")).was_applied, "IF v = 'a' not applied"
         got = session.execute("SELECT v FROM lwt WHERE k = 1").one().v
         assert got == "c", f"after the conditional UPDATE v = {got!r}"
+        # Conditions on a map's element and IN, the markers typed by the element.
+        session.execute("CREATE TABLE lwtm (k int PRIMARY KEY, m map<text, int>, n int)")
+        session.execute("INSERT INTO lwtm (k, m, n) VALUES (1, {'a': 1}, 0)")
+        e = session.prepare("UPDATE lwtm SET n = ? WHERE k = ? IF m[?] IN (?, ?)")
+        assert not session.execute(e, (5, 1, "a", 2, 3)).was_applied, "IF m['a'] IN (2, 3) applied"
+        assert session.execute(e, (5, 1, "a", 2, 1)).was_applied, "IF m['a'] IN (2, 1) not applied"
+        assert session.execute("SELECT n FROM lwtm WHERE k = 1").one().n == 5
 
     @check("conditional batches: one partition, applied whole or not at all")
     def _():

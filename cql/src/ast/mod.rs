@@ -6,6 +6,10 @@
 pub use super::types::Op;
 use super::types::{CqlType, Literal};
 
+mod condition;
+
+pub use condition::{ColumnCondition, Condition, Subscript};
+
 /// An arithmetic operator of a selector: `+ - * / %`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arith {
@@ -65,28 +69,6 @@ impl Bind {
         match self {
             Bind::Positional(i) | Bind::Named(i, _) => *i,
         }
-    }
-}
-
-/// The `IF` of a conditional write (a lightweight transaction).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Condition {
-    /// `IF NOT EXISTS` (an `INSERT`): the row must not be there.
-    NotExists,
-    /// `IF EXISTS` (an `UPDATE` or `DELETE`): the row must be there.
-    Exists,
-    /// `IF c op v AND …` (an `UPDATE` or `DELETE`): each regular column compares so.
-    Columns(Vec<(String, Op, Term)>),
-}
-
-impl Condition {
-    /// The terms of its comparisons.
-    pub fn terms(&self) -> impl Iterator<Item = (&str, &Term)> {
-        let cs: &[(String, Op, Term)] = match self {
-            Condition::Columns(cs) => cs,
-            _ => &[],
-        };
-        cs.iter().map(|(c, _, t)| (c.as_str(), t))
     }
 }
 
@@ -433,8 +415,8 @@ pub enum Statement {
     /// `DELETE`
     Delete {
         /// Columns named (empty: the whole row), each with its subscript if it names one
-        /// element of a collection (`m['k']`, `l[0]`).
-        columns: Vec<(String, Option<Term>)>,
+        /// element of a collection (`m['k']`, `l[0]`) or one field of a user type (`u.f`).
+        columns: Vec<(String, Option<Subscript>)>,
         /// Target.
         table: TableName,
         /// `USING TIMESTAMP`
@@ -570,7 +552,7 @@ pub fn markers(s: &Statement) -> usize {
         } => {
             columns
                 .iter()
-                .filter_map(|(_, e)| e.as_ref())
+                .filter_map(|(_, e)| e.as_ref()?.term())
                 .for_each(|t| term(t, &mut n));
             using(u, &mut n);
             relations(r, &mut n);

@@ -19,6 +19,8 @@
 //!
 //! Long because a conditional write's read, check and apply steps share their rows.
 
+mod compare;
+
 use std::hash::{Hash, Hasher};
 
 use parking_lot::{Mutex, MutexGuard};
@@ -28,7 +30,7 @@ use super::error::CqlError;
 use super::rows::Rows;
 use super::session::{CqlResult, Session};
 use super::table::{Kind, Table};
-use super::types::{matches_filter, CqlType, Literal};
+use super::types::{CqlType, Literal};
 use super::write_rows::{restricts_clustering, Naming};
 use supercolumn::BatchMutation;
 
@@ -128,7 +130,7 @@ impl Session<'_> {
             ));
         }
         if let Condition::Columns(cs) = condition {
-            for (c, ..) in cs {
+            for c in cs.iter().map(|c| &c.column) {
                 let (_, def) = t.column(c)?;
                 if def.kind != Kind::Regular {
                     return Err(CqlError::invalid(format!(
@@ -169,17 +171,8 @@ impl Session<'_> {
             Condition::Exists => row.is_some(),
             Condition::Columns(cs) => {
                 let mut holds = true;
-                for (c, op, term) in cs {
-                    let (_, def) = t.column(c)?;
-                    let mut want = self.value(&def.ty, term, c)?;
-                    // An empty collection that is not frozen is no collection: null, as
-                    // Cassandra compares it (`IF l = []` holds for a list never written).
-                    if def.ty.is_collection() && want.as_deref() == Some(&[0, 0, 0, 0][..]) {
-                        want = None;
-                    }
-                    let at = current.columns().iter().position(|(n, _)| n == c);
-                    let have = row.zip(at).and_then(|(r, i)| r.get(i));
-                    holds &= compare(&def.ty, have, *op, want.as_deref(), c)?;
+                for cc in cs {
+                    holds &= self.column_holds(t, cc, current)?;
                 }
                 holds
             }
@@ -446,52 +439,6 @@ impl Session<'_> {
     }
 }
 
-/// Whether the current value `have` compares to `want` as `op` says (`null = null` holds; no
-/// other comparison with a null does, and an ordering with a null is refused, as Cassandra's).
-fn compare(
-    ty: &CqlType,
-    have: Option<&[u8]>,
-    op: Op,
-    want: Option<&[u8]>,
-    column: &str,
-) -> Result<bool, CqlError> {
-    let sign = match op {
-        Op::Lt => "<",
-        Op::Le => "<=",
-        Op::Gt => ">",
-        Op::Ge => ">=",
-        Op::Eq => "=",
-        Op::Ne => "!=",
-        Op::Contains | Op::ContainsKey => {
-            return Err(CqlError::invalid(format!(
-                "CONTAINS conditions on {column} are not supported here"
-            )))
-        }
-    };
-    match (want, op) {
-        (None, Op::Eq) => Ok(have.is_none()),
-        (None, Op::Ne) => Ok(have.is_some()),
-        (None, _) => Err(CqlError::invalid(format!(
-            "Invalid comparison with null for operator \"{sign}\""
-        ))),
-        (Some(_), Op::Lt | Op::Le | Op::Gt | Op::Ge) if *ty == CqlType::Duration => {
-            Err(CqlError::invalid(format!(
-                "Slice conditions ( {sign} ) are not supported on durations"
-            )))
-        }
-        // A type without an order (decimal, a frozen collection of decimals) answers only `=`;
-        // a frozen collection of ordered types orders element by element (`FrozenType`).
-        (Some(_), Op::Lt | Op::Le | Op::Gt | Op::Ge) if ty.comparator().is_none() => {
-            Err(CqlError::invalid(format!(
-                "ordering conditions on {column} of type {ty} are not supported yet"
-            )))
-        }
-        // `!=` holds against a null (Cassandra's: a missing value differs from any value).
-        (Some(_), Op::Ne) if have.is_none() => Ok(true),
-        (Some(w), _) => Ok(matches_filter(ty, have, op, w)),
-    }
-}
-
 /// Cassandra's refusal of a condition on a counter table.
 fn refuse_counters(t: &Table) -> Result<(), CqlError> {
     if t.is_counter() {
@@ -535,7 +482,7 @@ fn answer(applied: bool, condition: &Condition, current: Rows) -> Rows {
             }
             // A row that does not exist answers `[applied]` alone (Cassandra's).
             Condition::Columns(cs) => {
-                for (c, ..) in cs.iter().filter(|_| existing.is_some()) {
+                for c in cs.iter().filter(|_| existing.is_some()).map(|c| &c.column) {
                     if columns.iter().any(|(n, _)| n == c) {
                         continue;
                     }
@@ -588,7 +535,7 @@ fn batch_answer(
     if !every {
         for c in conditions {
             if let Condition::Columns(cs) = c {
-                for i in cs.iter().filter_map(|(n, ..)| at(n)) {
+                for i in cs.iter().filter_map(|c| at(&c.column)) {
                     if !kept.contains(&i) {
                         kept.push(i);
                     }

@@ -1,0 +1,106 @@
+//! One comparison of a conditional write's `IF` against the row as it is: the column's value,
+//! or one element or field of it, compared with a value or any of `IN`'s, as Cassandra
+//! compares them (nulls included). Reads nothing itself: `mod.rs` reads the row.
+
+use super::super::ast::{ColumnCondition, Op, Subscript};
+use super::super::error::CqlError;
+use super::super::rows::Rows;
+use super::super::session::Session;
+use super::super::table::Table;
+use super::super::types::{matches_filter, CqlType};
+
+impl Session<'_> {
+    /// Whether one comparison holds of `current`: the column's value (or its element or
+    /// field) against the value, or any of `IN`'s. Every value is checked, whatever the
+    /// answer, so a bad one is refused either way.
+    pub(super) fn column_holds(
+        &self,
+        t: &Table,
+        cc: &ColumnCondition,
+        current: &Rows,
+    ) -> Result<bool, CqlError> {
+        let c = cc.column.as_str();
+        let (_, def) = t.column(c)?;
+        let at = current.columns().iter().position(|(n, _)| n == c);
+        let whole = current.first().zip(at).and_then(|(r, i)| r.get(i));
+        let (ty, have) = match &cc.subscript {
+            None => (def.ty.clone(), whole.map(<[u8]>::to_vec)),
+            Some(Subscript::Element(k)) => {
+                let (kt, vt) = def.ty.element_access(c).map_err(CqlError::invalid)?;
+                let key = self.value(&kt, k, c)?.ok_or_else(|| {
+                    CqlError::invalid(format!("Invalid null value for {c}[…] in a condition"))
+                })?;
+                let have = match whole {
+                    Some(w) => def.ty.element_at(w, &key).map_err(CqlError::invalid)?,
+                    None => None,
+                };
+                (vt, have)
+            }
+            Some(Subscript::Field(f)) => {
+                let (i, ft) = def.ty.field_access(c, f).map_err(CqlError::invalid)?;
+                let have = match whole {
+                    Some(w) => def.ty.field_at(w, i).map_err(CqlError::invalid)?,
+                    None => None,
+                };
+                (ft, have)
+            }
+        };
+        let mut any = false;
+        for term in &cc.values {
+            let mut want = self.value(&ty, term, c)?;
+            // An empty collection that is not frozen is no collection: null, as Cassandra
+            // compares it (`IF l = []` holds for a list never written).
+            if ty.is_collection() && want.as_deref() == Some(&[0, 0, 0, 0][..]) {
+                want = None;
+            }
+            any |= compare(&ty, have.as_deref(), cc.op, want.as_deref(), c)?;
+        }
+        Ok(any)
+    }
+}
+
+/// Whether the current value `have` compares to `want` as `op` says (`null = null` holds; no
+/// other comparison with a null does, and an ordering with a null is refused, as Cassandra's).
+fn compare(
+    ty: &CqlType,
+    have: Option<&[u8]>,
+    op: Op,
+    want: Option<&[u8]>,
+    column: &str,
+) -> Result<bool, CqlError> {
+    let sign = match op {
+        Op::Lt => "<",
+        Op::Le => "<=",
+        Op::Gt => ">",
+        Op::Ge => ">=",
+        Op::Eq => "=",
+        Op::Ne => "!=",
+        Op::Contains | Op::ContainsKey => {
+            return Err(CqlError::invalid(format!(
+                "CONTAINS conditions on {column} are not supported here"
+            )))
+        }
+    };
+    match (want, op) {
+        (None, Op::Eq) => Ok(have.is_none()),
+        (None, Op::Ne) => Ok(have.is_some()),
+        (None, _) => Err(CqlError::invalid(format!(
+            "Invalid comparison with null for operator \"{sign}\""
+        ))),
+        (Some(_), Op::Lt | Op::Le | Op::Gt | Op::Ge) if *ty == CqlType::Duration => {
+            Err(CqlError::invalid(format!(
+                "Slice conditions ( {sign} ) are not supported on durations"
+            )))
+        }
+        // A type without an order (decimal, a frozen collection of decimals) answers only `=`;
+        // a frozen collection of ordered types orders element by element (`FrozenType`).
+        (Some(_), Op::Lt | Op::Le | Op::Gt | Op::Ge) if ty.comparator().is_none() => {
+            Err(CqlError::invalid(format!(
+                "ordering conditions on {column} of type {ty} are not supported yet"
+            )))
+        }
+        // `!=` holds against a null (Cassandra's: a missing value differs from any value).
+        (Some(_), Op::Ne) if have.is_none() => Ok(true),
+        (Some(w), _) => Ok(matches_filter(ty, have, op, w)),
+    }
+}
