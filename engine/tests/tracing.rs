@@ -1,6 +1,7 @@
 //! Request tracing through the public API: while a thread traces, a read notes the memtables it
 //! merged, the SSTables a bloom filter skipped, key cache hits, index searches and blocks read
-//! or found cached; a thread that does not trace notes nothing.
+//! or found cached, and a write its commit log append and the memtables it went to; a thread
+//! that does not trace notes nothing.
 
 // A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -60,4 +61,34 @@ fn a_traced_read_notes_what_the_engine_did() {
     // Untraced, nothing is collected (and the next trace starts empty).
     db.get(KS, "b", &path).unwrap();
     assert!(trace::end().0.is_empty());
+}
+
+#[test]
+fn a_traced_write_notes_its_commit_log_append_and_memtables() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = Options::default();
+    o.commit_log_sync = supercolumn::CommitLogSync::Batch { window_ms: 1.0 };
+    let db = Database::open(dir.path(), o).unwrap();
+    let path = ColumnPath::new("Standard1").column("c");
+    trace::begin();
+    db.insert(KS, "k", &path, "v", WriteOptions::default())
+        .unwrap();
+    let (events, _) = trace::end();
+    let acts: Vec<String> = events.into_iter().map(|e| e.activity).collect();
+    let at = |prefix: &str| {
+        acts.iter()
+            .position(|a| a.starts_with(prefix))
+            .unwrap_or_else(|| panic!("{prefix}: {acts:#?}"))
+    };
+    let appended = at("Appended 1 records (");
+    assert!(
+        acts[appended].ends_with("to the commitlog, synced"),
+        "{acts:#?}"
+    );
+    assert!(at("Appending to commitlog") < appended);
+    assert!(appended < at("Adding to Standard1 memtable"));
+    db.insert(KS, "k2", &path, "v", WriteOptions::default())
+        .unwrap();
+    let (events, _) = trace::end();
+    assert!(events.is_empty(), "an untraced write notes nothing");
 }

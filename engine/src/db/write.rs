@@ -180,8 +180,22 @@ impl Database {
             // One record per row, one fsync for the batch. A keyspace with `durable_writes`
             // off skips the log, as in Cassandra: its writes live in the memtable until flushed.
             let logged = if ks.def.durable_writes {
-                self.inner.core.commitlog.append_all(&records)?
+                crate::trace::event(|| "Appending to commitlog".to_string());
+                let logged = self.inner.core.commitlog.append_all(&records)?;
+                crate::trace::event(|| {
+                    let bytes: u64 = logged.iter().map(|(_, b)| b).sum();
+                    let synced = match self.inner.options.commit_log_sync {
+                        crate::options::CommitLogSync::Batch { .. } => ", synced",
+                        _ => "",
+                    };
+                    let n = logged.len();
+                    format!("Appended {n} records ({bytes} bytes) to the commitlog{synced}")
+                });
+                logged
             } else {
+                crate::trace::event(|| {
+                    "Skipping the commitlog (durable_writes = false)".to_string()
+                });
                 for (_, updates) in &rows {
                     updates.iter().for_each(|(cf, _)| cf.mark_unlogged());
                 }
@@ -191,8 +205,12 @@ impl Database {
             for (record, (_, updates)) in records.iter().zip(&rows) {
                 let sort_key = self.inner.partitioner.row_sort_key(record.key);
                 for (cf, update) in updates {
+                    crate::trace::event(|| format!("Adding to {} memtable", cf.def().name));
                     cf.apply(&sort_key, record.key, update);
                 }
+            }
+            if !derived.is_empty() {
+                crate::trace::event(|| format!("Adding {} secondary index entries", derived.len()));
             }
             // The index entries of the rows just applied: logged with them (each base record
             // marks its indexes dirty), and derived again from it at replay.

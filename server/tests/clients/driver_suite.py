@@ -486,6 +486,9 @@ try:
         assert tr.parameters.get("query") == "SELECT v FROM tt WHERE k = 77", tr.parameters
         assert tr.duration is not None and acts[-1] == "Request complete", acts
         assert any(a.startswith("Merging memtable contents") for a in acts), acts
+        rs = session.execute(SimpleStatement("INSERT INTO tt (k, v) VALUES (78, 'w')"), trace=True)
+        acts = [e.description for e in rs.get_query_trace(max_wait_sec=10).events]
+        assert "Appending to commitlog" in acts and "Adding to tt memtable" in acts, acts
         sel = session.prepare("SELECT v FROM tt WHERE k = ?")
         tr = session.execute(sel, (77,), trace=True).get_query_trace(max_wait_sec=10)
         assert tr.request_type == "Execute CQL3 prepared query" and tr.events, tr.request_type
