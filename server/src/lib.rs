@@ -137,6 +137,12 @@ impl Server {
         })
     }
 
+    /// Its view of its clients and request pool (what `system_views.clients` and
+    /// `thread_pools` show), for an admin interface beside it.
+    pub fn state(&self) -> Arc<dyn supercolumn_cql::ServerState> {
+        self.shared.clients.clone()
+    }
+
     /// The address it listens on (the port chosen when `listen` asked for port 0).
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()

@@ -64,7 +64,7 @@ pub fn serve(
             drained: drained_rx,
         };
         if let Some(addr) = admin {
-            let app = crate::admin::router(db.clone(), local, drain, admin_auth);
+            let app = crate::admin::router((db.clone(), server.state()), local, drain, admin_auth);
             start_admin(addr, app, admin_rx.clone()).await?;
         }
         // Scripts wait for this line (and read the port from it); the log says the same.

@@ -174,6 +174,22 @@ fn nodetool_answers_from_a_running_server_and_its_flush_and_compact_take_effect(
         "1"
     );
     assert!(nodetool(&["compactionstats"]).starts_with("pending tasks: 0"));
+    let pools = nodetool(&["tpstats"]);
+    let names: Vec<&str> = pools
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Pool",
+            "CompactionExecutor",
+            "MemtableFlushWriter",
+            "Native-Transport-Requests"
+        ],
+        "{pools}"
+    );
+    assert_eq!(nodetool(&["clientstats"]), "Total connected clients: 0\n");
     snapshots(&dir, |args| at_server(&dir, &port, args));
     nodetool(&["settraceprobability", "0.5"]);
     assert_eq!(
@@ -305,6 +321,16 @@ fn nodetool_without_a_server_reads_and_maintains_the_data_directory() {
     assert_eq!(field(&stats, "SSTable count"), "1");
     ok(nodetool(&["compact", "ks.t"]));
     assert!(ok(nodetool(&["compactionstats"])).starts_with("pending tasks: 0"));
+    let pools = ok(nodetool(&["tpstats"]));
+    assert!(
+        pools.contains("CompactionExecutor") && !pools.contains("Native-Transport"),
+        "{pools}"
+    );
+    assert_eq!(
+        ok(nodetool(&["clientstats", "--all"])).lines().count(),
+        1,
+        "a header, no clients"
+    );
     snapshots(&dir, nodetool);
     // A directory with no database is refused, not created.
     let none = root.path().join("none");

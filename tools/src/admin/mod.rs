@@ -1,9 +1,10 @@
 //! The admin address of `supercolumn serve` (`--admin`, loopback only): HTTP with JSON answers
-//! for `nodetool` (`status`, `info`, `tablestats`, `compactionstats`, `flush`, `compact`,
+//! for `nodetool` (`status`, `info`, `tablestats`, `compactionstats`, `tpstats`,
+//! `clientstats`, `flush`, `compact`,
 //! `snapshot`, `listsnapshots`, `clearsnapshot`, `getlogginglevels`, `setlogginglevel`) and
 //! `GET /metrics` for Prometheus, served by `axum` on the server's runtime. The answers are
 //! built by `report.rs` and `metrics.rs`; this file only routes. It holds no state of its own
-//! beyond the database and when the server started.
+//! beyond the database, the CQL server's view of its clients and when the server started.
 
 pub mod metrics;
 pub mod report;
@@ -20,12 +21,15 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::Value;
 use supercolumn::Database;
+use supercolumn_cql::ServerState;
 use supercolumn_server::auth::Credentials;
 
 /// What the handlers share.
 #[derive(Clone)]
 struct Admin {
     db: Arc<Database>,
+    /// The CQL server's clients and request pool.
+    server: Arc<dyn ServerState>,
     /// The CQL address, as `status` and `info` show it.
     native: String,
     started: Instant,
@@ -122,12 +126,12 @@ fn answer(v: anyhow::Result<Value>) -> Response {
 /// name and password (HTTP basic authentication), as `nodetool -u NAME --password P` sends
 /// them; a request without is answered 401.
 pub fn router(
-    db: Arc<Database>,
+    (db, server): (Arc<Database>, Arc<dyn ServerState>),
     native: SocketAddr,
     drain: Drain,
     credentials: Option<Arc<Credentials>>,
 ) -> Router {
-    let routes = routes(db, native, drain);
+    let routes = routes(db, server, native, drain);
     match credentials {
         None => routes,
         Some(c) => routes.layer(axum::middleware::from_fn(
@@ -183,9 +187,15 @@ async fn authorized(credentials: Arc<Credentials>, given: Option<String>) -> boo
 }
 
 // Long because it is the table of routes, one short handler per nodetool command.
-fn routes(db: Arc<Database>, native: SocketAddr, drain: Drain) -> Router {
+fn routes(
+    db: Arc<Database>,
+    server: Arc<dyn ServerState>,
+    native: SocketAddr,
+    drain: Drain,
+) -> Router {
     let state = Admin {
         db,
+        server,
         native: native.to_string(),
         started: Instant::now(),
         drain,
@@ -216,6 +226,16 @@ fn routes(db: Arc<Database>, native: SocketAddr, drain: Drain) -> Router {
         .route(
             "/compactionstats",
             get(|State(a): State<Admin>| async move { answer(report::compactionstats(&a.db)) }),
+        )
+        .route(
+            "/tpstats",
+            get(|State(a): State<Admin>| async move {
+                Json(report::tpstats(&a.db, Some(a.server.as_ref())))
+            }),
+        )
+        .route(
+            "/clientstats",
+            get(|State(a): State<Admin>| async move { Json(report::clientstats(a.server.as_ref())) }),
         )
         .route(
             "/flush",

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 use supercolumn::stats::{ColumnFamilyStats, LatencySummary};
 use supercolumn::Database;
-use supercolumn_cql::Session;
+use supercolumn_cql::{ServerState, Session};
 
 /// The tables `targets` names (`ks` or `ks.table`; none: every table), in keyspace order.
 pub fn tables(db: &Database, targets: &[String]) -> anyhow::Result<Vec<(String, String)>> {
@@ -95,6 +95,49 @@ pub fn compactionstats(db: &Database) -> anyhow::Result<Value> {
         })
         .collect();
     Ok(json!({ "pending": pending, "running": running }))
+}
+
+/// `tpstats`: the engine's pools, and the server's when one serves.
+pub fn tpstats(db: &Database, server: Option<&dyn ServerState>) -> Value {
+    let mut pools = db.thread_pools();
+    pools.extend(server.map(|s| s.thread_pools()).unwrap_or_default());
+    pools.sort_by(|a, b| a.name.cmp(&b.name));
+    let pools: Vec<Value> = pools
+        .into_iter()
+        .map(|p| {
+            json!({
+                "name": p.name,
+                "active": p.active,
+                "active_limit": p.active_limit,
+                "pending": p.pending,
+                "completed": p.completed,
+                "blocked": 0,
+                "blocked_all_time": p.blocked_all_time,
+            })
+        })
+        .collect();
+    Value::Array(pools)
+}
+
+/// `clientstats`: each client connected to the server.
+pub fn clientstats(server: &dyn ServerState) -> Value {
+    let clients: Vec<Value> = server
+        .clients()
+        .into_iter()
+        .map(|c| {
+            json!({
+                "address": c.address.to_string(),
+                "port": c.port,
+                "stage": c.stage,
+                "protocol_version": c.protocol_version,
+                "user": c.username,
+                "requests": c.requests,
+                "driver_name": c.options.get("DRIVER_NAME"),
+                "driver_version": c.options.get("DRIVER_VERSION"),
+            })
+        })
+        .collect();
+    Value::Array(clients)
 }
 
 /// The node's host ID, as `system.local` shows it.

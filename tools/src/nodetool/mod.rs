@@ -1,16 +1,19 @@
 //! `supercolumn nodetool COMMAND`: Cassandra's nodetool commands against a running `serve`
 //! (its `--admin` address), or, when no server answers there, against the data directory
-//! itself. Either way the answer is the same JSON (`admin/report.rs`), printed here in
-//! nodetool's shapes.
-//!
-//! Long because each command is three short parts kept together: its request, its answer from
-//! the data directory, and its printing.
+//! itself. Either way the answer is the same JSON (`admin/report.rs`), printed in nodetool's
+//! shapes by `print.rs`.
+
+mod print;
 
 use anyhow::Context;
 use serde_json::Value;
 use supercolumn::Database;
 
 use crate::admin::report;
+use print::{
+    clientstats, compactionstats, info, listsnapshots, snapshot_taken, status, tablestats, tpstats,
+    which_keyspaces,
+};
 
 /// The commands.
 #[derive(Debug, Clone, PartialEq, clap::Subcommand)]
@@ -22,8 +25,17 @@ pub enum NodeCommand {
     /// Per table: SSTables, space, memtable, reads and writes with latencies, bloom filter,
     /// caches, compactions (`ks` or `ks.table`; none: every table).
     Tablestats { targets: Vec<String> },
-    /// The compactions due.
+    /// The compactions due, and those running with their progress.
     Compactionstats,
+    /// The background pools and the server's request pool: active, pending, completed and
+    /// blocked tasks.
+    Tpstats,
+    /// The clients connected to the server, per user; `--all`: each connection.
+    Clientstats {
+        /// Each connection: address, protocol version, user, requests, driver.
+        #[arg(long)]
+        all: bool,
+    },
     /// Flushes the memtables of the tables named (none: every table).
     Flush { targets: Vec<String> },
     /// Runs a major compaction of the tables named (none: every table).
@@ -143,6 +155,8 @@ pub fn run(
         NodeCommand::Info => info(&answer),
         NodeCommand::Tablestats { .. } => tablestats(&answer),
         NodeCommand::Compactionstats => compactionstats(&answer),
+        NodeCommand::Tpstats => tpstats(&answer),
+        NodeCommand::Clientstats { all } => clientstats(&answer, *all),
         NodeCommand::Flush { .. } | NodeCommand::Compact { .. } => String::new(),
         NodeCommand::Snapshot { keyspaces, .. } => snapshot_taken(&answer, keyspaces),
         NodeCommand::Listsnapshots => listsnapshots(&answer),
@@ -193,6 +207,8 @@ fn request(command: &NodeCommand) -> (&'static str, &'static str, Query) {
         NodeCommand::Info => ("GET", "info", Vec::new()),
         NodeCommand::Tablestats { targets } => ("GET", "tablestats", q(targets)),
         NodeCommand::Compactionstats => ("GET", "compactionstats", Vec::new()),
+        NodeCommand::Tpstats => ("GET", "tpstats", Vec::new()),
+        NodeCommand::Clientstats { .. } => ("GET", "clientstats", Vec::new()),
         NodeCommand::Flush { targets } => ("POST", "flush", q(targets)),
         NodeCommand::Compact { targets } => ("POST", "compact", q(targets)),
         NodeCommand::Snapshot { tag, keyspaces } => ("POST", "snapshot", snap(tag, keyspaces)),
@@ -274,6 +290,9 @@ fn offline(
         NodeCommand::Info => report::info(&db, None, 0)?,
         NodeCommand::Tablestats { targets } => report::tablestats(&db, targets)?,
         NodeCommand::Compactionstats => report::compactionstats(&db)?,
+        NodeCommand::Tpstats => report::tpstats(&db, None),
+        // No server: no clients.
+        NodeCommand::Clientstats { .. } => Value::Array(Vec::new()),
         NodeCommand::Snapshot { tag, keyspaces } => {
             report::snapshot(&db, tag.as_deref(), keyspaces)?
         }
@@ -308,294 +327,4 @@ fn offline(
     };
     db.close()?;
     Ok(answer)
-}
-
-fn n(v: &Value) -> u64 {
-    v.as_u64().unwrap_or(0)
-}
-
-/// Bytes as nodetool prints them (`1.21 MiB`).
-fn bytes(b: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    match unit {
-        0 => format!("{b} bytes"),
-        _ => format!("{v:.2} {}", UNITS[unit]),
-    }
-}
-
-fn status(v: &Value) -> String {
-    let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
-    format!(
-        "Datacenter: {dc}\n{rule}\nStatus=Up/Down\n|/ State=Normal/Leaving/Joining/Moving\n\
-         --  Address    Load        Tokens  Owns (effective)  Host ID                               Rack\n\
-         {state}  {addr:<9}  {load:<10}  {tokens:<6}  {owns:<16}  {id:<36}  {rack}\n",
-        dc = s("datacenter"),
-        rule = "=".repeat(12 + s("datacenter").len()),
-        state = s("state"),
-        addr = s("address"),
-        load = bytes(n(&v["load_bytes"])),
-        tokens = n(&v["tokens"]),
-        owns = "100.0%",
-        id = s("host_id"),
-        rack = s("rack"),
-    )
-}
-
-fn info(v: &Value) -> String {
-    let cache = &v["key_cache"];
-    format!(
-        "ID                     : {}\nGossip active          : false\nNative Transport active: {}\n\
-         Load                   : {}\nUptime (seconds)       : {}\n\
-         Key Cache              : entries {}, hits {}, requests {}\n\
-         Data Center            : {}\nRack                   : {}\n",
-        v["id"].as_str().unwrap_or(""),
-        v["native_transport"].is_string(),
-        bytes(n(&v["load_bytes"])),
-        n(&v["uptime_seconds"]),
-        n(&cache["entries"]),
-        n(&cache["hits"]),
-        n(&cache["requests"]),
-        v["datacenter"].as_str().unwrap_or(""),
-        v["rack"].as_str().unwrap_or(""),
-    )
-}
-
-/// A latency in milliseconds, `NaN ms` without operations (as nodetool prints it).
-fn millis(l: &Value) -> String {
-    match n(&l["count"]) {
-        0 => "NaN ms".into(),
-        _ => format!("{:.3} ms", n(&l["p50_us"]) as f64 / 1000.0),
-    }
-}
-
-fn tablestats(v: &Value) -> String {
-    let tables = v.as_array().cloned().unwrap_or_default();
-    let mut out = format!(
-        "Total number of tables: {}\n----------------\n",
-        tables.len()
-    );
-    let mut keyspace = None;
-    for t in &tables {
-        let ks = t["keyspace"].as_str().unwrap_or("");
-        if keyspace != Some(ks) {
-            let of_ks = tables.iter().filter(|x| x["keyspace"] == t["keyspace"]);
-            let (reads, writes) = of_ks.fold((0, 0), |(r, w), x| {
-                (r + n(&x["reads"]["count"]), w + n(&x["writes"]["count"]))
-            });
-            out += &format!("Keyspace : {ks}\n\tRead Count: {reads}\n\tWrite Count: {writes}\n");
-            keyspace = Some(ks);
-        }
-        let checks = n(&t["bloom_filter_checks"]);
-        let false_positives = n(&t["bloom_filter_false_positives"]);
-        let hits = n(&t["key_cache_hits"]);
-        let requests = hits + n(&t["key_cache_misses"]);
-        let ratio = |a: u64, b: u64| match b {
-            0 => "NaN".to_string(),
-            _ => format!("{:.5}", a as f64 / b as f64),
-        };
-        out += &format!(
-            "\t\tTable: {}\n\t\tSSTable count: {}\n\t\tSpace used (live): {}\n\
-             \t\tSpace used (total): {}\n\t\tMemtable data size: {}\n\
-             \t\tMemtable cell count: {}\n\t\tLocal read count: {}\n\
-             \t\tLocal read latency: {}\n\t\tLocal write count: {}\n\
-             \t\tLocal write latency: {}\n\t\tPending compactions: {}\n\
-             \t\tBloom filter false positives: {}\n\t\tBloom filter false ratio: {}\n\
-             \t\tKey cache hit rate: {}\n\t\tBlock cache hits: {}\n\t\tBlock cache misses: {}\n\n",
-            t["table"].as_str().unwrap_or(""),
-            n(&t["sstables"]),
-            n(&t["space_used_live"]),
-            n(&t["space_used_total"]),
-            n(&t["memtable_bytes"]),
-            n(&t["memtable_operations"]),
-            n(&t["reads"]["count"]),
-            millis(&t["reads"]),
-            n(&t["writes"]["count"]),
-            millis(&t["writes"]),
-            n(&t["pending_compactions"]),
-            false_positives,
-            ratio(false_positives, checks),
-            ratio(hits, requests),
-            n(&t["block_cache_hits"]),
-            n(&t["block_cache_misses"]),
-        );
-    }
-    out + "----------------\n"
-}
-
-fn compactionstats(v: &Value) -> String {
-    let pending = v["pending"].as_array().cloned().unwrap_or_default();
-    let total: u64 = pending.iter().map(|p| n(&p["pending"])).sum();
-    let mut out = format!("pending tasks: {total}\n");
-    let text = |v: &Value| v.as_str().unwrap_or("").to_string();
-    for p in &pending {
-        out += &format!(
-            "- {}.{}: {}\n",
-            text(&p["keyspace"]),
-            text(&p["table"]),
-            n(&p["pending"])
-        );
-    }
-    let running = v["running"].as_array().cloned().unwrap_or_default();
-    if running.is_empty() {
-        return out;
-    }
-    let rows: Vec<Vec<String>> = running
-        .iter()
-        .map(|r| {
-            let (done, total) = (n(&r["completed"]), n(&r["total"]));
-            let ratio = if total == 0 {
-                1.0
-            } else {
-                done as f64 / total as f64
-            };
-            vec![
-                text(&r["id"]),
-                "Compaction".into(),
-                text(&r["keyspace"]),
-                text(&r["table"]),
-                done.to_string(),
-                total.to_string(),
-                text(&r["unit"]),
-                format!("{:.2}%", ratio * 100.0),
-            ]
-        })
-        .collect();
-    let header = [
-        "id",
-        "compaction type",
-        "keyspace",
-        "table",
-        "completed",
-        "total",
-        "unit",
-        "progress",
-    ];
-    out += "\n";
-    out += &aligned(&header, &rows);
-    // Cassandra estimates it from the compaction throughput limit; there is none here.
-    out + "Active compaction remaining time :        n/a\n"
-}
-
-/// `[ks1, ks2]` as nodetool names the keyspaces a command covers.
-fn which_keyspaces(keyspaces: &[String]) -> String {
-    if keyspaces.is_empty() {
-        "all keyspaces".into()
-    } else {
-        keyspaces.join(", ")
-    }
-}
-
-fn snapshot_taken(v: &Value, keyspaces: &[String]) -> String {
-    let tag = v[0]["tag"].as_str().unwrap_or("");
-    format!(
-        "Requested creating snapshot(s) for [{}] with snapshot name [{tag}] and options {{skipFlush=false}}\nSnapshot directory: {tag}\n",
-        which_keyspaces(keyspaces)
-    )
-}
-
-/// Per snapshot, keyspace and table: its files' size (a table's files are `<table>-<n>-Data.db`).
-fn listsnapshots(v: &Value) -> String {
-    let snaps = v.as_array().cloned().unwrap_or_default();
-    if snaps.is_empty() {
-        return "Snapshot Details: \nThere are no snapshots\n".into();
-    }
-    let mut rows = Vec::new();
-    let mut total = 0;
-    for s in &snaps {
-        let files: Vec<&str> = s["files"]
-            .as_array()
-            .map(|f| f.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let mut tables: Vec<&str> = files
-            .iter()
-            .filter_map(|f| f.strip_suffix("-Data.db")?.rsplit_once('-').map(|(t, _)| t))
-            .collect();
-        tables.dedup();
-        total += n(&s["bytes"]);
-        rows.push(vec![
-            s["tag"].as_str().unwrap_or("").to_string(),
-            s["keyspace"].as_str().unwrap_or("").to_string(),
-            tables.join(", "),
-            bytes(n(&s["bytes"])),
-        ]);
-    }
-    let header = [
-        "Snapshot name",
-        "Keyspace name",
-        "Column family name",
-        "Size on disk",
-    ];
-    let mut out = String::from("Snapshot Details: \n");
-    out += &aligned(&header, &rows);
-    out + &format!("\nTotal size on disk: {}\n\n", bytes(total))
-}
-
-/// `rows` under `header`, each column as wide as its widest cell, one space between.
-fn aligned(header: &[&str], rows: &[Vec<String>]) -> String {
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            rows.iter()
-                .map(|r| r[i].len())
-                .chain([header[i].len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: Vec<&str>| -> String {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        format!("{}\n", padded.join(" ").trim_end())
-    };
-    let mut out = line(header.to_vec());
-    for r in rows {
-        out += &line(r.iter().map(String::as_str).collect());
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn compactionstats_prints_running_compactions_in_nodetools_columns() {
-        let v = json!({
-            "pending": [{"keyspace": "ks", "table": "t", "pending": 2}],
-            "running": [{"id": "0b0a6f1e-3c55-11ef-8000-000000000001", "keyspace": "ks",
-                         "table": "t", "completed": 250, "total": 1000, "unit": "keys"}],
-        });
-        let out = compactionstats(&v);
-        let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines[..3], ["pending tasks: 2", "- ks.t: 2", ""]);
-        assert!(
-            lines[3].starts_with("id                                   compaction type keyspace")
-        );
-        assert_eq!(
-            lines[4].split_whitespace().collect::<Vec<_>>(),
-            [
-                "0b0a6f1e-3c55-11ef-8000-000000000001",
-                "Compaction",
-                "ks",
-                "t",
-                "250",
-                "1000",
-                "keys",
-                "25.00%"
-            ]
-        );
-        assert_eq!(
-            compactionstats(&json!({"pending": []})),
-            "pending tasks: 0\n"
-        );
-    }
 }
