@@ -1,11 +1,12 @@
 //! The composite slice bounds of a `SELECT`'s clustering restrictions (SPEC §9, the
 //! end-of-component rules of `CompositeType`): `=`/`IN` on a prefix of the clustering columns,
 //! then a range on the next one; a DESC column's bounds change sides. And the row keys its
-//! partition key restrictions name.
+//! partition key restrictions name, and the inclusive token a strict `token(k)` bound means.
 
 use super::error::CqlError;
 use super::table::Table;
 use supercolumn::model::comparator::CompositeType;
+use supercolumn::Partitioner;
 
 /// One slice of a partition: composite bounds (empty: open).
 pub(super) struct Bounds {
@@ -198,4 +199,46 @@ pub(super) fn partition_keys(
         keys.dedup();
     }
     Ok(Some(keys))
+}
+
+/// The inclusive bound that `token(k) > t` (`up`) or `token(k) < t` means: tokens are
+/// integers, so `> t` is `>= t + 1`; an order-preserving token is a key, and the first key
+/// after `t` is `t` and a zero byte. `None` when no token lies beyond `t`.
+pub fn exclusive_token(p: Partitioner, text: &str, up: bool) -> Result<Option<String>, CqlError> {
+    let bad = || CqlError::invalid(format!("'{text}' is not a {} token", p.class_name()));
+    Ok(match p {
+        // Tokens run from 0 to 2^127; Cassandra's minimum token is -1.
+        Partitioner::Random => {
+            const MAX: u128 = 1 << 127;
+            let t = text.trim();
+            if let Some(below_zero) = t.strip_prefix('-') {
+                below_zero.parse::<u128>().map_err(|_| bad())?;
+                // Every token is above a negative one.
+                return Ok(up.then(|| "0".to_string()));
+            }
+            let t: u128 = t.parse().map_err(|_| bad())?;
+            match (up, t) {
+                (true, t) if t >= MAX => None,
+                (true, t) => Some((t + 1).to_string()),
+                (false, 0) => None,
+                (false, t) => Some((t.min(MAX + 1) - 1).to_string()),
+            }
+        }
+        Partitioner::Murmur3 => {
+            let t: i64 = text.trim().parse().map_err(|_| bad())?;
+            let next = if up {
+                t.checked_add(1)
+            } else {
+                t.checked_sub(1)
+            };
+            next.map(|n| n.to_string())
+        }
+        Partitioner::OrderPreserving if up => Some(format!("{text}\0")),
+        Partitioner::OrderPreserving => {
+            return Err(CqlError::invalid(
+                "token(k) < 'key' under the order-preserving partitioner: use <= or token(key)",
+            ))
+        }
+        _ => return Err(bad()),
+    })
 }

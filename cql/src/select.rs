@@ -28,7 +28,7 @@ use supercolumn::model::CellValue;
 use supercolumn::query::{
     ColumnOrSuperColumn, ColumnParent, KeyRange, RangeBound, SlicePredicate, SliceRange,
 };
-use supercolumn::ColumnFamilyHandle;
+use supercolumn::{ColumnFamilyHandle, Partitioner};
 
 impl Session<'_> {
     /// Runs a `SELECT` (`stmt`) with the values bound to its markers (`self.binds`): on a
@@ -222,6 +222,9 @@ impl Session<'_> {
         span: &KeySpan,
         resume: Option<&Position>,
     ) -> Result<(), CqlError> {
+        if span.empty || inverted(self.db.partitioner(), span) {
+            return Ok(()); // CQL's token ranges do not wrap: no rows
+        }
         let p = c.p;
         let cf = ColumnParent::new(&p.table.name);
         let want = c.cells_wanted();
@@ -405,4 +408,16 @@ fn json_rows(rows: &Rows) -> Rows {
         out.push_row([Some(text.as_bytes())]);
     }
     out
+}
+
+/// Whether `span` starts at a token past its end: an empty range, where a Thrift-era key range
+/// would be refused.
+fn inverted(p: Partitioner, span: &KeySpan) -> bool {
+    let token = |b: &RangeBound| match b {
+        RangeBound::Unbounded => None,
+        RangeBound::Key(k) => Some(Partitioner::token_bytes(&p.token(k))),
+        RangeBound::Token(t) => p.parse_token(t).ok().map(|t| Partitioner::token_bytes(&t)),
+        _ => None,
+    };
+    matches!((token(&span.start), token(&span.end)), (Some(s), Some(e)) if s > e)
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::assemble::{resolve, Resolved};
 use super::ast::{Op, Relation, Select, Term};
-use super::bounds::{clustering_slices, partition_keys, Bounds};
+use super::bounds::{clustering_slices, exclusive_token, partition_keys, Bounds};
 use super::error::CqlError;
 use super::index_plan::{key_index_wanted, usable_index, uses_index, IndexRead};
 use super::key_filters::{demote, Demoted, KeyRestrictions};
@@ -30,6 +30,8 @@ pub(super) struct KeySpan {
     pub end: RangeBound,
     pub skip_start: Option<Vec<u8>>,
     pub skip_end: Option<Vec<u8>>,
+    /// No token can be in it (`token(k) > <the highest token>`).
+    pub empty: bool,
 }
 
 impl Default for KeySpan {
@@ -39,6 +41,7 @@ impl Default for KeySpan {
             end: RangeBound::Unbounded,
             skip_start: None,
             skip_end: None,
+            empty: false,
         }
     }
 }
@@ -380,12 +383,22 @@ impl Session<'_> {
                 Term::Literal(Literal::Number(n)) => n.clone(),
                 _ => self.integer(term, "a token")?.to_string(),
             };
-            if matches!(op, Op::Gt | Op::Lt) {
-                return Err(CqlError::invalid(
-                    "a raw token bound is inclusive here: use >= or <=, or token(key)",
-                ));
+            let strict = match op {
+                Op::Gt => Some(true),
+                Op::Lt => Some(false),
+                _ => None,
+            };
+            let inclusive = match strict {
+                Some(up) => exclusive_token(self.db.partitioner(), &text, up)?,
+                None => Some(text),
+            };
+            match inclusive {
+                Some(inclusive) => (RangeBound::Token(inclusive), None),
+                None => {
+                    span.empty = true;
+                    return Ok(());
+                }
             }
-            (RangeBound::Token(text), None)
         };
         match op {
             Op::Gt | Op::Ge => {

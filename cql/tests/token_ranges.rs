@@ -1,0 +1,76 @@
+//! `token(k)` restrictions as scan tools write them (`token(k) > ? AND token(k) <= ?`, one
+//! split after another): every bound strict or not, under the random and Murmur3
+//! partitioners, gives exactly the rows whose tokens lie in it; a range that starts past its
+//! end is empty (CQL's token ranges do not wrap), as is one past the last token.
+
+// A test stops at the first surprise: unwrapping is how it says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{ks_session, open_cql_with, paged, shown};
+use supercolumn::{Options, Partitioner};
+
+fn tokens_hold_their_rows(partitioner: Partitioner, min: &str, max: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = Options::default();
+    o.partitioner = Some(partitioner);
+    let db = open_cql_with(dir.path(), o, "CREATE TABLE t (k int PRIMARY KEY, v int)");
+    let mut cql = ks_session(&db);
+    for k in 0..200 {
+        cql.execute(&format!("INSERT INTO t (k, v) VALUES ({k}, {k})"))
+            .unwrap();
+    }
+    let mut all: Vec<(i128, i32)> = shown(&mut cql, "SELECT token(k), k FROM t")
+        .iter()
+        .map(|r| {
+            let (t, k) = r.split_once('|').unwrap();
+            (t.parse().unwrap(), k.parse().unwrap())
+        })
+        .collect();
+    all.sort();
+    let mut keys = |q: &str| -> Vec<i32> {
+        let got = paged(&mut cql, &format!("SELECT k FROM t WHERE {q}"), 7);
+        got.iter().map(|k| k.parse().unwrap()).collect()
+    };
+    let want = |f: &dyn Fn(i128) -> bool| -> Vec<i32> {
+        all.iter().filter(|(t, _)| f(*t)).map(|(_, k)| *k).collect()
+    };
+    let picks = [all[0].0, all[57].0, all[58].0, all[199].0];
+    for &a in &picks {
+        assert_eq!(keys(&format!("token(k) > {a}")), want(&|t| t > a), "> {a}");
+        assert_eq!(keys(&format!("token(k) < {a}")), want(&|t| t < a), "< {a}");
+        assert_eq!(keys(&format!("token(k) >= {a}")), want(&|t| t >= a));
+        for &b in &picks {
+            let q = format!("token(k) > {a} AND token(k) <= {b}");
+            assert_eq!(keys(&q), want(&|t| t > a && t <= b), "{q}");
+            let q = format!("token(k) >= {a} AND token(k) < {b}");
+            assert_eq!(keys(&q), want(&|t| t >= a && t < b), "{q}");
+        }
+    }
+    // The splits of the whole ring, as a scan tool walks it, give every row once.
+    let mut walked = Vec::new();
+    let mut from = min.to_string();
+    for &(t, _) in all.iter().step_by(37).skip(1) {
+        walked.extend(keys(&format!("token(k) > {from} AND token(k) <= {t}")));
+        from = t.to_string();
+    }
+    walked.extend(keys(&format!("token(k) > {from} AND token(k) <= {max}")));
+    assert_eq!(walked, want(&|_| true));
+    assert_eq!(keys(&format!("token(k) > {max}")), Vec::<i32>::new());
+    assert_eq!(keys(&format!("token(k) < {min}")), Vec::<i32>::new());
+}
+
+#[test]
+fn raw_token_bounds_under_the_random_partitioner() {
+    tokens_hold_their_rows(Partitioner::Random, "-1", &(1u128 << 127).to_string());
+}
+
+#[test]
+fn raw_token_bounds_under_murmur3() {
+    tokens_hold_their_rows(
+        Partitioner::Murmur3,
+        &i64::MIN.to_string(),
+        &i64::MAX.to_string(),
+    );
+}
