@@ -262,7 +262,7 @@ impl Session<'_> {
                     let (i, def) = t.column(c)?;
                     if def.kind == Kind::Regular {
                         return Err(CqlError::invalid(format!(
-                            "IN on the regular column {c} is not supported"
+                            "IN predicates on non-primary-key columns ({c}) is not yet supported"
                         )));
                     }
                     let mut vals: Vec<Vec<u8>> = Vec::new();

@@ -120,6 +120,21 @@ fn contains_on_what_holds_no_elements_is_refused() {
         ),
         "Cannot use CONTAINS KEY on non-map column l"
     );
+    // Cassandra 4 filters no IN on a regular column.
+    assert_eq!(
+        refused(
+            &mut cql,
+            "SELECT * FROM t WHERE v IN (1, 2) ALLOW FILTERING"
+        ),
+        "IN predicates on non-primary-key columns (v) is not yet supported"
+    );
+    assert_eq!(
+        refused(
+            &mut cql,
+            "SELECT * FROM t WHERE v IS NOT NULL ALLOW FILTERING"
+        ),
+        "Unsupported restriction: v IS NOT NULL"
+    );
     let e = refused(&mut cql, "SELECT * FROM t WHERE k != 1 ALLOW FILTERING");
     assert!(e.contains("!="), "{e}");
     let e = refused(&mut cql, "UPDATE t SET v = 1 WHERE k = 1 IF l CONTAINS 1");

@@ -154,6 +154,14 @@ impl Parser {
                 }
             } else {
                 let col = self.ident()?;
+                if self.is_word("is")
+                    && matches!(self.peek_at(1), Some(Tok::Word(w)) if w.eq_ignore_ascii_case("not"))
+                {
+                    // Cassandra takes it only in a materialized view's definition.
+                    return Err(CqlError::invalid(format!(
+                        "Unsupported restriction: {col} IS NOT NULL"
+                    )));
+                }
                 if self.eat_word("in") {
                     if matches!(self.peek(), Some(Tok::Question | Tok::Named(_))) {
                         let Term::Bind(b) = self.term()? else {
