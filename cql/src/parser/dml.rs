@@ -138,53 +138,14 @@ impl Parser {
                 let cols = self.ident_list()?;
                 self.sym(")")?;
                 if self.eat_word("in") {
-                    self.sym("(")?;
-                    let mut tuples = Vec::new();
-                    if !self.eat_sym(")") {
-                        tuples.push(self.term()?);
-                        while self.eat_sym(",") {
-                            tuples.push(self.term()?);
-                        }
-                        self.sym(")")?;
-                    }
+                    let tuples = self.value_list()?;
                     out.push(Relation::MultiIn(cols, tuples));
                 } else {
                     let op = self.op()?;
                     out.push(Relation::Multi(cols, op, self.term()?));
                 }
             } else {
-                let col = self.ident()?;
-                if self.is_word("is")
-                    && matches!(self.peek_at(1), Some(Tok::Word(w)) if w.eq_ignore_ascii_case("not"))
-                {
-                    // Cassandra takes it only in a materialized view's definition.
-                    return Err(CqlError::invalid(format!(
-                        "Unsupported restriction: {col} IS NOT NULL"
-                    )));
-                }
-                if self.eat_word("in") {
-                    if matches!(self.peek(), Some(Tok::Question | Tok::Named(_))) {
-                        let Term::Bind(b) = self.term()? else {
-                            return Err(self.unexpected("a bind marker"));
-                        };
-                        out.push(Relation::InMarker(col, b));
-                    } else {
-                        self.sym("(")?;
-                        let mut vs = Vec::new();
-                        // `IN ()` names nothing (Cassandra's answer: no rows, no writes).
-                        if !self.eat_sym(")") {
-                            vs.push(self.term()?);
-                            while self.eat_sym(",") {
-                                vs.push(self.term()?);
-                            }
-                            self.sym(")")?;
-                        }
-                        out.push(Relation::In(col, vs));
-                    }
-                } else {
-                    let op = self.op()?;
-                    out.push(Relation::Compare(col, op, self.term()?));
-                }
+                out.push(self.column_relation()?);
             }
             if !self.eat_word("and") {
                 break;
@@ -202,6 +163,44 @@ impl Parser {
             )));
         }
         Ok(out)
+    }
+
+    /// `c op v`, `c IN (…)`, `c IN ?` (and `c IS NOT NULL`, refused).
+    fn column_relation(&mut self) -> Result<Relation, CqlError> {
+        let col = self.ident()?;
+        if self.is_word("is")
+            && matches!(self.peek_at(1), Some(Tok::Word(w)) if w.eq_ignore_ascii_case("not"))
+        {
+            // Cassandra takes it only in a materialized view's definition.
+            return Err(CqlError::invalid(format!(
+                "Unsupported restriction: {col} IS NOT NULL"
+            )));
+        }
+        if !self.eat_word("in") {
+            let op = self.op()?;
+            return Ok(Relation::Compare(col, op, self.term()?));
+        }
+        if matches!(self.peek(), Some(Tok::Question | Tok::Named(_))) {
+            let Term::Bind(b) = self.term()? else {
+                return Err(self.unexpected("a bind marker"));
+            };
+            return Ok(Relation::InMarker(col, b));
+        }
+        Ok(Relation::In(col, self.value_list()?))
+    }
+
+    /// `(v, …)` after `IN`; `()` names nothing (Cassandra's answer: no rows, no writes).
+    fn value_list(&mut self) -> Result<Vec<Term>, CqlError> {
+        self.sym("(")?;
+        let mut vs = Vec::new();
+        if !self.eat_sym(")") {
+            vs.push(self.term()?);
+            while self.eat_sym(",") {
+                vs.push(self.term()?);
+            }
+            self.sym(")")?;
+        }
+        Ok(vs)
     }
 
     fn op(&mut self) -> Result<Op, CqlError> {
@@ -256,15 +255,7 @@ impl Parser {
             None
         };
         if self.eat_word("in") {
-            self.sym("(")?;
-            let mut values = Vec::new();
-            if !self.eat_sym(")") {
-                values.push(self.term()?);
-                while self.eat_sym(",") {
-                    values.push(self.term()?);
-                }
-                self.sym(")")?;
-            }
+            let values = self.value_list()?;
             return Ok(ColumnCondition {
                 column,
                 subscript,
