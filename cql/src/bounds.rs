@@ -201,21 +201,29 @@ pub(super) fn partition_keys(
     Ok(Some(keys))
 }
 
-/// The inclusive bound that `token(k) > t` (`up`) or `token(k) < t` means: tokens are
-/// integers, so `> t` is `>= t + 1`; an order-preserving token is a key, and the first key
-/// after `t` is `t` and a zero byte. `None` when no token lies beyond `t`.
-pub fn exclusive_token(p: Partitioner, text: &str, up: bool) -> Result<Option<String>, CqlError> {
+/// The inclusive token bound that `token(k) > t` (`up`, `strict`), `>= t`, `< t` or `<= t`
+/// means: tokens are integers, so `> t` is `>= t + 1`; an order-preserving token is a key, and
+/// the first key after `t` is `t` and a zero byte. `None` when no token lies on that side.
+pub fn token_bound(
+    p: Partitioner,
+    text: &str,
+    up: bool,
+    strict: bool,
+) -> Result<Option<String>, CqlError> {
     let bad = || CqlError::invalid(format!("'{text}' is not a {} token", p.class_name()));
+    let t = text.trim();
+    if let (Partitioner::Random, Some(below_zero)) = (p, t.strip_prefix('-')) {
+        // Tokens run from 0 to 2^127 (Cassandra's minimum token is -1): every token is above
+        // a negative one, none below it.
+        below_zero.parse::<u128>().map_err(|_| bad())?;
+        return Ok(up.then(|| "0".to_string()));
+    }
+    if !strict {
+        return Ok(Some(text.to_string()));
+    }
     Ok(match p {
-        // Tokens run from 0 to 2^127; Cassandra's minimum token is -1.
         Partitioner::Random => {
             const MAX: u128 = 1 << 127;
-            let t = text.trim();
-            if let Some(below_zero) = t.strip_prefix('-') {
-                below_zero.parse::<u128>().map_err(|_| bad())?;
-                // Every token is above a negative one.
-                return Ok(up.then(|| "0".to_string()));
-            }
             let t: u128 = t.parse().map_err(|_| bad())?;
             match (up, t) {
                 (true, t) if t >= MAX => None,

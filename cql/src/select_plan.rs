@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::assemble::{resolve, Resolved};
 use super::ast::{Op, Relation, Select, Term};
-use super::bounds::{clustering_slices, exclusive_token, partition_keys, Bounds};
+use super::bounds::{clustering_slices, partition_keys, token_bound, Bounds};
 use super::error::CqlError;
 use super::index_plan::{key_index_wanted, usable_index, uses_index, IndexRead};
 use super::key_filters::{demote, Demoted, KeyRestrictions};
@@ -142,7 +142,9 @@ impl Restrictions {
 impl KeySpan {
     /// Whether the span is every partition (no token range restricts it).
     fn is_whole(&self) -> bool {
-        matches!(self.start, RangeBound::Unbounded) && matches!(self.end, RangeBound::Unbounded)
+        !self.empty
+            && matches!(self.start, RangeBound::Unbounded)
+            && matches!(self.end, RangeBound::Unbounded)
     }
 }
 
@@ -383,15 +385,11 @@ impl Session<'_> {
                 Term::Literal(Literal::Number(n)) => n.clone(),
                 _ => self.integer(term, "a token")?.to_string(),
             };
-            let strict = match op {
-                Op::Gt => Some(true),
-                Op::Lt => Some(false),
-                _ => None,
+            let (up, strict) = match op {
+                Op::Gt | Op::Ge => (true, op == Op::Gt),
+                _ => (false, op == Op::Lt),
             };
-            let inclusive = match strict {
-                Some(up) => exclusive_token(self.db.partitioner(), &text, up)?,
-                None => Some(text),
-            };
+            let inclusive = token_bound(self.db.partitioner(), &text, up, strict)?;
             match inclusive {
                 Some(inclusive) => (RangeBound::Token(inclusive), None),
                 None => {
