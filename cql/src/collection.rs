@@ -159,9 +159,8 @@ impl Session<'_> {
         let (i, ty) = u.field(field).ok_or_else(|| {
             CqlError::invalid(format!("Unknown field {field} in user type {}", u.name))
         })?;
-        let i = i16::try_from(i).map_err(|_| CqlError::invalid("a field past 32767"))?;
         let value = self.value(ty, value, &format!("{c}.{field}"))?;
-        Ok(CollectionOp::SetElement(i.to_be_bytes().to_vec(), value))
+        Ok(CollectionOp::SetElement(field_cell_key(i)?, value))
     }
 
     /// `DELETE u.f`: a tombstone for one field of `def`, a non-frozen user type's column.
@@ -189,8 +188,7 @@ impl Session<'_> {
                 "UDT column {c} does not have a field named {field}"
             ))
         })?;
-        let i = i16::try_from(i).map_err(|_| CqlError::invalid("a field past 32767"))?;
-        Ok(CollectionOp::SetElement(i.to_be_bytes().to_vec(), None))
+        Ok(CollectionOp::SetElement(field_cell_key(i)?, None))
     }
 
     /// Adds `op` on one CQL row's collection to `batch`.
@@ -373,4 +371,11 @@ impl Session<'_> {
         }
         Ok(out)
     }
+}
+
+/// The element key naming field `i`'s cell in a non-frozen user type's value: its position, a
+/// `short`, as Cassandra names it.
+fn field_cell_key(i: usize) -> Result<Vec<u8>, CqlError> {
+    let i = i16::try_from(i).map_err(|_| CqlError::invalid("a field past 32767"))?;
+    Ok(i.to_be_bytes().to_vec())
 }
