@@ -48,6 +48,7 @@ mod parser;
 mod plan;
 mod plan_values;
 mod prepared;
+mod range_delete;
 mod replication;
 mod rows;
 mod schema_change;

@@ -102,12 +102,12 @@ pub(super) struct SelectPlan {
 
 /// What a `WHERE` clause restricts each column (by index) to.
 #[derive(Default)]
-struct Restrictions {
-    eq: Vec<Option<Vec<Vec<u8>>>>,
+pub(super) struct Restrictions {
+    pub eq: Vec<Option<Vec<Vec<u8>>>>,
     lower: Vec<Option<(Vec<u8>, bool)>>,
     upper: Vec<Option<(Vec<u8>, bool)>>,
-    filters: Vec<Filter>,
-    span: KeySpan,
+    pub filters: Vec<Filter>,
+    pub span: KeySpan,
     multi: MultiColumn,
 }
 
@@ -125,7 +125,7 @@ impl Restrictions {
     }
 
     /// Each partition's clustering slices, in read order.
-    fn slices(&self, t: &Table, reversed: bool) -> Result<Vec<Bounds>, CqlError> {
+    pub(super) fn slices(&self, t: &Table, reversed: bool) -> Result<Vec<Bounds>, CqlError> {
         let mut slices = if self.multi.width > 0 {
             multi_slices(t, &self.multi, &self.eq, &self.lower, &self.upper)?
         } else {
@@ -141,7 +141,7 @@ impl Restrictions {
 
 impl KeySpan {
     /// Whether the span is every partition (no token range restricts it).
-    fn is_whole(&self) -> bool {
+    pub(super) fn is_whole(&self) -> bool {
         !self.empty
             && matches!(self.start, RangeBound::Unbounded)
             && matches!(self.end, RangeBound::Unbounded)
@@ -159,7 +159,7 @@ impl Session<'_> {
             return Err(CqlError::invalid(ORDERED_INDEX));
         }
         validate(&t, s, partitioner)?;
-        let mut r = self.restrictions(&t, s)?;
+        let mut r = self.restrictions(&t, &s.relations)?;
         let demoted = r.demote_keys(&t);
         let index = usable_index(&t, &r.filters, !r.span.is_whole())?;
         if !s.allow_filtering {
@@ -246,8 +246,12 @@ impl Session<'_> {
         }
     }
 
-    /// Each relation of the `WHERE` clause, checked and sorted by what it restricts.
-    fn restrictions(&self, t: &Table, s: &Select) -> Result<Restrictions, CqlError> {
+    /// Each relation of a `WHERE` clause, checked and sorted by what it restricts.
+    pub(super) fn restrictions(
+        &self,
+        t: &Table,
+        relations: &[Relation],
+    ) -> Result<Restrictions, CqlError> {
         let n = t.columns.len();
         let mut r = Restrictions {
             eq: vec![None; n],
@@ -255,7 +259,7 @@ impl Session<'_> {
             upper: vec![None; n],
             ..Restrictions::default()
         };
-        for relation in &s.relations {
+        for relation in relations {
             match relation {
                 Relation::Token(cols, op, term, of_key) => {
                     self.token_restriction(t, cols, *op, term, *of_key, &mut r.span)?

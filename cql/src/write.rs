@@ -3,10 +3,11 @@
 //! batch is `execute.rs`'s; naming the rows a `WHERE` clause covers, `write_rows.rs`'s; a
 //! collection's cells, `collection.rs`'s.
 
-use super::ast::{Assignment, Relation, Subscript, TableName, Term, Using};
+use super::ast::{Assignment, Op, Relation, Subscript, TableName, Term, Using};
 use super::collection::{CollectionOp, Target};
 use super::counter_write::refuse_using;
 use super::error::CqlError;
+use super::range_delete::names_a_range;
 use super::session::Session;
 use super::table::{ColumnDef, Kind, Table};
 use super::types::CqlType;
@@ -220,11 +221,18 @@ impl Session<'_> {
         }
         let whole_partition = columns.is_empty() && !restricts_clustering(&t, relations);
         // Whole rows may be named by a clustering prefix: every row under it (a range
-        // of rows, Cassandra's range tombstone over the prefix). Columns are deleted
-        // from rows named whole.
+        // of rows, Cassandra's range tombstone over the prefix), or by a range of
+        // clustering values. Columns are deleted from rows named whole.
         let statics = statics_only(&t, columns.iter().map(|(c, _)| c.as_str()));
         if statics {
             refuse_clustering(&t, relations, "DELETE")?;
+        } else if !columns.is_empty() && !names_every_row_whole(&t, relations) {
+            return Err(CqlError::invalid(
+                "Range deletions are not supported for specific columns",
+            ));
+        }
+        if names_a_range(&t, relations) {
+            return self.add_range_deletions(&t, relations, ts, batch);
         }
         let naming = match (whole_partition, columns.is_empty()) {
             (true, _) => Naming::Partitions,
@@ -334,6 +342,19 @@ fn statics_only<'c>(t: &Table, mut columns: impl Iterator<Item = &'c str>) -> bo
 
 /// Refuses a restriction on a clustering column in a write of static columns alone, in
 /// Cassandra's words.
+/// Whether `relations` restrict every clustering column of `t` by `=` or `IN` on it alone
+/// (what a `DELETE` of columns must name: whole rows).
+fn names_every_row_whole(t: &Table, relations: &[Relation]) -> bool {
+    t.clustering.iter().all(|&i| {
+        relations.iter().any(|r| match r {
+            Relation::Compare(c, Op::Eq, _) | Relation::In(c, _) | Relation::InMarker(c, _) => {
+                t.column(c).is_ok_and(|(j, _)| j == i)
+            }
+            _ => false,
+        })
+    })
+}
+
 fn refuse_clustering(t: &Table, relations: &[Relation], what: &str) -> Result<(), CqlError> {
     if restricts_clustering(t, relations) {
         return Err(CqlError::invalid(format!(

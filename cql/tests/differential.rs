@@ -1,5 +1,5 @@
 //! A differential check of the CQL layer against an independent model of Cassandra's rules:
-//! hundreds of random writes (INSERT with and without TTL, UPDATE, row and cell DELETE,
+//! hundreds of random writes (INSERT with and without TTL, UPDATE, row, range and cell DELETE,
 //! conditional writes) and SELECTs (= and IN on the partition key, clustering ranges, ORDER BY
 //! both ways, PER PARTITION LIMIT, LIMIT, paging at random sizes) on tables ordered ASC and
 //! DESC, with the clock moving in fractions of seconds past TTLs and flushes in between. Both
@@ -196,6 +196,15 @@ fn random_statements_answer_as_the_model_of_cassandra_s_rules() {
                 .unwrap();
                 row.v = Some((v, expires));
             }
+            4 if rng.below(2) == 0 => {
+                let (q, range) = range_deletion(&mut rng, table, k);
+                cql.execute(&q).unwrap();
+                for ((_, c), row) in m.range_mut((k, i32::MIN)..=(k, i32::MAX)) {
+                    if range.contains(c) {
+                        *row = ModelRow::default();
+                    }
+                }
+            }
             4 => {
                 cql.execute(&format!("DELETE FROM {table} WHERE k = {k} AND c = {c}"))
                     .unwrap();
@@ -246,6 +255,24 @@ fn random_statements_answer_as_the_model_of_cassandra_s_rules() {
         writes > 500 && selects > 200 && found > 40,
         "{writes} writes, {selects} selects, {found} indexed ones that found rows"
     );
+}
+
+/// A random range deletion in partition `k` (a bound on either side or both, each strict or
+/// not, sometimes crossed: then it deletes nothing), and the clustering values it covers.
+fn range_deletion(rng: &mut Rng, table: &str, k: i32) -> (String, std::ops::RangeInclusive<i32>) {
+    let mut q = format!("DELETE FROM {table} WHERE k = {k}");
+    let (mut lo, mut hi) = (i32::MIN, i32::MAX);
+    if rng.below(4) != 0 {
+        let (a, strict) = (rng.below(8) as i32, rng.below(2) == 0);
+        q.push_str(&format!(" AND c {} {a}", if strict { ">" } else { ">=" }));
+        lo = if strict { a + 1 } else { a };
+    }
+    if lo == i32::MIN || rng.below(3) != 0 {
+        let (b, strict) = (rng.below(9) as i32, rng.below(2) == 0);
+        q.push_str(&format!(" AND c {} {b}", if strict { "<" } else { "<=" }));
+        hi = if strict { b - 1 } else { b };
+    }
+    (q, lo..=hi)
 }
 
 /// One random SELECT through the index on `v`, checked against the model: every live row

@@ -130,6 +130,10 @@ const RULES: &[(&str, &[&str])] = &[
     ),
     ("write_rows", &["error", "ast", "table", "session"]),
     (
+        "range_delete",
+        &["error", "ast", "table", "bounds", "session", "select_plan"],
+    ),
+    (
         "index_schema",
         &["error", "types", "ast", "table", "session"],
     ),
@@ -153,6 +157,7 @@ const RULES: &[(&str, &[&str])] = &[
             "write_rows",
             "collection",
             "counter_write",
+            "range_delete",
         ],
     ),
     (

@@ -143,6 +143,7 @@ fn multi_column_relations_refuse_what_cassandra_refuses() {
         "SELECT * FROM t WHERE k = 1 AND (a, b) = (1, null)",
     );
     assert!(e.contains("null"), "{e}");
-    let e = refused(&mut cql, "DELETE FROM t WHERE k = 1 AND (a, b) = (1, 1)");
+    // A DELETE names rows by them (`range_deletions.rs`); an UPDATE does not yet.
+    let e = refused(&mut cql, "UPDATE t SET v = 1 WHERE k = 1 AND (a, b) = (1, 1)");
     assert!(e.contains("Multi-column"), "{e}");
 }

@@ -4,6 +4,9 @@
 //! row through the bloom filter and index, a full verification, and summary statistics.
 //!
 //! This is the only door from outside the engine to its files; it exposes rows, not formats.
+//!
+//! Long because the dumped form of each kind of entry, and the decoding that makes it, are
+//! kept beside the reads that find them: one door, read in one place.
 
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
@@ -52,6 +55,17 @@ pub enum DumpEntry {
     PrefixDeletion {
         /// The prefix, a composite name of fewer components than the comparator's.
         prefix: Vec<u8>,
+        /// The deletion's timestamp.
+        marked_for_delete_at: i64,
+        /// Local deletion time, seconds.
+        local_deletion_time: i64,
+    },
+    /// Every non-static column between two composite bounds deleted (a CQL range deletion).
+    RangeDeletion {
+        /// The first name deleted, a composite name or bound (empty: from the first).
+        start: Vec<u8>,
+        /// The last name deleted (empty: to the last).
+        finish: Vec<u8>,
         /// The deletion's timestamp.
         marked_for_delete_at: i64,
         /// Local deletion time, seconds.
@@ -219,35 +233,58 @@ impl SstableFile {
         ))
     }
 
-    fn decode_entry(&self, key: &[u8], entry: &Entry) -> Result<DumpEntry> {
-        let bad = |e: crate::comparator::MarshalError| {
-            let names = match self.def.column_type {
-                ColumnType::Standard => self.def.comparator.name(),
-                ColumnType::Super => format!(
-                    "{} / {}",
-                    self.def.comparator.name(),
-                    self.def.subcomparator().name()
-                ),
-            };
-            Error::invalid(format!(
-                "{}: a stored name does not decode as {names} ({e}): the file was written with \
-                 another comparator (give the right --comparator), or is damaged",
-                self.table.path().display()
-            ))
+    /// The error of a stored name that does not decode under the column family's comparators.
+    fn undecodable(&self, e: crate::comparator::MarshalError) -> Error {
+        let names = match self.def.column_type {
+            ColumnType::Standard => self.def.comparator.name(),
+            ColumnType::Super => format!(
+                "{} / {}",
+                self.def.comparator.name(),
+                self.def.subcomparator().name()
+            ),
         };
-        if let (ColumnType::Standard, Entry::GroupDeletion(d)) = (self.def.column_type, entry) {
-            let p = cell_key::prefix_of_deletion(key)
-                .ok_or_else(|| self.corrupt("malformed prefix deletion key".into()))?;
-            let mut prefix = Vec::new();
-            self.def
-                .comparator
-                .decode_sort_key(p, &mut prefix)
-                .map_err(bad)?;
-            return Ok(DumpEntry::PrefixDeletion {
-                prefix,
-                marked_for_delete_at: d.marked_for_delete_at,
-                local_deletion_time: d.local_deletion_time,
+        Error::invalid(format!(
+            "{}: a stored name does not decode as {names} ({e}): the file was written with \
+             another comparator (give the right --comparator), or is damaged",
+            self.table.path().display()
+        ))
+    }
+
+    /// A Standard column family's group deletion: of a range, or of a prefix.
+    fn decode_deletion(&self, key: &[u8], d: &DeletionTime) -> Result<DumpEntry> {
+        let decode = |sort_key: &[u8]| -> Result<Vec<u8>> {
+            let mut name = Vec::new();
+            if !sort_key.is_empty() {
+                self.def
+                    .comparator
+                    .decode_sort_key(sort_key, &mut name)
+                    .map_err(|e| self.undecodable(e))?;
+            }
+            Ok(name)
+        };
+        let (marked_for_delete_at, local_deletion_time) =
+            (d.marked_for_delete_at, d.local_deletion_time);
+        if let Some((start, finish)) = cell_key::range_of_deletion(key) {
+            return Ok(DumpEntry::RangeDeletion {
+                start: decode(&start)?,
+                finish: decode(&finish)?,
+                marked_for_delete_at,
+                local_deletion_time,
             });
+        }
+        let p = cell_key::prefix_of_deletion(key)
+            .ok_or_else(|| self.corrupt("malformed prefix deletion key".into()))?;
+        Ok(DumpEntry::PrefixDeletion {
+            prefix: decode(p)?,
+            marked_for_delete_at,
+            local_deletion_time,
+        })
+    }
+
+    fn decode_entry(&self, key: &[u8], entry: &Entry) -> Result<DumpEntry> {
+        let bad = |e| self.undecodable(e);
+        if let (ColumnType::Standard, Entry::GroupDeletion(d)) = (self.def.column_type, entry) {
+            return self.decode_deletion(key, d);
         }
         let (sc, name_key) = match self.def.column_type {
             ColumnType::Standard => (None, key),

@@ -1,6 +1,8 @@
-//! Prefix deletions (the range tombstones CQL rows and collections are deleted with): random
-//! writes, column deletions and deletions of one- and two-component prefixes of a
-//! `CompositeType(UTF8Type,UTF8Type,UTF8Type)` column family, with flushes, compactions and
+//! Prefix deletions (the range tombstones CQL rows and collections are deleted with) and range
+//! deletions (CQL's `DELETE … WHERE c >= ? AND c < ?`): random writes, column deletions,
+//! deletions of one- and two-component prefixes and of ranges between one- to three-component
+//! bounds, strict or not, open or not, of a `CompositeType(UTF8Type,UTF8Type,UTF8Type)` column
+//! family, with flushes, compactions and
 //! power cuts (so the commit log replays them), read back every way a read can go — forward,
 //! reversed, from the middle of a deleted prefix, by name, one column, a range scan — against a
 //! model that states SPEC §3's rule on its own: a deletion hides every column under its prefix
@@ -15,7 +17,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use common::{Rng, T0};
-use supercolumn::comparator::{CompositeType, Utf8Type};
+use supercolumn::comparator::{Comparator, CompositeType, Utf8Type};
 use supercolumn::io::FaultFs;
 use supercolumn::{
     BatchMutation, ColumnFamilyDef, ColumnParent, ColumnPath, CommitLogSync, Database, Error,
@@ -50,12 +52,28 @@ fn name(parts: &[&str]) -> Vec<u8> {
     CompositeType::build(&bytes, 0)
 }
 
+/// One side of a range deletion: leading components and whether a name starting with them
+/// is inside (`None`: open).
+type Bound = Option<(Vec<String>, bool)>;
+
 /// What the rows must read as: per row, each column's newest write (timestamp, value or
-/// `None` for a deletion), and the newest deletion of each prefix.
+/// `None` for a deletion), the newest deletion of each prefix, and the range deletions.
 #[derive(Default)]
 struct Model {
     cells: BTreeMap<(String, Vec<String>), (i64, Option<String>)>,
     prefixes: BTreeMap<(String, Vec<String>), i64>,
+    ranges: Vec<(String, Bound, Bound, i64)>,
+}
+
+/// Whether `col` lies on the inner side of `bound` (`lower`: above it).
+fn inside(col: &[String], bound: &Bound, lower: bool) -> bool {
+    let Some((p, inclusive)) = bound else {
+        return true;
+    };
+    match col[..p.len()].cmp(p.as_slice()) {
+        std::cmp::Ordering::Equal => *inclusive,
+        o => (o == std::cmp::Ordering::Greater) == lower,
+    }
 }
 
 impl Model {
@@ -95,6 +113,8 @@ impl Model {
                     self.prefixes
                         .get(&(row.to_string(), col[..n].to_vec()))
                         .is_some_and(|d| *ts <= *d)
+                }) || self.ranges.iter().any(|(r, lo, hi, d)| {
+                    r == row && *ts <= *d && inside(col, lo, true) && inside(col, hi, false)
                 });
                 match v {
                     Some(v) if !hidden => Some((col.clone(), v.clone())),
@@ -225,6 +245,27 @@ fn comparator_key(n: &[u8]) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// A random side of a range: open, or one to three leading components, strict or not.
+fn bound(rng: &mut Rng) -> Bound {
+    if rng.pick(5) == 0 {
+        return None;
+    }
+    let n = 1 + rng.pick(3);
+    Some(((0..n).map(|_| letter(rng)).collect(), rng.pick(2) == 0))
+}
+
+/// A range side as the engine takes it: a composite bound whose last end-of-component byte
+/// says which names beginning with it are inside (empty: open).
+fn encoded(b: &Bound, lower: bool) -> Vec<u8> {
+    let Some((parts, inclusive)) = b else {
+        return Vec::new();
+    };
+    let parts: Vec<&[u8]> = parts.iter().map(|p| p.as_bytes()).collect();
+    // Below every name starting with the parts, or above them all.
+    let eoc = if *inclusive == lower { -1 } else { 1 };
+    CompositeType::build(&parts, eoc)
+}
+
 fn letter(rng: &mut Rng) -> String {
     ["a", "b", "c"][rng.pick(3)].to_string()
 }
@@ -262,7 +303,22 @@ fn run(seed: u64, steps: usize) {
                 db.batch_mutate(KS, &b).unwrap();
                 model.write(row, &col, ts, None);
             }
-            60..=79 => {
+            72..=79 => {
+                let lo = bound(&mut rng);
+                let hi = bound(&mut rng);
+                let (start, finish) = (encoded(&lo, true), encoded(&hi, false));
+                let mut b = BatchMutation::new();
+                b.remove_range(row, CF, &start, &finish, Some(ts));
+                let crossed = !start.is_empty()
+                    && !finish.is_empty()
+                    && comparator().compare(&start, &finish).is_gt();
+                match db.batch_mutate(KS, &b) {
+                    Err(Error::InvalidRequest(_)) if crossed => {}
+                    Ok(()) if !crossed => model.ranges.push((row.into(), lo, hi, ts)),
+                    other => panic!("a range {lo:?}..{hi:?}: {other:?}"),
+                }
+            }
+            60..=71 => {
                 let n = 1 + rng.pick(2);
                 let mut b = BatchMutation::new();
                 b.remove_prefix(row, ColumnPath::new(CF).column(name(&parts[..n])), Some(ts));

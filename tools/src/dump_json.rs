@@ -162,6 +162,24 @@ impl<'a> JsonDump<'a> {
                 DumpEntry::Column { name, .. } | DumpEntry::Tombstone { name, .. } => name,
                 DumpEntry::PrefixDeletion { prefix, .. } => prefix,
                 DumpEntry::SuperColumnDeletion { .. } => continue,
+                DumpEntry::RangeDeletion {
+                    start,
+                    finish,
+                    marked_for_delete_at,
+                    local_deletion_time,
+                } => {
+                    close(&mut open, &mut rows);
+                    let deletion = self.deletion(*marked_for_delete_at, *local_deletion_time);
+                    for (side, bound) in [("start", start), ("end", finish)] {
+                        let (clustering, inclusive) = bound_of(bound, side == "start");
+                        rows.push(json!({ "type": "range_tombstone_bound", side: {
+                            "type": if inclusive { "inclusive" } else { "exclusive" },
+                            "clustering": self.clustering(t, &clustering),
+                            "deletion_info": deletion,
+                        }}));
+                    }
+                    continue;
+                }
             };
             let parts: Vec<&[u8]> = CompositeType::components_of(name)
                 .filter_map(|c| c.ok().map(|c| c.bytes))
@@ -304,28 +322,32 @@ impl<'a> JsonDump<'a> {
                 let deletion = self.deletion(*marked_for_delete_at, *local_deletion_time);
                 cell.insert("deletion_info".into(), deletion);
             }
-            DumpEntry::SuperColumnDeletion { .. } => return None,
+            DumpEntry::SuperColumnDeletion { .. } | DumpEntry::RangeDeletion { .. } => return None,
         }
         Some(cell)
+    }
+
+    /// The clustering of a column of a column family without a CQL schema: its name, after
+    /// its super column's in a Super CF.
+    fn thrift_clustering(&self, super_column: &Option<Vec<u8>>, name: &[u8]) -> Value {
+        let names = self.def.comparator.as_ref();
+        let mut c: Vec<Value> = Vec::new();
+        match (super_column, self.def.subcomparator.as_ref()) {
+            (Some(s), Some(sub)) => {
+                c.push(names.to_text(s).into());
+                c.push(sub.to_text(name).into());
+            }
+            _ => c.push(names.to_text(name).into()),
+        }
+        Value::Array(c)
     }
 
     /// A column family without a CQL schema: each column a row clustered by its name (a
     /// sub-column's by its super column's and its own), holding `value`.
     fn thrift_rows(&self, row: &DumpRow) -> Vec<Value> {
         let names = self.def.comparator.as_ref();
-        let sub = self.def.subcomparator.as_ref();
         let values = self.def.default_validation_class.as_ref();
-        let clustering = |super_column: &Option<Vec<u8>>, name: &[u8]| -> Value {
-            let mut c: Vec<Value> = Vec::new();
-            match (super_column, sub) {
-                (Some(s), Some(sub)) => {
-                    c.push(names.to_text(s).into());
-                    c.push(sub.to_text(name).into());
-                }
-                _ => c.push(names.to_text(name).into()),
-            }
-            Value::Array(c)
-        };
+        let clustering = |sc: &Option<Vec<u8>>, name: &[u8]| self.thrift_clustering(sc, name);
         let mut out = Vec::new();
         for e in &row.entries {
             let (clustering, cell) = match e {
@@ -357,6 +379,19 @@ impl<'a> JsonDump<'a> {
                     cell.insert("tstamp".into(), self.time(*timestamp));
                     (clustering(super_column, name), cell)
                 }
+                DumpEntry::RangeDeletion {
+                    start,
+                    finish,
+                    marked_for_delete_at,
+                    local_deletion_time,
+                } => {
+                    let deletion = self.deletion(*marked_for_delete_at, *local_deletion_time);
+                    out.extend([("start", start), ("end", finish)].map(|(side, bound)| {
+                        json!({ "type": "range_tombstone_bound",
+                                side: { "clustering": [names.to_text(bound)], "deletion_info": deletion }})
+                    }));
+                    continue;
+                }
                 DumpEntry::SuperColumnDeletion {
                     name,
                     marked_for_delete_at,
@@ -384,6 +419,18 @@ impl<'a> JsonDump<'a> {
 
 /// Moves the open row, if any, to `rows`, its cells last (as sstabledump orders a row's
 /// fields: type, clustering, liveness or deletion, cells).
+/// A range deletion's bound as `sstabledump` shows it: its clustering values, and whether it
+/// includes them (its last end-of-component byte: a start above them, or a finish below
+/// them, excludes them). An open bound has no values and includes everything on its side.
+fn bound_of(bound: &[u8], is_start: bool) -> (Vec<&[u8]>, bool) {
+    let parts: Vec<_> = CompositeType::components_of(bound)
+        .filter_map(Result::ok)
+        .collect();
+    let eoc = parts.last().map_or(0, |c| c.eoc);
+    let inclusive = if is_start { eoc <= 0 } else { eoc >= 0 };
+    (parts.iter().map(|c| c.bytes).collect(), inclusive)
+}
+
 fn close(open: &mut Option<OpenRow>, rows: &mut Vec<Value>) {
     if let Some((_, mut r)) = open.take() {
         if let Some(cells) = r.shift_remove("cells") {

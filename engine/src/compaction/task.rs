@@ -18,6 +18,7 @@ use crate::io::FileSystem;
 use crate::merge::{merged_deletion, merged_entries, KMerge, RowSource};
 use crate::model::cell::{Cell, CellValue, DeletionTime, Entry};
 use crate::model::cell_key;
+use crate::model::range_deletions::RangeDeletions;
 use crate::sstable::iter::SstRow;
 use crate::sstable::{BlockCache, ReadContext, Sstable, SstableWriter, TableOptions};
 use crate::stats::Counters;
@@ -64,8 +65,8 @@ pub struct CompactionOutput {
     pub purged: u64,
 }
 
-/// Cleans one merged row in key order: drops cells shadowed by the row's or their super
-/// column's deletion, drops the values of expired TTL cells, and (if `purge`) drops tombstones
+/// Cleans one merged row in key order: drops cells shadowed by the row's, their super
+/// column's, a prefix's or a range's deletion, drops the values of expired TTL cells, and (if `purge`) drops tombstones
 /// and expired TTL cells whose grace period has passed. Returns the row's deletion and entries, or `None` if nothing is left.
 // Long because each cleaning rule (row deletion, super column deletion, expiry, purge) applies in
 // one pass over the row's entries.
@@ -83,6 +84,27 @@ pub fn clean_row(
     // Standard CFs: the prefix deletions enclosing the current key, outermost first (each
     // sorts just before the names it covers, so a forward walk meets it first).
     let mut prefixes: Vec<(Vec<u8>, DeletionTime)> = Vec::new();
+    // Range deletions lie at the head of a row; dropped or purged below, they still hide what
+    // they cover in this merge.
+    let ranges = if is_super
+        || !entries[..]
+            .first()
+            .is_some_and(|(k, _)| k.starts_with(&cell_key::RANGE_DELETIONS))
+    {
+        RangeDeletions::default()
+    } else {
+        RangeDeletions::new(
+            entries
+                .iter()
+                .filter_map(|(k, e)| match e {
+                    Entry::GroupDeletion(d) => {
+                        cell_key::range_of_deletion(k).map(|(s, f)| (s, f, *d))
+                    }
+                    Entry::Cell(_) => None,
+                })
+                .collect(),
+        )
+    };
     for (key, entry) in entries {
         if !is_super {
             while prefixes
@@ -116,7 +138,7 @@ pub fn clean_row(
                 }
             }
             Entry::Cell(cell) => {
-                let mut shadow = enclosing;
+                let mut shadow = DeletionTime::merge_opt(enclosing, ranges.covering(&key));
                 if is_super {
                     if let Some(plen) = cell_key::group_prefix_len(&key) {
                         match &group {

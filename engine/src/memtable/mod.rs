@@ -65,6 +65,9 @@ pub struct Memtable {
     /// Set before a prefix deletion of a Standard CF goes in: reads probe for the deletions
     /// covering what they find only in sources that may hold one.
     prefix_deletions: AtomicBool,
+    /// Set before a range deletion goes in: reads gather a row's range deletions only from
+    /// sources that may hold one.
+    range_deletions: AtomicBool,
     /// Rows held (each counted by the write that put its first node in).
     rows: AtomicU64,
 }
@@ -116,6 +119,7 @@ impl Memtable {
             operations: AtomicU64::new(0),
             written: AtomicBool::new(false),
             prefix_deletions: AtomicBool::new(false),
+            range_deletions: AtomicBool::new(false),
             rows: AtomicU64::new(0),
         }
     }
@@ -155,14 +159,20 @@ impl Memtable {
             self.written.store(true, Ordering::Release);
         }
         self.filter.insert_hashed(hash);
-        if !is_super
-            && !self.prefix_deletions.load(Ordering::Relaxed)
-            && update
-                .entries
-                .iter()
-                .any(|(_, e)| matches!(e, EntryRef::GroupDeletion(_)))
-        {
-            self.prefix_deletions.store(true, Ordering::Release);
+        if !is_super {
+            for (key, e) in &update.entries {
+                if !matches!(e, EntryRef::GroupDeletion(_)) {
+                    continue;
+                }
+                let flag = if key.starts_with(&cell_key::RANGE_DELETIONS) {
+                    &self.range_deletions
+                } else {
+                    &self.prefix_deletions
+                };
+                if !flag.load(Ordering::Relaxed) {
+                    flag.store(true, Ordering::Release);
+                }
+            }
         }
         let stripe = Self::stripe(hash);
         let _writer = self.locks[stripe].lock();
@@ -477,6 +487,10 @@ impl RowSource for MemRow<'_> {
 
     fn may_hold_prefix_deletions(&self) -> bool {
         self.mem.prefix_deletions.load(Ordering::Acquire)
+    }
+
+    fn may_hold_range_deletions(&self) -> bool {
+        self.mem.range_deletions.load(Ordering::Acquire)
     }
 
     fn deletion(&self) -> Result<Option<DeletionTime>> {

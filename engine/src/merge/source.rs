@@ -26,6 +26,12 @@ pub trait RowSource {
         true
     }
 
+    /// Whether this source may hold range deletions (Standard CFs with a composite comparator),
+    /// so a read must gather them from the head of the row. `true` is always correct.
+    fn may_hold_range_deletions(&self) -> bool {
+        true
+    }
+
     /// The entries with keys in `lo..hi`, ascending, or descending when `reversed`.
     fn scan<'s>(
         &'s self,

@@ -13,6 +13,16 @@
 //!   before the first name under the prefix, and covers every name that starts with the prefix
 //!   and has more components than it.
 //!
+//! - Standard CF with a composite comparator: the deletion of every non-static name between two
+//!   bounds (a CQL range deletion, `DELETE … WHERE k = ? AND c >= ? AND c < ?`) is stored under
+//!   `00 00 00 00 ++ escape(start) ++ 00 01 ++ escape(finish) ++ 00 01`, where `start` and
+//!   `finish` are the sort keys of the inclusive bounds (empty: open). No column, prefix
+//!   deletion or static name begins so: those begin with an escaped component (whose `00` is
+//!   followed by `FF` or a terminator `01..03`), or with a static name's `00 00` and then one.
+//!   So every range deletion of a row lies together at its head, before its static cells, where
+//!   a read finds them all with one scan, wherever the range it reads begins (as Cassandra 2's
+//!   row-level range tombstone list, and RocksDB's range deletion block).
+//!
 //! Every part of the engine that builds or parses entry keys goes through here.
 
 use super::comparator::Comparator;
@@ -61,6 +71,40 @@ pub fn prefix_of_deletion(key: &[u8]) -> Option<&[u8]> {
         rest = &rest[escaped_len(rest)?..];
     }
     (!prefix.is_empty()).then_some(prefix)
+}
+
+/// What every range deletion's key begins with (see the module's doc).
+pub const RANGE_DELETIONS: [u8; 4] = [0, 0, 0, 0];
+
+/// The smallest key after every range deletion's key.
+pub const RANGE_DELETIONS_END: [u8; 4] = [0, 0, 0, 1];
+
+/// What a static name's sort key begins with (and no other column's).
+pub const STATIC_SORT_KEY: [u8; 2] = [0, 0];
+
+/// The key of the deletion of every non-static name from the sort key `start` to the sort key
+/// `finish`, both inclusive (empty: open on that side).
+pub fn range_deletion(start: &[u8], finish: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(start.len() + finish.len() + 8);
+    k.extend_from_slice(&RANGE_DELETIONS);
+    escape_into(start, &mut k);
+    k.extend_from_slice(&[0, 1]);
+    escape_into(finish, &mut k);
+    k.extend_from_slice(&[0, 1]);
+    k
+}
+
+/// The bounds (start, finish: inclusive sort keys, empty when open) a range deletion's key
+/// names, if `key` is one.
+pub fn range_of_deletion(key: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    let rest = key.strip_prefix(&RANGE_DELETIONS)?;
+    let (start, 1, rest) = split_escaped(rest)? else {
+        return None;
+    };
+    let (finish, 1, []) = split_escaped(rest)? else {
+        return None;
+    };
+    Some((start, finish))
 }
 
 /// The lengths of the proper composite prefixes of a Standard CF column key (each whole
@@ -156,5 +200,45 @@ mod tests {
         assert!(key(&[b"rov", b"zz"], 0) < del && del < key(&[b"rowa"], 0));
         assert_eq!(prefix_of_deletion(&prefix), None, "a column is no deletion");
         assert_eq!(prefix_of_deletion(&[0, 0]), None);
+    }
+
+    #[test]
+    fn range_deletions_sort_before_static_and_clustered_names_and_carry_their_bounds() {
+        use crate::model::comparator::CompositeType;
+        use std::sync::Arc;
+        let cmp = CompositeType::new(vec![Arc::new(Utf8Type), Arc::new(Utf8Type)]);
+        let sort_key = |name: &[u8]| {
+            let mut k = Vec::new();
+            column_into(&cmp, name, &mut k);
+            k
+        };
+        let start = sort_key(&CompositeType::build(&[b"a\0b"], -1));
+        let finish = sort_key(&CompositeType::build(&[b"c"], 1));
+        for (s, f) in [
+            (&start, &finish),
+            (&Vec::new(), &finish),
+            (&start, &Vec::new()),
+        ] {
+            let key = range_deletion(s, f);
+            assert_eq!(range_of_deletion(&key), Some((s.clone(), f.clone())));
+            assert_eq!(prefix_of_deletion(&key), None, "never a prefix deletion");
+            for name in [
+                CompositeType::build(&[b"", b""], 0),
+                CompositeType::build(&[b"\0", b"x"], 0),
+                CompositeType::build_static(&[b"s"], 0),
+                CompositeType::build_static(&[b"", b"s"], 0),
+                CompositeType::build_static(&[b"\0", b"s"], -1),
+                CompositeType::build_static(&[b"\x01", b"s"], 0),
+            ] {
+                assert!(key.as_slice() < sort_key(&name).as_slice(), "{name:?}");
+            }
+            assert!(
+                key.as_slice() >= &RANGE_DELETIONS[..] && key.as_slice() < &RANGE_DELETIONS_END[..]
+            );
+        }
+        assert_eq!(range_of_deletion(&start), None, "a column is no range");
+        let mut trailing = range_deletion(&start, &finish);
+        trailing.push(7);
+        assert_eq!(range_of_deletion(&trailing), None);
     }
 }

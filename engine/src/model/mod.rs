@@ -8,6 +8,7 @@ pub(crate) mod entry_codec;
 pub(crate) mod key_head;
 pub(crate) mod murmur3;
 pub mod partitioner;
+pub(crate) mod range_deletions;
 pub(crate) mod reconcile;
 pub mod sort_key;
 pub mod timeuuid;

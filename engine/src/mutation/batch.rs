@@ -41,6 +41,20 @@ pub enum Mutation {
         /// The deletion's timestamp; `None`: now.
         timestamp: Option<i64>,
     },
+    /// Deletes every non-static column of a Standard CF with a `CompositeType` comparator whose
+    /// name lies from `start` to `finish`, both inclusive in the comparator's order (a bound's
+    /// end-of-component byte makes it strict; empty: open on that side): a range tombstone,
+    /// CQL's `DELETE … WHERE k = ? AND c >= ? AND c < ?`.
+    RemoveRange {
+        /// The CF.
+        column_family: String,
+        /// The first name deleted, a composite name or bound (empty: from the first).
+        start: Vec<u8>,
+        /// The last name deleted (empty: to the last).
+        finish: Vec<u8>,
+        /// The deletion's timestamp; `None`: now.
+        timestamp: Option<i64>,
+    },
 }
 
 impl Mutation {
@@ -80,6 +94,17 @@ pub enum MutationRef<'a> {
         /// The deletion's timestamp; `None`: now.
         timestamp: Option<i64>,
     },
+    /// Deletes every non-static column from `start` to `finish` (see [`Mutation::RemoveRange`]).
+    RemoveRange {
+        /// The CF.
+        path: ColumnPathRef<'a>,
+        /// The first name deleted (empty: from the first).
+        start: &'a [u8],
+        /// The last name deleted (empty: to the last).
+        finish: &'a [u8],
+        /// The deletion's timestamp; `None`: now.
+        timestamp: Option<i64>,
+    },
 }
 
 impl<'a> MutationRef<'a> {
@@ -88,7 +113,8 @@ impl<'a> MutationRef<'a> {
         match *self {
             MutationRef::Insert { path, .. }
             | MutationRef::Remove { path, .. }
-            | MutationRef::RemovePrefix { path, .. } => path,
+            | MutationRef::RemovePrefix { path, .. }
+            | MutationRef::RemoveRange { path, .. } => path,
         }
     }
 
@@ -108,6 +134,17 @@ impl<'a> MutationRef<'a> {
                 path: path.to_owned_path(),
                 timestamp,
             },
+            MutationRef::RemoveRange {
+                path,
+                start,
+                finish,
+                timestamp,
+            } => Mutation::RemoveRange {
+                column_family: path.column_family.to_string(),
+                start: start.to_vec(),
+                finish: finish.to_vec(),
+                timestamp,
+            },
         }
     }
 }
@@ -121,9 +158,21 @@ struct Span {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Op {
-    Insert { value: Span, write: WriteOptions },
-    Remove { timestamp: Option<i64> },
-    RemovePrefix { timestamp: Option<i64> },
+    Insert {
+        value: Span,
+        write: WriteOptions,
+    },
+    Remove {
+        timestamp: Option<i64>,
+    },
+    RemovePrefix {
+        timestamp: Option<i64>,
+    },
+    /// The start is the item's column; the finish is here.
+    RemoveRange {
+        finish: Span,
+        timestamp: Option<i64>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -283,12 +332,34 @@ impl BatchMutation {
         self
     }
 
+    /// Adds a deletion of every non-static column of `column_family` from `start` to `finish`
+    /// (see [`Mutation::RemoveRange`]).
+    pub fn remove_range(
+        &mut self,
+        key: impl AsRef<[u8]>,
+        column_family: &str,
+        start: &[u8],
+        finish: &[u8],
+        timestamp: Option<i64>,
+    ) -> &mut Self {
+        let finish = self.store(finish);
+        let path = ColumnPathRef::new(column_family).column(start);
+        self.add(key.as_ref(), path, Op::RemoveRange { finish, timestamp });
+        self
+    }
+
     /// Adds any mutation.
     pub fn push(&mut self, key: impl AsRef<[u8]>, mutation: Mutation) -> &mut Self {
         match mutation {
             Mutation::Insert { path, value, write } => self.insert(key, &path, value, write),
             Mutation::Remove { path, timestamp } => self.remove(key, &path, timestamp),
             Mutation::RemovePrefix { path, timestamp } => self.remove_prefix(key, &path, timestamp),
+            Mutation::RemoveRange {
+                column_family,
+                start,
+                finish,
+                timestamp,
+            } => self.remove_range(key, &column_family, &start, &finish, timestamp),
         }
     }
 
@@ -353,6 +424,15 @@ impl BatchMutation {
                 },
                 Op::Remove { timestamp } => MutationRef::Remove { path, timestamp },
                 Op::RemovePrefix { timestamp } => MutationRef::RemovePrefix { path, timestamp },
+                Op::RemoveRange { finish, timestamp } => MutationRef::RemoveRange {
+                    start: path.column.unwrap_or_default(),
+                    path: ColumnPathRef {
+                        column: None,
+                        ..path
+                    },
+                    finish: self.get(finish),
+                    timestamp,
+                },
             };
             let sorted = item.sort_key.map(|(s, b)| {
                 let built_for = self.built_for.get(b as usize).map(|b| &b.0);

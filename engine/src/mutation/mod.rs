@@ -100,7 +100,8 @@ impl RowUpdate<'_> {
             let group = cell_key::group_prefix_len(key);
             match (entry, is_super) {
                 (EntryRef::GroupDeletion(_), false)
-                    if cell_key::prefix_of_deletion(key).is_none() =>
+                    if cell_key::prefix_of_deletion(key).is_none()
+                        && cell_key::range_of_deletion(key).is_none() =>
                 {
                     return Err("a prefix deletion under a malformed key".into())
                 }
@@ -306,6 +307,21 @@ impl Validator<'_> {
                     )),
                 }
             }
+            MutationRef::RemoveRange {
+                path,
+                start,
+                finish,
+                timestamp,
+            } => {
+                let key = self.range_deletion_key(path, start, finish)?;
+                update.entries.push((
+                    Cow::Owned(key),
+                    EntryRef::GroupDeletion(DeletionTime {
+                        marked_for_delete_at: timestamp.unwrap_or(now.micros),
+                        local_deletion_time: now.seconds,
+                    }),
+                ));
+            }
             MutationRef::RemovePrefix { path, timestamp } => {
                 let key = self.prefix_deletion_key(path)?;
                 update.entries.push((
@@ -354,6 +370,49 @@ impl Validator<'_> {
         };
         cmp.encode_sort_key(&name, &mut sort_key);
         Ok(cell_key::prefix_deletion(&sort_key))
+    }
+
+    /// Checks a range deletion's column family and bounds and gives its entry key: a Standard
+    /// CF whose comparator is a `CompositeType`, bounds that are names or bounds of it (not
+    /// static ones), the start not after the finish.
+    fn range_deletion_key(
+        &self,
+        path: ColumnPathRef<'_>,
+        start: &[u8],
+        finish: &[u8],
+    ) -> Result<Vec<u8>> {
+        self.path(path, false)?;
+        let cmp = self.cf.comparator.as_ref();
+        if self.cf.column_type != ColumnType::Standard
+            || cmp.composite_len().is_none()
+            || path.column.is_some()
+        {
+            return Err(Error::invalid(format!(
+                "a range deletion needs a Standard column family with a CompositeType comparator, and names no column ({}.{})",
+                self.keyspace, self.cf.name
+            )));
+        }
+        let mut keys = [Vec::new(), Vec::new()];
+        for (bound, key) in [start, finish].into_iter().zip(&mut keys) {
+            self.bound(bound, NameKind::Column)?;
+            if CompositeType::is_static(bound) {
+                return Err(self.name_error(
+                    NameKind::Column,
+                    cmp.name(),
+                    "a range deletion's bound cannot be a static name".into(),
+                ));
+            }
+            if !bound.is_empty() {
+                cmp.encode_sort_key(bound, key);
+            }
+        }
+        if !start.is_empty() && !finish.is_empty() && cmp.compare(start, finish).is_gt() {
+            return Err(Error::invalid(format!(
+                "a range deletion's finish comes before its start ({}.{})",
+                self.keyspace, self.cf.name
+            )));
+        }
+        Ok(cell_key::range_deletion(&keys[0], &keys[1]))
     }
 
     /// Checks a read of `super_column` (if any) with `predicate` against this CF.
@@ -414,6 +473,13 @@ impl Validator<'_> {
         for (key, entry) in &update.entries {
             let mut name = Vec::new();
             match self.cf.column_type {
+                ColumnType::Standard
+                    if matches!(entry, EntryRef::GroupDeletion(_))
+                        && key.starts_with(&cell_key::RANGE_DELETIONS) =>
+                {
+                    self.stored_range(key)?;
+                    continue;
+                }
                 ColumnType::Standard => {
                     let deleted_prefix = match entry {
                         EntryRef::GroupDeletion(_) => Some(
@@ -465,6 +531,30 @@ impl Validator<'_> {
             {
                 self.value(value)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Checks a range deletion's key read back from disk: both bounds decode under the CF's
+    /// composite comparator and are bounds of it.
+    fn stored_range(&self, key: &[u8]) -> Result<()> {
+        let cmp = self.cf.comparator.as_ref();
+        let malformed = || {
+            Error::invalid(format!(
+                "a malformed range deletion in {}.{}",
+                self.keyspace, self.cf.name
+            ))
+        };
+        let (start, finish) = cell_key::range_of_deletion(key).ok_or_else(malformed)?;
+        if cmp.composite_len().is_none() {
+            return Err(malformed());
+        }
+        for sort_key in [start, finish].iter().filter(|k| !k.is_empty()) {
+            let mut name = Vec::new();
+            cmp.decode_sort_key(sort_key, &mut name).map_err(|e| {
+                self.name_error(NameKind::Column, cmp.name(), format!("undecodable: {e}"))
+            })?;
+            self.bound(&name, NameKind::Column)?;
         }
         Ok(())
     }

@@ -5,6 +5,7 @@ pub mod index_clause;
 pub mod path;
 pub mod predicate;
 pub(crate) mod prefix_deletion;
+pub(crate) mod range_deletion;
 pub mod result;
 pub(crate) mod slice;
 

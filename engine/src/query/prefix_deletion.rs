@@ -4,7 +4,8 @@
 //! column it meets. A slice meets many columns under the same prefixes in a row, so what was
 //! found for the last column's prefixes is kept and only a new prefix is looked up. Sources that
 //! cannot hold one (their footer or memtable says so) are never asked, so tables without prefix
-//! deletions pay nothing. This file only reads.
+//! deletions pay nothing. The row's range deletions (`range_deletion.rs`) are gathered once,
+//! when the finder is made, and answered beside the prefixes'. This file only reads.
 
 use smallvec::SmallVec;
 
@@ -12,6 +13,8 @@ use crate::error::Result;
 use crate::merge::RowSource;
 use crate::model::cell::{DeletionTime, Entry};
 use crate::model::cell_key::{prefix_deletion, proper_prefix_lens};
+use crate::model::range_deletions::RangeDeletions;
+use crate::query::range_deletion;
 use crate::schema::ColumnType;
 
 /// The covering deletions of the last key asked about, per proper prefix.
@@ -21,25 +24,38 @@ pub struct Covering {
     key: Vec<u8>,
     /// Per proper prefix of `key`, shortest first: its length and its deletion.
     levels: SmallVec<[(usize, Option<DeletionTime>); 4]>,
+    /// The row's range deletions.
+    ranges: RangeDeletions,
 }
 
 impl Covering {
-    /// A finder over `sources` of a column family of `column_type`: inactive (answers `None`
-    /// at once) unless some source may hold a prefix deletion.
-    pub fn new(sources: &[&dyn RowSource], column_type: ColumnType) -> Covering {
-        Covering {
-            active: column_type == ColumnType::Standard
-                && sources.iter().any(|s| s.may_hold_prefix_deletions()),
+    /// A finder over `sources` of a column family of `column_type` (`origin` names it in
+    /// errors), holding the row's range deletions: it looks for prefix deletions only if some
+    /// source may hold one.
+    pub fn new(
+        sources: &[&dyn RowSource],
+        column_type: ColumnType,
+        origin: &str,
+    ) -> Result<Covering> {
+        let standard = column_type == ColumnType::Standard;
+        Ok(Covering {
+            active: standard && sources.iter().any(|s| s.may_hold_prefix_deletions()),
+            ranges: if standard {
+                range_deletion::of_sources(sources, origin)?
+            } else {
+                RangeDeletions::default()
+            },
             ..Covering::default()
-        }
+        })
     }
 
     /// The newest prefix deletion covering the column stored under `key`.
     // Inlined across codegen units: a slice asks it per cell.
     #[inline]
     pub fn of(&mut self, sources: &[&dyn RowSource], key: &[u8]) -> Result<Option<DeletionTime>> {
+        let ranged = self.ranges.covering(key);
         if !self.active {
-            return Ok(None);
+            return Ok(ranged);
         }
         let lens: SmallVec<[usize; 4]> = proper_prefix_lens(key).collect();
         // A prefix shared with the last key has the same deletion (so have its own prefixes).
@@ -59,7 +75,7 @@ impl Covering {
         Ok(self
             .levels
             .iter()
-            .fold(None, |acc, &(_, d)| DeletionTime::merge_opt(acc, d)))
+            .fold(ranged, |acc, &(_, d)| DeletionTime::merge_opt(acc, d)))
     }
 }
 

@@ -10,12 +10,14 @@ use std::ops::Bound;
 
 use super::predicate::{SlicePredicate, SliceRange};
 use super::prefix_deletion::{self, Covering};
+use super::range_deletion;
 use super::result::{Column, ColumnOrSuperColumn, SuperColumn};
 use crate::error::Error;
 use crate::merge::{merged_deletion, merged_entries, RowSource};
 use crate::model::cell::{Cell, CellIn, CellRef, CellValue, DeletionTime, Entry, EntryIn, Ttl};
 use crate::model::cell_key;
 use crate::model::comparator::{Comparator, MarshalError};
+use crate::model::range_deletions::RangeDeletions;
 use crate::model::reconcile::reconcile_entries;
 use crate::schema::ColumnType;
 use smallvec::SmallVec;
@@ -234,7 +236,7 @@ fn column_slice<T>(
             })?;
         }
         SlicePredicate::Names(names) => {
-            let mut covering = Covering::new(sources, covered_type(ctx, prefix));
+            let mut covering = Covering::new(sources, covered_type(ctx, prefix), ctx.origin)?;
             for k in sorted_keys(names, |n| with_prefix(prefix, cmp, n)) {
                 let found =
                     merged_entries(sources, Bound::Included(&k), Bound::Included(&k), false)
@@ -276,7 +278,7 @@ pub fn visit_live(
     range: &SliceRange,
     mut f: impl FnMut(&[u8], CellIn<'_>) -> Result<bool, Error>,
 ) -> Result<(), Error> {
-    let mut covering = Covering::new(sources, covered_type(ctx, prefix));
+    let mut covering = Covering::new(sources, covered_type(ctx, prefix), ctx.origin)?;
     let (lo, hi) = column_bounds(prefix, cmp, range);
     let mut each = |key: &[u8], entry: EntryIn<'_>| -> Result<bool, Error> {
         let (Some(cell), Some(name_key)) = (entry.into_cell(), key.get(prefix.len()..)) else {
@@ -320,7 +322,8 @@ struct Wanted {
     key: std::ops::Range<usize>,
     found: Option<Entry>,
     newest: Option<i64>,
-    /// The newest deletion of a prefix of the name (a CQL row or collection).
+    /// The newest deletion of a prefix of the name (a CQL row or collection), or of a range
+    /// holding it.
     prefix_deletion: Option<DeletionTime>,
 }
 
@@ -401,14 +404,25 @@ impl NamedRead {
             .all(|w| w.newest.is_some_and(|ts| ts > max))
     }
 
-    /// Reads the names from one more source.
-    pub fn add(&mut self, source: &dyn RowSource) -> Result<(), Error> {
+    /// Reads the names from one more source (of the column family `origin` names in errors).
+    pub fn add(&mut self, source: &dyn RowSource, origin: &str) -> Result<(), Error> {
         let deletion = source.deletion()?;
         self.row_deletion = DeletionTime::merge_opt(self.row_deletion, deletion);
         let row_deleted = deletion.map(|d| d.marked_for_delete_at);
         let probe = source.may_hold_prefix_deletions();
+        let mut ranges = Vec::new();
+        range_deletion::read_source(source, origin, &mut ranges)?;
+        let ranges = (!ranges.is_empty()).then(|| RangeDeletions::new(ranges));
         for w in self.wanted.iter_mut() {
             let mut ts = row_deleted;
+            if let Some(d) = ranges
+                .as_ref()
+                .and_then(|r| r.covering(&self.keys[w.key.clone()]))
+            {
+                w.prefix_deletion = DeletionTime::merge_opt(w.prefix_deletion, Some(d));
+                let t = d.marked_for_delete_at;
+                ts = Some(ts.map_or(t, |r| r.max(t)));
+            }
             if probe {
                 let key = &self.keys[w.key.clone()];
                 for n in cell_key::proper_prefix_lens(key) {

@@ -65,10 +65,14 @@ pub struct Footer {
     pub partitioner: Option<Partitioner>,
     /// Whether the file holds a prefix deletion (format 3; earlier formats could not).
     pub prefix_deletions: bool,
+    /// Whether the file holds a range deletion (flag bit 1: a reader that knows no such bit
+    /// refuses the file rather than read rows without their range deletions).
+    pub range_deletions: bool,
 }
 
 /// Flag bits of the format 3 footer.
 const FLAG_PREFIX_DELETIONS: u8 = 0x01;
+const FLAG_RANGE_DELETIONS: u8 = 0x02;
 
 impl Footer {
     /// The footer's bytes.
@@ -87,11 +91,14 @@ impl Footer {
             f.extend_from_slice(&v.to_be_bytes());
         }
         f.push(self.partitioner.map_or(0, partitioner_code));
-        f.push(if self.prefix_deletions {
-            FLAG_PREFIX_DELETIONS
-        } else {
-            0
-        });
+        let mut flags = 0;
+        if self.prefix_deletions {
+            flags |= FLAG_PREFIX_DELETIONS;
+        }
+        if self.range_deletions {
+            flags |= FLAG_RANGE_DELETIONS;
+        }
+        f.push(flags);
         f.extend_from_slice(&VERSION.to_be_bytes());
         f.extend_from_slice(FOOTER_MAGIC);
         let crc = crc32fast::hash(&f);
@@ -154,7 +161,7 @@ impl Footer {
             })
         };
         let flags = if version >= 3 { f[65] } else { 0 };
-        if flags & !FLAG_PREFIX_DELETIONS != 0 {
+        if flags & !(FLAG_PREFIX_DELETIONS | FLAG_RANGE_DELETIONS) != 0 {
             return Err(fault(
                 CorruptKind::Malformed,
                 &format!("unknown footer flags {flags:#04x}"),
@@ -173,6 +180,7 @@ impl Footer {
             version,
             partitioner,
             prefix_deletions: flags & FLAG_PREFIX_DELETIONS != 0,
+            range_deletions: flags & FLAG_RANGE_DELETIONS != 0,
         };
         let data_end = len - footer_len;
         let index_end = footer.index_offset.checked_add(footer.index_len);
@@ -194,7 +202,7 @@ impl Footer {
 mod tests {
     use super::*;
 
-    fn footer(prefix_deletions: bool) -> Footer {
+    fn footer(flags: bool) -> Footer {
         Footer {
             index_offset: HEADER_LEN,
             index_len: 10,
@@ -206,7 +214,8 @@ mod tests {
             max_timestamp: 9,
             version: VERSION,
             partitioner: Some(Partitioner::Murmur3),
-            prefix_deletions,
+            prefix_deletions: flags,
+            range_deletions: flags,
         }
     }
 
@@ -223,8 +232,14 @@ mod tests {
             let (head, tail, len) = file(VERSION, &f.encode());
             assert_eq!(Footer::decode(&head, &tail, len).unwrap(), f);
         }
+        let only_ranges = Footer {
+            prefix_deletions: false,
+            ..footer(true)
+        };
+        let (head, tail, len) = file(VERSION, &only_ranges.encode());
+        assert_eq!(Footer::decode(&head, &tail, len).unwrap(), only_ranges);
         let mut bytes = footer(false).encode();
-        bytes[65] = 0x02;
+        bytes[65] = 0x04;
         let n = bytes.len();
         let crc = crc32fast::hash(&bytes[..n - 4]);
         bytes[n - 4..].copy_from_slice(&crc.to_be_bytes());

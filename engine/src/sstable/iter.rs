@@ -286,6 +286,10 @@ impl RowSource for SstRow<'_> {
         self.table.footer().prefix_deletions
     }
 
+    fn may_hold_range_deletions(&self) -> bool {
+        self.table.footer().range_deletions
+    }
+
     fn deletion(&self) -> Result<Option<crate::model::cell::DeletionTime>> {
         Ok(self.pos.deletion)
     }

@@ -14,7 +14,7 @@ use super::index::IndexBuilder;
 use crate::error::{Error, Result};
 use crate::io::{FileSystem, WritableFile};
 use crate::model::cell::{DeletionTime, EntryRef};
-use crate::model::cell_key::prefix_of_deletion;
+use crate::model::cell_key::{prefix_of_deletion, RANGE_DELETIONS};
 use crate::model::partitioner::Partitioner;
 
 /// The block size used when `ColumnIndexSizeInKB` is not configured.
@@ -226,8 +226,12 @@ impl<'f> SstableWriter<'f> {
         self.last_entry.extend_from_slice(key);
         self.note_timestamp(entry.timestamp());
         // A super column's group key ends `00 01`, never like a prefix deletion's.
-        if matches!(entry, EntryRef::GroupDeletion(_)) && prefix_of_deletion(key).is_some() {
-            self.footer.prefix_deletions = true;
+        if matches!(entry, EntryRef::GroupDeletion(_)) {
+            if prefix_of_deletion(key).is_some() {
+                self.footer.prefix_deletions = true;
+            } else if key.starts_with(&RANGE_DELETIONS) {
+                self.footer.range_deletions = true;
+            }
         }
         self.footer.entries += 1;
         if self.block_full() {

@@ -185,7 +185,7 @@ impl ColumnFamilyStore {
     ) -> Result<NamedRead> {
         let rctx = self.read_context();
         for r in mem_rows {
-            named.add(r)?;
+            named.add(r, &self.origin)?;
         }
         let mut tables: SmallVec<[&Arc<Sstable>; 8]> = view.sstables.iter().collect();
         tables.sort_by_key(|t| std::cmp::Reverse(t.footer().max_timestamp));
@@ -195,7 +195,7 @@ impl ColumnFamilyStore {
                 continue;
             }
             if let Some(pos) = t.locate(row, &rctx)? {
-                named.add(&t.row(row.sort_key(), pos, rctx))?;
+                named.add(&t.row(row.sort_key(), pos, rctx), &self.origin)?;
             }
         }
         Ok(named)
@@ -353,6 +353,13 @@ impl RowSource for ScanRow<'_> {
         match self {
             ScanRow::Mem(r) => r.may_hold_prefix_deletions(),
             ScanRow::Sst(r) => r.may_hold_prefix_deletions(),
+        }
+    }
+
+    fn may_hold_range_deletions(&self) -> bool {
+        match self {
+            ScanRow::Mem(r) => r.may_hold_range_deletions(),
+            ScanRow::Sst(r) => r.may_hold_range_deletions(),
         }
     }
 

@@ -182,6 +182,28 @@ fn cli_lines(row: &DumpRow, def: &ColumnFamilyDef) -> Vec<String> {
                     format!("(column={}, deleted at {timestamp})", n.to_text(name)),
                 )
             }
+            DumpEntry::RangeDeletion {
+                start,
+                finish,
+                marked_for_delete_at,
+                ..
+            } => {
+                let open = |b: &[u8], side: &str| {
+                    if b.is_empty() {
+                        side.to_string()
+                    } else {
+                        names.to_text(b)
+                    }
+                };
+                (
+                    None,
+                    format!(
+                        "(columns from {} to {}, deleted at {marked_for_delete_at})",
+                        open(start, "the first"),
+                        open(finish, "the last")
+                    ),
+                )
+            }
             DumpEntry::PrefixDeletion {
                 prefix,
                 marked_for_delete_at,
