@@ -748,6 +748,23 @@ try:
         refused("2ndary indexes", "ORDER BY with an index was not refused", "SELECT k FROM ix WHERE v = 'odd' ORDER BY c DESC")
         session.execute("DROP INDEX ix_v")
 
+    @check("range deletions: prepared slices, multi-column ranges, paging past them")
+    def _():
+        session.execute("CREATE TABLE rd (k int, a int, b int, v int, s int static, PRIMARY KEY (k, a, b))")
+        ins = session.prepare("INSERT INTO rd (k, a, b, v, s) VALUES (?, ?, ?, ?, 9)")
+        for a in range(6):
+            for b in range(3):
+                session.execute(ins, (1, a, b, a * 10 + b))
+        session.execute(session.prepare("DELETE FROM rd WHERE k = ? AND a >= ? AND a < ?"), (1, 1, 3))
+        session.execute("DELETE FROM rd WHERE k = 1 AND a = 4 AND b > 0")
+        session.execute(session.prepare("DELETE FROM rd WHERE k = ? AND (a, b) > ?"), (1, (4, 2)))
+        pages = pages_of(SimpleStatement("SELECT a, b, s FROM rd WHERE k = 1", fetch_size=2))
+        got = [tuple(r) for page in pages for r in page]
+        want = [(0, 0, 9), (0, 1, 9), (0, 2, 9), (3, 0, 9), (3, 1, 9), (3, 2, 9), (4, 0, 9)]
+        assert got == want, f"after range deletions {got}"
+        refused("Range deletions are not supported for specific columns",
+                "a range deletion of one column was not refused", "DELETE v FROM rd WHERE k = 1 AND a > 0")
+
     @check("driver metadata: columns, types, partition and clustering keys")
     def _():
         ks = cluster.metadata.keyspaces.get(KS)
