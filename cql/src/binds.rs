@@ -5,7 +5,7 @@
 
 use super::ast::{
     Assignment, Bind, ColumnCondition, Condition, Op, Relation, Selector, Statement, Subscript,
-    Term, Using,
+    Term, TupleTerm, Using,
 };
 use super::error::CqlError;
 use super::functions::{fold, Context};
@@ -101,21 +101,30 @@ fn relations(rs: &[Relation], table: Option<&Table>, out: &mut Out) {
                 let ty = CqlType::List(Box::new(column_type(table, c)));
                 put(out, &Term::Bind(b.clone()), &format!("in({c})"), ty);
             }
-            Relation::Multi(cs, _, t) => {
-                let ty = CqlType::Tuple(cs.iter().map(|c| column_type(table, c)).collect());
-                put(out, t, &format!("({})", cs.join(",")), ty);
-            }
-            Relation::MultiIn(cs, ts) => {
-                let ty = CqlType::Tuple(cs.iter().map(|c| column_type(table, c)).collect());
-                ts.iter()
-                    .for_each(|t| put(out, t, &format!("({})", cs.join(",")), ty.clone()));
-            }
+            Relation::Multi(cs, _, t) => tuple_term(out, table, cs, t),
+            Relation::MultiIn(cs, ts) => ts.iter().for_each(|t| tuple_term(out, table, cs, t)),
             // `token(k) op token(?)`: the marker is a partition key value, not a token.
             Relation::Token(cols, _, t, true) => match cols.as_slice() {
                 [c] => put(out, t, c, column_type(table, c)),
                 _ => put(out, t, "partition key", CqlType::Blob),
             },
             Relation::Token(_, _, t, false) => put(out, t, "partition key token", CqlType::Bigint),
+        }
+    }
+}
+
+/// The markers of a multi-column relation's value: one taking the tuple of the columns'
+/// types, or one per column taking its type and name.
+fn tuple_term(out: &mut Out, table: Option<&Table>, cs: &[String], t: &TupleTerm) {
+    match t {
+        TupleTerm::Whole(t) => {
+            let ty = CqlType::Tuple(cs.iter().map(|c| column_type(table, c)).collect());
+            put(out, t, &format!("({})", cs.join(",")), ty);
+        }
+        TupleTerm::Each(ts) => {
+            for (t, c) in ts.iter().zip(cs) {
+                put(out, t, c, column_type(table, c));
+            }
         }
     }
 }

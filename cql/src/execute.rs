@@ -310,7 +310,8 @@ impl Session<'_> {
         // The bound lists are bounded as listed ones are when parsed: each combination of IN
         // values is a read or write of its own.
         let product = relations.iter().fold(1usize, |n, r| match r {
-            Relation::In(_, vs) | Relation::MultiIn(_, vs) => n.saturating_mul(vs.len()),
+            Relation::In(_, vs) => n.saturating_mul(vs.len()),
+            Relation::MultiIn(_, vs) => n.saturating_mul(vs.len()),
             _ => n,
         });
         if product > MAX_IN_COMBINATIONS {

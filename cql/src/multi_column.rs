@@ -6,7 +6,7 @@
 //! tuples and turns them into clustering slices (`bounds.rs` builds them); `select_plan.rs`
 //! asks.
 
-use super::ast::{Op, Term};
+use super::ast::{Op, Term, TupleTerm};
 use super::bounds::{clustering_slices, multi_slice, Bounds, Tuple};
 use super::error::CqlError;
 use super::session::Session;
@@ -31,7 +31,7 @@ impl Session<'_> {
         t: &Table,
         cols: &[String],
         op: Option<Op>,
-        terms: &[Term],
+        terms: &[TupleTerm],
         m: &mut MultiColumn,
     ) -> Result<(), CqlError> {
         let mut types = Vec::with_capacity(cols.len());
@@ -98,7 +98,11 @@ impl Session<'_> {
     }
 
     /// A tuple term's values, one per column, none null.
-    fn tuple_of(&self, ty: &CqlType, term: &Term, cols: &[String]) -> Result<Tuple, CqlError> {
+    fn tuple_of(&self, ty: &CqlType, term: &TupleTerm, cols: &[String]) -> Result<Tuple, CqlError> {
+        let term = match term {
+            TupleTerm::Whole(term) => term,
+            TupleTerm::Each(items) => return self.tuple_of_each(ty, items, cols),
+        };
         if let Term::Literal(Literal::Tuple(items)) = term {
             if items.len() != cols.len() {
                 return Err(CqlError::invalid(format!(
@@ -123,6 +127,36 @@ impl Session<'_> {
                 })
             })
             .collect()
+    }
+}
+
+impl Session<'_> {
+    /// The values of `(t1, t2, …)` given a term per column (a marker among them), none null.
+    fn tuple_of_each(
+        &self,
+        ty: &CqlType,
+        items: &[Term],
+        cols: &[String],
+    ) -> Result<Tuple, CqlError> {
+        let CqlType::Tuple(types) = ty else {
+            return Err(CqlError::invalid(
+                "a multi-column relation's value is a tuple",
+            ));
+        };
+        if items.len() != cols.len() {
+            return Err(CqlError::invalid(format!(
+                "Expected {} elements in value tuple, but got {}",
+                cols.len(),
+                items.len()
+            )));
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for ((term, ty), c) in items.iter().zip(types).zip(cols) {
+            out.push(self.value(ty, term, c)?.ok_or_else(|| {
+                CqlError::invalid(format!("Invalid null value in condition for column {c}"))
+            })?);
+        }
+        Ok(out)
     }
 }
 

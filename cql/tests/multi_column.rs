@@ -144,6 +144,80 @@ fn multi_column_relations_refuse_what_cassandra_refuses() {
     );
     assert!(e.contains("null"), "{e}");
     // A DELETE names rows by them (`range_deletions.rs`); an UPDATE does not yet.
-    let e = refused(&mut cql, "UPDATE t SET v = 1 WHERE k = 1 AND (a, b) = (1, 1)");
+    let e = refused(
+        &mut cql,
+        "UPDATE t SET v = 1 WHERE k = 1 AND (a, b) = (1, 1)",
+    );
     assert!(e.contains("Multi-column"), "{e}");
+}
+
+#[test]
+fn a_tuple_of_markers_binds_each_column_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int, a int, b text, v int, PRIMARY KEY (k, a, b))",
+    );
+    let mut cql = ks_session(&db);
+    for a in 0..3 {
+        for b in ["x", "y"] {
+            cql.execute(&format!(
+                "INSERT INTO t (k, a, b, v) VALUES (1, {a}, '{b}', {a})"
+            ))
+            .unwrap();
+        }
+    }
+    let int = |v: i32| v.to_be_bytes().to_vec();
+    let slice = cql
+        .prepare("SELECT a, b FROM t WHERE k = ? AND (a, b) > (?, ?) AND (a, b) <= (2, 'x')")
+        .unwrap();
+    let names: Vec<(String, String)> = slice
+        .bind_columns()
+        .into_iter()
+        .map(|(n, ty)| (n, ty.to_string()))
+        .collect();
+    let want = [("k", "int"), ("a", "int"), ("b", "text")];
+    assert_eq!(
+        names,
+        want.map(|(n, t)| (n.to_string(), t.to_string())),
+        "each marker takes its column's name and type"
+    );
+    let (one, a0, y) = (int(1), int(0), b"y".to_vec());
+    let CqlResult::Rows(rows) = cql
+        .execute_prepared(&slice, &[Some(&one), Some(&a0), Some(&y)])
+        .unwrap()
+    else {
+        panic!("not rows");
+    };
+    assert_eq!(rows.displayed(), [["1", "x"], ["1", "y"], ["2", "x"]]);
+    let listed = cql
+        .prepare("SELECT a, b FROM t WHERE k = 1 AND (a, b) IN ((?, ?), (0, 'y'))")
+        .unwrap();
+    let (a2, x) = (int(2), b"x".to_vec());
+    let CqlResult::Rows(rows) = cql
+        .execute_prepared(&listed, &[Some(&a2), Some(&x)])
+        .unwrap()
+    else {
+        panic!("not rows");
+    };
+    assert_eq!(rows.displayed(), [["0", "y"], ["2", "x"]]);
+    // A range deletion takes them too; a null among them is refused.
+    let delete = cql
+        .prepare("DELETE FROM t WHERE k = 1 AND (a, b) >= (?, ?)")
+        .unwrap();
+    let e = cql
+        .execute_prepared(&delete, &[Some(&a2), None])
+        .unwrap_err();
+    assert!(e.to_string().contains("null"), "{e}");
+    cql.execute_prepared(&delete, &[Some(&int(1)), Some(&y)])
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT a, b FROM t WHERE k = 1"),
+        ["0|x", "0|y", "1|x"]
+    );
+    let e = refused(
+        &mut cql,
+        "SELECT a FROM t WHERE k = 1 AND (a, b) > (1, 'x', 3)",
+    );
+    assert!(e.contains("Expected 2 elements"), "{e}");
 }

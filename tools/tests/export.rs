@@ -174,6 +174,10 @@ fn fill(dir: &Path) {
          ALTER TABLE redo DROP x;
          ALTER TABLE redo ADD w text;
          INSERT INTO redo (k, w) VALUES (2, 'after');
+         CREATE TABLE ranged (k int, c int, v text, PRIMARY KEY (k, c));
+         INSERT INTO ranged (k, c, v) VALUES (1, 0, 'kept'); INSERT INTO ranged (k, c, v) VALUES (1, 1, 'gone');
+         INSERT INTO ranged (k, c, v) VALUES (1, 2, 'gone'); INSERT INTO ranged (k, c, v) VALUES (1, 3, 'kept');
+         DELETE FROM ranged WHERE k = 1 AND c >= 1 AND c < 3;
          CREATE INDEX ON everything (i);
          CREATE INDEX by_set ON everything (values(s));
          CREATE CUSTOM INDEX ON statics (s) USING 'StorageAttachedIndex';",
@@ -257,6 +261,7 @@ fn an_export_loaded_by_cqlsh_gives_every_cell_back_with_its_time_and_ttl() {
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(!text.contains("'c4'"), "a deleted row is not exported");
     assert!(!text.contains("'dropped'"), "nor a dropped column's value");
+    assert!(!text.contains("'gone'"), "nor a row under a range deletion");
 
     // A destination without the default Keyspace1, as a fresh cluster has none.
     let empty = Options::default().with_keyspaces(Vec::new());
@@ -321,6 +326,8 @@ fn an_export_loaded_by_cqlsh_gives_every_cell_back_with_its_time_and_ttl() {
         ("SELECT * FROM app.keyed", 2),
         // Static columns, shared by rows and alone in a partition.
         ("SELECT * FROM app.statics", 3),
+        // Rows outside a range deletion.
+        ("SELECT * FROM app.ranged", 2),
         ("SELECT k, c, writetime(s), writetime(v), ttl(s) FROM app.statics", 3),
         // Durations, tuples and lists of decimals.
         ("SELECT * FROM app.typed", 2),

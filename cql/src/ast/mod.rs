@@ -82,6 +82,26 @@ pub struct Using {
 }
 
 /// One restriction of a `WHERE` clause.
+/// The value side of a multi-column relation: one term for the whole tuple (a literal tuple,
+/// or a marker bound to a tuple), or a term per column, as `(?, ?)` gives them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TupleTerm {
+    /// The tuple as one term.
+    Whole(Term),
+    /// A term per column, in order.
+    Each(Vec<Term>),
+}
+
+impl TupleTerm {
+    /// Its terms, in order.
+    pub fn terms(&self) -> &[Term] {
+        match self {
+            TupleTerm::Whole(t) => std::slice::from_ref(t),
+            TupleTerm::Each(ts) => ts,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Relation {
     /// `column op value`
@@ -91,10 +111,10 @@ pub enum Relation {
     /// `column IN ?`: a list bound to one marker (the session expands it into `In` before
     /// the statement runs).
     InMarker(String, Bind),
-    /// `(c1, c2, …) op (v1, v2, …)` on clustering columns: the tuple a literal or a marker.
-    Multi(Vec<String>, Op, Term),
+    /// `(c1, c2, …) op (v1, v2, …)` on clustering columns.
+    Multi(Vec<String>, Op, TupleTerm),
     /// `(c1, c2, …) IN ((v1, v2, …), …)` on clustering columns.
-    MultiIn(Vec<String>, Vec<Term>),
+    MultiIn(Vec<String>, Vec<TupleTerm>),
     /// `token(columns…) op token(key)` (true: the term is a partition key) or `op token`.
     Token(Vec<String>, Op, Term, bool),
 }
@@ -506,8 +526,11 @@ pub fn markers(s: &Statement) -> usize {
                 Relation::Compare(_, _, t) | Relation::Token(_, _, t, _) => term(t, n),
                 Relation::In(_, ts) => ts.iter().for_each(|t| term(t, n)),
                 Relation::InMarker(_, b) => *n = (*n).max(b.index() + 1),
-                Relation::Multi(_, _, t) => term(t, n),
-                Relation::MultiIn(_, ts) => ts.iter().for_each(|t| term(t, n)),
+                Relation::Multi(_, _, t) => t.terms().iter().for_each(|t| term(t, n)),
+                Relation::MultiIn(_, ts) => ts
+                    .iter()
+                    .flat_map(TupleTerm::terms)
+                    .for_each(|t| term(t, n)),
             }
         }
     }

@@ -3,10 +3,11 @@
 
 use super::super::ast::{
     Assignment, BatchKind, ColumnCondition, Condition, Op, Relation, Select, Statement, Subscript,
-    Term, Using,
+    Term, TupleTerm, Using,
 };
 use super::super::error::CqlError;
 use super::super::lexer::Tok;
+use super::super::types::Literal;
 use super::Parser;
 
 /// The most combinations of `IN` values one statement may name.
@@ -138,11 +139,11 @@ impl Parser {
                 let cols = self.ident_list()?;
                 self.sym(")")?;
                 if self.eat_word("in") {
-                    let tuples = self.value_list()?;
+                    let tuples = self.list_of(Self::tuple_term)?;
                     out.push(Relation::MultiIn(cols, tuples));
                 } else {
                     let op = self.op()?;
-                    out.push(Relation::Multi(cols, op, self.term()?));
+                    out.push(Relation::Multi(cols, op, self.tuple_term()?));
                 }
             } else {
                 out.push(self.column_relation()?);
@@ -154,7 +155,8 @@ impl Parser {
         // Each combination of IN values is a key or a slice read (or written) on its own: the
         // product is bounded before anything is built from it.
         let product = out.iter().fold(1usize, |n, r| match r {
-            Relation::In(_, vs) | Relation::MultiIn(_, vs) => n.saturating_mul(vs.len()),
+            Relation::In(_, vs) => n.saturating_mul(vs.len()),
+            Relation::MultiIn(_, vs) => n.saturating_mul(vs.len()),
             _ => n,
         });
         if product > MAX_IN_COMBINATIONS {
@@ -190,13 +192,46 @@ impl Parser {
     }
 
     /// `(v, …)` after `IN`; `()` names nothing (Cassandra's answer: no rows, no writes).
+    /// A multi-column relation's value: `(t1, t2, …)` whose items are all literals is one tuple
+    /// literal; with a marker among them, a term per column; anything else (a marker for the
+    /// whole tuple) one term.
+    fn tuple_term(&mut self) -> Result<TupleTerm, CqlError> {
+        if !self.eat_sym("(") {
+            return Ok(TupleTerm::Whole(self.term()?));
+        }
+        let mut items = vec![self.term()?];
+        while self.eat_sym(",") {
+            items.push(self.term()?);
+        }
+        self.sym(")")?;
+        let literals: Option<Vec<Literal>> = items
+            .iter()
+            .map(|t| match t {
+                Term::Literal(l) => Some(l.clone()),
+                Term::Bind(_) => None,
+            })
+            .collect();
+        Ok(match literals {
+            Some(l) => TupleTerm::Whole(Term::Literal(Literal::Tuple(l))),
+            None => TupleTerm::Each(items),
+        })
+    }
+
     fn value_list(&mut self) -> Result<Vec<Term>, CqlError> {
+        self.list_of(Self::term)
+    }
+
+    /// `(item, item, …)`, maybe empty, each item as `item` parses it.
+    fn list_of<T>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> Result<T, CqlError>,
+    ) -> Result<Vec<T>, CqlError> {
         self.sym("(")?;
         let mut vs = Vec::new();
         if !self.eat_sym(")") {
-            vs.push(self.term()?);
+            vs.push(item(self)?);
             while self.eat_sym(",") {
-                vs.push(self.term()?);
+                vs.push(item(self)?);
             }
             self.sym(")")?;
         }

@@ -757,7 +757,7 @@ try:
                 session.execute(ins, (1, a, b, a * 10 + b))
         session.execute(session.prepare("DELETE FROM rd WHERE k = ? AND a >= ? AND a < ?"), (1, 1, 3))
         session.execute("DELETE FROM rd WHERE k = 1 AND a = 4 AND b > 0")
-        session.execute(session.prepare("DELETE FROM rd WHERE k = ? AND (a, b) > ?"), (1, (4, 2)))
+        session.execute(session.prepare("DELETE FROM rd WHERE k = ? AND (a, b) > (?, ?)"), (1, 4, 2))
         pages = pages_of(SimpleStatement("SELECT a, b, s FROM rd WHERE k = 1", fetch_size=2))
         got = [tuple(r) for page in pages for r in page]
         want = [(0, 0, 9), (0, 1, 9), (0, 2, 9), (3, 0, 9), (3, 1, 9), (3, 2, 9), (4, 0, 9)]
