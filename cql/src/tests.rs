@@ -604,7 +604,7 @@ fn collection_operations_that_cannot_apply_are_refused_and_write_nothing() {
         ("DELETE s[1] FROM t WHERE k = 1", "only a map or a list"),
         (
             "UPDATE t SET v = v + 1 WHERE k = 1",
-            "non-collection column v",
+            "Invalid operation (v = v + 1) for non counter column v",
         ),
         (
             "UPDATE t SET m = m + null WHERE k = 1",

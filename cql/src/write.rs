@@ -3,7 +3,7 @@
 //! batch is `execute.rs`'s; naming the rows a `WHERE` clause covers, `write_rows.rs`'s; a
 //! collection's cells, `collection.rs`'s.
 
-use super::ast::{Assignment, Op, Relation, Subscript, TableName, Term, Using};
+use super::ast::{Assignment, Relation, Subscript, TableName, Term, Using};
 use super::collection::{CollectionOp, Target};
 use super::counter_write::refuse_using;
 use super::error::CqlError;
@@ -11,7 +11,7 @@ use super::range_delete::names_a_range;
 use super::session::Session;
 use super::table::{ColumnDef, Kind, Table};
 use super::types::CqlType;
-use super::write_rows::{restricts_clustering, Naming};
+use super::write_rows::{names_every_row_whole, restricts_clustering, Naming};
 use supercolumn::query::{ColumnPath, ColumnPathRef};
 use supercolumn::{BatchMutation, WriteOptions};
 
@@ -152,10 +152,8 @@ impl Session<'_> {
             let term = a.terms()[0];
             if def.ty.is_multi_cell() {
                 ops.push((def, self.collection_op(def, kind, term)?));
-            } else if kind.is_some() {
-                return Err(CqlError::invalid(format!(
-                    "invalid operation for non-collection column {c}"
-                )));
+            } else if let Some(kind) = kind {
+                return Err(not_an_operation_on(c, kind, term));
             } else {
                 sets.push((def.name.clone(), self.value(&def.ty, term, c)?));
             }
@@ -342,17 +340,17 @@ fn statics_only<'c>(t: &Table, mut columns: impl Iterator<Item = &'c str>) -> bo
 
 /// Refuses a restriction on a clustering column in a write of static columns alone, in
 /// Cassandra's words.
-/// Whether `relations` restrict every clustering column of `t` by `=` or `IN` on it alone
-/// (what a `DELETE` of columns must name: whole rows).
-fn names_every_row_whole(t: &Table, relations: &[Relation]) -> bool {
-    t.clustering.iter().all(|&i| {
-        relations.iter().any(|r| match r {
-            Relation::Compare(c, Op::Eq, _) | Relation::In(c, _) | Relation::InMarker(c, _) => {
-                t.column(c).is_ok_and(|(j, _)| j == i)
-            }
-            _ => false,
-        })
-    })
+/// Cassandra's refusal of `c = c + t`, `c = c - t` (`kind` `+`, `-`) or `c = t + c` (`<`) on
+/// a column that is neither a collection nor a counter.
+fn not_an_operation_on(c: &str, kind: char, term: &Term) -> CqlError {
+    let t = term.text();
+    let (operation, only) = match kind {
+        '<' => (format!("{c} = {t} + {c}"), "list"),
+        _ => (format!("{c} = {c} {kind} {t}"), "counter"),
+    };
+    CqlError::invalid(format!(
+        "Invalid operation ({operation}) for non {only} column {c}"
+    ))
 }
 
 fn refuse_clustering(t: &Table, relations: &[Relation], what: &str) -> Result<(), CqlError> {

@@ -33,6 +33,19 @@ pub(super) fn restricts_clustering(t: &Table, relations: &[Relation]) -> bool {
     })
 }
 
+/// Whether `relations` restrict every clustering column of `t` by `=` or `IN` on it alone
+/// (what a `DELETE` of columns must name: whole rows).
+pub(super) fn names_every_row_whole(t: &Table, relations: &[Relation]) -> bool {
+    t.clustering.iter().all(|&i| {
+        relations.iter().any(|r| match r {
+            Relation::Compare(c, Op::Eq, _) | Relation::In(c, _) | Relation::InMarker(c, _) => {
+                t.column(c).is_ok_and(|(j, _)| j == i)
+            }
+            _ => false,
+        })
+    })
+}
+
 fn cross(prefixes: Vec<Vec<Vec<u8>>>, vals: &[Vec<u8>]) -> Vec<Vec<Vec<u8>>> {
     let mut out = Vec::with_capacity(prefixes.len() * vals.len());
     for p in prefixes {

@@ -288,3 +288,46 @@ fn what_cassandra_refuses_of_a_range_deletion() {
     }
     assert_eq!(shown(&mut cql, "SELECT v FROM t WHERE k = 0"), ["1"]);
 }
+
+#[test]
+fn a_conditional_delete_names_one_row_and_other_operations_are_refused_in_cassandra_s_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(dir.path(), TWO);
+    let mut cql = ks_session(&db);
+    cql.execute("INSERT INTO t (k, c1, c2, v) VALUES (0, 1, 1, 1)")
+        .unwrap();
+    let whole = "DELETE statements must restrict all PRIMARY KEY columns with equality relations \
+                 in order to delete non static columns";
+    for q in [
+        "DELETE FROM t WHERE k = 0 AND c1 = 1 AND c2 > 0 IF EXISTS",
+        "DELETE FROM t WHERE k = 0 AND c1 = 1 IF EXISTS",
+        "DELETE FROM t WHERE k = 0 IF v = 1",
+    ] {
+        assert_eq!(refused(&mut cql, q), whole, "{q}");
+    }
+    for (q, want) in [
+        (
+            "UPDATE t SET v = v + 1 WHERE k = 0 AND c1 = 1 AND c2 = 1",
+            "Invalid operation (v = v + 1) for non counter column v",
+        ),
+        (
+            "UPDATE t SET v = v - ? WHERE k = 0 AND c1 = 1 AND c2 = 1",
+            "Invalid operation (v = v - ?) for non counter column v",
+        ),
+        (
+            "UPDATE t SET v = 1 + v WHERE k = 0 AND c1 = 1 AND c2 = 1",
+            "Invalid operation (v = 1 + v) for non list column v",
+        ),
+    ] {
+        let e = match cql.prepare(q) {
+            Ok(p) => match cql.execute_prepared(&p, &vec![Some(&[0, 0, 0, 1][..]); p.markers()]) {
+                Err(supercolumn_cql::CqlError::Invalid(m)) => m,
+                other => panic!("{q}: {other:?}"),
+            },
+            Err(supercolumn_cql::CqlError::Invalid(m)) => m,
+            Err(other) => panic!("{q}: {other:?}"),
+        };
+        assert_eq!(e, want, "{q}");
+    }
+    assert_eq!(shown(&mut cql, "SELECT v FROM t WHERE k = 0"), ["1"]);
+}

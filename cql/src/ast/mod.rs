@@ -52,6 +52,17 @@ pub enum Term {
     Bind(Bind),
 }
 
+impl Term {
+    /// The term as CQL writes it (Cassandra's messages quote a statement's terms so).
+    pub fn text(&self) -> String {
+        match self {
+            Term::Literal(l) => l.text(),
+            Term::Bind(Bind::Positional(_)) => "?".into(),
+            Term::Bind(Bind::Named(_, n)) => format!(":{n}"),
+        }
+    }
+}
+
 /// A bind marker. Markers of both kinds are numbered together in the order they are parsed
 /// (Cassandra's): a value is bound by that position, or, for `:name`, by its name to every
 /// marker of that name.

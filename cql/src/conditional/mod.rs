@@ -31,7 +31,7 @@ use super::rows::Rows;
 use super::session::{CqlResult, Session};
 use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
-use super::write_rows::{restricts_clustering, Naming};
+use super::write_rows::{names_every_row_whole, restricts_clustering, Naming};
 use supercolumn::BatchMutation;
 
 /// Locks striping the partitions conditional writes hold while they read and write, each
@@ -120,7 +120,7 @@ impl Session<'_> {
     fn conditioned_row(
         &self,
         t: &Table,
-        using: &Using,
+        (using, rows_deleted): (&Using, bool),
         relations: &[Relation],
         condition: &Condition,
     ) -> Result<(Vec<u8>, Vec<Vec<u8>>), CqlError> {
@@ -138,6 +138,11 @@ impl Session<'_> {
                     )));
                 }
             }
+        }
+        if rows_deleted && !names_every_row_whole(t, relations) {
+            return Err(CqlError::invalid(
+                "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns",
+            ));
         }
         // A write of a partition's static columns names no row: its conditions may name only
         // static columns, and are checked against the partition's statics.
@@ -219,7 +224,9 @@ impl Session<'_> {
         let ks = self.keyspace_of(table)?;
         let t = self.table(table)?;
         refuse_counters(&t)?;
-        let (key, clustering) = self.conditioned_row(&t, using, &relations, condition)?;
+        let rows_deleted = deletes_rows(stmt, &t);
+        let (key, clustering) =
+            self.conditioned_row(&t, (using, rows_deleted), &relations, condition)?;
         let mut last = stripe(&ks, &t.name, &key);
         let ts = self.next_timestamp(*last);
         let item = BatchItem {
@@ -296,7 +303,9 @@ impl Session<'_> {
             }
             let keys: Vec<Vec<u8>> = match condition_of(stmt) {
                 Some(c) => {
-                    let (key, clustering) = self.conditioned_row(&t, using, &relations, c)?;
+                    let rows_deleted = deletes_rows(stmt, &t);
+                    let (key, clustering) =
+                        self.conditioned_row(&t, (using, rows_deleted), &relations, c)?;
                     for (_, _, earlier) in checks.iter().filter(|(_, o, _)| *o == clustering) {
                         refuse_mixed(earlier, c).map_err(CqlError::invalid)?;
                     }
@@ -564,4 +573,15 @@ fn batch_answer(
         }
     }
     out
+}
+
+/// Whether `stmt` is a `DELETE` of rows or of non-static columns (what must name whole rows
+/// to be conditional), not of a partition's static columns alone.
+fn deletes_rows(stmt: &Statement, t: &Table) -> bool {
+    match stmt {
+        Statement::Delete { columns, .. } => {
+            columns.is_empty() || columns.iter().any(|(c, _)| !t.is_static(c))
+        }
+        _ => false,
+    }
 }
