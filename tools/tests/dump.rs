@@ -131,6 +131,7 @@ fn the_json_dump_of_a_cql_table_is_sstabledump_s_with_typed_values() {
          UPDATE ks.t USING TIMESTAMP 2000 AND TTL 600 SET m['q'] = 5 WHERE k = 1 AND c = 'a';
          DELETE s FROM ks.t USING TIMESTAMP 3000 WHERE k = 1 AND c = 'b';
          DELETE FROM ks.t USING TIMESTAMP 4000 WHERE k = 1 AND c = 'z';
+         DELETE FROM ks.t USING TIMESTAMP 6000 WHERE k = 1 AND c > 'c' AND c <= 'y';
          DELETE FROM ks.t USING TIMESTAMP 5000 WHERE k = 2;");
     let o = run(
         env!("CARGO_BIN_EXE_supercolumn"),
@@ -148,10 +149,15 @@ fn the_json_dump_of_a_cql_table_is_sstabledump_s_with_typed_values() {
     // Deletion and expiry times are the wall clock's: checked for presence, then dropped.
     let mut local_times = 0;
     strip(&mut got, &mut local_times);
-    assert_eq!(local_times, 4, "{got:#}");
+    assert_eq!(local_times, 6, "{got:#}");
     let want = serde_json::json!([
       { "partition": { "key": ["1"] },
         "rows": [
+          // A range deletion's two bounds, where the partition stores them: at its head.
+          { "type": "range_tombstone_bound", "start": { "type": "exclusive", "clustering": ["c"],
+            "deletion_info": { "marked_deleted": 6000 } } },
+          { "type": "range_tombstone_bound", "end": { "type": "inclusive", "clustering": ["y"],
+            "deletion_info": { "marked_deleted": 6000 } } },
           { "type": "static_block",
             "cells": [ { "name": "st", "value": "shared", "tstamp": 1500 } ] },
           { "type": "row", "clustering": ["a"], "liveness_info": { "tstamp": 1000 },
