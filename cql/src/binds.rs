@@ -159,6 +159,12 @@ fn condition_terms<'c>(
             (format!("{c}.{f}"), ft)
         }
     };
+    let value = if cc.list_marker {
+        // Cassandra's name and type for the marker of `IF c IN ?`.
+        (format!("in({})", value.0), CqlType::List(Box::new(value.1)))
+    } else {
+        value
+    };
     for t in &cc.values {
         out.push((t, value.0.clone(), value.1.clone()));
     }

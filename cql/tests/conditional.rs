@@ -194,6 +194,47 @@ fn a_prepared_condition_binds_its_markers() {
 }
 
 #[test]
+fn a_condition_s_in_takes_a_whole_list_bound_to_one_marker() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    let mut cql = session(&db);
+    cql.execute("INSERT INTO t (k, c, v, w) VALUES (1, 1, 'a', 5)")
+        .unwrap();
+    let p = cql
+        .prepare("UPDATE t SET w = 6 WHERE k = 1 AND c = 1 IF v IN ?")
+        .unwrap();
+    let bound: Vec<(String, String)> = p
+        .bind_columns()
+        .into_iter()
+        .map(|(c, ty)| (c, ty.to_string()))
+        .collect();
+    assert_eq!(bound, [("in(v)".to_string(), "list<text>".to_string())]);
+    // A list<text> as the protocol serializes it: a count, then each element with its length.
+    let list = |items: &[&str]| {
+        let mut b = (items.len() as i32).to_be_bytes().to_vec();
+        for i in items {
+            b.extend_from_slice(&(i.len() as i32).to_be_bytes());
+            b.extend_from_slice(i.as_bytes());
+        }
+        b
+    };
+    let run = |cql: &mut Session<'_>, values: Option<&[u8]>| {
+        cql.execute_prepared(&p, &[values]).map(|r| match r {
+            CqlResult::Rows(r) => r.to_vecs()[0][0] == Some(vec![1]),
+            other => panic!("{other:?}"),
+        })
+    };
+    assert!(!run(&mut cql, Some(&list(&["x", "y"]))).unwrap());
+    assert!(!run(&mut cql, Some(&list(&[]))).unwrap());
+    assert!(run(&mut cql, None).is_err(), "a null list is refused");
+    assert!(run(&mut cql, Some(&list(&["x", "a"]))).unwrap());
+    assert_eq!(
+        rows(&mut cql, "SELECT w FROM t WHERE k = 1 AND c = 1"),
+        [vec![int(6)]]
+    );
+}
+
+#[test]
 fn of_racing_inserts_if_not_exists_exactly_one_applies() {
     let dir = tempfile::tempdir().unwrap();
     let db = open(dir.path());

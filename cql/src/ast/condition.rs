@@ -16,7 +16,7 @@ pub enum Condition {
     Columns(Vec<ColumnCondition>),
 }
 
-/// One comparison of an `IF`: `c op v`, `m['k'] op v`, `u.f op v`, or `… IN (v, w)`.
+/// One comparison of an `IF`: `c op v`, `m['k'] op v`, `u.f op v`, or `… IN (v, w)` / `IN ?`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnCondition {
     /// The column.
@@ -29,6 +29,8 @@ pub struct ColumnCondition {
     pub values: Vec<Term>,
     /// `IN`: any of `values` will do.
     pub is_in: bool,
+    /// `IN ?`: `values` is the one marker, bound to a list of the values.
+    pub list_marker: bool,
 }
 
 impl ColumnCondition {
@@ -40,6 +42,7 @@ impl ColumnCondition {
             op,
             values: vec![value],
             is_in: false,
+            list_marker: false,
         }
     }
 

@@ -45,9 +45,27 @@ impl Session<'_> {
                 (ft, have)
             }
         };
+        let wants = if cc.list_marker {
+            // `IN ?`: the values are the bound list's elements.
+            let list = CqlType::List(Box::new(ty.clone()));
+            let bound = match cc.values.first() {
+                Some(term) => self.value(&list, term, c)?,
+                None => None,
+            };
+            let bound = bound.ok_or_else(|| {
+                CqlError::invalid(format!("Invalid null list in IN condition for {c}"))
+            })?;
+            let elements = list.elements(&bound).map_err(CqlError::invalid)?;
+            elements.into_iter().map(|(v, _)| Some(v)).collect()
+        } else {
+            let mut wants = Vec::with_capacity(cc.values.len());
+            for term in &cc.values {
+                wants.push(self.value(&ty, term, c)?);
+            }
+            wants
+        };
         let mut any = false;
-        for term in &cc.values {
-            let mut want = self.value(&ty, term, c)?;
+        for mut want in wants {
             // An empty collection that is not frozen is no collection: null, as Cassandra
             // compares it (`IF l = []` holds for a list never written).
             if ty.is_collection() && want.as_deref() == Some(&[0, 0, 0, 0][..]) {

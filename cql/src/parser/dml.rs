@@ -290,13 +290,19 @@ impl Parser {
             None
         };
         if self.eat_word("in") {
-            let values = self.value_list()?;
+            let list_marker = matches!(self.peek(), Some(Tok::Question | Tok::Named(_)));
+            let values = if list_marker {
+                vec![self.term()?]
+            } else {
+                self.value_list()?
+            };
             return Ok(ColumnCondition {
                 column,
                 subscript,
                 op: Op::Eq,
                 values,
                 is_in: true,
+                list_marker,
             });
         }
         let op = self.op()?;
@@ -311,6 +317,7 @@ impl Parser {
             op,
             values: vec![self.term()?],
             is_in: false,
+            list_marker: false,
         })
     }
 
