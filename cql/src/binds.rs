@@ -8,7 +8,7 @@ use super::ast::{
     Term, TupleTerm, Using,
 };
 use super::error::CqlError;
-use super::functions::{fold, Context};
+use super::functions::{chosen, fold, Context};
 use super::table::Table;
 use super::types::{CqlType, Literal};
 use supercolumn::model::partitioner::Partitioner;
@@ -37,6 +37,9 @@ pub fn markers(statement: &Statement, tables: Tables<'_>) -> Vec<Marker> {
 /// Records marker `t`'s column and type; a `:name` marker is known by its own name, which a
 /// client binds by.
 fn put(out: &mut Out, t: &Term, name: &str, ty: CqlType) {
+    if let Term::Literal(lit) = t {
+        call_markers(out, lit);
+    }
     if let Term::Bind(b) = t {
         let i = b.index();
         if out.len() <= i {
@@ -47,6 +50,43 @@ fn put(out: &mut Out, t: &Term, name: &str, ty: CqlType) {
             Bind::Positional(_) => name,
         };
         out[i] = Some((given.to_string(), name.to_string(), ty));
+    }
+}
+
+/// Records the markers among the arguments of the function calls in `lit`: each takes its
+/// parameter's type and Cassandra's name for it, `arg<i>(system.<function>)`. A call that
+/// names no one function leaves them unknown (the call is refused when it runs).
+fn call_markers(out: &mut Out, lit: &Literal) {
+    let Literal::Call(name, args) = lit else {
+        let mut nested = |l: &Literal| call_markers(out, l);
+        match lit {
+            Literal::List(items) | Literal::Set(items) | Literal::Tuple(items) => {
+                items.iter().for_each(&mut nested)
+            }
+            Literal::Map(pairs) => pairs.iter().for_each(|(k, v)| {
+                nested(k);
+                nested(v);
+            }),
+            Literal::Udt(fields) => fields.iter().for_each(|(_, v)| nested(v)),
+            _ => {}
+        }
+        return;
+    };
+    let Ok(chosen) = chosen(name, args) else {
+        return;
+    };
+    for (i, (arg, param)) in args.iter().zip(&chosen.params).enumerate() {
+        match arg {
+            Literal::Marker(at, given) => {
+                let spec = format!("arg{i}(system.{})", name.to_ascii_lowercase());
+                let bind = match given {
+                    Some(n) => Bind::Named(*at, n.clone()),
+                    None => Bind::Positional(*at),
+                };
+                put(out, &Term::Bind(bind), &spec, param.clone());
+            }
+            other => call_markers(out, other),
+        }
     }
 }
 
@@ -296,6 +336,7 @@ fn literal_of(ty: &CqlType, name: &str, t: &Term) -> Result<(), CqlError> {
                 now_micros: 0,
                 uuids: &uuids,
                 partitioner: Partitioner::default(),
+                binds: &[],
             };
             ty.encode(&fold(lit, ty, &cx)?, name).map(|_| ())
         }

@@ -84,6 +84,7 @@ impl<'db> Session<'db> {
             now_micros: wall_clock_micros(),
             uuids: self.uuids.get_or_init(TimeUuidGenerator::for_process),
             partitioner: self.db.partitioner(),
+            binds: &self.binds,
         }
     }
 

@@ -10,7 +10,7 @@ mod common;
 use common::{ks_session, open_cql, open_cql_with, refused, shown};
 use supercolumn::model::partitioner::Partitioner;
 use supercolumn::Options;
-use supercolumn_cql::Session;
+use supercolumn_cql::{CqlResult, Session};
 
 fn names(cql: &mut Session<'_>, q: &str) -> Vec<String> {
     let rows = cql.query(q).unwrap_or_else(|e| panic!("{q}: {e}"));
@@ -471,4 +471,65 @@ fn what_a_client_could_make_unbounded_is_refused() {
     assert!(e.contains("beyond"), "{e}");
     let e = refused(&mut cql, "SELECT sum(d) FROM t");
     assert!(e.contains("beyond"), "{e}");
+}
+
+#[test]
+fn a_function_s_argument_may_be_a_bind_marker_typed_as_its_parameter() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE f (k int PRIMARY KEY, b blob, v int, t timestamp)",
+    );
+    let mut cql = ks_session(&db);
+    let insert = cql
+        .prepare("INSERT INTO f (k, b, v) VALUES (?, intAsBlob(?), blobAsInt(:raw))")
+        .unwrap();
+    let bound: Vec<(String, String)> = insert
+        .bind_columns()
+        .into_iter()
+        .map(|(n, ty)| (n, ty.to_string()))
+        .collect();
+    let want = [
+        ("k", "int"),
+        ("arg0(system.intasblob)", "int"),
+        ("raw", "blob"),
+    ];
+    assert_eq!(bound, want.map(|(n, t)| (n.to_string(), t.to_string())));
+    let (k, seven, raw) = (1i32.to_be_bytes(), 7i32.to_be_bytes(), [0u8, 0, 1, 0]);
+    cql.execute_prepared(&insert, &[Some(&k), Some(&seven), Some(&raw)])
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT b, v FROM f WHERE k = 1"),
+        ["0x00000007|256"]
+    );
+    // A value that is not of the parameter's type is refused, and nothing is written.
+    let e = cql
+        .execute_prepared(
+            &insert,
+            &[Some(&2i32.to_be_bytes()), Some(&[1, 2]), Some(&raw)],
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("function's argument"), "{e}");
+    assert!(shown(&mut cql, "SELECT v FROM f WHERE k = 2").is_empty());
+    // In a WHERE, and nested in another call; null in, null out.
+    let read = cql
+        .prepare("SELECT v FROM f WHERE k = blobAsInt(intAsBlob(?))")
+        .unwrap();
+    let bound: Vec<String> = read.bind_columns().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(bound, ["arg0(system.intasblob)"]);
+    let CqlResult::Rows(rows) = cql.execute_prepared(&read, &[Some(&k)]).unwrap() else {
+        panic!("not rows");
+    };
+    assert_eq!(rows.displayed(), [["256"]]);
+    let update = cql
+        .prepare("UPDATE f SET b = intAsBlob(?) WHERE k = 1")
+        .unwrap();
+    cql.execute_prepared(&update, &[None]).unwrap();
+    assert_eq!(shown(&mut cql, "SELECT b FROM f WHERE k = 1"), ["null"]);
+    // A marker no one signature types is refused, as Cassandra refuses it.
+    let e = match cql.prepare("INSERT INTO f (k, t) VALUES (3, toTimestamp(?))") {
+        Ok(p) => cql.execute_prepared(&p, &[None]).unwrap_err(),
+        Err(e) => e,
+    };
+    assert!(e.to_string().contains("Ambiguous call to function"), "{e}");
 }

@@ -524,8 +524,9 @@ pub fn table_of(s: &Statement) -> Option<&TableName> {
 // Long because it is one match over the statements that hold markers.
 pub fn markers(s: &Statement) -> usize {
     fn term(t: &Term, n: &mut usize) {
-        if let Term::Bind(b) = t {
-            *n = (*n).max(b.index() + 1);
+        match t {
+            Term::Bind(b) => *n = (*n).max(b.index() + 1),
+            Term::Literal(l) => l.markers(&mut |i| *n = (*n).max(i + 1)),
         }
     }
     fn using(u: &Using, n: &mut usize) {

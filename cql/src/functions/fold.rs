@@ -24,6 +24,16 @@ pub(in super::super) fn fold(
         items.iter().map(|i| fold(i, t, cx)).collect()
     };
     Ok(match (lit, inner) {
+        // A marker's value, checked as a value of the parameter it is bound to.
+        (Literal::Marker(i, _), _) => {
+            let value = cx.binds.get(*i).cloned().flatten();
+            if let Some(v) = &value {
+                ty.check(v).map_err(|e| {
+                    CqlError::invalid(format!("Invalid value bound to a function's argument: {e}"))
+                })?;
+            }
+            Literal::Typed(ty.clone(), value)
+        }
         // `fromJson('…')` reads its JSON as the type where it stands (Cassandra's rule: the
         // receiver decides).
         (Literal::Call(name, args), _) if name.eq_ignore_ascii_case("fromjson") => {
@@ -113,7 +123,7 @@ fn evaluate(
 }
 
 /// The function `name(args…)` names, its nested calls' results typed by their own choices.
-fn chosen(name: &str, args: &[Literal]) -> Result<Chosen, CqlError> {
+pub(in super::super) fn chosen(name: &str, args: &[Literal]) -> Result<Chosen, CqlError> {
     let mut known = Vec::with_capacity(args.len());
     for a in args {
         known.push(match a {

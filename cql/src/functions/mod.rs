@@ -13,7 +13,7 @@ mod time;
 
 use super::error::CqlError;
 use super::types::{CqlType, Literal};
-pub(super) use fold::fold;
+pub(super) use fold::{chosen, fold};
 pub(super) use number::ArithOp;
 use supercolumn::model::partitioner::Partitioner;
 use supercolumn::model::timeuuid::TimeUuidGenerator;
@@ -25,6 +25,8 @@ pub(super) struct Context<'a> {
     pub now_micros: i64,
     pub uuids: &'a TimeUuidGenerator,
     pub partitioner: Partitioner,
+    /// The values bound to the statement's markers (none at PREPARE: a marker reads null).
+    pub binds: &'a [Option<Vec<u8>>],
 }
 
 /// A native function, with the argument types it was chosen for.
@@ -126,7 +128,7 @@ impl Arg<'_> {
     fn fits(&self, ty: &CqlType) -> bool {
         match self {
             Arg::Typed(t) => t == ty,
-            Arg::Literal(Literal::Null) => true,
+            Arg::Literal(Literal::Null | Literal::Marker(..)) => true,
             Arg::Literal(l) => ty.encode(l, "").is_ok(),
         }
     }

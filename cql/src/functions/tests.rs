@@ -7,6 +7,7 @@ fn cx(uuids: &TimeUuidGenerator) -> Context<'_> {
         now_micros: 1_600_000_000_123_456,
         uuids,
         partitioner: Partitioner::Murmur3,
+        binds: &[],
     }
 }
 

@@ -186,7 +186,7 @@ impl Parser {
     }
 
     /// `f(args…)` where a value stands (the name already seen, `(` next): its arguments are
-    /// literals, collections or calls, no bind marker.
+    /// literals, collections, calls or bind markers.
     pub(super) fn call_literal(&mut self, depth: usize) -> Result<Literal, CqlError> {
         if depth > MAX_NESTING {
             return Err(self.unexpected("a less deeply nested function call"));
@@ -211,9 +211,17 @@ impl Parser {
 
     fn call_argument(&mut self, depth: usize) -> Result<Literal, CqlError> {
         match self.peek() {
-            Some(Tok::Question | Tok::Named(_)) => Err(self.unexpected(
-                "a literal: a bind marker as a function's argument is not supported yet",
-            )),
+            Some(Tok::Question) => {
+                self.pos += 1;
+                self.binds += 1;
+                Ok(Literal::Marker(self.binds - 1, None))
+            }
+            Some(Tok::Named(n)) => {
+                let n = n.clone();
+                self.pos += 1;
+                self.binds += 1;
+                Ok(Literal::Marker(self.binds - 1, Some(n)))
+            }
             Some(Tok::Sym("[" | "{")) => self.collection_literal(depth + 1),
             Some(Tok::Sym("(")) => self.tuple_literal(depth + 1),
             _ => self.literal_at(depth + 1),

@@ -34,6 +34,9 @@ pub enum Literal {
     Tuple(Vec<Literal>),
     /// `{field: value, …}`: a user-defined type's value
     Udt(Vec<(String, Literal)>),
+    /// A bind marker as a function's argument (`blobAsInt(?)`): its position among the
+    /// statement's markers, and its name for `:name`.
+    Marker(usize, Option<String>),
 }
 
 impl Literal {
@@ -54,6 +57,8 @@ impl Literal {
             Literal::Null => "null".into(),
             Literal::Call(f, args) => format!("system.{}({})", f.to_ascii_lowercase(), list(args)),
             Literal::Typed(t, _) => format!("({t})?"),
+            Literal::Marker(_, None) => "?".into(),
+            Literal::Marker(_, Some(n)) => format!(":{n}"),
             Literal::List(items) => format!("[{}]", list(items)),
             Literal::Set(items) => format!("{{{}}}", list(items)),
             Literal::Tuple(items) => format!("({})", list(items)),
@@ -74,10 +79,28 @@ impl Literal {
         }
     }
 
-    /// Whether a function call is part of it.
+    /// Calls `f` with the position of each marker among its function calls' arguments.
+    pub fn markers(&self, f: &mut dyn FnMut(usize)) {
+        match self {
+            Literal::Marker(i, _) => f(*i),
+            Literal::Call(_, items)
+            | Literal::List(items)
+            | Literal::Set(items)
+            | Literal::Tuple(items) => items.iter().for_each(|i| i.markers(f)),
+            Literal::Map(pairs) => pairs.iter().for_each(|(k, v)| {
+                k.markers(f);
+                v.markers(f);
+            }),
+            Literal::Udt(fields) => fields.iter().for_each(|(_, v)| v.markers(f)),
+            _ => {}
+        }
+    }
+
+    /// Whether a function call (or a marker, which only a call's arguments hold) is part of
+    /// it: what the session computes before encoding.
     pub fn has_call(&self) -> bool {
         match self {
-            Literal::Call(..) => true,
+            Literal::Call(..) | Literal::Marker(..) => true,
             Literal::List(items) | Literal::Set(items) | Literal::Tuple(items) => {
                 items.iter().any(Literal::has_call)
             }
@@ -99,6 +122,7 @@ pub(super) fn describe(lit: &Literal) -> &'static str {
         Literal::Duration(_) => "DURATION",
         Literal::Tuple(_) => "TUPLE",
         Literal::Call(..) | Literal::Typed(..) => "function call",
+        Literal::Marker(..) => "bind marker",
         Literal::List(_) => "LIST",
         Literal::Set(_) => "SET",
         Literal::Map(_) => "MAP",

@@ -765,6 +765,14 @@ try:
         refused("Range deletions are not supported for specific columns",
                 "a range deletion of one column was not refused", "DELETE v FROM rd WHERE k = 1 AND a > 0")
 
+    @check("functions: a bind marker as a function's argument, typed by its parameter")
+    def _():
+        session.execute("CREATE TABLE fa (k int PRIMARY KEY, b blob, v int)")
+        ins = session.prepare("INSERT INTO fa (k, b, v) VALUES (?, intAsBlob(?), blobAsInt(?))")
+        session.execute(ins, (1, 7, b"\x00\x00\x01\x00"))
+        row = session.execute("SELECT b, v FROM fa WHERE k = 1").one()
+        assert (row.b, row.v) == (b"\x00\x00\x00\x07", 256), repr(row)
+
     @check("driver metadata: columns, types, partition and clustering keys")
     def _():
         ks = cluster.metadata.keyspaces.get(KS)
