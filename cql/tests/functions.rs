@@ -533,3 +533,42 @@ fn a_function_s_argument_may_be_a_bind_marker_typed_as_its_parameter() {
     };
     assert!(e.to_string().contains("Ambiguous call to function"), "{e}");
 }
+
+#[test]
+fn decimal_arithmetic_answers_with_cassandras_digits_and_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int PRIMARY KEY, d decimal, e decimal, f float)",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute("INSERT INTO t (k, d, e, f) VALUES (1, 7.50, 0.3, NaN)")
+        .unwrap();
+    // A quotient to 32 significant digits, or exact and stripped; a remainder at the
+    // dividend's scale; a sum at the larger scale.
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT d / 3, d / 2, 1 / e, d % 2, d % e, d + e, d * e, d - 7.5 FROM t WHERE k = 1"
+        ),
+        ["2.5|3.75|3.33333333333333333333333333333333|1.50|0.00|7.80|2.250|0.00"]
+    );
+    let e = refused(&mut cql, "SELECT d / 0 FROM t");
+    assert!(
+        e.contains("the operation 'decimal / decimal' failed: / by zero"),
+        "{e}"
+    );
+    let e = refused(&mut cql, "SELECT d % 0 FROM t");
+    assert!(e.contains("Division by zero"), "{e}");
+    // A float's NaN has no decimal value: refused, never read as zero.
+    let e = refused(&mut cql, "SELECT d + f FROM t");
+    assert!(
+        e.contains("A NaN cannot be converted into a decimal"),
+        "{e}"
+    );
+    let e = refused(&mut cql, "SELECT CAST(f AS decimal) FROM t");
+    assert!(
+        e.contains("A NaN cannot be converted into a decimal"),
+        "{e}"
+    );
+}

@@ -239,7 +239,8 @@ impl Aggregate {
             State::Decimal(sum, scale, _) => Num::Decimal(sum.clone(), *scale),
             _ => return None,
         };
-        Some(write(&self.ty, num))
+        // Only a float's NaN fails to write, and only as a decimal: never here.
+        write(&self.ty, num).ok()
     }
 }
 

@@ -6,6 +6,7 @@
 //! `execute.rs`); this module sees only types and bytes.
 
 pub(super) mod aggregate;
+mod decimal;
 pub(super) mod element;
 mod fold;
 mod number;

@@ -8,6 +8,7 @@ use num_bigint::BigInt;
 
 use super::super::error::CqlError;
 use super::super::types::CqlType;
+use super::decimal;
 
 /// `+ - * / %`
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,8 +129,8 @@ pub(in super::super) fn read(ty: &CqlType, v: &[u8]) -> Result<Num, CqlError> {
 
 /// A number's bytes as a `ty`, converting as Java's primitive conversions do (integers wrap,
 /// floats saturate into integers).
-pub(in super::super) fn write(ty: &CqlType, n: Num) -> Vec<u8> {
-    match ty {
+pub(in super::super) fn write(ty: &CqlType, n: Num) -> Result<Vec<u8>, CqlError> {
+    Ok(match ty {
         // Java narrows a double through int: it saturates there, then wraps.
         CqlType::Tinyint => (narrow(&n) as i8).to_be_bytes().to_vec(),
         CqlType::Smallint => (narrow(&n) as i16).to_be_bytes().to_vec(),
@@ -139,12 +140,12 @@ pub(in super::super) fn write(ty: &CqlType, n: Num) -> Vec<u8> {
         CqlType::Float => (as_f64(&n) as f32).to_be_bytes().to_vec(),
         CqlType::Double => as_f64(&n).to_be_bytes().to_vec(),
         _ => {
-            let (unscaled, scale) = as_decimal(n);
+            let (unscaled, scale) = as_decimal(n).map_err(CqlError::invalid)?;
             let mut out = scale.to_be_bytes().to_vec();
             out.extend(unscaled.to_signed_bytes_be());
             out
         }
-    }
+    })
 }
 
 /// An integer's low 64 bits, a float saturated to an `int` first.
@@ -209,14 +210,19 @@ fn as_f64(n: &Num) -> f64 {
     }
 }
 
-fn as_decimal(n: Num) -> (BigInt, i32) {
-    match n {
+/// A number as a decimal; a NaN or an infinity has none (Cassandra's words).
+fn as_decimal(n: Num) -> Result<(BigInt, i32), &'static str> {
+    Ok(match n {
         Num::Int(i) => (BigInt::from(i), 0),
         Num::Big(b) => (b, 0),
         Num::Decimal(u, s) => (u, s),
+        Num::Float(f) if f.is_nan() => return Err("A NaN cannot be converted into a decimal"),
+        Num::Float(f) if f.is_infinite() => {
+            return Err("An infinite number cannot be converted into a decimal")
+        }
         // Java's BigDecimal.valueOf(double): the shortest text that reads back.
         Num::Float(f) => decimal_of_text(&format!("{f:?}")).unwrap_or((BigInt::from(0), 0)),
-    }
+    })
 }
 
 fn decimal_of_text(t: &str) -> Option<(BigInt, i32)> {
@@ -227,13 +233,6 @@ fn decimal_of_text(t: &str) -> Option<(BigInt, i32)> {
     let (int_part, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let unscaled: BigInt = format!("{int_part}{frac}").parse().ok()?;
     Some((unscaled, i32::try_from(frac.len()).ok()?.checked_sub(exp)?))
-}
-
-/// Two decimals at the larger of their scales.
-fn aligned(a: (BigInt, i32), b: (BigInt, i32)) -> (BigInt, BigInt, i32) {
-    let scale = a.1.max(b.1);
-    let up = |(u, s): (BigInt, i32)| u * BigInt::from(10).pow(scale.abs_diff(s));
-    (up(a), up(b), scale)
 }
 
 /// `a op b` for numbers of types `l` and `r`, in their result type.
@@ -290,36 +289,29 @@ pub(super) fn arith(
             })
         }
         _ => {
-            let (x, y) = (as_decimal(x), as_decimal(y));
-            match op {
-                ArithOp::Add | ArithOp::Sub => {
-                    let (x, y, s) = aligned(x, y);
-                    Num::Decimal(if op == ArithOp::Add { x + y } else { x - y }, s)
-                }
-                ArithOp::Mul => {
-                    let scale = x.1.saturating_add(y.1);
-                    if scale.unsigned_abs() > MAX_SCALE {
-                        return Err(failed("the product's scale is too large"));
-                    }
-                    Num::Decimal(x.0 * y.0, scale)
-                }
-                // BigDecimal's division rounds to a precision this crate does not reproduce.
-                ArithOp::Div | ArithOp::Rem => {
-                    return Err(CqlError::invalid(format!(
-                        "the '{}' operation on decimals is not supported yet",
-                        op.symbol()
-                    )))
-                }
+            let x = as_decimal(x).map_err(failed)?;
+            let y = as_decimal(y).map_err(failed)?;
+            let (u, s) = match op {
+                ArithOp::Add => decimal::add(x, y),
+                ArithOp::Sub => decimal::sub(x, y),
+                ArithOp::Mul => decimal::mul(x, y),
+                ArithOp::Div => decimal::div(x, y),
+                ArithOp::Rem => decimal::rem(x, y),
             }
+            .map_err(failed)?;
+            if s.unsigned_abs() > MAX_SCALE {
+                return Err(failed("the result's scale is too large"));
+            }
+            Num::Decimal(u, s)
         }
     };
     // A float computed in double rounds once to float: exact for + - * / %.
-    Ok(write(&ty, n))
+    write(&ty, n)
 }
 
 /// `-v` for a number of type `ty` (an integer's minimum stays itself, as in Java).
 pub(super) fn negate(ty: &CqlType, v: &[u8]) -> Result<Vec<u8>, CqlError> {
-    Ok(write(
+    write(
         ty,
         match read(ty, v)? {
             Num::Int(i) => Num::Int(i.wrapping_neg()),
@@ -327,7 +319,7 @@ pub(super) fn negate(ty: &CqlType, v: &[u8]) -> Result<Vec<u8>, CqlError> {
             Num::Float(f) => Num::Float(-f),
             Num::Decimal(u, s) => Num::Decimal(-u, s),
         },
-    ))
+    )
 }
 
 /// Whether `CAST` takes a `from` to a `to` here: between numeric types, and to text from the
@@ -360,7 +352,7 @@ pub(super) fn cast(from: &CqlType, to: &CqlType, v: &[u8]) -> Result<Vec<u8>, Cq
         };
         return Ok(text.into_bytes());
     }
-    Ok(write(to, read(from, v)?))
+    write(to, read(from, v)?)
 }
 
 #[cfg(test)]
@@ -369,4 +361,5 @@ pub(super) fn decimal(t: &str) -> Vec<u8> {
         let (u, s) = decimal_of_text(t).unwrap_or_default();
         Num::Decimal(u, s)
     })
+    .unwrap_or_default()
 }
