@@ -571,4 +571,16 @@ fn decimal_arithmetic_answers_with_cassandras_digits_and_scale() {
         e.contains("A NaN cannot be converted into a decimal"),
         "{e}"
     );
+    // avg is Cassandra's running mean, each step rounded half to even at its scale: 7.50,
+    // then 7.50 - 2.625→2.62 = 4.88, then 4.88 - 1.2933→1.29 = 3.59 (not 10.75 / 3 = 3.58).
+    cql.execute("CREATE TABLE w (k int, c int, d decimal, PRIMARY KEY (k, c))")
+        .unwrap();
+    for (c, d) in [(1, "7.50"), (2, "2.25"), (3, "1")] {
+        cql.execute(&format!("INSERT INTO w (k, c, d) VALUES (0, {c}, {d})"))
+            .unwrap();
+    }
+    assert_eq!(
+        shown(&mut cql, "SELECT avg(d), sum(d) FROM w WHERE k = 0"),
+        ["3.59|10.75"]
+    );
 }

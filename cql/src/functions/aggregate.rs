@@ -44,6 +44,7 @@ pub(in super::super) enum State {
     Int(i128, i64),
     Big(BigInt, i64),
     Float(Kahan, i64),
+    /// The sum (for `avg`, the running mean), its scale, and the values added.
     Decimal(BigInt, i32, i64),
 }
 
@@ -186,13 +187,22 @@ impl Aggregate {
                     *n += 1;
                 }
             }
-            State::Decimal(sum, scale, n) => {
+            State::Decimal(acc, scale, n) => {
                 if let Num::Decimal(u, sc) = read(&self.ty, v)? {
                     let top = (*scale).max(sc);
                     let up = |x: &BigInt, s: i32| x * BigInt::from(10).pow(top.abs_diff(s));
-                    *sum = up(sum, *scale) + up(&u, sc);
-                    *scale = top;
                     *n += 1;
+                    *acc = if self.kind == Kind::Avg {
+                        // Cassandra's running mean, avg += (v - avg) / n rounded half to
+                        // even at the difference's scale: not the sum's quotient, and its
+                        // answer differs from that one's in the last digit.
+                        let current = up(acc, *scale);
+                        let step = half_even(&(up(&u, sc) - &current), &BigInt::from(*n));
+                        current + step
+                    } else {
+                        up(acc, *scale) + up(&u, sc)
+                    };
+                    *scale = top;
                 }
             }
         }
@@ -233,10 +243,8 @@ impl Aggregate {
             State::Big(sum, _) => Num::Big(sum.clone()),
             State::Float(k, _) if avg && n > 0 => Num::Float(k.total() / n as f64),
             State::Float(k, _) => Num::Float(k.total()),
-            State::Decimal(sum, scale, _) if avg && n > 0 => {
-                Num::Decimal(half_even(sum, &BigInt::from(n)), *scale)
-            }
-            State::Decimal(sum, scale, _) => Num::Decimal(sum.clone(), *scale),
+            // A decimal's state is its sum, or for `avg` its running mean.
+            State::Decimal(acc, scale, _) => Num::Decimal(acc.clone(), *scale),
             _ => return None,
         };
         // Only a float's NaN fails to write, and only as a decimal: never here.
