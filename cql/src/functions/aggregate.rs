@@ -11,7 +11,7 @@ use num_bigint::BigInt;
 
 use super::super::error::CqlError;
 use super::super::types::CqlType;
-use super::number::{read, write, Num};
+use super::number::{decimal_of_double, double_of_decimal, read, write, Num};
 use supercolumn::model::comparator::Comparator;
 
 /// Which aggregate.
@@ -55,15 +55,28 @@ pub(in super::super) struct Kahan {
     sum: f64,
     compensation: f64,
     simple: f64,
+    /// `avg`'s exact sum from the value that made the double sum overflow on: Cassandra then
+    /// adds decimals and divides half to even, so a mean of huge values stays finite.
+    exact: Option<(BigInt, i32)>,
 }
 
 impl Kahan {
-    fn add(&mut self, v: f64) {
+    fn add(&mut self, v: f64, avg: bool) -> Result<(), CqlError> {
+        if let Some(sum) = self.exact.take() {
+            self.exact = Some(add_decimals(sum, decimal_of_double(v)?));
+            return Ok(());
+        }
         self.simple += v;
+        let before = self.sum;
         let tmp = v - self.compensation;
         let velvel = self.sum + tmp;
         self.compensation = (velvel - self.sum) - tmp;
         self.sum = velvel;
+        if avg && self.sum.is_infinite() && !v.is_infinite() {
+            let sum = add_decimals(decimal_of_double(before)?, decimal_of_double(v)?);
+            self.exact = Some(sum);
+        }
+        Ok(())
     }
 
     fn total(&self) -> f64 {
@@ -74,6 +87,21 @@ impl Kahan {
             t
         }
     }
+
+    /// The mean of `n` values added.
+    fn mean(&self, n: i64) -> f64 {
+        match &self.exact {
+            Some((sum, scale)) => double_of_decimal(half_even(sum, &BigInt::from(n)), *scale),
+            None => self.total() / n as f64,
+        }
+    }
+}
+
+/// Two decimals' exact sum, at the larger scale.
+fn add_decimals(a: (BigInt, i32), b: (BigInt, i32)) -> (BigInt, i32) {
+    let top = a.1.max(b.1);
+    let up = |x: BigInt, s: i32| x * BigInt::from(10).pow(top.abs_diff(s));
+    (up(a.0, a.1) + up(b.0, b.1), top)
 }
 
 /// The aggregate `name(x)` is for an `x` of type `ty` (`None`: `count(*)`); `Ok(None)` when
@@ -183,26 +211,24 @@ impl Aggregate {
             }
             State::Float(k, n) => {
                 if let Num::Float(f) = read(&self.ty, v)? {
-                    k.add(f);
+                    k.add(f, self.kind == Kind::Avg)?;
                     *n += 1;
                 }
             }
             State::Decimal(acc, scale, n) => {
                 if let Num::Decimal(u, sc) = read(&self.ty, v)? {
-                    let top = (*scale).max(sc);
-                    let up = |x: &BigInt, s: i32| x * BigInt::from(10).pow(top.abs_diff(s));
                     *n += 1;
-                    *acc = if self.kind == Kind::Avg {
+                    let current = (std::mem::take(acc), *scale);
+                    (*acc, *scale) = if self.kind == Kind::Avg {
                         // Cassandra's running mean, avg += (v - avg) / n rounded half to
                         // even at the difference's scale: not the sum's quotient, and its
                         // answer differs from that one's in the last digit.
-                        let current = up(acc, *scale);
-                        let step = half_even(&(up(&u, sc) - &current), &BigInt::from(*n));
-                        current + step
+                        let minus = (-current.0.clone(), current.1);
+                        let (diff, at) = add_decimals((u, sc), minus);
+                        add_decimals(current, (half_even(&diff, &BigInt::from(*n)), at))
                     } else {
-                        up(acc, *scale) + up(&u, sc)
+                        add_decimals(current, (u, sc))
                     };
-                    *scale = top;
                 }
             }
         }
@@ -241,7 +267,7 @@ impl Aggregate {
             }
             State::Big(sum, _) if avg && n > 0 => Num::Big(sum / BigInt::from(n)),
             State::Big(sum, _) => Num::Big(sum.clone()),
-            State::Float(k, _) if avg && n > 0 => Num::Float(k.total() / n as f64),
+            State::Float(k, _) if avg && n > 0 => Num::Float(k.mean(n)),
             State::Float(k, _) => Num::Float(k.total()),
             // A decimal's state is its sum, or for `avg` its running mean.
             State::Decimal(acc, scale, _) => Num::Decimal(acc.clone(), *scale),

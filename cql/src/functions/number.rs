@@ -225,6 +225,16 @@ fn as_decimal(n: Num) -> Result<(BigInt, i32), &'static str> {
     })
 }
 
+/// A double as the decimal Java's `BigDecimal.valueOf(double)` makes of it.
+pub(super) fn decimal_of_double(f: f64) -> Result<(BigInt, i32), CqlError> {
+    as_decimal(Num::Float(f)).map_err(CqlError::invalid)
+}
+
+/// A decimal's nearest double.
+pub(super) fn double_of_decimal(unscaled: BigInt, scale: i32) -> f64 {
+    as_f64(&Num::Decimal(unscaled, scale))
+}
+
 fn decimal_of_text(t: &str) -> Option<(BigInt, i32)> {
     let (mantissa, exp) = match t.find(['e', 'E']) {
         Some(i) => (&t[..i], t[i + 1..].parse::<i32>().ok()?),

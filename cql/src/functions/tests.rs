@@ -187,6 +187,17 @@ fn aggregates_have_cassandras_types_and_edges() {
         run("max", CqlType::Decimal, &decimals),
         Some(decimal("2.25"))
     );
+    // A double mean whose sum overflows is finished in decimals, as Cassandra's is; the sum
+    // itself overflows to infinity.
+    let huge = [1.5e308f64, 1.5e308].map(|f| f.to_be_bytes().to_vec());
+    assert_eq!(
+        run("avg", CqlType::Double, &huge),
+        Some(1.5e308f64.to_be_bytes().to_vec())
+    );
+    assert_eq!(
+        run("sum", CqlType::Double, &huge),
+        Some(f64::INFINITY.to_be_bytes().to_vec())
+    );
     let rows = aggregate("count", None).unwrap().unwrap();
     assert_eq!(rows.kind, Kind::Rows);
     assert!(aggregate("sum", Some(&CqlType::Text)).is_err());
