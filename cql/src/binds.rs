@@ -38,7 +38,7 @@ pub fn markers(statement: &Statement, tables: Tables<'_>) -> Vec<Marker> {
 /// client binds by.
 fn put(out: &mut Out, t: &Term, name: &str, ty: CqlType) {
     if let Term::Literal(lit) = t {
-        call_markers(out, lit);
+        call_markers(out, lit, Some(&ty));
     }
     if let Term::Bind(b) = t {
         let i = b.index();
@@ -53,40 +53,64 @@ fn put(out: &mut Out, t: &Term, name: &str, ty: CqlType) {
     }
 }
 
-/// Records the markers among the arguments of the function calls in `lit`: each takes its
-/// parameter's type and Cassandra's name for it, `arg<i>(system.<function>)`. A call that
-/// names no one function leaves them unknown (the call is refused when it runs).
-fn call_markers(out: &mut Out, lit: &Literal) {
-    let Literal::Call(name, args) = lit else {
-        let mut nested = |l: &Literal| call_markers(out, l);
-        match lit {
-            Literal::List(items) | Literal::Set(items) | Literal::Tuple(items) => {
-                items.iter().for_each(&mut nested)
+/// Records the markers among the arguments of the function calls and operations in `lit`,
+/// whose value goes to a `receiver` if known: each takes its parameter's type and Cassandra's
+/// name for it, `arg<i>(system.<function>)` (`arg0(system._add)` in `? + 1`), or a type
+/// hint's, `(int)?`. A call that names no one function leaves them unknown (the call is
+/// refused when it runs).
+fn call_markers(out: &mut Out, lit: &Literal, receiver: Option<&CqlType>) {
+    let (name, args) = match lit {
+        Literal::Call(name, args) => (name, args),
+        Literal::Hint(t, inner) => {
+            if let Literal::Marker(at, given) = inner.as_ref() {
+                put(
+                    out,
+                    &Term::Bind(bind_of(*at, given)),
+                    &lit.text(),
+                    t.clone(),
+                );
+            } else {
+                call_markers(out, inner, Some(t));
             }
-            Literal::Map(pairs) => pairs.iter().for_each(|(k, v)| {
-                nested(k);
-                nested(v);
-            }),
-            Literal::Udt(fields) => fields.iter().for_each(|(_, v)| nested(v)),
-            _ => {}
+            return;
         }
-        return;
+        Literal::List(items) | Literal::Set(items) | Literal::Tuple(items) => {
+            // A parenthesized operand, `(? + 1)`, stands where its receiver's value does.
+            let inner = if items.len() == 1 { receiver } else { None };
+            items.iter().for_each(|l| call_markers(out, l, inner));
+            return;
+        }
+        Literal::Map(pairs) => {
+            for (k, v) in pairs {
+                call_markers(out, k, None);
+                call_markers(out, v, None);
+            }
+            return;
+        }
+        Literal::Udt(fields) => {
+            fields.iter().for_each(|(_, v)| call_markers(out, v, None));
+            return;
+        }
+        _ => return,
     };
-    let Ok(chosen) = chosen(name, args) else {
+    let Ok(chosen) = chosen(name, args, receiver) else {
         return;
     };
     for (i, (arg, param)) in args.iter().zip(&chosen.params).enumerate() {
         match arg {
             Literal::Marker(at, given) => {
                 let spec = format!("arg{i}(system.{})", name.to_ascii_lowercase());
-                let bind = match given {
-                    Some(n) => Bind::Named(*at, n.clone()),
-                    None => Bind::Positional(*at),
-                };
-                put(out, &Term::Bind(bind), &spec, param.clone());
+                put(out, &Term::Bind(bind_of(*at, given)), &spec, param.clone());
             }
-            other => call_markers(out, other),
+            other => call_markers(out, other, Some(param)),
         }
+    }
+}
+
+fn bind_of(at: usize, given: &Option<String>) -> Bind {
+    match given {
+        Some(n) => Bind::Named(at, n.clone()),
+        None => Bind::Positional(at),
     }
 }
 

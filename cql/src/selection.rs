@@ -6,13 +6,15 @@
 //! Cassandra's does). Reading and grouping rows is `collect.rs`'s; this file reads nothing.
 
 use super::assemble::Resolved;
-use super::ast::{Arith, Selector};
+use super::ast::Selector;
 use super::error::CqlError;
 use super::functions::aggregate::{self, Aggregate, State};
-use super::functions::{self, call, element, Arg, ArithOp, Context, Native, Similarity};
+use super::functions::{self, call, element, Arg, Context, Native, Similarity};
 use super::table::{ColumnDef, Kind, Table};
 use super::types::{CqlType, Literal};
 use supercolumn::model::partitioner::Partitioner;
+
+mod operators;
 
 /// A value computed from a row's inputs.
 pub(super) enum Expr {
@@ -146,11 +148,7 @@ impl Builder<'_> {
                 (Expr::Call(f.native, vec![e]), f.returns)
             }
             Selector::Arith(op, l, r) => self.arith(*op, l, r, in_aggregate)?,
-            Selector::Negate(x) => {
-                let (e, ty) = self.expr(x, in_aggregate)?;
-                let f = functions::negate(&ty)?;
-                (Expr::Call(f.native, vec![e]), f.returns)
-            }
+            Selector::Negate(x) => self.operation(None, &[x], in_aggregate)?,
             Selector::Element(x, _) | Selector::Slice(x, ..) => self.element(sel, x, in_aggregate)?,
             Selector::Field(x, name) => {
                 let (e, ty) = self.expr(x, in_aggregate)?;
@@ -169,6 +167,10 @@ impl Builder<'_> {
                 })?;
                 let field = field.clone();
                 (Expr::Call(Native::Field(ty.clone(), i), vec![e]), field)
+            }
+            // `(int) 1`: a literal whose type its hint gives.
+            Selector::Literal(Literal::Hint(t, lit)) => {
+                (Expr::Const(t.encode(lit, &sel.text())?), t.clone())
             }
             Selector::Literal(l) => {
                 return Err(CqlError::invalid(format!(
@@ -370,45 +372,6 @@ impl Builder<'_> {
         let returns = agg.returns();
         self.s.aggregates.push((agg, arg));
         Ok((Expr::Aggregate(self.s.aggregates.len() - 1), returns))
-    }
-
-    /// `l op r`; a literal operand takes the other's type.
-    fn arith(
-        &mut self,
-        op: Arith,
-        l: &Selector,
-        r: &Selector,
-        in_aggregate: bool,
-    ) -> Result<(Expr, CqlType), CqlError> {
-        let op = match op {
-            Arith::Add => ArithOp::Add,
-            Arith::Sub => ArithOp::Sub,
-            Arith::Mul => ArithOp::Mul,
-            Arith::Div => ArithOp::Div,
-            Arith::Rem => ArithOp::Rem,
-        };
-        let (le, lt, re, rt) = match (l, r) {
-            (Selector::Literal(_), Selector::Literal(_)) => {
-                return Err(CqlError::invalid(
-                    "an operation on two literals needs a type here: name a column in it",
-                ))
-            }
-            (Selector::Literal(a), other) => {
-                let (re, rt) = self.expr(other, in_aggregate)?;
-                (Expr::Const(rt.encode(a, "operand")?), rt.clone(), re, rt)
-            }
-            (other, Selector::Literal(b)) => {
-                let (le, lt) = self.expr(other, in_aggregate)?;
-                (le, lt.clone(), Expr::Const(lt.encode(b, "operand")?), lt)
-            }
-            (a, b) => {
-                let (le, lt) = self.expr(a, in_aggregate)?;
-                let (re, rt) = self.expr(b, in_aggregate)?;
-                (le, lt, re, rt)
-            }
-        };
-        let f = functions::arith(op, &lt, &rt)?;
-        Ok((Expr::Call(f.native, vec![le, re]), f.returns))
     }
 }
 

@@ -183,8 +183,20 @@ impl Selector {
                     Arith::Div => "/",
                     Arith::Rem => "%",
                 };
-                format!("{} {sym} {}", l.text(), r.text())
+                // Parentheses where the statement needed them: around an operand that binds
+                // less tightly (on the right, as tightly: `a - (b - c)`).
+                let tight = |o: &Arith| u8::from(matches!(o, Arith::Mul | Arith::Div | Arith::Rem));
+                let wrap = |s: &Selector, right: bool| match s {
+                    Selector::Arith(o, ..)
+                        if (right && tight(o) <= tight(op)) || tight(o) < tight(op) =>
+                    {
+                        format!("({})", s.text())
+                    }
+                    _ => s.text(),
+                };
+                format!("{} {sym} {}", wrap(l, false), wrap(r, true))
             }
+            Selector::Negate(x) if matches!(**x, Selector::Arith(..)) => format!("-({})", x.text()),
             Selector::Negate(x) => format!("-{}", x.text()),
             Selector::Element(x, k) => format!("{}[{}]", x.text(), k.text()),
             Selector::Field(x, f) => format!("{}.{}", x.text(), crate::types::quote_name(f)),

@@ -49,13 +49,10 @@ pub(super) fn mul(x: Dec, y: Dec) -> Result<Dec, Failure> {
 /// rounded half up, then stripped of trailing zeros.
 pub(super) fn div(x: Dec, y: Dec) -> Result<Dec, Failure> {
     if y.0 == BigInt::from(0) {
-        // Java's message depends on whether the operands fit a machine word.
-        let compact = |u: &BigInt| i64::try_from(u).is_ok_and(|v| v != i64::MIN);
-        return Err(if compact(&x.0) && compact(&y.0) {
-            "/ by zero"
-        } else {
-            "BigInteger divide by zero"
-        });
+        // Java divides in a machine word only where the dividend raised to the quotient's
+        // scale fits one, which at a scale of 32 or more no dividend that fits a word does:
+        // it always fails in big integers.
+        return Err("BigInteger divide by zero");
     }
     let magnitude = |d: &Dec| digits(&d.0) as i64 - i64::from(d.1);
     let first_digit = magnitude(&x) - magnitude(&y);
@@ -196,6 +193,12 @@ fn aligned(a: Dec, b: Dec) -> (BigInt, BigInt, i32) {
     )
 }
 
+/// Compares two decimals' values (scale aside: 1.0 equals 1).
+pub(super) fn compare(x: Dec, y: Dec) -> Ordering {
+    let (a, b, _) = aligned(x, y);
+    a.cmp(&b)
+}
+
 /// The number of decimal digits of `|u|` (one for zero), BigDecimal's precision.
 fn digits(u: &BigInt) -> u64 {
     let bits = u.bits();
@@ -278,8 +281,8 @@ mod tests {
             text(div(dec("1"), dec("70368744177664")).unwrap()),
             "0.000000000000014210854715202003717422485351563"
         );
-        assert_eq!(div(dec("1"), dec("0")), Err("/ by zero"));
-        assert_eq!(div(dec("0"), dec("0.0")), Err("/ by zero"));
+        assert_eq!(div(dec("1"), dec("0")), Err("BigInteger divide by zero"));
+        assert_eq!(div(dec("0"), dec("0.0")), Err("BigInteger divide by zero"));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 
 use super::super::error::CqlError;
 use super::super::types::{CqlType, Literal};
-use super::{call, choose, display_name, Arg, Chosen, Context};
+use super::operation::{symbol, Operand};
+use super::{assignable, call, choose, display_name, operator, resolve, Arg, Chosen, Context};
 
 /// `lit` with every call in it replaced by its value, where `lit` stands for a `ty`.
 pub(in super::super) fn fold(
@@ -48,15 +49,34 @@ pub(in super::super) fn fold(
             Literal::Typed(ty.clone(), ty.from_json(&value, "fromJson()")?)
         }
         (Literal::Call(name, args), _) => {
-            let (chosen, value) = evaluate(name, args, cx)?;
-            if !fits(&chosen.returns, ty) {
+            let (chosen, value) = evaluate(name, args, ty, cx)?;
+            if !assignable(ty, &chosen.returns) {
+                let what = match operator(name) {
+                    Some(_) => format!("operation {}", symbol(name)),
+                    None => format!("function {}", display_name(&name.to_ascii_lowercase())),
+                };
                 return Err(CqlError::invalid(format!(
-                    "Type error: cannot assign result of function {} (type {}) to a value of type {ty}",
-                    display_name(&name.to_ascii_lowercase()),
+                    "Type error: cannot assign result of {what} (type {}) to a value of type {ty}",
                     chosen.returns
                 )));
             }
             Literal::Typed(ty.clone(), value)
+        }
+        // `(type) value`: the value read as the hinted type, which must be the receiver's or
+        // one whose values are the receiver's.
+        (Literal::Hint(hinted, inner), _) => {
+            if !assignable(ty, hinted) {
+                return Err(CqlError::invalid(format!(
+                    "Cannot assign value {} to a value of type {ty}",
+                    lit.text()
+                )));
+            }
+            let value = hinted.encode(&fold(inner, hinted, cx)?, &lit.text())?;
+            Literal::Typed(ty.clone(), value)
+        }
+        // A parenthesized operand, `(2 + 2)`, where no tuple is wanted.
+        (Literal::Tuple(items), t) if items.len() == 1 && !matches!(t, CqlType::Tuple(_)) => {
+            fold(&items[0], ty, cx)?
         }
         (Literal::List(items), CqlType::List(e) | CqlType::Vector(e, _)) => {
             Literal::List(each(items, e)?)
@@ -92,27 +112,14 @@ pub(in super::super) fn fold(
     })
 }
 
-/// Whether a function's result of type `got` may be assigned to a `want`: the same type, or
-/// one whose values are `want`'s too (Cassandra's value compatibility: a timeuuid is a uuid,
-/// ascii is text, anything is a blob).
-fn fits(got: &CqlType, want: &CqlType) -> bool {
-    got == want
-        || matches!(
-            (got, want),
-            (CqlType::Ascii, CqlType::Text)
-                | (CqlType::Timeuuid, CqlType::Uuid)
-                | (_, CqlType::Blob)
-        )
-        || matches!(want, CqlType::Frozen(inner) if **inner == *got)
-}
-
 /// Chooses `name(args…)` and evaluates it.
 fn evaluate(
     name: &str,
     args: &[Literal],
+    receiver: &CqlType,
     cx: &Context<'_>,
 ) -> Result<(Chosen, Option<Vec<u8>>), CqlError> {
-    let chosen = chosen(name, args)?;
+    let chosen = chosen(name, args, Some(receiver))?;
     let mut values = Vec::with_capacity(args.len());
     for (a, p) in args.iter().zip(&chosen.params) {
         let folded = fold(a, p, cx)?;
@@ -122,12 +129,22 @@ fn evaluate(
     Ok((chosen, value))
 }
 
-/// The function `name(args…)` names, its nested calls' results typed by their own choices.
-pub(in super::super) fn chosen(name: &str, args: &[Literal]) -> Result<Chosen, CqlError> {
+/// The function `name(args…)` names, where its result goes to a `receiver` if known (an
+/// operator's choice depends on it); a function's nested calls are typed by their own choices.
+pub(in super::super) fn chosen(
+    name: &str,
+    args: &[Literal],
+    receiver: Option<&CqlType>,
+) -> Result<Chosen, CqlError> {
+    if let Some(op) = operator(name) {
+        let operands: Vec<Operand<'_>> = args.iter().map(Operand::Literal).collect();
+        return resolve(op, &operands, receiver);
+    }
     let mut known = Vec::with_capacity(args.len());
     for a in args {
         known.push(match a {
-            Literal::Call(n, inner) => Arg::Typed(chosen(n, inner)?.returns),
+            Literal::Call(n, inner) => Arg::Typed(chosen(n, inner, None)?.returns),
+            Literal::Hint(t, _) => Arg::Typed(t.clone()),
             other => Arg::Literal(other),
         });
     }

@@ -1,8 +1,9 @@
 //! CQL's native scalar functions (Cassandra's `system` keyspace of functions): which function a
 //! call names, chosen by its name and its arguments' types as Cassandra chooses among
 //! overloads, its result type, and its value from its arguments' bytes. The time functions are
-//! `time.rs`'s, the arithmetic and casts of numbers `number.rs`'s, the aggregates
-//! `aggregate.rs`'s. What a selector or a term *is* stays with the callers (`selection.rs`,
+//! `time.rs`'s, the arithmetic and casts of numbers `number.rs`'s (decimals `decimal.rs`'s),
+//! the operators' choice of overload `operation.rs`'s, a time plus a duration `temporal.rs`'s,
+//! the aggregates `aggregate.rs`'s. What a selector or a term *is* stays with the callers (`selection.rs`,
 //! `execute.rs`); this module sees only types and bytes.
 
 pub(super) mod aggregate;
@@ -10,12 +11,15 @@ mod decimal;
 pub(super) mod element;
 mod fold;
 mod number;
+mod operation;
+mod temporal;
 mod time;
 
 use super::error::CqlError;
 use super::types::{CqlType, Literal};
 pub(super) use fold::{chosen, fold};
 pub(super) use number::ArithOp;
+pub(super) use operation::{assignable, operator, resolve, Operand};
 use supercolumn::model::partitioner::Partitioner;
 use supercolumn::model::timeuuid::TimeUuidGenerator;
 
@@ -55,6 +59,8 @@ pub(super) enum Native {
     Arith(ArithOp, CqlType, CqlType),
     /// `-x`
     Negate(CqlType),
+    /// `t + d` or `t - d` of a timestamp or a date (this type) and a duration.
+    Temporal(ArithOp, CqlType),
     /// `c[k]` of a map or set of this type: (collection, key).
     Element(CqlType),
     /// `c[a..b]` of a map or set of this type: (collection, from, to), an absent end open.
@@ -267,35 +273,6 @@ pub(super) fn cast(from: &CqlType, to: &CqlType) -> Result<Chosen, CqlError> {
     })
 }
 
-/// The function `l op r` is, for operands of these types.
-pub(super) fn arith(op: ArithOp, l: &CqlType, r: &CqlType) -> Result<Chosen, CqlError> {
-    let returns = number::result_type(l, r).ok_or_else(|| {
-        CqlError::invalid(format!(
-            "the '{}' operation is not supported between {l} and {r}",
-            op.symbol()
-        ))
-    })?;
-    Ok(Chosen {
-        native: Native::Arith(op, l.clone(), r.clone()),
-        params: vec![l.clone(), r.clone()],
-        returns,
-    })
-}
-
-/// The function `-x` is, for an `x` of this type.
-pub(super) fn negate(ty: &CqlType) -> Result<Chosen, CqlError> {
-    if !number::is_number(ty) {
-        return Err(CqlError::invalid(format!(
-            "the '-' operation is not supported on {ty}"
-        )));
-    }
-    Ok(Chosen {
-        native: Native::Negate(ty.clone()),
-        params: vec![ty.clone()],
-        returns: ty.clone(),
-    })
-}
-
 /// `token(k…)`, whose one input is the row key, of the partitioner's token type.
 pub(super) fn token(partitioner: Partitioner) -> Chosen {
     Chosen {
@@ -360,6 +337,15 @@ pub(super) fn call(
         },
         Native::Arith(op, l, r) => match (arg(0), arg(1)) {
             (Some(a), Some(b)) => number::arith(*op, l, a, r, b)?,
+            _ => return Ok(None),
+        },
+        Native::Temporal(op, t) => match (arg(0), arg(1)) {
+            (Some(a), Some(b)) => temporal::add(t, a, b, *op == ArithOp::Sub).map_err(|why| {
+                CqlError::invalid(format!(
+                    "the operation '{t} {} duration' failed: {why}",
+                    op.symbol()
+                ))
+            })?,
             _ => return Ok(None),
         },
         Native::Negate(t) => match arg(0) {

@@ -220,9 +220,72 @@ fn as_decimal(n: Num) -> Result<(BigInt, i32), &'static str> {
         Num::Float(f) if f.is_infinite() => {
             return Err("An infinite number cannot be converted into a decimal")
         }
-        // Java's BigDecimal.valueOf(double): the shortest text that reads back.
-        Num::Float(f) => decimal_of_text(&format!("{f:?}")).unwrap_or((BigInt::from(0), 0)),
+        // Java's BigDecimal.valueOf(double): the decimal of Double.toString's text.
+        Num::Float(f) => decimal_of_text(&java_double_text(f)).unwrap_or((BigInt::from(0), 0)),
     })
+}
+
+/// Java's `Double.toString`: the shortest digits that read back, plain with at least one
+/// fractional digit from 10⁻³ to 10⁷ (`4.0`, `0.001`), else `d.dddE±n` (`1.0E7`, `1.0E-4`).
+/// Its scale matters where a double becomes a decimal (`4.0` has scale 1).
+pub(super) fn java_double_text(f: f64) -> String {
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+    }
+    let sci = format!("{:e}", f.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if f < 0.0 { "-" } else { "" };
+    let abs = f.abs();
+    if (1e-3..1e7).contains(&abs) {
+        let point = exp + 1;
+        let text = if point <= 0 {
+            format!("0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
+        } else {
+            let p = point as usize;
+            let padded = format!("{digits:0<p$}");
+            let (int, frac) = padded.split_at(p);
+            format!("{int}.{}", if frac.is_empty() { "0" } else { frac })
+        };
+        return format!("{sign}{text}");
+    }
+    let (first, rest) = digits.split_at(1);
+    let rest = if rest.is_empty() { "0" } else { rest };
+    format!("{sign}{first}.{rest}E{exp}")
+}
+
+/// The type Cassandra prefers for a number literal where nothing else types it: `int`, else
+/// `bigint`, else `varint` for an integer; `double` where the double is exactly the literal's
+/// value (NaN and the infinities too), else `decimal`.
+pub(in super::super) fn preferred_type(text: &str) -> CqlType {
+    let unsigned = text.trim_start_matches(['-', '+']);
+    if unsigned.eq_ignore_ascii_case("nan") || unsigned.eq_ignore_ascii_case("infinity") {
+        return CqlType::Double;
+    }
+    if unsigned.bytes().all(|b| b.is_ascii_digit()) {
+        return match text.parse::<i64>() {
+            Ok(v) if i32::try_from(v).is_ok() => CqlType::Int,
+            Ok(_) => CqlType::Bigint,
+            Err(_) => CqlType::Varint,
+        };
+    }
+    let exact = text
+        .parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite())
+        .and_then(|f| {
+            let (a, b) = (
+                decimal_of_text(text)?,
+                decimal_of_text(&java_double_text(f))?,
+            );
+            Some(decimal::compare(a, b).is_eq())
+        });
+    if exact == Some(true) {
+        CqlType::Double
+    } else {
+        CqlType::Decimal
+    }
 }
 
 /// A double as the decimal Java's `BigDecimal.valueOf(double)` makes of it.
@@ -299,8 +362,14 @@ pub(super) fn arith(
             })
         }
         _ => {
-            let x = as_decimal(x).map_err(failed)?;
-            let y = as_decimal(y).map_err(failed)?;
+            // An integer becomes a decimal through a double, as Cassandra's operators make
+            // it (`1` is 1.0, scale 1); a varint exactly.
+            let via_double = |n: Num| match n {
+                Num::Int(i) => as_decimal(Num::Float(i as f64)),
+                other => as_decimal(other),
+            };
+            let x = via_double(x).map_err(failed)?;
+            let y = via_double(y).map_err(failed)?;
             let (u, s) = match op {
                 ArithOp::Add => decimal::add(x, y),
                 ArithOp::Sub => decimal::sub(x, y),

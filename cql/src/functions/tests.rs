@@ -203,3 +203,32 @@ fn aggregates_have_cassandras_types_and_edges() {
     assert!(aggregate("sum", Some(&CqlType::Text)).is_err());
     assert!(aggregate("lower", Some(&CqlType::Text)).unwrap().is_none());
 }
+
+#[test]
+fn doubles_read_as_java_writes_them_and_literals_take_cassandras_preferred_types() {
+    use super::number::{java_double_text, preferred_type};
+    for (f, text) in [
+        (4.0, "4.0"),
+        (0.001, "0.001"),
+        (0.0001, "1.0E-4"),
+        (1e7, "1.0E7"),
+        (123_456_789.0, "1.23456789E8"),
+        (-5.5, "-5.5"),
+        (1e300, "1.0E300"),
+        (0.0, "0.0"),
+    ] {
+        assert_eq!(java_double_text(f), text);
+    }
+    for (literal, ty) in [
+        ("1", CqlType::Int),
+        ("-2147483649", CqlType::Bigint),
+        ("9223372036854775808", CqlType::Varint),
+        ("5.5", CqlType::Double),
+        ("5.50", CqlType::Double),
+        ("0.1", CqlType::Double),
+        ("0.10000000000000000001", CqlType::Decimal),
+        ("NaN", CqlType::Double),
+    ] {
+        assert_eq!(preferred_type(literal), ty, "{literal}");
+    }
+}

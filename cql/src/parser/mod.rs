@@ -17,6 +17,7 @@ pub fn parse(text: &str) -> Result<Vec<Statement>, CqlError> {
         tokens,
         pos: 0,
         binds: 0,
+        operations: 0,
     };
     let mut out = Vec::new();
     loop {
@@ -38,8 +39,9 @@ pub fn parse_literal(text: &str) -> Result<Literal, CqlError> {
         tokens: tokenize(text)?,
         pos: 0,
         binds: 0,
+        operations: 0,
     };
-    let literal = p.literal()?;
+    let literal = p.simple_literal()?;
     if !p.at_end() {
         return Err(p.unexpected("the end of the value"));
     }
@@ -52,6 +54,7 @@ mod index;
 pub(crate) use dml::MAX_IN_COMBINATIONS;
 mod names;
 mod selectors;
+mod terms;
 mod user_type;
 
 /// Collections nest at most this deep in a type or a literal.
@@ -61,6 +64,8 @@ pub(super) struct Parser {
     tokens: Vec<Token>,
     pos: usize,
     binds: usize,
+    /// Operations in the value being parsed (`terms.rs` bounds them).
+    operations: usize,
 }
 
 impl Parser {
@@ -375,11 +380,20 @@ impl Parser {
         }
     }
 
+    /// One literal value with no operator after it (a selector's operand, a CSV field).
+    fn simple_literal(&mut self) -> Result<Literal, CqlError> {
+        match self.simple_term_at(0)? {
+            Term::Literal(l) => Ok(l),
+            Term::Bind(_) => Err(self.unexpected("a literal, not a bind marker")),
+        }
+    }
+
     fn term(&mut self) -> Result<Term, CqlError> {
         self.term_at(0)
     }
 
-    fn term_at(&mut self, depth: usize) -> Result<Term, CqlError> {
+    /// One value: a literal, a call, a bind marker (operators between values: `terms.rs`).
+    fn simple_term_at(&mut self, depth: usize) -> Result<Term, CqlError> {
         let negative = self.eat_sym("-");
         let tok = self.peek().cloned();
         let lit = match tok {

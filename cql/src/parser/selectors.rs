@@ -62,7 +62,7 @@ impl Parser {
         }
         if matches!(self.peek(), Some(Tok::Sym("-"))) {
             if matches!(self.peek_at(1), Some(Tok::Number(_))) {
-                return Ok(Selector::Literal(self.literal()?));
+                return Ok(Selector::Literal(self.simple_literal()?));
             }
             self.pos += 1;
             return Ok(Selector::Negate(Box::new(self.selector_unary(depth + 1)?)));
@@ -72,6 +72,13 @@ impl Parser {
 
     /// A parenthesized selector or a literal operand, if one starts here.
     fn selector_literal(&mut self, depth: usize) -> Option<Result<Selector, CqlError>> {
+        // `(type) literal`: a literal read as the hinted type (`(int) -1`, `(bigint) 1`).
+        if let Some(ty) = self.type_hint(depth) {
+            let hinted = self
+                .simple_literal()
+                .map(|l| Literal::Hint(ty, Box::new(l)));
+            return Some(hinted.map(Selector::Literal));
+        }
         Some(match self.peek() {
             Some(Tok::Sym("(")) => {
                 self.pos += 1;
@@ -79,13 +86,13 @@ impl Parser {
                     .and_then(|inner| self.sym(")").map(|()| inner))
             }
             Some(Tok::Str(_) | Tok::Number(_) | Tok::Hex(_) | Tok::Uuid(_) | Tok::Duration(_)) => {
-                self.literal().map(Selector::Literal)
+                self.simple_literal().map(Selector::Literal)
             }
             Some(Tok::Sym("[" | "{")) => self.collection_literal(depth + 1).map(Selector::Literal),
             Some(Tok::Word(w))
                 if matches!(w.to_ascii_lowercase().as_str(), "true" | "false" | "null") =>
             {
-                self.literal().map(Selector::Literal)
+                self.simple_literal().map(Selector::Literal)
             }
             _ => return None,
         })
@@ -167,16 +174,16 @@ impl Parser {
     fn element_selector(&mut self, of: Selector) -> Result<Selector, CqlError> {
         let range = |p: &mut Parser| p.eat_sym(".") && p.eat_sym(".");
         if range(self) {
-            let to = self.literal()?;
+            let to = self.simple_literal()?;
             self.sym("]")?;
             return Ok(Selector::Slice(Box::new(of), None, Some(to)));
         }
-        let first = self.literal()?;
+        let first = self.simple_literal()?;
         if range(self) {
             let to = if matches!(self.peek(), Some(Tok::Sym("]"))) {
                 None
             } else {
-                Some(self.literal()?)
+                Some(self.simple_literal()?)
             };
             self.sym("]")?;
             return Ok(Selector::Slice(Box::new(of), Some(first), to));

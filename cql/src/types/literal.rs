@@ -37,6 +37,29 @@ pub enum Literal {
     /// A bind marker as a function's argument (`blobAsInt(?)`): its position among the
     /// statement's markers, and its name for `:name`.
     Marker(usize, Option<String>),
+    /// `(type) value`: a type hint, the value read as that type (`(int) ?`, `(bigint) 1`).
+    Hint(CqlType, Box<Literal>),
+}
+
+/// Cassandra's names for the native functions its operators call, with their symbols: an
+/// operation where a value stands (`? - 5m`) is a call, `_substract(?, 5m)`.
+pub const OPERATORS: [(&str, &str); 5] = [
+    ("_add", "+"),
+    ("_substract", "-"),
+    ("_multiply", "*"),
+    ("_divide", "/"),
+    ("_modulo", "%"),
+];
+
+/// The function unary `-` calls where a value stands (`-?`).
+pub const NEGATION: &str = "_negate";
+
+/// The symbol of an operator's function (`-` for the negation too).
+pub fn operator_symbol(name: &str) -> Option<&'static str> {
+    if name == NEGATION {
+        return Some("-");
+    }
+    OPERATORS.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
 
 impl Literal {
@@ -55,7 +78,12 @@ impl Literal {
             Literal::Hex(h) => format!("0x{h}"),
             Literal::Bool(b) => b.to_string(),
             Literal::Null => "null".into(),
-            Literal::Call(f, args) => format!("system.{}({})", f.to_ascii_lowercase(), list(args)),
+            Literal::Call(f, args) => match (operator_symbol(f), args.as_slice()) {
+                (Some(op), [l, r]) => format!("{} {op} {}", l.text(), r.text()),
+                (Some(_), [x]) => format!("-{}", x.text()),
+                _ => format!("system.{}({})", f.to_ascii_lowercase(), list(args)),
+            },
+            Literal::Hint(t, x) => format!("({t}){}", x.text()),
             Literal::Typed(t, _) => format!("({t})?"),
             Literal::Marker(_, None) => "?".into(),
             Literal::Marker(_, Some(n)) => format!(":{n}"),
@@ -92,6 +120,7 @@ impl Literal {
                 v.markers(f);
             }),
             Literal::Udt(fields) => fields.iter().for_each(|(_, v)| v.markers(f)),
+            Literal::Hint(_, x) => x.markers(f),
             _ => {}
         }
     }
@@ -100,7 +129,7 @@ impl Literal {
     /// it: what the session computes before encoding.
     pub fn has_call(&self) -> bool {
         match self {
-            Literal::Call(..) | Literal::Marker(..) => true,
+            Literal::Call(..) | Literal::Marker(..) | Literal::Hint(..) => true,
             Literal::List(items) | Literal::Set(items) | Literal::Tuple(items) => {
                 items.iter().any(Literal::has_call)
             }
@@ -122,6 +151,7 @@ pub(super) fn describe(lit: &Literal) -> &'static str {
         Literal::Duration(_) => "DURATION",
         Literal::Tuple(_) => "TUPLE",
         Literal::Call(..) | Literal::Typed(..) => "function call",
+        Literal::Hint(..) => "type hint",
         Literal::Marker(..) => "bind marker",
         Literal::List(_) => "LIST",
         Literal::Set(_) => "SET",

@@ -27,7 +27,7 @@ pub(super) use collection_value::{add_element, serialize, Element};
 pub use duration::Duration;
 pub use json::quoted as json_string;
 use literal::describe;
-pub use literal::Literal;
+pub use literal::{operator_symbol, Literal, NEGATION, OPERATORS};
 pub use quote::{quote_ident, quote_ident as quote_name};
 use supercolumn::model::comparator::builtin::{from_hex, to_hex};
 use supercolumn::model::comparator::{

@@ -47,6 +47,15 @@ pub fn shown(cql: &mut Session<'_>, q: &str) -> Vec<String> {
         .collect()
 }
 
+/// Each result column of `q` as `name:type`.
+pub fn names(cql: &mut Session<'_>, q: &str) -> Vec<String> {
+    let rows = cql.query(q).unwrap_or_else(|e| panic!("{q}: {e}"));
+    rows.columns()
+        .iter()
+        .map(|(n, t)| format!("{n}:{t}"))
+        .collect()
+}
+
 /// The message of the `Invalid` error `q` must fail with.
 pub fn refused(cql: &mut Session<'_>, q: &str) -> String {
     match cql.execute(q) {
