@@ -773,6 +773,31 @@ try:
         row = session.execute("SELECT b, v FROM fa WHERE k = 1").one()
         assert (row.b, row.v) == (b"\x00\x00\x00\x07", 256), repr(row)
 
+    @check("operators: a bound timestamp minus a duration, decimals' scale, type hints")
+    def _():
+        session.execute("CREATE TABLE op (k int, t timestamp, d decimal, v int, PRIMARY KEY (k, t))")
+        ins = session.prepare("INSERT INTO op (k, t, d, v) VALUES (1, ?, 7.50, ?)")
+        at = lambda m: datetime.datetime(2016, 9, 27, 16, m)  # noqa: E731
+        for m, v in [(10, 1), (12, 2), (14, 3), (15, 4), (21, 5), (22, 6)]:
+            session.execute(ins, (at(m), v))
+        since = session.prepare("SELECT v FROM op WHERE k = 1 AND t > ? - 5m")
+        assert [c.name for c in since.column_metadata] == ["arg0(system._substract)"], since.column_metadata
+        got = [r.v for r in session.execute(since, (at(20),))]
+        assert got == [5, 6], f"t > 16:20 - 5m gave {got}"
+        row = session.execute("SELECT d / 3, d % 2, d * 1, t - 10m FROM op WHERE k = 1 LIMIT 1").one()
+        got = [str(x) for x in row[:3]]
+        assert got == ["2.5", "1.50", "7.500"], f"decimal operations {got}"
+        assert row[3] == at(0), f"t - 10m gave {row[3]}"
+        hinted = session.prepare("UPDATE op SET v = (int) ? * 2 WHERE k = 1 AND t = ?")
+        session.execute(hinted, (21, at(10)))
+        assert session.execute("SELECT v FROM op WHERE k = 1 AND t = '2016-09-27 16:10:00+0000'").one().v == 42
+        try:
+            session.prepare("SELECT v FROM op WHERE k = ? + 1")
+        except InvalidRequest as e:
+            assert "Ambiguous '+' operation with args ? and 1" in str(e), str(e)
+        else:
+            raise AssertionError("an untyped marker in an operation was not refused")
+
     @check("driver metadata: columns, types, partition and clustering keys")
     def _():
         ks = cluster.metadata.keyspaces.get(KS)
