@@ -3,6 +3,8 @@
 //! then a range on the next one; a DESC column's bounds change sides. And the row keys its
 //! partition key restrictions name, and the inclusive token a strict `token(k)` bound means.
 
+use std::cmp::Ordering;
+
 use super::error::CqlError;
 use super::table::Table;
 use supercolumn::model::comparator::CompositeType;
@@ -121,10 +123,10 @@ pub(super) fn clustering_slices(
 /// A tuple's values, one per leading clustering column.
 pub(super) type Tuple = Vec<Vec<u8>>;
 
-/// The one slice of a multi-column range on the first `width` clustering columns,
+/// The slices of a multi-column range on the first `width` clustering columns,
 /// `(c1, …) > (v1, …)` and the like, compared in the columns' value order (Cassandra's): with
 /// the columns all ascending or all descending, one composite slice (a descending one's bounds
-/// change sides). Mixed orders are refused.
+/// change sides); with mixed orders, the disjoint slices `mixed_slices` cuts it into.
 pub(super) fn multi_slice(
     t: &Table,
     width: usize,
@@ -134,9 +136,7 @@ pub(super) fn multi_slice(
     let orders = &t.descending[..width.min(t.descending.len())];
     let desc = orders.first().copied().unwrap_or(false);
     if orders.iter().any(|d| *d != desc) {
-        return Err(CqlError::invalid(
-            "a multi-column range over clustering columns of mixed orders (ASC and DESC) is not supported yet",
-        ));
+        return mixed_slices(t, lower, upper);
     }
     let (lo, hi) = if desc { (upper, lower) } else { (lower, upper) };
     let build = |v: &Tuple, eoc: i8| -> Result<Vec<u8>, CqlError> {
@@ -160,6 +160,104 @@ pub(super) fn multi_slice(
         return Ok(Vec::new());
     }
     Ok(vec![Bounds { start, finish }])
+}
+
+/// A multi-column range over clustering columns of mixed orders, as disjoint slices in
+/// clustering order. `(a, b) > (1, 2)` is `a = 1 AND b > 2` or `a > 1`: a bound is the union,
+/// over each of its columns, of `=` on the columns before it and a one-sided range on it
+/// (`>=` on the last where the bound is inclusive), each of which is one slice whatever the
+/// columns' orders. With both bounds, each piece of one meets each piece of the other: where
+/// they range on one column, a range between the two values; where one ranges on an earlier
+/// column than the other, the other's piece, if its value on that column passes the first's
+/// bound.
+fn mixed_slices(
+    t: &Table,
+    lower: Option<&(Tuple, bool)>,
+    upper: Option<&(Tuple, bool)>,
+) -> Result<Vec<Bounds>, CqlError> {
+    // Each piece of a bound: the column it ranges on, and whether inclusively.
+    let pieces = |b: Option<&(Tuple, bool)>| -> Vec<Option<(usize, bool)>> {
+        match b {
+            Some((v, inclusive)) => (0..v.len())
+                .map(|i| Some((i, *inclusive && i + 1 == v.len())))
+                .collect(),
+            None => vec![None],
+        }
+    };
+    let empty = Vec::new();
+    let (lv, uv) = (
+        lower.map_or(&empty, |b| &b.0),
+        upper.map_or(&empty, |b| &b.0),
+    );
+    let mut out = Vec::new();
+    for lp in pieces(lower) {
+        for up in pieces(upper) {
+            // (prefix held by `=`, range below, range above)
+            let piece = match (lp, up) {
+                (None, None) => continue,
+                (Some((i, inc)), None) => (&lv[..i], Some((&lv[i], inc)), None),
+                (None, Some((j, inc))) => (&uv[..j], None, Some((&uv[j], inc))),
+                (Some((i, ia)), Some((j, ib))) => {
+                    let common = i.min(j);
+                    if lv[..common] != uv[..common] {
+                        continue;
+                    }
+                    match i.cmp(&j) {
+                        Ordering::Equal => (&lv[..i], Some((&lv[i], ia)), Some((&uv[i], ib))),
+                        // The upper piece holds column i at uv[i]: it must be above lv[i].
+                        Ordering::Less if value_cmp(t, &uv[..i], i, &uv[i], &lv[i]).is_gt() => {
+                            (&uv[..j], None, Some((&uv[j], ib)))
+                        }
+                        // The lower piece holds column j at lv[j]: it must be below uv[j].
+                        Ordering::Greater if value_cmp(t, &lv[..j], j, &lv[j], &uv[j]).is_lt() => {
+                            (&lv[..i], Some((&lv[i], ia)), None)
+                        }
+                        _ => continue,
+                    }
+                }
+            };
+            out.extend(piece_slice(t, piece)?);
+        }
+    }
+    let cmp = t.comparator();
+    out.sort_by(|a, b| cmp.compare(&a.start, &b.start));
+    Ok(out)
+}
+
+/// `x` against `y` as values of clustering column `c` (its type's order, not its storage
+/// order), both after `prefix`.
+fn value_cmp(t: &Table, prefix: &[Vec<u8>], c: usize, x: &[u8], y: &[u8]) -> Ordering {
+    let key = |v: &[u8]| {
+        let mut parts: Vec<&[u8]> = prefix.iter().map(Vec::as_slice).collect();
+        parts.push(v);
+        CompositeType::build(&parts, 0)
+    };
+    let o = t.comparator().compare(&key(x), &key(y));
+    if t.descending[c] {
+        o.reverse()
+    } else {
+        o
+    }
+}
+
+/// The slice of `=` on a clustering prefix and a range on the next column (none if empty).
+type Piece<'a> = (
+    &'a [Vec<u8>],
+    Option<(&'a Vec<u8>, bool)>,
+    Option<(&'a Vec<u8>, bool)>,
+);
+
+fn piece_slice(t: &Table, (prefix, lo, hi): Piece<'_>) -> Result<Vec<Bounds>, CqlError> {
+    let n = t.columns.len();
+    let (mut eq, mut lower, mut upper) = (vec![None; n], vec![None; n], vec![None; n]);
+    for (&ci, v) in t.clustering.iter().zip(prefix) {
+        eq[ci] = Some(vec![v.clone()]);
+    }
+    if let Some(&ci) = t.clustering.get(prefix.len()) {
+        lower[ci] = lo.map(|(v, inc)| (v.clone(), inc));
+        upper[ci] = hi.map(|(v, inc)| (v.clone(), inc));
+    }
+    clustering_slices(t, &eq, &lower, &upper)
 }
 
 /// The partitions named by `=`/`IN` on the whole partition key (every combination), in the

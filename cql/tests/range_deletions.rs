@@ -194,6 +194,30 @@ fn a_descending_clustering_column_deletes_by_value_not_by_storage_order() {
 }
 
 #[test]
+fn a_multi_column_range_over_mixed_orders_deletes_each_slice_of_it() {
+    let schema = "CREATE TABLE t (k int, a int, b int, v int, PRIMARY KEY (k, a, b)) \
+                  WITH CLUSTERING ORDER BY (a ASC, b DESC)";
+    both(schema, |db, flush| {
+        let mut cql = ks_session(db);
+        for a in 0..3 {
+            for b in 0..3 {
+                cql.execute(&format!(
+                    "INSERT INTO t (k, a, b, v) VALUES (0, {a}, {b}, 0) USING TIMESTAMP 10"
+                ))
+                .unwrap();
+            }
+        }
+        flush();
+        // (0, 1) < (a, b) <= (2, 0): a = 0 AND b > 1, a = 1, a = 2 AND b <= 0.
+        cql.execute("DELETE FROM t WHERE k = 0 AND (a, b) > (0, 1) AND (a, b) <= (2, 0)")
+            .unwrap();
+        flush();
+        let left = shown(&mut cql, "SELECT a, b FROM t WHERE k = 0");
+        assert_eq!(left, ["0|1", "0|0", "2|2", "2|1"]);
+    });
+}
+
+#[test]
 fn range_deletions_survive_compaction_reopening_and_page_cleanly() {
     let dir = tempfile::tempdir().unwrap();
     {
