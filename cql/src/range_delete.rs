@@ -14,11 +14,11 @@ use super::session::Session;
 use super::table::{Kind, Table};
 use supercolumn::BatchMutation;
 
-/// Whether a `DELETE`'s `WHERE` names its rows by a range of clustering values, or by a
-/// multi-column relation: more than a prefix of `=`/`IN` on single clustering columns.
+/// Whether a `DELETE`'s `WHERE` names its rows by a range of clustering values, one column's
+/// or several (`(a, b) > (…)`): more than a prefix of `=`/`IN`.
 pub(super) fn names_a_range(t: &Table, relations: &[Relation]) -> bool {
     relations.iter().any(|r| match r {
-        Relation::Multi(..) | Relation::MultiIn(..) => true,
+        Relation::Multi(_, op, _) => matches!(op, Op::Gt | Op::Ge | Op::Lt | Op::Le),
         Relation::Compare(c, Op::Gt | Op::Ge | Op::Lt | Op::Le, _) => t
             .column(c)
             .is_ok_and(|(_, d)| matches!(d.kind, Kind::Clustering(_))),

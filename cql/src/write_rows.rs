@@ -1,10 +1,13 @@
 //! The rows a write's `WHERE` names: `=` or `IN` on the whole partition key, then on every
 //! clustering column (a CQL row), on a prefix of them (every row under it), or on none (a
-//! partition); each combination of the values given, as a row key and clustering values.
-//! Building the writes is `execute.rs`'s; this file only names.
+//! partition); each combination of the values given, as a row key and clustering values. The
+//! leading clustering columns may be named together, `(a, b) = (…)` or `(a, b) IN ((…), …)`:
+//! each tuple then a prefix, not each combination of its values. Building the writes is
+//! `execute.rs`'s; this file only names.
 
 use super::ast::{Op, Relation, Term};
 use super::error::CqlError;
+use super::multi_column::MultiColumn;
 use super::session::Session;
 use super::table::{Kind, Table};
 
@@ -33,13 +36,18 @@ pub(super) fn restricts_clustering(t: &Table, relations: &[Relation]) -> bool {
     })
 }
 
-/// Whether `relations` restrict every clustering column of `t` by `=` or `IN` on it alone
-/// (what a `DELETE` of columns must name: whole rows).
+/// Whether `relations` restrict every clustering column of `t` by `=` or `IN`, on it alone or
+/// in a multi-column `(a, b) = (…)` or `IN` (what a `DELETE` of columns must name: whole
+/// rows).
 pub(super) fn names_every_row_whole(t: &Table, relations: &[Relation]) -> bool {
+    let names = |c: &String, i: usize| t.column(c).is_ok_and(|(j, _)| j == i);
     t.clustering.iter().all(|&i| {
         relations.iter().any(|r| match r {
             Relation::Compare(c, Op::Eq, _) | Relation::In(c, _) | Relation::InMarker(c, _) => {
-                t.column(c).is_ok_and(|(j, _)| j == i)
+                names(c, i)
+            }
+            Relation::Multi(cs, Op::Eq, _) | Relation::MultiIn(cs, _) => {
+                cs.iter().any(|c| names(c, i))
             }
             _ => false,
         })
@@ -63,6 +71,12 @@ fn write_restriction(r: &Relation) -> Result<(&String, &[Term]), CqlError> {
     match r {
         Relation::Compare(c, Op::Eq, v) => Ok((c, std::slice::from_ref(v))),
         Relation::In(c, vs) => Ok((c, vs.as_slice())),
+        // Only an UPDATE gets here with a slice: a DELETE's are range deletions.
+        Relation::Compare(_, Op::Gt | Op::Ge | Op::Lt | Op::Le, _) | Relation::Multi(..) => {
+            Err(CqlError::invalid(
+                "Slice restrictions are not supported on the clustering columns in UPDATE statements",
+            ))
+        }
         Relation::Compare(c, ..) => Err(CqlError::invalid(format!(
             "only = and IN can restrict {c} in a write"
         ))),
@@ -70,9 +84,11 @@ fn write_restriction(r: &Relation) -> Result<(&String, &[Term]), CqlError> {
         Relation::InMarker(c, _) => Err(CqlError::invalid(format!(
             "IN ? on {c} takes a list bound to a prepared statement"
         ))),
-        Relation::Multi(..) | Relation::MultiIn(..) => Err(CqlError::invalid(
-            "Multi-column relations are not supported in a write here: restrict each column",
-        )),
+        // Read by `rows_named` before it asks here.
+        Relation::MultiIn(cs, _) => Err(CqlError::invalid(format!(
+            "({}) IN is not a single column's restriction",
+            cs.join(", ")
+        ))),
     }
 }
 
@@ -87,7 +103,21 @@ impl Session<'_> {
         clustering: Naming,
     ) -> Result<Vec<NamedRow>, CqlError> {
         let mut choices: Vec<Option<Vec<Vec<u8>>>> = vec![None; t.columns.len()];
+        // `(a, b) = (…)` and `(a, b) IN (…)`: the leading clustering columns' tuples.
+        let mut multi = MultiColumn::default();
         for r in relations {
+            match r {
+                Relation::Multi(cs, Op::Eq, tuple) => {
+                    let tuple = std::slice::from_ref(tuple);
+                    self.multi_column(t, cs, Some(Op::Eq), tuple, &mut multi)?;
+                    continue;
+                }
+                Relation::MultiIn(cs, tuples) => {
+                    self.multi_column(t, cs, None, tuples, &mut multi)?;
+                    continue;
+                }
+                _ => {}
+            }
             let (c, terms) = write_restriction(r)?;
             let (i, def) = t.column(c)?;
             if def.kind == Kind::Regular {
@@ -117,9 +147,24 @@ impl Session<'_> {
             })?;
             keys = cross(keys, vals);
         }
-        let mut cks: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
+        for &i in &t.clustering[..multi.width] {
+            if choices[i].is_some() {
+                return Err(CqlError::invalid(format!(
+                    "Column \"{}\" cannot be restricted by both a multi-column and a single-column relation",
+                    t.columns[i].name
+                )));
+            }
+        }
+        let mut cks: Vec<Vec<Vec<u8>>> = match multi.tuples {
+            Some(mut tuples) if clustering != Naming::Partitions => {
+                tuples.sort();
+                tuples.dedup();
+                tuples
+            }
+            _ => vec![Vec::new()],
+        };
         let mut unrestricted: Option<&str> = None;
-        for &i in &t.clustering {
+        for &i in &t.clustering[multi.width..] {
             let name = t.columns[i].name.as_str();
             match (&choices[i], clustering) {
                 (_, Naming::Partitions) => break,

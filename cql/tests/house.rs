@@ -128,7 +128,10 @@ const RULES: &[(&str, &[&str])] = &[
         "prepared",
         &["error", "types", "ast", "table", "binds", "unset", "plan"],
     ),
-    ("write_rows", &["error", "ast", "table", "session"]),
+    (
+        "write_rows",
+        &["error", "ast", "table", "session", "multi_column"],
+    ),
     (
         "range_delete",
         &["error", "ast", "table", "bounds", "session", "select_plan"],

@@ -156,12 +156,7 @@ fn multi_column_relations_refuse_what_cassandra_refuses() {
         "SELECT * FROM t WHERE k = 1 AND (a, b) = (1, null)",
     );
     assert!(e.contains("null"), "{e}");
-    // A DELETE names rows by them (`range_deletions.rs`); an UPDATE does not yet.
-    let e = refused(
-        &mut cql,
-        "UPDATE t SET v = 1 WHERE k = 1 AND (a, b) = (1, 1)",
-    );
-    assert!(e.contains("Multi-column"), "{e}");
+    // A write names rows by them (`writes_name_rows_by_multi_column_equalities_and_in`).
 }
 
 #[test]
@@ -233,4 +228,63 @@ fn a_tuple_of_markers_binds_each_column_on_its_own() {
         "SELECT a FROM t WHERE k = 1 AND (a, b) > (1, 'x', 3)",
     );
     assert!(e.contains("Expected 2 elements"), "{e}");
+}
+
+#[test]
+fn writes_name_rows_by_multi_column_equalities_and_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int, a int, b int, c int, v int, PRIMARY KEY (k, a, b, c))",
+    );
+    let mut cql = ks_session(&db);
+    for (a, b, c) in [(1, 1, 0), (1, 2, 0), (1, 2, 1), (2, 1, 0)] {
+        cql.execute(&format!(
+            "INSERT INTO t (k, a, b, c, v) VALUES (0, {a}, {b}, {c}, 0)"
+        ))
+        .unwrap();
+    }
+    // Each tuple names its own rows, not every combination of the tuples' values: (2, 2)
+    // and (1, 1) stay apart from (1, 2) and (2, 1).
+    cql.execute("UPDATE t SET v = 1 WHERE k = 0 AND (a, b) IN ((1, 2), (2, 1)) AND c = 0")
+        .unwrap();
+    let p = cql
+        .prepare("UPDATE t SET v = 2 WHERE k = 0 AND (a, b, c) = (?, ?, ?)")
+        .unwrap();
+    let int = |v: i32| v.to_be_bytes().to_vec();
+    cql.execute_prepared(&p, &[Some(&int(1)), Some(&int(2)), Some(&int(1))])
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT a, b, c, v FROM t WHERE k = 0"),
+        ["1|1|0|0", "1|2|0|1", "1|2|1|2", "2|1|0|1"]
+    );
+    // A column deletion names whole rows through them; a row deletion a prefix.
+    cql.execute("DELETE v FROM t WHERE k = 0 AND (a, b, c) = (1, 2, 0)")
+        .unwrap();
+    cql.execute("DELETE FROM t WHERE k = 0 AND (a) = (2)")
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT a, b, c, v FROM t WHERE k = 0"),
+        ["1|1|0|0", "1|2|0|null", "1|2|1|2"]
+    );
+    let e = refused(
+        &mut cql,
+        "UPDATE t SET v = 3 WHERE k = 0 AND (a, b) > (1, 1) AND c = 0",
+    );
+    assert!(
+        e.contains(
+            "Slice restrictions are not supported on the clustering columns in UPDATE statements"
+        ),
+        "{e}"
+    );
+    let e = refused(
+        &mut cql,
+        "UPDATE t SET v = 3 WHERE k = 0 AND (a, b) = (1, 1) AND a = 1 AND c = 0",
+    );
+    assert!(e.contains("both a multi-column and a single-column"), "{e}");
+    let e = refused(&mut cql, "DELETE v FROM t WHERE k = 0 AND (a, b) = (1, 1)");
+    assert!(
+        e.contains("Range deletions are not supported for specific columns"),
+        "{e}"
+    );
 }
