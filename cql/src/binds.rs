@@ -205,6 +205,9 @@ fn condition_terms<'c>(
     let ty = column_type(table, c);
     let mut out = Vec::new();
     let value = match &cc.subscript {
+        // What `CONTAINS` looks for: an element (`value(c)`), or a map's key (`key(c)`).
+        None if cc.op == Op::Contains => (format!("value({c})"), contained(&ty, cc.op)),
+        None if cc.op == Op::ContainsKey => (format!("key({c})"), contained(&ty, cc.op)),
         None => (c.clone(), ty),
         Some(Subscript::Element(k)) => {
             let (kt, vt) = ty

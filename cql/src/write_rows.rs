@@ -14,6 +14,9 @@ use super::table::{Kind, Table};
 /// A row key, and the clustering values (all, a prefix, or none) of the rows named in it.
 pub(super) type NamedRow = (Vec<u8>, Vec<Vec<u8>>);
 
+/// The values `=` or `IN` give each column, by its index (`None`: not restricted so).
+type Choices = Vec<Option<Vec<Vec<u8>>>>;
+
 /// What a write's `WHERE` must name besides whole partitions.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Naming {
@@ -102,41 +105,7 @@ impl Session<'_> {
         relations: &[Relation],
         clustering: Naming,
     ) -> Result<Vec<NamedRow>, CqlError> {
-        let mut choices: Vec<Option<Vec<Vec<u8>>>> = vec![None; t.columns.len()];
-        // `(a, b) = (…)` and `(a, b) IN (…)`: the leading clustering columns' tuples.
-        let mut multi = MultiColumn::default();
-        for r in relations {
-            match r {
-                Relation::Multi(cs, Op::Eq, tuple) => {
-                    let tuple = std::slice::from_ref(tuple);
-                    self.multi_column(t, cs, Some(Op::Eq), tuple, &mut multi)?;
-                    continue;
-                }
-                Relation::MultiIn(cs, tuples) => {
-                    self.multi_column(t, cs, None, tuples, &mut multi)?;
-                    continue;
-                }
-                _ => {}
-            }
-            let (c, terms) = write_restriction(r)?;
-            let (i, def) = t.column(c)?;
-            if def.kind == Kind::Regular {
-                return Err(CqlError::invalid(format!(
-                    "non PRIMARY KEY column {c} found in WHERE of a write"
-                )));
-            }
-            if choices[i].is_some() {
-                return Err(CqlError::invalid(format!("{c} is restricted twice")));
-            }
-            let mut vals = Vec::new();
-            for term in terms {
-                vals.push(
-                    self.value(&def.ty, term, c)?
-                        .ok_or_else(|| CqlError::invalid(format!("invalid null value for {c}")))?,
-                );
-            }
-            choices[i] = Some(vals);
-        }
+        let (choices, multi) = self.write_values(t, relations)?;
         let mut keys: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
         for &i in &t.partition_key {
             let vals = choices[i].as_ref().ok_or_else(|| {
@@ -192,5 +161,50 @@ impl Session<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// Each key column's `=`/`IN` values (by column index), and the leading clustering
+    /// columns' tuples of a multi-column `(a, b) = (…)` or `IN`.
+    fn write_values(
+        &self,
+        t: &Table,
+        relations: &[Relation],
+    ) -> Result<(Choices, MultiColumn), CqlError> {
+        let mut choices: Choices = vec![None; t.columns.len()];
+        // `(a, b) = (…)` and `(a, b) IN (…)`: the leading clustering columns' tuples.
+        let mut multi = MultiColumn::default();
+        for r in relations {
+            match r {
+                Relation::Multi(cs, Op::Eq, tuple) => {
+                    let tuple = std::slice::from_ref(tuple);
+                    self.multi_column(t, cs, Some(Op::Eq), tuple, &mut multi)?;
+                    continue;
+                }
+                Relation::MultiIn(cs, tuples) => {
+                    self.multi_column(t, cs, None, tuples, &mut multi)?;
+                    continue;
+                }
+                _ => {}
+            }
+            let (c, terms) = write_restriction(r)?;
+            let (i, def) = t.column(c)?;
+            if def.kind == Kind::Regular {
+                return Err(CqlError::invalid(format!(
+                    "non PRIMARY KEY column {c} found in WHERE of a write"
+                )));
+            }
+            if choices[i].is_some() {
+                return Err(CqlError::invalid(format!("{c} is restricted twice")));
+            }
+            let mut vals = Vec::new();
+            for term in terms {
+                vals.push(
+                    self.value(&def.ty, term, c)?
+                        .ok_or_else(|| CqlError::invalid(format!("invalid null value for {c}")))?,
+                );
+            }
+            choices[i] = Some(vals);
+        }
+        Ok((choices, multi))
     }
 }

@@ -441,3 +441,65 @@ fn conditions_name_elements_fields_and_in_lists() {
         [vec![int(9)]]
     );
 }
+
+#[test]
+fn contains_conditions_hold_of_the_collection_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE c (k int PRIMARY KEY, l list<int>, s set<text>, m map<text, int>,
+         f frozen<list<int>>, v int)",
+    );
+    let mut cql = session(&db);
+    cql.execute("INSERT INTO c (k, l, s, m, f, v) VALUES (1, [1, 2], {'a'}, {'x': 7}, [3], 0)")
+        .unwrap();
+    for (condition, holds) in [
+        ("l CONTAINS 2", true),
+        ("l CONTAINS 3", false),
+        ("s CONTAINS 'a'", true),
+        ("m CONTAINS 7", true),
+        ("m CONTAINS KEY 'x'", true),
+        ("m CONTAINS KEY 'y'", false),
+        ("f CONTAINS 3", true),
+        ("l CONTAINS 1 AND m CONTAINS KEY 'y'", false),
+    ] {
+        let q = format!("UPDATE c SET v = 1 WHERE k = 1 IF {condition}");
+        assert_eq!(applied(&mut cql, &q), holds, "{q}");
+    }
+    // A row (or a collection) not there contains nothing.
+    assert!(!applied(
+        &mut cql,
+        "UPDATE c SET v = 1 WHERE k = 2 IF l CONTAINS 1"
+    ));
+    // Markers take the element's type, and Cassandra's names.
+    let p = cql
+        .prepare("DELETE FROM c WHERE k = ? IF m CONTAINS KEY ? AND l CONTAINS ?")
+        .unwrap();
+    let names: Vec<(String, String)> = p
+        .bind_columns()
+        .into_iter()
+        .map(|(n, t)| (n, t.to_string()))
+        .collect();
+    let want = [("k", "int"), ("key(m)", "text"), ("value(l)", "int")];
+    assert_eq!(names, want.map(|(n, t)| (n.to_string(), t.to_string())));
+    cql.execute_prepared(&p, &[int(1).as_deref(), Some(b"x"), int(2).as_deref()])
+        .unwrap();
+    assert!(rows(&mut cql, "SELECT k FROM c").is_empty());
+    for (q, e) in [
+        (
+            "UPDATE c SET v = 1 WHERE k = 1 IF v CONTAINS 1",
+            "Cannot use CONTAINS on non-collection column v",
+        ),
+        (
+            "UPDATE c SET v = 1 WHERE k = 1 IF l CONTAINS KEY 1",
+            "Cannot use CONTAINS KEY on non-map column l",
+        ),
+        (
+            "UPDATE c SET v = 1 WHERE k = 1 IF l CONTAINS null",
+            "Invalid comparison with null for operator \"CONTAINS\"",
+        ),
+    ] {
+        let got = cql.execute(q).unwrap_err().to_string();
+        assert!(got.contains(e), "{q}: {got}");
+    }
+}

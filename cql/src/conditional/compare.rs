@@ -21,6 +21,9 @@ impl Session<'_> {
     ) -> Result<bool, CqlError> {
         let c = cc.column.as_str();
         let (_, def) = t.column(c)?;
+        if matches!(cc.op, Op::Contains | Op::ContainsKey) {
+            return self.contains_holds(cc, &def.ty, current);
+        }
         let at = current.columns().iter().position(|(n, _)| n == c);
         let whole = current.first().zip(at).and_then(|(r, i)| r.get(i));
         let (ty, have) = match &cc.subscript {
@@ -74,6 +77,57 @@ impl Session<'_> {
             any |= compare(&ty, have.as_deref(), cc.op, want.as_deref(), c)?;
         }
         Ok(any)
+    }
+}
+
+impl Session<'_> {
+    /// `IF c CONTAINS v` or `IF m CONTAINS KEY k`: whether the collection as it is holds the
+    /// element (a map the value), or the key; a null or empty collection holds nothing.
+    fn contains_holds(
+        &self,
+        cc: &ColumnCondition,
+        ty: &CqlType,
+        current: &Rows,
+    ) -> Result<bool, CqlError> {
+        let c = cc.column.as_str();
+        let inner = match ty {
+            CqlType::Frozen(inner) => inner.as_ref(),
+            t => t,
+        };
+        let key = cc.op == Op::ContainsKey;
+        let (word, fits) = if key {
+            ("CONTAINS KEY", matches!(inner, CqlType::Map(..)))
+        } else {
+            ("CONTAINS", inner.is_collection())
+        };
+        if !fits {
+            let what = if key { "non-map" } else { "non-collection" };
+            return Err(CqlError::invalid(format!(
+                "Cannot use {word} on {what} column {c}"
+            )));
+        }
+        if cc.subscript.is_some() || cc.is_in {
+            return Err(CqlError::invalid(format!(
+                "{word} conditions on {c} take one value, on the whole column"
+            )));
+        }
+        let element = match (inner, key) {
+            (CqlType::Map(k, _), true) => k.as_ref(),
+            (CqlType::List(e) | CqlType::Set(e) | CqlType::Map(_, e), _) => e.as_ref(),
+            _ => inner,
+        };
+        let at = current.columns().iter().position(|(n, _)| n == c);
+        let have = current.first().zip(at).and_then(|(r, i)| r.get(i));
+        let mut holds = false;
+        for term in &cc.values {
+            let want = self.value(element, term, c)?.ok_or_else(|| {
+                CqlError::invalid(format!(
+                    "Invalid comparison with null for operator \"{word}\""
+                ))
+            })?;
+            holds |= matches_filter(ty, have, cc.op, &want);
+        }
+        Ok(holds)
     }
 }
 

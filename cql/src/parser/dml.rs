@@ -306,11 +306,6 @@ impl Parser {
             });
         }
         let op = self.op()?;
-        if matches!(op, Op::Contains | Op::ContainsKey) {
-            return Err(CqlError::invalid(format!(
-                "CONTAINS conditions (IF {column} CONTAINS …) are not supported yet"
-            )));
-        }
         Ok(ColumnCondition {
             column,
             subscript,

@@ -502,7 +502,7 @@ try:
         got = {r.k: list(r.e) for r in session.execute("SELECT k, e FROM ve")}
         assert got == {1: [0.5, -1.0, 2.25], 2: [1.0, 2.0, 3.0]}, f"vectors {got}"
 
-    @check("lightweight transactions: IF NOT EXISTS, IF v = ?, was_applied")
+    @check("lightweight transactions: IF NOT EXISTS, IF v = ?, IF m CONTAINS KEY ?, was_applied")
     def _():
         session.execute("CREATE TABLE lwt (k int PRIMARY KEY, v text)")
         p = session.prepare("INSERT INTO lwt (k, v) VALUES (?, ?) IF NOT EXISTS")
@@ -523,6 +523,10 @@ try:
         assert not session.execute(e, (5, 1, "a", 2, 3)).was_applied, "IF m['a'] IN (2, 3) applied"
         assert session.execute(e, (5, 1, "a", 2, 1)).was_applied, "IF m['a'] IN (2, 1) not applied"
         assert session.execute("SELECT n FROM lwtm WHERE k = 1").one().n == 5
+        # CONTAINS KEY: the marker typed as the map's key.
+        ck = session.prepare("UPDATE lwtm SET n = ? WHERE k = ? IF m CONTAINS KEY ?")
+        assert not session.execute(ck, (6, 1, "b")).was_applied, "IF m CONTAINS KEY 'b' applied"
+        assert session.execute(ck, (6, 1, "a")).was_applied, "IF m CONTAINS KEY 'a' not applied"
 
     @check("conditional batches: one partition, applied whole or not at all")
     def _():
