@@ -1,11 +1,12 @@
 //! Whether a `SELECT` reads through a secondary index: an `=` on a column a built index covers
 //! (or `CONTAINS`, `CONTAINS KEY` on a collection an index of its elements covers), to a value
-//! an index can hold, and no token range on the partitions. `select_plan.rs` asks
-//! here; `index_scan.rs` reads what it planned.
+//! an index can hold, and no token range on the partitions; and whether a storage-attached
+//! index serves every filter (its ranges too), so that no `ALLOW FILTERING` is needed.
+//! `select_plan.rs` asks here; `index_scan.rs` reads what it planned.
 
 use super::ast::{Relation, Select};
 use super::error::CqlError;
-use super::table::{Table, TableIndex};
+use super::table::{Table, TableIndex, SAI_CLASS};
 use super::types::{CqlType, Op};
 use supercolumn::schema::IndexOf;
 
@@ -44,6 +45,38 @@ fn serves(t: &Table, x: &TableIndex, op: Op) -> bool {
             | (IndexOf::ElementNames, Op::Contains, false)
             | (IndexOf::ElementNames, Op::ContainsKey, true)
     )
+}
+
+/// Whether every filter is one a built storage-attached index serves, which Cassandra 5 runs
+/// without `ALLOW FILTERING`: what a value index serves, and a range (`<`, `<=`, `>`, `>=`)
+/// on a column of a numeric or time type. The rows are then found as any filtered query's
+/// are (an equality through its index), so the answer is the same.
+pub(super) fn storage_attached_serve(t: &Table, filters: &[(usize, Op, Vec<u8>)]) -> bool {
+    !filters.is_empty()
+        && filters.iter().all(|(i, op, _)| {
+            let column = &t.columns[*i];
+            let ranged = matches!(op, Op::Lt | Op::Le | Op::Gt | Op::Ge);
+            let ordered = matches!(
+                column.ty,
+                CqlType::Tinyint
+                    | CqlType::Smallint
+                    | CqlType::Int
+                    | CqlType::Bigint
+                    | CqlType::Varint
+                    | CqlType::Decimal
+                    | CqlType::Float
+                    | CqlType::Double
+                    | CqlType::Date
+                    | CqlType::Time
+                    | CqlType::Timestamp
+            );
+            t.indexes.iter().any(|x| {
+                x.built
+                    && x.column == column.name
+                    && x.class.as_deref() == Some(SAI_CLASS)
+                    && (serves(t, x, *op) || (ranged && ordered && x.of == IndexOf::Value))
+            })
+        })
 }
 
 /// Whether the rows are best found through an index of a key column: the partition key is

@@ -12,7 +12,9 @@ use super::assemble::{resolve, Resolved};
 use super::ast::{Op, Relation, Select, Term};
 use super::bounds::{clustering_slices, partition_keys, token_bound, Bounds};
 use super::error::CqlError;
-use super::index_plan::{key_index_wanted, usable_index, uses_index, IndexRead};
+use super::index_plan::{
+    key_index_wanted, storage_attached_serve, usable_index, uses_index, IndexRead,
+};
 use super::key_filters::{demote, Demoted, KeyRestrictions};
 use super::multi_column::{multi_slices, MultiColumn};
 use super::select_shape::{group_by, output_columns, read_reversed, validate};
@@ -162,7 +164,9 @@ impl Session<'_> {
         let mut r = self.restrictions(&t, &s.relations)?;
         let demoted = r.demote_keys(&t);
         let index = usable_index(&t, &r.filters, !r.span.is_whole())?;
-        if !s.allow_filtering {
+        // A query every filter of which a storage-attached index serves filters freely.
+        let filtering = s.allow_filtering || storage_attached_serve(&t, &r.filters);
+        if !filtering {
             demoted.allowed(&t, r.filters.len(), index.as_ref().map(|ix| ix.on_key))?;
         }
         let reversed = read_reversed(&t, &s.order_by)?;
@@ -182,7 +186,7 @@ impl Session<'_> {
             || t.clustering
                 .iter()
                 .any(|&i| r.eq[i].is_some() || r.lower[i].is_some() || r.upper[i].is_some());
-        if keys.is_none() && index.is_none() && clustering_restricted && !s.allow_filtering {
+        if keys.is_none() && index.is_none() && clustering_restricted && !filtering {
             return Err(CqlError::invalid(
                 "restricting clustering columns without the partition key needs ALLOW FILTERING",
             ));

@@ -184,6 +184,25 @@ fn index_schema_statements_and_their_refusals() {
         .unwrap();
     assert_eq!(shown(&mut cql, "SELECT k FROM u WHERE a = 7").len(), 2);
     assert_eq!(shown(&mut cql, "SELECT k FROM u WHERE f = [3]"), vec!["2"]);
+    // A storage-attached index serves ranges of a number without ALLOW FILTERING, as
+    // Cassandra 5's does; a legacy index does not.
+    cql.execute("INSERT INTO u (k, a, f) VALUES (3, 9, [3])")
+        .unwrap();
+    let mut ks = shown(&mut cql, "SELECT k FROM u WHERE a > 7");
+    assert_eq!(ks, vec!["3"]);
+    ks = shown(&mut cql, "SELECT k FROM u WHERE a >= 7 AND a < 9");
+    ks.sort();
+    assert_eq!(ks, vec!["1", "2"]);
+    // Beside a legacy index's equality, the range is a filter like any other.
+    let e = refused(&mut cql, "SELECT k FROM u WHERE a >= 7 AND f = [3]");
+    assert!(e.contains("ALLOW FILTERING"), "{e}");
+    assert_eq!(
+        shown(&mut cql, "SELECT k FROM u WHERE k = 3 AND a <= 9"),
+        vec!["3"]
+    );
+    let e = refused(&mut cql, "SELECT k FROM u WHERE f > [1]");
+    assert!(e.contains("ALLOW FILTERING"), "{e}");
+    cql.execute("DELETE FROM u WHERE k = 3").unwrap();
     let rows = shown(
         &mut cql,
         "SELECT table_name, index_name, kind, options FROM system_schema.indexes WHERE keyspace_name = 'ks'",
