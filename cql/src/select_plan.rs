@@ -126,6 +126,14 @@ impl Restrictions {
         demote(t, keys, &mut self.filters)
     }
 
+    /// Whether a clustering column is restricted, alone or in a multi-column relation.
+    fn restricts_clustering(&self, t: &Table) -> bool {
+        self.multi.width > 0
+            || t.clustering.iter().any(|&i| {
+                self.eq[i].is_some() || self.lower[i].is_some() || self.upper[i].is_some()
+            })
+    }
+
     /// Each partition's clustering slices, in read order.
     pub(super) fn slices(&self, t: &Table, reversed: bool) -> Result<Vec<Bounds>, CqlError> {
         let mut slices = if self.multi.width > 0 {
@@ -164,7 +172,6 @@ impl Session<'_> {
         let mut r = self.restrictions(&t, &s.relations)?;
         let demoted = r.demote_keys(&t);
         let index = usable_index(&t, &r.filters, !r.span.is_whole())?;
-        // A query every filter of which a storage-attached index serves filters freely.
         let filtering = s.allow_filtering || storage_attached_serve(&t, &r.filters);
         if !filtering {
             demoted.allowed(&t, r.filters.len(), index.as_ref().map(|ix| ix.on_key))?;
@@ -182,10 +189,7 @@ impl Session<'_> {
         let limit = self.positive(s.limit.as_ref(), "LIMIT")?;
         let per_partition = self.positive(s.per_partition_limit.as_ref(), "PER PARTITION LIMIT")?;
         let keys = partition_keys(&t, &r.eq)?;
-        let clustering_restricted = r.multi.width > 0
-            || t.clustering
-                .iter()
-                .any(|&i| r.eq[i].is_some() || r.lower[i].is_some() || r.upper[i].is_some());
+        let clustering_restricted = r.restricts_clustering(&t);
         if keys.is_none() && index.is_none() && clustering_restricted && !filtering {
             return Err(CqlError::invalid(
                 "restricting clustering columns without the partition key needs ALLOW FILTERING",
