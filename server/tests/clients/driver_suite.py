@@ -769,6 +769,35 @@ try:
         refused("Range deletions are not supported for specific columns",
                 "a range deletion of one column was not refused", "DELETE v FROM rd WHERE k = 1 AND a > 0")
 
+    @check("multi-column relations: writes by (a, b) IN, a range over ASC and DESC columns, paged")
+    def _():
+        session.execute("CREATE TABLE mc (k int, a int, b int, v int, PRIMARY KEY (k, a, b))"
+                        " WITH CLUSTERING ORDER BY (a ASC, b DESC)")
+        ins = session.prepare("INSERT INTO mc (k, a, b, v) VALUES (1, ?, ?, 0)")
+        for a in range(3):
+            for b in range(3):
+                session.execute(ins, (a, b))
+        upd = session.prepare("UPDATE mc SET v = 1 WHERE k = 1 AND (a, b) IN ((?, ?), (?, ?))")
+        session.execute(upd, (0, 2, 2, 0))
+        got = sorted((r.a, r.b) for r in session.execute("SELECT a, b, v FROM mc WHERE k = 1") if r.v == 1)
+        assert got == [(0, 2), (2, 0)], f"rows the multi-column IN updated: {got}"
+        rng = SimpleStatement("SELECT a, b FROM mc WHERE k = 1 AND (a, b) > (0, 1) AND (a, b) <= (2, 1)",
+                              fetch_size=2)
+        got = [tuple(r) for page in pages_of(rng) for r in page]
+        want = [(0, 2), (1, 2), (1, 1), (1, 0), (2, 1), (2, 0)]
+        assert got == want, f"(0, 1) < (a, b) <= (2, 1) over a ASC, b DESC gave {got}"
+
+    @check("storage-attached index: a range of a number without ALLOW FILTERING")
+    def _():
+        session.execute("CREATE TABLE sai (k int PRIMARY KEY, n int)")
+        session.execute("CREATE CUSTOM INDEX ON sai (n) USING 'StorageAttachedIndex'")
+        ins = session.prepare("INSERT INTO sai (k, n) VALUES (?, ?)")
+        for k in range(20):
+            session.execute(ins, (k, k * 10))
+        ranged = session.prepare("SELECT k FROM sai WHERE n >= ? AND n < ?")
+        got = sorted(r.k for r in session.execute(ranged, (50, 90)))
+        assert got == [5, 6, 7, 8], f"50 <= n < 90 gave {got}"
+
     @check("functions: a bind marker as a function's argument, typed by its parameter")
     def _():
         session.execute("CREATE TABLE fa (k int PRIMARY KEY, b blob, v int)")
