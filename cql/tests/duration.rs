@@ -100,7 +100,7 @@ fn a_duration_is_refused_where_an_order_is_needed() {
 }
 
 #[test]
-fn a_decimal_is_a_lists_element_and_a_maps_value_as_a_duration_is() {
+fn a_decimal_is_a_collections_element_and_a_sets_too() {
     let dir = tempfile::tempdir().unwrap();
     let db = open_cql(dir.path(), SCHEMA);
     let mut cql = ks_session(&db);
@@ -113,9 +113,64 @@ fn a_decimal_is_a_lists_element_and_a_maps_value_as_a_duration_is() {
         rows(&mut cql, "SELECT l, m FROM dd WHERE k = 1"),
         ["[1.50, -2]|{'a': 0.001}"]
     );
-    let m = invalid(
-        &mut cql,
-        "CREATE TABLE ds (k int PRIMARY KEY, s set<decimal>)",
+    // Unlike a duration, a decimal has an order: a set holds it, sorted by value.
+    cql.execute(
+        "CREATE TABLE ds (k int PRIMARY KEY, s set<decimal>); \
+         INSERT INTO ds (k, s) VALUES (1, {10, -2.5, 0.001})",
+    )
+    .unwrap();
+    assert_eq!(
+        rows(&mut cql, "SELECT s FROM ds WHERE k = 1"),
+        ["{-2.5, 0.001, 10}"]
     );
-    assert!(m.contains("set<decimal>"), "{m}");
+}
+
+#[test]
+fn a_decimal_in_a_key_orders_by_value_and_survives_a_flush_and_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = "CREATE TABLE dk (p decimal, c decimal, v int, PRIMARY KEY (p, c));
+                  CREATE TABLE dr (p int, c decimal, v int, w decimal, PRIMARY KEY (p, c))
+                      WITH CLUSTERING ORDER BY (c DESC)";
+    let written = ["10", "-2.5", "0.001", "1000", "-100", "1.5", "1.50", "0"];
+    let by_value = ["-100", "-2.5", "0", "0.001", "1.5", "1.50", "10", "1000"];
+    {
+        let db = open_cql(dir.path(), schema);
+        let mut cql = ks_session(&db);
+        for (i, c) in written.iter().enumerate() {
+            for t in ["dk", "dr"] {
+                let p = if t == "dk" { "1.5" } else { "1" };
+                cql.execute(&format!("INSERT INTO {t} (p, c, v) VALUES ({p}, {c}, {i})"))
+                    .unwrap();
+            }
+        }
+        db.flush_all().unwrap();
+    }
+    let db = open_cql(dir.path(), "");
+    let mut cql = ks_session(&db);
+    assert_eq!(rows(&mut cql, "SELECT c FROM dk WHERE p = 1.5"), by_value);
+    let mut down: Vec<&str> = by_value.to_vec();
+    down.reverse();
+    assert_eq!(rows(&mut cql, "SELECT c FROM dr WHERE p = 1"), down);
+    // Ranges compare values: 1.5 and 1.50 are both above 1 and below 2.
+    assert_eq!(
+        rows(
+            &mut cql,
+            "SELECT c FROM dk WHERE p = 1.5 AND c > 1 AND c <= 10"
+        ),
+        ["1.5", "1.50", "10"]
+    );
+    assert_eq!(
+        rows(
+            &mut cql,
+            "SELECT c FROM dr WHERE p = 1 AND c >= -2.5 AND c < 0.5"
+        ),
+        ["0.001", "0", "-2.5"]
+    );
+    // A decimal partition key is its bytes: 1.50 names another partition than 1.5.
+    assert!(rows(&mut cql, "SELECT c FROM dk WHERE p = 1.50").is_empty());
+    // Conditions order decimals too.
+    cql.execute("INSERT INTO dr (p, c, w) VALUES (2, 1, 0.25)")
+        .unwrap();
+    let q = "UPDATE dr SET v = 1 WHERE p = 2 AND c = 1 IF w < 0.5";
+    assert_eq!(rows(&mut cql, q), ["True"]);
 }

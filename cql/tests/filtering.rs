@@ -139,7 +139,10 @@ fn contains_on_what_holds_no_elements_is_refused() {
     assert!(e.contains("!="), "{e}");
     // A condition's CONTAINS asks a collection, as Cassandra 4.1's (`conditional.rs`).
     let e = refused(&mut cql, "UPDATE t SET v = 1 WHERE k = 1 IF v CONTAINS 1");
-    assert!(e.contains("Cannot use CONTAINS on non-collection column v"), "{e}");
+    assert!(
+        e.contains("Cannot use CONTAINS on non-collection column v"),
+        "{e}"
+    );
     // `!=` in a condition: a value differs, null differs from any value.
     cql.execute("INSERT INTO t (k, v) VALUES (1, 3)").unwrap();
     let applied = |cql: &mut supercolumn_cql::Session<'_>, q: &str| shown(cql, q)[0].clone();

@@ -158,8 +158,8 @@ fn what_a_frozen_collection_cannot_do_is_refused_and_writes_nothing() {
         // Types it cannot hold, and keys it cannot order.
         "CREATE TABLE u (k int PRIMARY KEY, f frozen<int>)",
         "CREATE TABLE u (k int PRIMARY KEY, f frozen<list<frozen<list<int>>>>)",
-        "CREATE TABLE u (k frozen<list<decimal>> PRIMARY KEY, v int)",
-        "CREATE TABLE u (k int PRIMARY KEY, f set<frozen<list<decimal>>>)",
+        "CREATE TABLE u (k frozen<list<duration>> PRIMARY KEY, v int)",
+        "CREATE TABLE u (k int PRIMARY KEY, f set<frozen<list<duration>>>)",
         "CREATE TABLE u (k int PRIMARY KEY, f set<frozen<set<frozen<list<int>>>>>)",
     ] {
         assert!(cql.execute(bad).is_err(), "{bad}");

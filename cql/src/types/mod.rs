@@ -31,9 +31,9 @@ pub use literal::{operator_symbol, Literal, NEGATION, OPERATORS};
 pub use quote::{quote_ident, quote_ident as quote_name};
 use supercolumn::model::comparator::builtin::{from_hex, to_hex};
 use supercolumn::model::comparator::{
-    AsciiType, BooleanType, ByteType, BytesType, Collection, Comparator, DoubleType, FloatType,
-    FrozenType, InetAddressType, Int32Type, IntegerType, LongType, ShortType, SimpleDateType,
-    TimeType, TimeUuidType, TimestampType, TupleType, Utf8Type, UuidType,
+    AsciiType, BooleanType, ByteType, BytesType, Collection, Comparator, DecimalType, DoubleType,
+    FloatType, FrozenType, InetAddressType, Int32Type, IntegerType, LongType, ShortType,
+    SimpleDateType, TimeType, TimeUuidType, TimestampType, TupleType, Utf8Type, UuidType,
 };
 pub use udt::UserType;
 
@@ -232,8 +232,7 @@ impl CqlType {
     }
 
     /// The comparator that orders this type inside a key; `None` for types that cannot be in a
-    /// key yet (decimal, a collection that is not frozen, a frozen one holding decimals or
-    /// frozen collections).
+    /// key (duration, a vector, a collection or user type that is not frozen).
     pub fn comparator(&self) -> Option<Arc<dyn Comparator>> {
         Some(match self {
             CqlType::Ascii => Arc::new(AsciiType),
@@ -243,6 +242,7 @@ impl CqlType {
             CqlType::Smallint => Arc::new(ShortType),
             CqlType::Tinyint => Arc::new(ByteType),
             CqlType::Varint => Arc::new(IntegerType),
+            CqlType::Decimal => Arc::new(DecimalType),
             CqlType::Boolean => Arc::new(BooleanType),
             CqlType::Float => Arc::new(FloatType),
             CqlType::Double => Arc::new(DoubleType),
@@ -280,8 +280,7 @@ impl CqlType {
                     .map(CqlType::comparator)
                     .collect::<Option<Vec<_>>>()?,
             )),
-            CqlType::Decimal
-            | CqlType::Duration
+            CqlType::Duration
             | CqlType::Vector(..)
             | CqlType::List(_)
             | CqlType::Set(_)

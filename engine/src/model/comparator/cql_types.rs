@@ -15,6 +15,7 @@
 //! | UUIDType | 16 bytes | version nibble, then (version 1) the TimeUUID key, else the bytes |
 //! | InetAddressType | 4 or 16 bytes | the bytes |
 //! | IntegerType | minimal two's complement | sign byte, length (inverted when negative), bytes |
+//! | DecimalType (`decimal.rs`) | scale, unscaled two's complement | sign byte, first digit's power and digits, scale |
 //! | ReversedType(T) | T's | empty stays empty, else T's key escaped, terminated, complemented |
 //!
 //! Long because it holds the CQL value types, each a short implementation of the same trait.
@@ -45,6 +46,7 @@ pub fn cql_types() -> Vec<Arc<dyn Comparator>> {
         Arc::new(UuidType),
         Arc::new(InetAddressType),
         Arc::new(IntegerType),
+        Arc::new(super::DecimalType),
     ]
 }
 

@@ -37,6 +37,7 @@ pub mod builtin;
 pub mod collection;
 pub mod composite;
 pub mod cql_types;
+mod decimal;
 mod frozen;
 mod reversed;
 mod tuple;
@@ -58,6 +59,7 @@ pub use cql_types::{
     BooleanType, ByteType, DoubleType, FloatType, InetAddressType, Int32Type, IntegerType,
     ReversedType, ShortType, SimpleDateType, TimeType, TimestampType, UuidType,
 };
+pub use decimal::DecimalType;
 pub use frozen::FrozenType;
 pub use tuple::TupleType;
 
