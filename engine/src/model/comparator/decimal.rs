@@ -11,6 +11,7 @@
 use num_bigint::{BigInt, Sign};
 
 use super::builtin::to_hex;
+use super::varint::is_minimal;
 use super::{Comparator, MarshalError};
 
 /// `decimal`: scale, then unscaled two's complement, ordered by value.
@@ -20,16 +21,6 @@ pub struct DecimalType;
 /// The most trailing zeros a sort key may restore: more than any 64 KiB name holds, so a
 /// damaged key cannot ask for a huge number.
 const MAX_ZEROS: i64 = 200_000;
-
-fn is_minimal(b: &[u8]) -> bool {
-    match b {
-        [] => false,
-        [_] => true,
-        [0x00, next, ..] => next & 0x80 != 0,
-        [0xff, next, ..] => next & 0x80 == 0,
-        _ => true,
-    }
-}
 
 /// A name's scale and unscaled value.
 fn parts(name: &[u8]) -> Option<(i32, BigInt)> {

@@ -13,7 +13,8 @@ use super::{Comparator, MarshalError};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct IntegerType;
 
-fn is_minimal(b: &[u8]) -> bool {
+/// Whether `b` is a two's complement integer in its shortest form (no redundant sign byte).
+pub(super) fn is_minimal(b: &[u8]) -> bool {
     match b {
         [] => false,
         [_] => true,
