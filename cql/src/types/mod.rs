@@ -172,7 +172,7 @@ impl CqlType {
     pub fn is_collection_of_scalars(&self) -> bool {
         let scalar = |t: &CqlType| t.comparator().is_some();
         // A list's elements and a map's values are never ordered: a type without an order
-        // (`decimal` here, `duration` anywhere) may be one.
+        // (`duration`) may be one.
         let value = |t: &CqlType| {
             scalar(t)
                 || t.is_frozen_collection()
