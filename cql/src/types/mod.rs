@@ -31,9 +31,10 @@ pub use literal::{operator_symbol, Literal, NEGATION, OPERATORS};
 pub use quote::{quote_ident, quote_ident as quote_name};
 use supercolumn::model::comparator::builtin::{from_hex, to_hex};
 use supercolumn::model::comparator::{
-    AsciiType, BooleanType, ByteType, BytesType, Collection, Comparator, DecimalType, DoubleType,
-    FloatType, FrozenType, InetAddressType, Int32Type, IntegerType, LongType, ShortType,
-    SimpleDateType, TimeType, TimeUuidType, TimestampType, TupleType, Utf8Type, UuidType,
+    decimal_text, AsciiType, BooleanType, ByteType, BytesType, Collection, Comparator, DecimalType,
+    DoubleType, FloatType, FrozenType, InetAddressType, Int32Type, IntegerType, LongType,
+    ShortType, SimpleDateType, TimeType, TimeUuidType, TimestampType, TupleType, Utf8Type,
+    UuidType,
 };
 pub use udt::UserType;
 
@@ -514,35 +515,15 @@ fn encode_decimal(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// A decimal's text as Cassandra's `toString` writes it (`1.50`, `1E+3`); `None` for bytes no
+/// decimal has, or an unscaled value too long to print.
 fn decode_decimal(bytes: &[u8]) -> Option<String> {
     let (scale, unscaled) = bytes.split_first_chunk::<4>()?;
     if unscaled.is_empty() || unscaled.len() > 4096 {
         return None;
     }
-    let scale = i32::from_be_bytes(*scale);
     let v = BigInt::from_signed_bytes_be(unscaled);
-    let (neg, digits) = {
-        let s = v.to_string();
-        match s.strip_prefix('-') {
-            Some(d) => (true, d.to_string()),
-            None => (false, s),
-        }
-    };
-    let sign = if neg { "-" } else { "" };
-    Some(if scale <= 0 {
-        let zeros = usize::try_from(-i64::from(scale))
-            .ok()
-            .filter(|z| *z <= 4096)?;
-        format!("{sign}{digits}{}", "0".repeat(zeros))
-    } else {
-        let scale = usize::try_from(scale).ok().filter(|s| *s <= 4096)?;
-        let padded = format!(
-            "{}{digits}",
-            "0".repeat(scale.saturating_sub(digits.len() - 1))
-        );
-        let (i, f) = padded.split_at(padded.len() - scale);
-        format!("{sign}{i}.{f}")
-    })
+    Some(decimal_text(i32::from_be_bytes(*scale), &v))
 }
 
 impl std::fmt::Display for CqlType {

@@ -17,6 +17,13 @@ fn literals_serialize_as_cassandra_does() {
     );
     assert_eq!(decode_decimal(&[0, 0, 0, 2, 0x83]).unwrap(), "-1.25");
     assert_eq!(decode_decimal(&[0, 0, 0, 3, 5]).unwrap(), "0.005");
+    // A negative scale, or a first digit past six places after the point, is written as
+    // Cassandra writes it.
+    assert_eq!(
+        decode_decimal(&[0xff, 0xff, 0xff, 0xfd, 1]).unwrap(),
+        "1E+3"
+    );
+    assert_eq!(decode_decimal(&[0, 0, 0, 8, 15]).unwrap(), "1.5E-7");
     assert!(CqlType::Int.encode(&Literal::Str("x".into()), "c").is_err());
     assert!(CqlType::Int
         .encode(&Literal::Number("3000000000".into()), "c")

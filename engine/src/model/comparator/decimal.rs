@@ -124,7 +124,7 @@ impl Comparator for DecimalType {
             return to_hex(name);
         }
         match parts(name) {
-            Some((scale, unscaled)) => text_of(scale, &unscaled),
+            Some((scale, unscaled)) => decimal_text(scale, &unscaled),
             None => to_hex(name),
         }
     }
@@ -150,9 +150,10 @@ impl Comparator for DecimalType {
     }
 }
 
-/// Java's `BigDecimal.toString`: plain where the scale is not negative and the first digit
-/// is no further than six places after the point, else `d.dddE±n`.
-fn text_of(scale: i32, unscaled: &BigInt) -> String {
+/// Java's `BigDecimal.toString` (and Python's `Decimal`, which cqlsh prints with): plain where
+/// the scale is not negative and the first digit is no further than six places after the
+/// point, else `d.dddE±n` (`1E+3`, `1.5E-7`).
+pub fn decimal_text(scale: i32, unscaled: &BigInt) -> String {
     let negative = unscaled.sign() == Sign::Minus;
     let digits = unscaled.magnitude().to_string();
     let sign = if negative { "-" } else { "" };

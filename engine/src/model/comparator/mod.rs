@@ -59,7 +59,7 @@ pub use cql_types::{
     BooleanType, ByteType, DoubleType, FloatType, InetAddressType, Int32Type, IntegerType,
     ReversedType, ShortType, SimpleDateType, TimeType, TimestampType, UuidType,
 };
-pub use decimal::DecimalType;
+pub use decimal::{decimal_text, DecimalType};
 pub use frozen::FrozenType;
 pub use tuple::TupleType;
 
