@@ -138,6 +138,22 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
     }
 }
 
+/// Opens the database in `dir`, waiting (up to ten seconds) while its lock is held: a child
+/// that a test running beside this one spawns (`spawn_child`) holds a copy of every open
+/// descriptor, this test's directory lock too, from its fork until its exec, so a lock this
+/// test has just released can still be held for that moment.
+pub fn open_when_unlocked(dir: &std::path::Path, options: impl Fn() -> Options) -> Database {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match Database::open(dir, options()) {
+            Err(supercolumn::Error::Locked { .. }) if std::time::Instant::now() < deadline => {
+                std::thread::yield_now();
+            }
+            opened => return opened.unwrap(),
+        }
+    }
+}
+
 /// Runs this test binary again as a child that runs only `test`, with `env` set to `dir` (the
 /// child's cue to be the child), its stdout piped for its acknowledgements.
 pub fn spawn_child(
