@@ -39,19 +39,13 @@ enum Expect {
     Absent,
 }
 
-/// Parses `30m`, `90s`, `2h` or a number of seconds.
+/// Parses a duration as `humantime` reads one (`30m`, `90s`, `1h30m`, `2days`), or a bare
+/// number of seconds.
 pub fn parse_duration(s: &str) -> anyhow::Result<Duration> {
-    let (n, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
-    let n: u64 = n
-        .parse()
-        .with_context(|| format!("'{s}' is not a duration"))?;
-    let secs = match unit {
-        "" | "s" => n,
-        "m" => n * 60,
-        "h" => n * 3600,
-        _ => bail!("'{s}': the unit is s, m or h"),
-    };
-    Ok(Duration::from_secs(secs))
+    if let Ok(secs) = s.parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
+    }
+    humantime::parse_duration(s).with_context(|| format!("'{s}' is not a duration"))
 }
 
 fn now_secs() -> u64 {
@@ -277,7 +271,8 @@ mod tests {
         assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
         assert_eq!(parse_duration("30m").unwrap(), Duration::from_secs(1800));
         assert_eq!(parse_duration("2h").unwrap(), Duration::from_secs(7200));
-        assert!(parse_duration("5d").is_err());
+        assert_eq!(parse_duration("1h 30m").unwrap(), Duration::from_secs(5400));
+        assert!(parse_duration("5x").is_err());
         assert!(parse_duration("m").is_err());
     }
 

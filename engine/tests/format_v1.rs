@@ -148,14 +148,16 @@ fn write_fixture(dir: &Path) {
 }
 
 fn column(out: &mut String, c: &supercolumn::Column) {
-    let _ = write!(out, " {}={}@{}", hex(&c.name), hex(&c.value), c.timestamp);
+    let _ = write!(
+        out,
+        " {}={}@{}",
+        hex::encode(&c.name),
+        hex::encode(&c.value),
+        c.timestamp
+    );
     if let Some(t) = c.ttl {
         let _ = write!(out, " ttl {t}");
     }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 fn results(out: &mut String, cols: &[ColumnOrSuperColumn]) {
@@ -163,7 +165,7 @@ fn results(out: &mut String, cols: &[ColumnOrSuperColumn]) {
         match c {
             ColumnOrSuperColumn::Column(c) => column(out, c),
             ColumnOrSuperColumn::SuperColumn(s) => {
-                let _ = write!(out, " [{}", hex(&s.name));
+                let _ = write!(out, " [{}", hex::encode(&s.name));
                 for c in &s.columns {
                     column(out, c);
                 }

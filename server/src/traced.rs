@@ -20,10 +20,6 @@ pub const FLAG_TRACING: u8 = 0x02;
 /// The longest request text a session keeps.
 const MAX_QUERY_TEXT: usize = 4096;
 
-fn hex(b: &[u8]) -> String {
-    supercolumn::model::comparator::builtin::to_hex(b)
-}
-
 /// What a traced request was, in the words `system_traces.sessions` uses.
 fn described(request: &Request) -> (&'static str, &'static str, Vec<(String, String)>) {
     let text = |t: &str| {
@@ -46,7 +42,7 @@ fn described(request: &Request) -> (&'static str, &'static str, Vec<(String, Str
         Request::Execute(id, _) => (
             "EXECUTE",
             "Execute CQL3 prepared query",
-            vec![("prepared_id".into(), hex(id))],
+            vec![("prepared_id".into(), hex::encode(id))],
         ),
         Request::Prepare(q) => (
             "PREPARE",

@@ -316,7 +316,7 @@ pub(super) fn call(
         Native::BlobAs(t) => match arg(0) {
             Some(v) => {
                 t.check(v).map_err(|e| {
-                    CqlError::invalid(format!("In call to function system.blobas{t}, value 0x{} is not a valid binary representation for type {t}: {e}", hex(v)))
+                    CqlError::invalid(format!("In call to function system.blobas{t}, value 0x{} is not a valid binary representation for type {t}: {e}", hex::encode(v)))
                 })?;
                 v.to_vec()
             }
@@ -385,10 +385,6 @@ fn field(t: &CqlType, i: usize, value: Option<&[u8]>) -> Result<Option<Vec<u8>>,
         }
         _ => Ok(None),
     }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -560,7 +560,7 @@ fn columns_rows(db: &Database) -> Vec<Vec<Literal>> {
                 Kind::Regular if c.is_static => ("static", -1, "none"),
                 Kind::Regular => ("regular", -1, "none"),
             };
-            let hex: String = c.name.bytes().map(|b| format!("{b:02x}")).collect();
+            let hex = hex::encode(&c.name);
             rows.push(vec![
                 s(&t.keyspace),
                 s(&t.name),

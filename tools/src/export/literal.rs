@@ -10,12 +10,7 @@ pub fn quote(s: &str) -> String {
 }
 
 fn hex(b: &[u8]) -> String {
-    let mut s = String::with_capacity(2 + b.len() * 2);
-    s.push_str("0x");
-    for x in b {
-        s.push_str(&format!("{x:02x}"));
-    }
-    s
+    format!("0x{}", hex::encode(b))
 }
 
 fn be<const N: usize>(b: &[u8]) -> Option<[u8; N]> {

@@ -30,13 +30,7 @@ pub fn built_in() -> [Arc<dyn Comparator>; 6] {
 
 /// Lowercase hex of `bytes`.
 pub fn to_hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(DIGITS[usize::from(b >> 4)] as char);
-        s.push(DIGITS[usize::from(b & 0x0f)] as char);
-    }
-    s
+    hex::encode(bytes)
 }
 
 /// A serialized value given in hex, checked against `cmp`: the text form of the types whose
@@ -53,21 +47,12 @@ pub fn from_hex(text: &str) -> Result<Vec<u8>, MarshalError> {
         .strip_prefix("0x")
         .or_else(|| text.strip_prefix("0X"))
         .unwrap_or(text);
-    if !t.len().is_multiple_of(2) {
-        return Err(MarshalError::new(format!(
-            "'{text}' is not hex: odd number of digits"
-        )));
-    }
-    let digit = |c: u8| -> Result<u8, MarshalError> {
-        (c as char)
-            .to_digit(16)
-            .map(|d| d as u8)
-            .ok_or_else(|| MarshalError::new(format!("'{text}' is not hex")))
-    };
-    t.as_bytes()
-        .chunks_exact(2)
-        .map(|p| Ok(digit(p[0])? << 4 | digit(p[1])?))
-        .collect()
+    hex::decode(t).map_err(|e| match e {
+        hex::FromHexError::OddLength => {
+            MarshalError::new(format!("'{text}' is not hex: odd number of digits"))
+        }
+        _ => MarshalError::new(format!("'{text}' is not hex")),
+    })
 }
 
 /// Any bytes, in unsigned lexicographic order; text form lowercase hex.
