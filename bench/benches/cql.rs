@@ -29,6 +29,7 @@ fn open(name: &str) -> (tempfile::TempDir, Box<dyn Engine>) {
         memtable_bytes: None,
         order_preserving: false,
         index_values: false,
+        scrape_ms: None,
     };
     let e = engine::open(name, dir.path(), config).expect("open");
     for i in 0..POINT_ROWS {

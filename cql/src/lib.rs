@@ -74,7 +74,7 @@ mod write_rows;
 pub use compact::thrift_type;
 pub use served::is_describe;
 pub use session::{CqlResult, Session};
-pub use system::{ConnectedClient, Node, ServerState, CQL_VERSION, RELEASE_VERSION};
+pub use system::{ConnectedClient, Node, ServerState, ServerTraffic, CQL_VERSION, RELEASE_VERSION};
 
 pub use ast::{
     table_of, Arith, Assignment, BatchKind, Bind, ColumnCondition, Op, Relation, Select, Selector,

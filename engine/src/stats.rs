@@ -96,11 +96,21 @@ impl Latency {
                 p99_us: h.value_at_quantile(0.99),
                 p999_us: h.value_at_quantile(0.999),
                 max_us: h.max(),
+                // The mean is of each value's bucket midpoint: within the histogram's 1%.
+                sum_us: (h.mean() * h.len() as f64) as u64,
+                at_most: LATENCY_BOUNDS_US.map(|b| h.count_between(0, b)),
             },
             _ => LatencySummary::default(),
         }
     }
 }
+
+/// The upper bounds, in microseconds, of the buckets [`LatencySummary::at_most`] counts (a
+/// Prometheus histogram's `le`): 50 µs to 10 s, about three to a factor of ten.
+pub const LATENCY_BOUNDS_US: [u64; 16] = [
+    50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000,
+    1_000_000, 2_500_000, 10_000_000,
+];
 
 /// Operation count and latency percentiles, in microseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -115,6 +125,12 @@ pub struct LatencySummary {
     pub p999_us: u64,
     /// Slowest.
     pub max_us: u64,
+    /// All the operations' times added up.
+    pub sum_us: u64,
+    /// Operations that took at most each of [`LATENCY_BOUNDS_US`] (cumulative, as a
+    /// Prometheus histogram's buckets; a time is counted by its bucket in a histogram of two
+    /// significant digits, so near a bound it may fall on either side).
+    pub at_most: [u64; LATENCY_BOUNDS_US.len()],
 }
 
 /// One stripe of a column family's counters.
@@ -436,5 +452,27 @@ mod bytes_tests {
         assert_eq!(Bytes(1024).to_string(), "1.0 KiB");
         assert_eq!(Bytes(3 << 19).to_string(), "1.5 MiB");
         assert_eq!(Bytes(5 << 30).to_string(), "5.0 GiB");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_summary_counts_each_time_into_the_buckets_at_or_above_it() {
+        let l = Latency::default();
+        for us in [10, 60, 60, 3_000, 20_000_000] {
+            l.record(Duration::from_micros(us));
+        }
+        let s = l.summary();
+        assert_eq!(s.count, 5);
+        assert_eq!(&s.at_most[..3], [1, 3, 3]);
+        // 3 ms is under the 5 ms bound, not the 2.5 ms one; 20 s is past every bound.
+        assert_eq!((s.at_most[5], s.at_most[6]), (3, 4));
+        assert_eq!(s.at_most[LATENCY_BOUNDS_US.len() - 1], 4);
+        let sum = 10 + 60 + 60 + 3_000 + 20_000_000u64;
+        assert!(s.sum_us.abs_diff(sum) < sum / 100, "{}", s.sum_us);
     }
 }

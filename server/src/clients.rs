@@ -1,7 +1,7 @@
 //! The clients connected to this server and its request pool, for `system_views.clients` and
 //! `thread_pools` (`supercolumn_cql::ServerState`). A connection registers when it is accepted
-//! and leaves when it ends; its handshake records what the client said. Nothing here touches a
-//! socket.
+//! and leaves when it ends (its traffic then counted among the closed ones'); its handshake
+//! records what the client said. Nothing here touches a socket.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -11,7 +11,9 @@ use std::sync::{Arc, OnceLock};
 use parking_lot::Mutex;
 use supercolumn::stats::TaskCounts;
 use supercolumn::ThreadPoolStats;
-use supercolumn_cql::{ConnectedClient, ServerState};
+use supercolumn_cql::{ConnectedClient, ServerState, ServerTraffic};
+
+use crate::traffic::Traffic;
 
 /// STARTUP options kept per client: a client's handshake frame may carry 64 KiB of them, and
 /// every connection's would be held; what a driver sends (its name, version, CQL version,
@@ -41,6 +43,8 @@ pub struct Entry {
     options: OnceLock<BTreeMap<String, String>>,
     user: OnceLock<String>,
     requests: AtomicU64,
+    /// What crosses the connection, for the metrics.
+    pub traffic: Traffic,
 }
 
 impl Entry {
@@ -98,6 +102,10 @@ pub struct Registry {
     pub requests: TaskCounts,
     /// Requests that may run on the engine at once.
     limit: u64,
+    /// Connections accepted since the start.
+    accepted: AtomicU64,
+    /// The traffic of the connections that closed.
+    closed: Traffic,
 }
 
 /// A connection's place in the registry, given up when it is dropped.
@@ -110,7 +118,10 @@ pub struct Registered {
 
 impl Drop for Registered {
     fn drop(&mut self) {
-        self.registry.entries.lock().remove(&self.id);
+        // Under the lock, so a scrape counts a closing connection's traffic once.
+        let mut entries = self.registry.entries.lock();
+        entries.remove(&self.id);
+        self.entry.traffic.add_to(&self.registry.closed);
     }
 }
 
@@ -122,6 +133,8 @@ impl Registry {
             entries: Mutex::default(),
             requests: TaskCounts::default(),
             limit: limit as u64,
+            accepted: AtomicU64::new(0),
+            closed: Traffic::default(),
         }
     }
 
@@ -135,7 +148,9 @@ impl Registry {
             options: OnceLock::new(),
             user: OnceLock::new(),
             requests: AtomicU64::new(0),
+            traffic: Traffic::default(),
         });
+        self.accepted.fetch_add(1, Ordering::Relaxed);
         self.entries.lock().insert(id, entry.clone());
         Registered {
             registry: self.clone(),
@@ -157,6 +172,20 @@ impl ServerState for Registry {
         vec![self
             .requests
             .snapshot("Native-Transport-Requests", self.limit)]
+    }
+
+    fn traffic(&self) -> ServerTraffic {
+        let entries = self.entries.lock();
+        let mut shown = ServerTraffic {
+            connections: entries.len() as u64,
+            connections_total: self.accepted.load(Ordering::Relaxed),
+            ..ServerTraffic::default()
+        };
+        self.closed.show_into(&mut shown);
+        for e in entries.values() {
+            e.traffic.show_into(&mut shown);
+        }
+        shown
     }
 }
 

@@ -1,8 +1,8 @@
 //! One client connection: frames read with their limits and deadlines, the handshake
 //! (`handshake.rs`) answered in order, every other request run on the engine while the next is
-//! read, and answers written by one writer task as they complete. Every wait has a deadline:
-//! a frame's bytes are taken from the request budgets at once or refused with Overloaded (never
-//! part held while waiting for more), a request runs only while its connection's unwritten
+//! read, and answers written by one writer task (`writer.rs`) as they complete. Every wait has a
+//! deadline: a frame's bytes are taken from the request budgets at once or refused with Overloaded
+//! (never part held while waiting for more), a request runs only while its connection's unwritten
 //! answers are under their share (`outbox.rs`), and a client that stops reading is closed. A bad
 //! frame closes this connection only.
 
@@ -12,21 +12,21 @@ use std::time::Duration;
 
 use cassandra_protocol::frame::message_error::ErrorType;
 use cassandra_protocol::frame::{Opcode, Version};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, BufWriter};
-use tokio::net::tcp::OwnedWriteHalf;
+use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, watch, Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::admission::Ticket;
-use crate::clients::Stage;
+use crate::clients::{Entry, Stage};
 use crate::dispatch::{Answer, Client, Shared};
 use crate::frame::{self, Header, HEADER_LEN};
 use crate::handshake::{self, Handshake};
 use crate::login::Throttle;
 use crate::outbox::{Charged, Outbox, Pending, Wait};
 use crate::request::Request;
-use crate::{results, Config};
+use crate::traffic::Traffic;
+use crate::{results, writer, Config};
 
 /// What every connection shares.
 pub struct Context {
@@ -54,6 +54,8 @@ struct Conn {
     /// Set by a request that found the client no longer reads its answers.
     stalled: Arc<Notify>,
     client: Arc<Client>,
+    /// Its entry among the server's clients (what it sent, its traffic).
+    entry: Arc<Entry>,
 }
 
 /// The largest frame a connection may send before its handshake is done.
@@ -65,8 +67,16 @@ struct Held {
     all: OwnedSemaphorePermit,
 }
 
-fn error_frame(version: Version, stream: i16, ty: ErrorType, message: &str, lz4: bool) -> Vec<u8> {
+/// An error answer, counted in `traffic`.
+fn error_frame(
+    traffic: &Traffic,
+    (version, stream): (Version, i16),
+    ty: ErrorType,
+    message: &str,
+    lz4: bool,
+) -> Vec<u8> {
     let body = results::error(ty, message, version);
+    traffic.answered(Opcode::Error, &body);
     frame::response(version, stream, Opcode::Error, &body, lz4)
 }
 
@@ -133,7 +143,14 @@ pub async fn serve(
     let mut rd = tokio::io::BufReader::with_capacity(64 * 1024, rd);
     let config = cx.config.clone();
     let (tx, rx) = mpsc::channel::<Charged>(1024);
-    let mut writer = tokio::spawn(write_loop(wr, rx, config.write_timeout));
+    let registered = cx.shared.clients.register(peer);
+    let entry = registered.entry.clone();
+    let mut writer = tokio::spawn(writer::write_loop(
+        wr,
+        rx,
+        config.write_timeout,
+        entry.clone(),
+    ));
     let conn = Conn {
         outbox: Arc::new(Outbox::new(
             cx.answers.clone(),
@@ -148,10 +165,10 @@ pub async fn serve(
         client: Arc::default(),
         tx,
         cx,
+        entry,
     };
     let in_flight = Arc::new(Semaphore::new(config.max_in_flight_per_connection));
     let mut hs = Handshake::new(config.auth.is_none(), peer);
-    let registered = conn.cx.shared.clients.register(peer);
     let entry = &registered.entry;
     let handshake_deadline = Instant::now() + config.handshake_timeout;
     loop {
@@ -187,8 +204,8 @@ pub async fn serve(
             Err(e) => {
                 let stream = i16::from_be_bytes([h[2], h[3]]);
                 let f = error_frame(
-                    Version::V4,
-                    stream,
+                    &entry.traffic,
+                    (Version::V4, stream),
                     ErrorType::Protocol,
                     &e.to_string(),
                     false,
@@ -218,10 +235,13 @@ pub async fn serve(
             Ok(Ok(_)) => {}
             Ok(Err(_)) | Err(_) => break, // a half-sent frame
         }
+        entry
+            .traffic
+            .frame_in(header.opcode, HEADER_LEN + header.length);
         if let Some(claimed) = frame::claimed_uncompressed(&header, &body, hs.lz4) {
             if !conn.more_bytes(&mut held, claimed) {
                 drop((body, held));
-                let f = overloaded_frame(&header, hs.lz4);
+                let f = overloaded_frame(&entry.traffic, &header, hs.lz4);
                 if !conn.send(f).await {
                     break;
                 }
@@ -232,8 +252,8 @@ pub async fn serve(
             Ok(r) => r,
             Err(e) => {
                 let f = error_frame(
-                    header.version,
-                    header.stream,
+                    &entry.traffic,
+                    (header.version, header.stream),
                     ErrorType::Protocol,
                     &e.to_string(),
                     false,
@@ -254,6 +274,7 @@ pub async fn serve(
             .await
         {
             handshake::Step::Answer(answer, lz4) => {
+                entry.traffic.answered(answer.0, &answer.1);
                 let f = frame::response(version, stream, answer.0, &answer.1, lz4);
                 if !conn.send(f).await {
                     break;
@@ -299,10 +320,10 @@ pub async fn serve(
     }
 }
 
-fn overloaded_frame(header: &Header, lz4: bool) -> Vec<u8> {
+fn overloaded_frame(traffic: &Traffic, header: &Header, lz4: bool) -> Vec<u8> {
     error_frame(
-        header.version,
-        header.stream,
+        traffic,
+        (header.version, header.stream),
         ErrorType::Overloaded,
         "the server is at its bound of request bytes in flight: try again",
         lz4,
@@ -320,7 +341,13 @@ async fn overloaded(
 ) -> bool {
     let (mut body, mut sink) = (rd.take(header.length as u64), tokio::io::sink());
     match tokio::time::timeout(timeout, tokio::io::copy(&mut body, &mut sink)).await {
-        Ok(Ok(n)) if n == header.length as u64 => conn.send(overloaded_frame(header, lz4)).await,
+        Ok(Ok(n)) if n == header.length as u64 => {
+            conn.entry
+                .traffic
+                .frame_in(header.opcode, HEADER_LEN + header.length);
+            conn.send(overloaded_frame(&conn.entry.traffic, header, lz4))
+                .await
+        }
         _ => false,
     }
 }
@@ -337,6 +364,7 @@ fn spawn_request(
 ) {
     let (cx, client, tx) = (conn.cx.clone(), conn.client.clone(), conn.tx.clone());
     let (outbox, stalled) = (conn.outbox.clone(), conn.stalled.clone());
+    let entry = conn.entry.clone();
     cx.shared.clients.requests.queued();
     tokio::spawn(async move {
         let pool = &cx.shared.clients.requests;
@@ -364,6 +392,7 @@ fn spawn_request(
                 // its own connection's share.
                 drop((engine, held));
                 pool.finished();
+                entry.traffic.answered(answer.0, &answer.1);
                 let f = match &session {
                     Some(id) => {
                         frame::traced_response(version, stream, answer.0, &answer.1, lz4, id)
@@ -383,8 +412,8 @@ fn spawn_request(
                 pool.turned_away();
                 drop(held);
                 let f = error_frame(
-                    version,
-                    stream,
+                    &entry.traffic,
+                    (version, stream),
                     ErrorType::Overloaded,
                     "the server is at its bound of answers waiting to be written: try again",
                     lz4,
@@ -431,38 +460,5 @@ fn run(shared: &Shared, client: &Client, request: Request, version: Version) -> 
             Opcode::Error,
             results::error(ErrorType::Protocol, "unexpected request", version),
         ),
-    }
-}
-
-/// Writes answers as they come (each returns its charge once written); a client that takes
-/// none for `timeout` is given up on (the receiver closes, the reader stops, the requests
-/// waiting to answer it end).
-async fn write_loop(wr: OwnedWriteHalf, mut rx: mpsc::Receiver<Charged>, timeout: Duration) {
-    let mut w = BufWriter::with_capacity(64 * 1024, wr);
-    // Each write has its own deadline: a client that reads slowly but steadily is served.
-    while let Some(out) = rx.recv().await {
-        let mut wrote = write_one(&mut w, &out.frame, timeout).await;
-        drop(out);
-        // Answers that are already waiting go out in the same write.
-        while let (Ok(()), Ok(more)) = (wrote, rx.try_recv()) {
-            wrote = write_one(&mut w, &more.frame, timeout).await;
-        }
-        if wrote.is_err() || !matches!(tokio::time::timeout(timeout, w.flush()).await, Ok(Ok(()))) {
-            rx.close();
-            return;
-        }
-    }
-    let _ = w.shutdown().await;
-}
-
-/// One frame into the writer's buffer, within `timeout`.
-async fn write_one(
-    w: &mut BufWriter<OwnedWriteHalf>,
-    frame: &[u8],
-    timeout: Duration,
-) -> Result<(), ()> {
-    match tokio::time::timeout(timeout, w.write_all(frame)).await {
-        Ok(Ok(())) => Ok(()),
-        _ => Err(()),
     }
 }

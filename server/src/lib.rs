@@ -18,6 +18,8 @@ mod prepared_cache;
 mod request;
 mod results;
 mod traced;
+mod traffic;
+mod writer;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -131,27 +131,9 @@ enum Command {
     Nodetool(supercolumn_tools::nodetool::Args),
     /// Loads a CSV file into a CQL table (cqlsh's `COPY … FROM`), or runs an `export` file (CQL
     /// statements) when no --table is given. Lines that cannot be read are reported by number
-    /// and skipped; every other row is written whole.
-    Import {
-        /// The file: CSV with --table, else CQL statements.
-        file: PathBuf,
-        /// KEYSPACE.TABLE the CSV fills.
-        #[arg(long)]
-        table: Option<String>,
-        /// The first line names the columns.
-        #[arg(long)]
-        header: bool,
-        /// The field delimiter (one character).
-        #[arg(long, default_value = ",")]
-        delimiter: char,
-        /// The text that means null.
-        #[arg(long, default_value = "")]
-        null: String,
-        /// The columns the fields fill, comma-separated [default: the header's, else every
-        /// column: partition key, clustering, the others by name].
-        #[arg(long, value_delimiter = ',')]
-        columns: Option<Vec<String>>,
-    },
+    /// and skipped; every other row is written whole. When a server holds the data directory,
+    /// its admin address is asked to do it, and it reads the file itself.
+    Import(supercolumn_tools::import::Args),
     /// Adds a user for `serve --auth` (or changes its password), reading the password from
     /// the first line of standard input; only its bcrypt hash is kept, in the data directory.
     AddUser {
@@ -181,7 +163,8 @@ enum Absent {
     Create,
 }
 
-fn open(cli: &Cli, absent: Absent) -> anyhow::Result<Database> {
+/// The options `--conf` and the command line give.
+fn options(cli: &Cli) -> anyhow::Result<Options> {
     let options = match &cli.conf {
         Some(path) => {
             let conf = StorageConf::load(path, &Default::default())
@@ -198,10 +181,20 @@ fn open(cli: &Cli, absent: Absent) -> anyhow::Result<Database> {
     if let Some(p) = cli.partitioner {
         options.partitioner = Some(p);
     }
-    let dir = match &cli.data {
+    Ok(options)
+}
+
+/// The data directory: `--data`, else the configured one.
+fn directory(cli: &Cli, options: &Options) -> PathBuf {
+    match &cli.data {
         Some(dir) => dir.clone(),
-        None => Database::configured_directory(&options),
-    };
+        None => Database::configured_directory(options),
+    }
+}
+
+fn open(cli: &Cli, absent: Absent) -> anyhow::Result<Database> {
+    let mut options = options(cli)?;
+    let dir = directory(cli, &options);
     let existed = Database::exists(&dir);
     options.create_if_missing = absent == Absent::Create;
     let db = match Database::open(&dir, options) {
@@ -218,6 +211,16 @@ fn open(cli: &Cli, absent: Absent) -> anyhow::Result<Database> {
         eprintln!("warning: commit log replay dropped data: {line}");
     }
     Ok(db)
+}
+
+/// Whether opening failed because another process (a server) holds the directory.
+fn locked(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<supercolumn::Error>(),
+            Some(supercolumn::Error::Locked { .. })
+        )
+    })
 }
 
 /// The (keyspace, column family) pairs a target names.
@@ -384,10 +387,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         | Command::Serve { .. }
         | Command::AddUser { .. } => Absent::Create,
         // An export file makes its own keyspaces and tables; a CSV needs its table.
-        Command::Import { table: None, .. } => Absent::Create,
+        Command::Import(args) if args.table.is_none() => Absent::Create,
         _ => Absent::Refuse,
     };
-    let db = open(&cli, absent)?;
+    let db = match open(&cli, absent) {
+        Ok(db) => db,
+        Err(e) if locked(&e) => match &cli.command {
+            Command::Import(args) => {
+                return args.run_through_server(&directory(&cli, &options(&cli)?))
+            }
+            _ => return Err(e),
+        },
+        Err(e) => return Err(e),
+    };
     match &cli.command {
         Command::Shell { keyspace, .. } => {
             let mut shell = Shell::new(db.clone(), keyspace.clone());
@@ -551,24 +563,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 stats.keyspaces, stats.tables, stats.cells
             );
         }
-        Command::Import {
-            file,
-            table,
-            header,
-            delimiter,
-            null,
-            columns,
-        } => {
-            let delimiter = u8::try_from(*delimiter)
-                .map_err(|_| anyhow::anyhow!("the delimiter must be one ASCII character"))?;
-            let o = supercolumn_tools::import::CsvOptions {
-                header: *header,
-                delimiter,
-                null: null.clone(),
-                columns: columns.clone(),
-            };
-            supercolumn_tools::import::run(&db, file, table.as_deref(), &o)?
-        }
+        Command::Import(args) => args.run(&db)?,
         // Answered before the database is opened (above).
         Command::Nodetool(_) => {}
         Command::AddUser { name } => {

@@ -1,6 +1,7 @@
 //! `supercolumn import`: a 100,000-row CSV into a CQL table, read back and compared row by
 //! row; lines that cannot be read reported by number with nothing of them written; an export
-//! file loaded into a fresh database gives every row back.
+//! file loaded into a fresh database gives every row back; a directory a server holds is
+//! imported into by that server.
 
 // A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -12,7 +13,7 @@ use supercolumn::{Database, Options};
 use supercolumn_cql::Session;
 
 mod common;
-use common::supercolumn;
+use common::{serve, stop, supercolumn};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -185,4 +186,63 @@ fn a_csv_import_refuses_a_directory_without_a_database() {
     let o = supercolumn(&dir, &["import", "--table", "ks.t", csv.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(!dir.exists(), "a database was created");
+}
+
+#[test]
+fn a_directory_a_server_holds_is_imported_into_by_the_server() {
+    let root = tempfile::tempdir().unwrap();
+    let (dir, csv) = (root.path().join("d"), root.path().join("rows.csv"));
+    assert!(supercolumn(&dir, &["cql", "-e", SCHEMA]).status.success());
+    let mut body = String::new();
+    for i in 0..2_000 {
+        writeln!(body, "{i};c{i};{};s{i};[{i}]", i * 3).unwrap();
+    }
+    body.push_str("bad;c;1;s;\n2001;c;x;s;\n");
+    std::fs::write(&csv, body).unwrap();
+    let (server, admin) = serve(&dir);
+    let admin = admin.to_string();
+    let import = |dir: &Path, port: &str| {
+        supercolumn(
+            dir,
+            &[
+                "import",
+                "--port",
+                port,
+                "--table",
+                "ks.t",
+                "--delimiter",
+                ";",
+                "--columns",
+                "k,c,n,s,l",
+                csv.to_str().unwrap(),
+            ],
+        )
+    };
+    // Another directory's server is not asked to import into its own.
+    let other = root.path().join("other");
+    assert!(supercolumn(&other, &["cql", "-e", SCHEMA]).status.success());
+    let (other_server, other_admin) = serve(&other);
+    let o = import(&dir, &other_admin.to_string());
+    assert!(
+        text(&o.stderr).contains(&format!("serves {}", other.display())),
+        "{}",
+        text(&o.stderr)
+    );
+    stop(other_server);
+    let o = import(&dir, &admin);
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "two lines are bad: {err}");
+    assert!(
+        err.contains("rows.csv:2001: rejected") && err.contains("rows.csv:2002: rejected"),
+        "{err}"
+    );
+    assert!(err.contains("Imported 2000 rows"), "{err}");
+    stop(server);
+    let got = rows(&dir);
+    assert_eq!(got.len(), 2_000);
+    assert!(
+        got.iter().any(|r| r.starts_with("[Some([0, 0, 7, 207])")),
+        "{:?}",
+        &got[..3]
+    );
 }

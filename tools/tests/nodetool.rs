@@ -5,12 +5,11 @@
 // A test (or benchmark) stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
 mod common;
-use common::supercolumn;
+use common::{serve, serve_with, stop, supercolumn, Running};
 
 fn ok(o: Output) -> String {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -29,60 +28,6 @@ fn database(dir: &Path) {
              INSERT INTO ks.t (k, v) VALUES (1, 'a'); INSERT INTO ks.t (k, v) VALUES (2, 'b');",
         ],
     ));
-}
-
-/// A running `serve`, stopped (SIGKILL) if a failed assertion leaves it running.
-struct Running(Option<Child>);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.0.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-/// `serve` with an admin address; the server and the admin port.
-fn serve(dir: &Path) -> (Running, u16) {
-    serve_with(dir, &[])
-}
-
-/// [`serve`] with more of `serve`'s options.
-fn serve_with(dir: &Path, more: &[&str]) -> (Running, u16) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_supercolumn"))
-        .env_remove("RUST_LOG")
-        .arg("--data")
-        .arg(dir)
-        .args(["serve", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0"])
-        .args(more)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut admin = None;
-    for line in lines.by_ref() {
-        let line = line.unwrap();
-        if let Some(addr) = line.strip_prefix("supercolumn: admin (nodetool, /metrics) on ") {
-            admin = Some(addr.rsplit(':').next().unwrap().parse().unwrap());
-        }
-        if line.starts_with("supercolumn: serving CQL") {
-            break;
-        }
-    }
-    std::thread::spawn(move || lines.for_each(drop));
-    (Running(Some(child)), admin.expect("the admin address line"))
-}
-
-/// Stops the server as a service manager does (SIGTERM) and checks it exits cleanly.
-fn stop(mut server: Running) {
-    let mut child = server.0.take().unwrap();
-    let term = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(term.success());
-    assert!(child.wait().unwrap().success());
 }
 
 /// The value of `field` in table `t`'s block of a tablestats answer.
@@ -337,4 +282,128 @@ fn nodetool_without_a_server_reads_and_maintains_the_data_directory() {
     let o = supercolumn(&none, &["nodetool", "--port", "9", "tablestats"]);
     assert!(!o.status.success());
     assert!(!none.exists());
+}
+
+/// One request frame of protocol v4 on stream 0, and its answer read whole: (bytes sent, the
+/// answer's opcode, bytes read).
+fn exchange(cql: &mut std::net::TcpStream, opcode: u8, body: &[u8]) -> (usize, u8, usize) {
+    use std::io::{Read, Write};
+    let mut frame = vec![4, 0, 0, 0, opcode];
+    frame.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    frame.extend_from_slice(body);
+    cql.write_all(&frame).unwrap();
+    let mut header = [0u8; 9];
+    cql.read_exact(&mut header).unwrap();
+    let length = u32::from_be_bytes(header[5..9].try_into().unwrap()) as usize;
+    let mut answer = vec![0u8; length];
+    cql.read_exact(&mut answer).unwrap();
+    (frame.len(), header[4], 9 + length)
+}
+
+/// A QUERY body: the statement as a long string, consistency ONE, no flags.
+fn query(statement: &str) -> Vec<u8> {
+    let mut body = (statement.len() as u32).to_be_bytes().to_vec();
+    body.extend_from_slice(statement.as_bytes());
+    body.extend_from_slice(&[0, 1, 0]);
+    body
+}
+
+#[test]
+fn metrics_count_the_server_s_traffic_and_histogram_the_latencies() {
+    let (_root, _dir, server, port) = started();
+    let mut cql = std::net::TcpStream::connect(("127.0.0.1", server.1)).unwrap();
+    let startup = [&[0, 1, 0, 11][..], b"CQL_VERSION", &[0, 5], b"3.0.0"].concat();
+    let exchanges = [
+        (0x05, Vec::new(), 0x06),                              // OPTIONS: SUPPORTED
+        (0x01, startup, 0x02),                                 // STARTUP: READY
+        (0x07, query("SELEC v FROM ks.t"), 0x00),              // a syntax error
+        (0x07, query("SELECT v FROM ks.t WHERE k = 1"), 0x08), // rows
+        (0x07, query("SELECT v FROM ks.nope WHERE k = 1"), 0x00), // invalid
+    ];
+    let (mut sent, mut read) = (0, 0);
+    for (opcode, body, answer) in exchanges {
+        let (s, a, r) = exchange(&mut cql, opcode, &body);
+        assert_eq!(a, answer, "opcode {opcode:#x} answered by {a:#x}");
+        (sent, read) = (sent + s, read + r);
+    }
+    drop(cql);
+    let scrape = || {
+        let text = ureq::get(&format!("http://127.0.0.1:{port}/metrics"))
+            .call()
+            .unwrap()
+            .into_string()
+            .unwrap();
+        prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_string()))).unwrap()
+    };
+    let value = |scrape: &prometheus_parse::Scrape, name: &str, label: (&str, &str)| {
+        scrape
+            .samples
+            .iter()
+            .find(|s| {
+                s.metric == name && (label.0.is_empty() || s.labels.get(label.0) == Some(label.1))
+            })
+            .map(|s| match &s.value {
+                // A counter's samples end in `_total`, which its TYPE line (OpenMetrics' form)
+                // does not: the parser reads them untyped.
+                prometheus_parse::Value::Counter(v)
+                | prometheus_parse::Value::Gauge(v)
+                | prometheus_parse::Value::Untyped(v) => *v,
+                _ => f64::NAN,
+            })
+            .unwrap_or_else(|| panic!("{name} {label:?} not scraped"))
+    };
+    // The server notices the closed connection on its own time.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut s = scrape();
+    while value(&s, "supercolumn_connections", ("", "")) != 0.0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the connection stays open"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        s = scrape();
+    }
+    assert_eq!(
+        value(&s, "supercolumn_connections_accepted_total", ("", "")),
+        1.0
+    );
+    assert_eq!(
+        value(&s, "supercolumn_received_bytes_total", ("", "")),
+        sent as f64
+    );
+    assert_eq!(
+        value(&s, "supercolumn_sent_bytes_total", ("", "")),
+        read as f64
+    );
+    for (opcode, n) in [("OPTIONS", 1.0), ("STARTUP", 1.0), ("QUERY", 3.0)] {
+        assert_eq!(
+            value(&s, "supercolumn_requests_total", ("opcode", opcode)),
+            n
+        );
+    }
+    for code in ["SYNTAX_ERROR", "INVALID"] {
+        assert_eq!(value(&s, "supercolumn_errors_total", ("code", code)), 1.0);
+    }
+    // The read's latency, as a histogram: one read in, counted under +Inf at least.
+    let read_latency = s
+        .samples
+        .iter()
+        .find(|x| {
+            x.metric == "supercolumn_table_latency_seconds"
+                && x.labels.get("table") == Some("t")
+                && x.labels.get("operation") == Some("read")
+        })
+        .expect("the read latency histogram");
+    let prometheus_parse::Value::Histogram(buckets) = &read_latency.value else {
+        panic!("{:?}", read_latency.value)
+    };
+    assert_eq!(
+        buckets.last().map(|b| (b.less_than, b.count)),
+        Some((f64::INFINITY, 1.0))
+    );
+    assert!(
+        buckets.windows(2).all(|w| w[0].count <= w[1].count),
+        "{buckets:?}"
+    );
+    stop(server);
 }

@@ -82,6 +82,10 @@ struct Args {
     /// point write also writes its index entry.
     #[arg(long)]
     cql_index: bool,
+    /// supercolumn: render its Prometheus metrics (`serve --admin`'s `/metrics`) every MS
+    /// milliseconds while the phases run, as a scraper would: the cost of metrics.
+    #[arg(long, value_name = "MS")]
+    scrape_ms: Option<u64>,
     /// supercolumn's partitioner: random (rows in token order, Cassandra's default) or opp
     /// (order-preserving: rows in key order, as the peers store them).
     #[arg(long, default_value = "random")]
@@ -352,6 +356,7 @@ fn run_round(
             other => bail!("--partitioner is random or opp, not '{other}'"),
         },
         index_values: args.cql_index,
+        scrape_ms: args.scrape_ms,
     };
     let engine = engine::open(engine_name, &dir, config)?;
     let mut stream = KeyStream::new(args.seed ^ round as u64);
@@ -419,6 +424,7 @@ fn run_child(args: &Args, engine_name: &str, round: usize) -> anyhow::Result<Vec
         .args(["--partitioner", &args.partitioner])
         .args(["--seed", &args.seed.to_string()])
         .args(["--interval-ms", &args.interval_ms.to_string()])
+        .args(args.scrape_ms.map(|ms| format!("--scrape-ms={ms}")))
         .args(["--child-round", &round.to_string()]);
     if let Some(d) = &args.data {
         cmd.arg("--data").arg(d);

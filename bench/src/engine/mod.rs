@@ -72,6 +72,9 @@ pub struct EngineConfig {
     /// `--engine cql`: a secondary index on the point table's value column, so every point
     /// write also writes an index entry (`--cql-index`).
     pub index_values: bool,
+    /// supercolumn: render its Prometheus metrics every this many milliseconds while it runs
+    /// (`--scrape-ms`).
+    pub scrape_ms: Option<u64>,
 }
 
 /// The engines `stress` knows, in the order it prints them.

@@ -1,7 +1,10 @@
 //! supercolumn under `stress`: point rows in `Keyspace1.Standard1` (BytesType), wide rows in
-//! `Keyspace1.Wide1` (LongType names), through the public API only.
+//! `Keyspace1.Wide1` (LongType names), through the public API only; with `--scrape-ms`, its
+//! Prometheus metrics rendered on a thread of their own meanwhile.
 
 use std::path::Path;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
 
 use anyhow::Context;
 use supercolumn::comparator::LongType;
@@ -20,6 +23,33 @@ pub struct Supercolumn {
     db: Database,
     point_parent: ColumnParent,
     wide_parent: ColumnParent,
+    /// Renders the metrics until told to stop (`--scrape-ms`).
+    scraper: Option<Scraper>,
+}
+
+/// A thread rendering the database's Prometheus metrics at an interval, as `serve --admin`
+/// does for each scrape.
+struct Scraper {
+    stop: std::sync::mpsc::Sender<()>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Scraper {
+    fn start(db: Database, every: Duration) -> Scraper {
+        let (stop, stopped) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                let text = supercolumn_tools::admin::metrics::scrape(&db, 0, None);
+                std::hint::black_box(text.map(|t| t.len()).unwrap_or(0));
+            }
+        });
+        Scraper { stop, thread }
+    }
+
+    fn finish(self) {
+        let _ = self.stop.send(());
+        let _ = self.thread.join();
+    }
 }
 
 /// The options every supercolumn adapter opens with.
@@ -49,10 +79,14 @@ impl Supercolumn {
                 ColumnFamilyDef::standard(WIDE).with_comparator(LongType),
             )?;
         }
+        let scraper = config
+            .scrape_ms
+            .map(|ms| Scraper::start(db.clone(), Duration::from_millis(ms.max(1))));
         Ok(Supercolumn {
             db,
             point_parent: ColumnParent::new(POINT),
             wide_parent: ColumnParent::new(WIDE),
+            scraper,
         })
     }
 }
@@ -129,6 +163,10 @@ impl Engine for Supercolumn {
     }
 
     fn close(self: Box<Self>) -> anyhow::Result<()> {
-        Ok(self.db.close()?)
+        let me = *self;
+        if let Some(s) = me.scraper {
+            s.finish();
+        }
+        Ok(me.db.close()?)
     }
 }

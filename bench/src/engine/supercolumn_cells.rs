@@ -114,6 +114,7 @@ mod tests {
             memtable_bytes: None,
             order_preserving: false,
             index_values: false,
+            scrape_ms: None,
         }
     }
 

@@ -21,7 +21,7 @@ pub const CQL_VERSION: &str = "3.4.5";
 /// tables): drivers pick their schema queries by it.
 pub const RELEASE_VERSION: &str = "4.0.11";
 
-pub use server::{ConnectedClient, ServerState};
+pub use server::{ConnectedClient, ServerState, ServerTraffic};
 pub use tables::Node;
 
 /// Keyspaces whose tables this module answers; writes to them are refused.

@@ -32,4 +32,26 @@ pub trait ServerState: Send + Sync + std::fmt::Debug {
     fn clients(&self) -> Vec<ConnectedClient>;
     /// The server's own pools (Cassandra's `Native-Transport-Requests`).
     fn thread_pools(&self) -> Vec<ThreadPoolStats>;
+    /// What crossed its connections (a server that does not count: nothing).
+    fn traffic(&self) -> ServerTraffic {
+        ServerTraffic::default()
+    }
+}
+
+/// What crossed a server's connections since it started, for its metrics.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServerTraffic {
+    /// Connections open now.
+    pub connections: u64,
+    /// Connections accepted since the start.
+    pub connections_total: u64,
+    /// Bytes of frames read from clients.
+    pub bytes_in: u64,
+    /// Bytes of frames written to clients.
+    pub bytes_out: u64,
+    /// Requests by their opcode's name (`QUERY`, `EXECUTE`, …), those sent at least once.
+    pub requests: Vec<(&'static str, u64)>,
+    /// Error answers by their code's name (`SYNTAX_ERROR`, `INVALID`, …), those sent at least
+    /// once.
+    pub errors: Vec<(&'static str, u64)>,
 }

@@ -1,6 +1,6 @@
 //! The admin address of `supercolumn serve` (`--admin`, loopback only): HTTP with JSON answers
 //! for `nodetool` (`status`, `info`, `tablestats`, `compactionstats`, `tpstats`,
-//! `clientstats`, `flush`, `compact`,
+//! `clientstats`, `flush`, `compact`, `import`,
 //! `snapshot`, `listsnapshots`, `clearsnapshot`, `getlogginglevels`, `setlogginglevel`) and
 //! `GET /metrics` for Prometheus, served by `axum` on the server's runtime. The answers are
 //! built by `report.rs` and `metrics.rs`; this file only routes. It holds no state of its own
@@ -107,6 +107,38 @@ struct Level {
     target: String,
     #[serde(default)]
     level: String,
+}
+
+/// An import to run (`supercolumn import` against a running server): the file, on this
+/// machine, and the CSV options (no table: an export file's statements).
+#[derive(serde::Deserialize)]
+struct Import {
+    file: std::path::PathBuf,
+    table: Option<String>,
+    #[serde(default)]
+    header: bool,
+    delimiter: Option<u8>,
+    #[serde(default)]
+    null: String,
+    /// Comma-separated.
+    columns: Option<String>,
+}
+
+impl Import {
+    fn run(self, db: &Database) -> anyhow::Result<Value> {
+        let o = crate::import::CsvOptions {
+            header: self.header,
+            delimiter: self.delimiter.unwrap_or(b','),
+            null: self.null,
+            columns: self
+                .columns
+                .map(|c| c.split(',').map(str::to_string).collect()),
+            progress: false,
+        };
+        let mut summary = crate::import::summary(db, &self.file, self.table.as_deref(), &o)?;
+        summary.rejected.truncate(crate::import::REJECTED_SENT);
+        Ok(serde_json::to_value(summary)?)
+    }
 }
 
 /// An error as the answer: 400 with its one line.
@@ -260,6 +292,12 @@ fn routes(
             }),
         )
         .route(
+            "/import",
+            post(|State(a): State<Admin>, Query(i): Query<Import>| async move {
+                blocking(move || i.run(&a.db)).await
+            }),
+        )
+        .route(
             "/listsnapshots",
             get(|State(a): State<Admin>| async move { answer(report::listsnapshots(&a.db)) }),
         )
@@ -328,11 +366,14 @@ fn routes(
         .route(
             "/metrics",
             get(|State(a): State<Admin>| async move {
-                match metrics::scrape(&a.db, a.started.elapsed().as_secs()) {
+                let uptime = a.started.elapsed().as_secs();
+                match metrics::scrape(&a.db, uptime, Some(a.server.as_ref())) {
                     Ok(text) => (
+                        // What prometheus-client writes (counters' samples in `_total`,
+                        // a closing `# EOF`) is OpenMetrics text, and says so.
                         [(
                             header::CONTENT_TYPE,
-                            "text/plain; version=0.0.4; charset=utf-8",
+                            "application/openmetrics-text; version=1.0.0; charset=utf-8",
                         )],
                         text,
                     )

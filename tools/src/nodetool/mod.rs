@@ -89,9 +89,9 @@ pub struct Target<'a> {
     pub open: &'a dyn Fn() -> anyhow::Result<Database>,
 }
 
-/// `supercolumn nodetool`'s command line.
+/// Where a running server's admin address is, and the login it asks for.
 #[derive(Debug, Clone, clap::Args)]
-pub struct Args {
+pub struct AdminArgs {
     /// The admin address of a running server.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
@@ -103,6 +103,34 @@ pub struct Args {
     /// Its password (with -u; read from the standard input when not given).
     #[arg(long)]
     pub password: Option<String>,
+}
+
+impl AdminArgs {
+    /// `host:port`.
+    pub fn address(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+
+    /// The password for `-u NAME`: the one given, else the standard input's first line.
+    pub fn password(&self) -> anyhow::Result<Option<String>> {
+        Ok(match (&self.username, &self.password) {
+            (Some(_), None) => {
+                let mut p = String::new();
+                std::io::stdin()
+                    .read_line(&mut p)
+                    .context("reading the password")?;
+                Some(p.trim_end_matches(['\r', '\n']).to_string())
+            }
+            (_, p) => p.clone(),
+        })
+    }
+}
+
+/// `supercolumn nodetool`'s command line.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub admin: AdminArgs,
     #[command(subcommand)]
     pub command: NodeCommand,
 }
@@ -114,19 +142,10 @@ pub fn main(
     open: &dyn Fn() -> anyhow::Result<Database>,
     out: &mut dyn std::io::Write,
 ) -> anyhow::Result<()> {
-    let password = match (&args.username, &args.password) {
-        (Some(_), None) => {
-            let mut p = String::new();
-            std::io::stdin()
-                .read_line(&mut p)
-                .context("reading the password")?;
-            Some(p.trim_end_matches(['\r', '\n']).to_string())
-        }
-        (_, p) => p.clone(),
-    };
+    let password = args.admin.password()?;
     let to = Target {
-        admin: &format!("{}:{}", args.host, args.port),
-        login: args.username.as_deref().zip(password.as_deref()),
+        admin: &args.admin.address(),
+        login: args.admin.username.as_deref().zip(password.as_deref()),
         open,
     };
     run(&args.command, &to, out)
@@ -192,7 +211,7 @@ pub fn run(
 }
 
 /// A request's query: (name, value) pairs, encoded by the HTTP client.
-type Query = Vec<(&'static str, String)>;
+pub type Query = Vec<(&'static str, String)>;
 
 /// The request a command makes: method, path and query.
 fn request(command: &NodeCommand) -> (&'static str, &'static str, Query) {
@@ -248,6 +267,16 @@ fn online(
     login: Option<(&str, &str)>,
 ) -> Option<anyhow::Result<Value>> {
     let (method, path, query) = request(command);
+    ask(admin, login, (method, path, &query))
+}
+
+/// The JSON answer of the server at `admin` to `method /path?query`, or `None` when none
+/// listens there.
+pub fn ask(
+    admin: &str,
+    login: Option<(&str, &str)>,
+    (method, path, query): (&str, &str, &Query),
+) -> Option<anyhow::Result<Value>> {
     let url = format!("http://{admin}/{path}");
     let agent = ureq::AgentBuilder::new()
         .timeout_connect(std::time::Duration::from_secs(2))
@@ -256,7 +285,7 @@ fn online(
         .timeout(std::time::Duration::from_secs(3600))
         .build();
     let mut req = agent.request(method, &url);
-    for (k, v) in &query {
+    for (k, v) in query {
         req = req.query(k, v);
     }
     if let Some((user, password)) = login {

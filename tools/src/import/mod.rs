@@ -4,7 +4,11 @@
 //! go in through one prepared `INSERT`, a batch of rows at a time. A line that cannot be read
 //! (a wrong field count, a value its type refuses, a missing key) is rejected whole and
 //! reported by its line number; every other row is written. An `export` file (CQL statements)
-//! runs statement by statement instead.
+//! runs statement by statement instead. A running server does the same on its own database
+//! when asked through its admin address (`command.rs`), reading the file itself.
+
+mod command;
+pub use command::Args;
 
 use std::fs::File;
 use std::io::{BufReader, IsTerminal};
@@ -27,6 +31,8 @@ pub struct CsvOptions {
     /// The columns the fields fill, in order [default: the header's names, else every
     /// column in the table's order: partition key, clustering, the others by name].
     pub columns: Option<Vec<String>>,
+    /// Show a progress bar on a terminal (a server importing for a client shows none).
+    pub progress: bool,
 }
 
 impl Default for CsvOptions {
@@ -36,6 +42,7 @@ impl Default for CsvOptions {
             delimiter: b',',
             null: String::new(),
             columns: None,
+            progress: false,
         }
     }
 }
@@ -49,6 +56,23 @@ pub struct Report {
     pub elapsed: Duration,
 }
 
+/// What an import did, as it is printed and as a server sends it back.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct Summary {
+    /// Statements run from an export file (then nothing else is set).
+    pub statements: Option<usize>,
+    pub rows: u64,
+    /// Lines refused, with why: all of them, or a server's first [`REJECTED_SENT`].
+    pub rejected: Vec<(u64, String)>,
+    /// Lines refused in all.
+    pub rejected_total: u64,
+    pub seconds: f64,
+}
+
+/// The rejected lines a server sends back at most (their count is always whole): a file of
+/// nothing but bad lines would otherwise be sent back whole, each with its reason.
+pub const REJECTED_SENT: usize = 1_000;
+
 /// Rows written per batch: large enough that a batch's fixed cost vanishes, small enough that
 /// a rejected row costs little to find.
 const BATCH_ROWS: usize = 500;
@@ -57,27 +81,60 @@ const BATCH_ROWS: usize = 500;
 /// line and a summary on stderr, an error if any line was rejected; without a table, the
 /// statements of an export file.
 pub fn run(db: &Database, path: &Path, table: Option<&str>, o: &CsvOptions) -> anyhow::Result<()> {
+    print(path, &summary(db, path, table, o)?)
+}
+
+/// What importing `path` into `table` (none: an export file's statements) did.
+pub fn summary(
+    db: &Database,
+    path: &Path,
+    table: Option<&str>,
+    o: &CsvOptions,
+) -> anyhow::Result<Summary> {
     let Some(table) = table else {
         let n = import_cql(db, path)?;
-        eprintln!("Ran {n} statements from {}.", path.display());
-        return Ok(());
+        return Ok(Summary {
+            statements: Some(n),
+            ..Summary::default()
+        });
     };
     let (ks, t) = table
         .split_once('.')
         .ok_or_else(|| anyhow::anyhow!("--table takes KEYSPACE.TABLE, not '{table}'"))?;
     let r = import_csv(db, ks, t, path, o)?;
-    for (line, why) in &r.rejected {
+    Ok(Summary {
+        statements: None,
+        rows: r.rows,
+        rejected_total: r.rejected.len() as u64,
+        rejected: r.rejected,
+        seconds: r.elapsed.as_secs_f64(),
+    })
+}
+
+/// Prints what an import of `path` did on stderr; an error if any line was rejected.
+pub fn print(path: &Path, s: &Summary) -> anyhow::Result<()> {
+    if let Some(n) = s.statements {
+        eprintln!("Ran {n} statements from {}.", path.display());
+        return Ok(());
+    }
+    for (line, why) in &s.rejected {
         eprintln!("{}:{line}: rejected: {why}", path.display());
     }
-    let secs = r.elapsed.as_secs_f64();
+    let unsent = s.rejected_total.saturating_sub(s.rejected.len() as u64);
+    if unsent > 0 {
+        eprintln!(
+            "… and {unsent} more lines rejected (the server sends the first {REJECTED_SENT})."
+        );
+    }
     eprintln!(
-        "Imported {} rows from {} in {secs:.1} s ({:.0} rows/s); {} lines rejected.",
-        r.rows,
+        "Imported {} rows from {} in {:.1} s ({:.0} rows/s); {} lines rejected.",
+        s.rows,
         path.display(),
-        r.rows as f64 / secs.max(1e-9),
-        r.rejected.len()
+        s.seconds,
+        s.rows as f64 / s.seconds.max(1e-9),
+        s.rejected_total
     );
-    anyhow::ensure!(r.rejected.is_empty(), "{} lines rejected", r.rejected.len());
+    anyhow::ensure!(s.rejected_total == 0, "{} lines rejected", s.rejected_total);
     Ok(())
 }
 
@@ -119,7 +176,11 @@ pub fn import_csv(
         .map(|c| t.column(c).map(|(_, d)| d.ty.clone()))
         .collect::<Result<_, _>>()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let bar = progress(size);
+    let bar = if o.progress {
+        progress(size)
+    } else {
+        ProgressBar::hidden()
+    };
     let mut report = Report::default();
     let mut batch = Batch::default();
     for record in records {
