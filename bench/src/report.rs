@@ -2,8 +2,7 @@
 //! (children report to the parent that way); medians over rounds; and the tables — one per
 //! engine run, or, with peers, one table with every engine and the ratio supercolumn ÷ peer.
 
-use std::fmt::Write as _;
-
+use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 use serde::{Deserialize, Serialize};
 
 use crate::timing::Sample;
@@ -92,31 +91,38 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1 << 20) as f64
 }
 
+/// A table without borders, its first `left` columns aligned left and the others right, as
+/// `comfy-table` lays it out: each column as wide as its widest cell.
+fn aligned(header: Vec<String>, rows: Vec<Vec<String>>, left: usize) -> String {
+    let mut t = Table::new();
+    t.load_preset(presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header);
+    for row in rows {
+        t.add_row(row);
+    }
+    // One space between columns, none before the first.
+    for (i, c) in t.column_iter_mut().enumerate() {
+        c.set_padding((0, 1));
+        if i >= left {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    let mut out = String::new();
+    for line in t.lines() {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
 /// The table: a line per phase and engine, every figure, and with more than one engine the
 /// ratio of supercolumn's figure to each peer's (throughput for timed phases, disk bytes for
 /// `compact`).
 pub fn table(results: &[PhaseResult], engines: &[String]) -> String {
     let base = engines.first().cloned().unwrap_or_default();
     let peers = engines.len() > 1;
-    let medians = medians(results, engines);
-    // The first two columns are as wide as their longest entry (a stopped phase gains a `*`),
-    // so every phase name (`settledmissing`) and engine keeps the table aligned.
-    let pw = medians
-        .iter()
-        .map(|(p, _)| p.len() + 1)
-        .chain([5])
-        .max()
-        .unwrap_or(5);
-    let ew = engines
-        .iter()
-        .map(String::len)
-        .chain([6])
-        .max()
-        .unwrap_or(6);
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "{:<pw$} {:<ew$} {:>9} {:>10} {:>7} {:>7} {:>8} {:>8} {:>11} {:>6} {:>9} {:>5} {:>8}",
+    let mut header: Vec<String> = [
         "phase",
         "engine",
         "ops",
@@ -129,40 +135,45 @@ pub fn table(results: &[PhaseResult], engines: &[String]) -> String {
         "WA",
         "disk MiB",
         "SSTs",
-        "peak MiB"
-    );
+        "peak MiB",
+    ]
+    .map(String::from)
+    .to_vec();
     if peers {
-        let _ = write!(out, " {:>9}", format!("{base}÷"));
+        header.push(format!("{base}÷"));
     }
-    out.push('\n');
+    let mut rows = Vec::new();
     let mut stopped = false;
-    for (phase, per_engine) in medians {
+    for (phase, per_engine) in medians(results, engines) {
         let reference = per_engine.iter().find(|r| r.engine == base);
         for r in &per_engine {
             stopped |= r.stopped;
-            let _ = write!(
-                out,
-                "{:<pw$} {:<ew$} {:>9} {:>10.0} {:>7} {:>7} {:>8} {:>8} {:>11.1} {:>6.2} {:>9.1} {:>5} {:>8.1}",
-                if r.stopped { format!("{phase}*") } else { phase.clone() },
-                r.engine,
-                r.ops,
-                r.ops_per_sec,
-                r.p50_us,
-                r.p99_us,
-                r.p999_us,
-                r.max_us,
-                mib(r.bytes_written),
-                r.write_amplification,
-                mib(r.disk_bytes),
-                r.tables,
-                mib(r.peak_memory)
-            );
+            let mut row = vec![
+                if r.stopped {
+                    format!("{phase}*")
+                } else {
+                    phase.clone()
+                },
+                r.engine.clone(),
+                r.ops.to_string(),
+                format!("{:.0}", r.ops_per_sec),
+                r.p50_us.to_string(),
+                r.p99_us.to_string(),
+                r.p999_us.to_string(),
+                r.max_us.to_string(),
+                format!("{:.1}", mib(r.bytes_written)),
+                format!("{:.2}", r.write_amplification),
+                format!("{:.1}", mib(r.disk_bytes)),
+                r.tables.to_string(),
+                format!("{:.1}", mib(r.peak_memory)),
+            ];
             if let (true, Some(b)) = (peers && r.engine != base, reference) {
-                let _ = write!(out, " {:>9}", ratio(phase.as_str(), b, r));
+                row.push(ratio(phase.as_str(), b, r));
             }
-            out.push('\n');
+            rows.push(row);
         }
     }
+    let mut out = aligned(header, rows, 2);
     if stopped {
         out.push_str("* stopped early (Ctrl-C): the figures cover the operations that ran\n");
     }
@@ -172,21 +183,19 @@ pub fn table(results: &[PhaseResult], engines: &[String]) -> String {
 /// The race by thread count: a line per phase and engine, its median ops/s at each count
 /// (`by_threads` in the order run), and the last count's figure over the first's.
 pub fn scaling(by_threads: &[(usize, Vec<PhaseResult>)], engines: &[String]) -> String {
-    let mut out = format!("{:<14} {:<12}", "phase", "engine");
-    for (t, _) in by_threads {
-        let _ = write!(out, " {:>12}", format!("{t} thr ops/s"));
-    }
+    let mut header = vec!["phase".to_string(), "engine".to_string()];
+    header.extend(by_threads.iter().map(|(t, _)| format!("{t} thr ops/s")));
     if by_threads.len() > 1 {
-        let _ = write!(out, " {:>8}", "scaling");
+        header.push("scaling".into());
     }
-    out.push('\n');
     let Some((_, first)) = by_threads.first() else {
-        return out;
+        return aligned(header, Vec::new(), 2);
     };
     let per_count: Vec<Vec<(String, Vec<PhaseResult>)>> = by_threads
         .iter()
         .map(|(_, results)| medians(results, engines))
         .collect();
+    let mut rows = Vec::new();
     for (phase, _) in medians(first, engines) {
         if phase == "compact" || phase == "close" {
             continue;
@@ -201,28 +210,23 @@ pub fn scaling(by_threads: &[(usize, Vec<PhaseResult>)], engines: &[String]) -> 
                         .map(|r| r.ops_per_sec)
                 })
                 .collect();
-            let _ = write!(out, "{phase:<14} {engine:<12}");
-            for f in &figures {
-                match f {
-                    Some(v) => {
-                        let _ = write!(out, " {v:>12.0}");
-                    }
-                    None => {
-                        let _ = write!(out, " {:>12}", "-");
-                    }
-                }
-            }
+            let mut row = vec![phase.clone(), engine.clone()];
+            row.extend(
+                figures
+                    .iter()
+                    .map(|f| f.map_or("-".into(), |v| format!("{v:.0}"))),
+            );
             if let (Some(Some(a)), Some(Some(b)), true) =
                 (figures.first(), figures.last(), figures.len() > 1)
             {
                 if *a > 0.0 {
-                    let _ = write!(out, " {:>7.2}x", b / a);
+                    row.push(format!("{:.2}x", b / a));
                 }
             }
-            out.push('\n');
+            rows.push(row);
         }
     }
-    out
+    aligned(header, rows, 2)
 }
 
 /// supercolumn ÷ peer: throughput, or for `compact` disk bytes (lower is better there).
