@@ -173,6 +173,14 @@ fn relations(rs: &[Relation], table: Option<&Table>, out: &mut Out) {
                 _ => put(out, t, "partition key", CqlType::Blob),
             },
             Relation::Token(_, _, t, false) => put(out, t, "partition key token", CqlType::Bigint),
+            // `m[?] = ?`: Cassandra's names for a map's key and value.
+            Relation::Entry(c, k, _, v) => {
+                let (kt, vt) = column_type(table, c)
+                    .element_access(c)
+                    .unwrap_or((CqlType::Blob, CqlType::Blob));
+                put(out, k, &format!("key({c})"), kt);
+                put(out, v, &format!("value({c})"), vt);
+            }
         }
     }
 }
@@ -380,7 +388,7 @@ fn check_relations(table: &Table, rs: &[Relation]) -> Result<(), CqlError> {
             Relation::Compare(_, Op::Contains | Op::ContainsKey, _) => {}
             Relation::Compare(c, _, t) => literal(table, c, t)?,
             Relation::In(c, ts) => ts.iter().try_for_each(|t| literal(table, c, t))?,
-            Relation::InMarker(c, _) => {
+            Relation::InMarker(c, _) | Relation::Entry(c, ..) => {
                 table.column(c)?;
             }
             Relation::Multi(cs, ..) | Relation::MultiIn(cs, _) | Relation::Token(cs, ..) => {

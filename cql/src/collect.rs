@@ -14,7 +14,7 @@ use super::select_plan::SelectPlan;
 use super::select_shape::merged;
 use super::selection::Group;
 use super::table::{Kind, Table};
-use super::types::{add_element, matches_filter, CqlType};
+use super::types::{add_element, holds_entry, matches_filter, CqlType};
 use supercolumn::model::comparator::CompositeType;
 use supercolumn::query::Column;
 
@@ -242,6 +242,9 @@ impl<'p> Collect<'p> {
                 Kind::Regular => row[*i].as_ref().map(|x| x.0.as_slice()),
             };
             matches_filter(&p.table.columns[*i].ty, value, *op, v)
+        }) && p.entries.iter().all(|(i, k, v)| {
+            let value = row[*i].as_ref().map(|x| x.0.as_slice());
+            holds_entry(&p.table.columns[*i].ty, value, k, v)
         });
         if passes && (p.aggregating || p.group_by.is_some()) {
             return self.group_row(key, pk, prefix, row, in_partition);

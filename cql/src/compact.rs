@@ -192,6 +192,11 @@ pub fn select(
                     "a Thrift-era column family takes no multi-column relation",
                 ))
             }
+            Relation::Entry(c, ..) => {
+                return Err(CqlError::invalid(format!(
+                    "Column {c} cannot be used as a map"
+                )))
+            }
         }
     }
     let keys: Option<Vec<Vec<u8>>> = on_columns

@@ -37,10 +37,15 @@ impl Session<'_> {
         batch: &mut BatchMutation,
     ) -> Result<(), CqlError> {
         let r = self.restrictions(t, relations)?;
-        if let Some((i, ..)) = r.filters.first() {
+        let filtered = r
+            .filters
+            .iter()
+            .map(|f| f.0)
+            .chain(r.entries.iter().map(|e| e.0));
+        if let Some(i) = filtered.min() {
             return Err(CqlError::invalid(format!(
                 "Non PRIMARY KEY columns found in where clause: {}",
-                t.columns[*i].name
+                t.columns[i].name
             )));
         }
         if !r.span.is_whole() {

@@ -63,6 +63,9 @@ pub(super) enum Partitions {
 /// A filter on a regular column: its index, the operator and the value.
 pub(super) type Filter = (usize, Op, Vec<u8>);
 
+/// A filter on a map's entry, `m[key] = value`: the column's index, the key and the value.
+pub(super) type EntryFilter = (usize, Vec<u8>, Vec<u8>);
+
 /// A `SELECT` with its values bound: what to read, in which order, and what to return.
 pub(super) struct SelectPlan {
     pub table: Arc<Table>,
@@ -71,6 +74,7 @@ pub(super) struct SelectPlan {
     pub slices: Vec<Bounds>,
     pub reversed: bool,
     pub filters: Vec<Filter>,
+    pub entries: Vec<EntryFilter>,
     /// The result's columns, and what fills each.
     pub columns: Vec<(String, CqlType)>,
     pub resolved: Vec<Resolved>,
@@ -109,6 +113,7 @@ pub(super) struct Restrictions {
     lower: Vec<Option<(Vec<u8>, bool)>>,
     upper: Vec<Option<(Vec<u8>, bool)>>,
     pub filters: Vec<Filter>,
+    pub entries: Vec<EntryFilter>,
     pub span: KeySpan,
     multi: MultiColumn,
 }
@@ -174,7 +179,8 @@ impl Session<'_> {
         let index = usable_index(&t, &r.filters, !r.span.is_whole())?;
         let filtering = s.allow_filtering || storage_attached_serve(&t, &r.filters);
         if !filtering {
-            demoted.allowed(&t, r.filters.len(), index.as_ref().map(|ix| ix.on_key))?;
+            let filters = r.filters.len() + r.entries.len();
+            demoted.allowed(&t, filters, index.as_ref().map(|ix| ix.on_key))?;
         }
         let reversed = read_reversed(&t, &s.order_by)?;
         let now_seconds = self.db.options().clock.now_micros().div_euclid(1_000_000);
@@ -209,8 +215,9 @@ impl Session<'_> {
             .then(|| names_of_one_row(&t, &r.eq))
             .transpose()?
             .flatten();
-        let whole_partitions =
-            !clustering_restricted && r.filters.iter().all(|(i, ..)| t.columns[*i].is_static);
+        let whole_partitions = !clustering_restricted
+            && r.entries.is_empty()
+            && r.filters.iter().all(|(i, ..)| t.columns[*i].is_static);
         Ok(SelectPlan {
             whole_partitions,
             partitions: match (keys, index) {
@@ -230,6 +237,7 @@ impl Session<'_> {
             slices,
             reversed,
             filters: r.filters,
+            entries: r.entries,
             columns,
             distinct: s.distinct,
             limit,
@@ -298,6 +306,9 @@ impl Session<'_> {
                 Relation::MultiIn(cols, terms) => {
                     self.multi_column(t, cols, None, terms, &mut r.multi)?
                 }
+                Relation::Entry(c, key, op, value) => {
+                    r.entries.push(self.entry_filter(t, c, key, *op, value)?)
+                }
             }
         }
         Ok(r)
@@ -358,6 +369,41 @@ impl Session<'_> {
                 set_once(&mut r.upper[i], (v, op == Op::Le), c)
             }
         }
+    }
+
+    /// `m[key] = value`, checked as Cassandra checks it.
+    fn entry_filter(
+        &self,
+        t: &Table,
+        c: &str,
+        key: &Term,
+        op: Op,
+        value: &Term,
+    ) -> Result<EntryFilter, CqlError> {
+        let (i, def) = t.column(c)?;
+        let refused = |why: String| Err(CqlError::invalid(why));
+        let (kt, vt) = match &def.ty {
+            CqlType::List(_) => {
+                return refused(format!(
+                    "Indexes on list entries ({c}[index] = value) are not currently supported."
+                ))
+            }
+            CqlType::Map(k, v) => ((**k).clone(), (**v).clone()),
+            CqlType::Frozen(inner) if matches!(**inner, CqlType::Map(..)) => {
+                return refused(format!(
+                    "Map-entry equality predicates on frozen map column {c} are not supported"
+                ))
+            }
+            _ => return refused(format!("Column {c} cannot be used as a map")),
+        };
+        if op != Op::Eq {
+            return refused("Only EQ relations are supported on map entries".into());
+        }
+        let null = || CqlError::invalid(format!("Unsupported null map key for column {c}"));
+        let k = self.value(&kt, key, c)?.ok_or_else(null)?;
+        let null = || CqlError::invalid(format!("Unsupported null map value for column {c}"));
+        let v = self.value(&vt, value, c)?.ok_or_else(null)?;
+        Ok((i, k, v))
     }
 
     /// Narrows a scan by `token(pk) op token(key)` or `token(pk) op <token>`.

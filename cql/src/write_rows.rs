@@ -35,7 +35,7 @@ pub(super) fn restricts_clustering(t: &Table, relations: &[Relation]) -> bool {
         Relation::Compare(c, ..) | Relation::In(c, _) | Relation::InMarker(c, _) => t
             .column(c)
             .is_ok_and(|(_, d)| matches!(d.kind, Kind::Clustering(_))),
-        Relation::Token(..) => false,
+        Relation::Token(..) | Relation::Entry(..) => false,
     })
 }
 
@@ -84,6 +84,9 @@ fn write_restriction(r: &Relation) -> Result<(&String, &[Term]), CqlError> {
             "only = and IN can restrict {c} in a write"
         ))),
         Relation::Token(..) => Err(CqlError::invalid("token() cannot restrict a write")),
+        Relation::Entry(c, ..) => Err(CqlError::invalid(format!(
+            "Non PRIMARY KEY columns found in where clause: {c}"
+        ))),
         Relation::InMarker(c, _) => Err(CqlError::invalid(format!(
             "IN ? on {c} takes a list bound to a prepared statement"
         ))),

@@ -1,13 +1,13 @@
 //! Filtering as Cassandra permits it with ALLOW FILTERING and refuses without it: `CONTAINS`
 //! and `CONTAINS KEY` on lists, sets and maps (frozen or not), `!=` on regular columns, on a
-//! partition, a scan, prepared with bound values, and paged; each answer checked against the
-//! rows themselves.
+//! partition, a scan, prepared with bound values, and paged; a map's entry (`m['k'] = v`); each
+//! answer checked against the rows themselves.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
-use common::{ks_session, open_cql, refused, shown};
+use common::{ks_session, open_cql, paged, refused, shown};
 use supercolumn_cql::{CqlResult, PageRequest, Position};
 
 #[test]
@@ -221,4 +221,114 @@ fn key_columns_that_cannot_narrow_the_read_filter_it() {
         e,
         "PRIMARY KEY column \"c2\" cannot be restricted as preceding column \"c1\" is not restricted"
     );
+}
+
+#[test]
+fn a_map_entry_filters_rows_holding_that_key_with_that_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE me (k int, c int, m map<text, int>, l list<int>, f frozen<map<text, int>>,
+         v int, PRIMARY KEY (k, c))",
+    );
+    let mut cql = ks_session(&db);
+    let mut want = Vec::new();
+    for k in 0..3 {
+        for c in 0..6 {
+            let n = k * 6 + c;
+            // 'a' holds n % 3; 'b' is there on even rows only; some rows have no map.
+            let m = match n % 5 {
+                4 => "null".to_string(),
+                _ if n % 2 == 0 => format!("{{'a': {}, 'b': {}}}", n % 3, n % 4),
+                _ => format!("{{'a': {}}}", n % 3),
+            };
+            cql.execute(&format!(
+                "INSERT INTO me (k, c, m, v) VALUES ({k}, {c}, {m}, {n})"
+            ))
+            .unwrap();
+            if n % 5 != 4 && n % 2 == 0 && n % 4 == 1 {
+                want.push(format!("{k}|{c}"));
+            }
+        }
+    }
+    // An element set alone, and one removed: the filter reads the map as it is now.
+    cql.execute("UPDATE me SET m['b'] = 1 WHERE k = 2 AND c = 5")
+        .unwrap();
+    want.push("2|5".into());
+    cql.execute("DELETE m['b'] FROM me WHERE k = 0 AND c = 4")
+        .unwrap();
+    want.retain(|r| r != "0|4");
+    let q = "SELECT k, c FROM me WHERE m['b'] = 1 ALLOW FILTERING";
+    let mut got = shown(&mut cql, q);
+    got.sort();
+    want.sort();
+    assert!(!want.is_empty());
+    assert_eq!(got, want);
+    let mut by_pages = paged(&mut cql, q, 2);
+    by_pages.sort();
+    assert_eq!(by_pages, want);
+    // Beside a partition key and another filter; bound values take the key's and the value's
+    // types (Cassandra's marker names `key(m)` and `value(m)`).
+    let mut in_two: Vec<String> = want
+        .iter()
+        .filter(|r| r.starts_with("2|"))
+        .cloned()
+        .collect();
+    in_two.sort();
+    let got = shown(
+        &mut cql,
+        "SELECT k, c FROM me WHERE k = 2 AND m['b'] = 1 AND v > 0 ALLOW FILTERING",
+    );
+    assert_eq!(got, in_two);
+    let p = cql
+        .prepare("SELECT k, c FROM me WHERE m[?] = ? ALLOW FILTERING")
+        .unwrap();
+    let markers: Vec<String> = p
+        .bind_columns()
+        .iter()
+        .map(|(n, t)| format!("{n}:{t}"))
+        .collect();
+    assert_eq!(markers, ["key(m):text", "value(m):int"]);
+    let CqlResult::Rows(rows) = cql
+        .execute_prepared(&p, &[Some(b"b"), Some(&1i32.to_be_bytes())])
+        .unwrap()
+    else {
+        panic!("not rows")
+    };
+    assert_eq!(rows.len(), want.len());
+    // Cassandra's refusals.
+    for (q, why) in [
+        ("SELECT * FROM me WHERE m['b'] = 1", "ALLOW FILTERING"),
+        (
+            "SELECT * FROM me WHERE m['b'] > 1 ALLOW FILTERING",
+            "Only EQ relations are supported on map entries",
+        ),
+        (
+            "SELECT * FROM me WHERE l[0] = 1 ALLOW FILTERING",
+            "Indexes on list entries (l[index] = value) are not currently supported.",
+        ),
+        (
+            "SELECT * FROM me WHERE f['a'] = 1 ALLOW FILTERING",
+            "Map-entry equality predicates on frozen map column f are not supported",
+        ),
+        (
+            "SELECT * FROM me WHERE v['a'] = 1 ALLOW FILTERING",
+            "Column v cannot be used as a map",
+        ),
+        (
+            "SELECT * FROM me WHERE m['a'] = null ALLOW FILTERING",
+            "Unsupported null map value for column m",
+        ),
+        (
+            "UPDATE me SET v = 1 WHERE k = 1 AND c = 1 AND m['a'] = 1",
+            "Non PRIMARY KEY columns found in where clause: m",
+        ),
+        (
+            "DELETE FROM me WHERE k = 1 AND m['a'] = 1",
+            "Non PRIMARY KEY columns found in where clause: m",
+        ),
+    ] {
+        let e = refused(&mut cql, q);
+        assert!(e.contains(why), "{q}: {e}");
+    }
 }

@@ -128,6 +128,8 @@ pub enum Relation {
     MultiIn(Vec<String>, Vec<TupleTerm>),
     /// `token(columns…) op token(key)` (true: the term is a partition key) or `op token`.
     Token(Vec<String>, Op, Term, bool),
+    /// `column[key] op value`: a map's entry (Cassandra takes only `=`, on a non-frozen map).
+    Entry(String, Term, Op, Term),
 }
 
 /// What a `SELECT` returns per row.
@@ -548,6 +550,7 @@ pub fn markers(s: &Statement) -> usize {
         for r in rs {
             match r {
                 Relation::Compare(_, _, t) | Relation::Token(_, _, t, _) => term(t, n),
+                Relation::Entry(_, k, _, v) => [k, v].into_iter().for_each(|t| term(t, n)),
                 Relation::In(_, ts) => ts.iter().for_each(|t| term(t, n)),
                 Relation::InMarker(_, b) => *n = (*n).max(b.index() + 1),
                 Relation::Multi(_, _, t) => t.terms().iter().for_each(|t| term(t, n)),

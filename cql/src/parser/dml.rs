@@ -167,9 +167,15 @@ impl Parser {
         Ok(out)
     }
 
-    /// `c op v`, `c IN (…)`, `c IN ?` (and `c IS NOT NULL`, refused).
+    /// `c op v`, `c[k] op v`, `c IN (…)`, `c IN ?` (and `c IS NOT NULL`, refused).
     fn column_relation(&mut self) -> Result<Relation, CqlError> {
         let col = self.ident()?;
+        if self.eat_sym("[") {
+            let key = self.term()?;
+            self.sym("]")?;
+            let op = self.op()?;
+            return Ok(Relation::Entry(col, key, op, self.term()?));
+        }
         if self.is_word("is")
             && matches!(self.peek_at(1), Some(Tok::Word(w)) if w.eq_ignore_ascii_case("not"))
         {

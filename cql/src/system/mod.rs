@@ -54,6 +54,7 @@ pub fn bind_columns(
             Relation::Compare(c, _, t) => (c, std::slice::from_ref(t)),
             Relation::In(c, ts) => (c, ts.as_slice()),
             Relation::Token(..)
+            | Relation::Entry(..)
             | Relation::InMarker(..)
             | Relation::Multi(..)
             | Relation::MultiIn(..) => continue,

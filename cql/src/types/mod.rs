@@ -587,6 +587,21 @@ pub(super) fn matches_filter(ty: &CqlType, value: Option<&[u8]>, op: Op, v: &[u8
     }
 }
 
+/// Whether a map's serialized value holds `value` under `key` (`m[key] = value`; `null` holds
+/// nothing).
+pub(super) fn holds_entry(ty: &CqlType, map: Option<&[u8]>, key: &[u8], value: &[u8]) -> bool {
+    let (Some(map), CqlType::Map(_, vt)) = (map, ty) else {
+        return false;
+    };
+    match ty.element_at(map, key) {
+        Ok(Some(found)) => match vt.comparator() {
+            Some(c) => c.compare(&found, value).is_eq(),
+            None => found == value,
+        },
+        _ => false,
+    }
+}
+
 /// Whether a collection's serialized value holds `v`: an element of a list or set, a map's
 /// value, or (`key`) a map's key.
 fn contains(ty: &CqlType, value: &[u8], key: bool, v: &[u8]) -> bool {

@@ -798,6 +798,18 @@ try:
         got = sorted(r.k for r in session.execute(ranged, (50, 90)))
         assert got == [5, 6, 7, 8], f"50 <= n < 90 gave {got}"
 
+    @check("map entries: WHERE m[?] = ? with ALLOW FILTERING, markers typed by the map's key and value")
+    def _():
+        session.execute("CREATE TABLE ment (k int PRIMARY KEY, m map<text, int>)")
+        ins = session.prepare("INSERT INTO ment (k, m) VALUES (?, ?)")
+        for k in range(6):
+            session.execute(ins, (k, {"a": k % 3, "b": k}))
+        q = session.prepare("SELECT k FROM ment WHERE m[?] = ? ALLOW FILTERING")
+        got = sorted(r.k for r in session.execute(q, ("a", 1)))
+        assert got == [1, 4], f"m['a'] = 1: {got}"
+        refused("Only EQ relations are supported on map entries", "m['a'] > 1 accepted",
+                "SELECT k FROM ment WHERE m['a'] > 1 ALLOW FILTERING")
+
     @check("functions: a bind marker as a function's argument, typed by its parameter")
     def _():
         session.execute("CREATE TABLE fa (k int PRIMARY KEY, b blob, v int)")
