@@ -1,6 +1,7 @@
 //! Whether a `SELECT` reads through a secondary index: an `=` on a column a built index covers
-//! (or `CONTAINS`, `CONTAINS KEY` on a collection an index of its elements covers), to a value
-//! an index can hold, and no token range on the partitions; and whether a storage-attached
+//! (or `CONTAINS`, `CONTAINS KEY` on a collection an index of its elements covers, `m[k] = v`
+//! on a map an index of its entries covers), to a value an index can hold, and no token range
+//! on the partitions; and whether a storage-attached
 //! index serves every filter (its ranges too), so that no `ALLOW FILTERING` is needed.
 //! `select_plan.rs` asks here; `index_scan.rs` reads what it planned.
 
@@ -8,7 +9,7 @@ use super::ast::{Relation, Select};
 use super::error::CqlError;
 use super::table::{Table, TableIndex, SAI_CLASS};
 use super::types::{CqlType, Op};
-use supercolumn::schema::IndexOf;
+use supercolumn::schema::{entry_value, IndexOf};
 
 /// The longest value an index holds (a row key of the index's column family).
 const MAX_INDEXED_VALUE: usize = 65_535;
@@ -45,6 +46,30 @@ fn serves(t: &Table, x: &TableIndex, op: Op) -> bool {
             | (IndexOf::ElementNames, Op::Contains, false)
             | (IndexOf::ElementNames, Op::ContainsKey, true)
     )
+}
+
+/// A read of `value`'s rows through index `idx` of `column`; a value too long for an index is
+/// refused, in Cassandra's words.
+fn read_through(idx: &TableIndex, column: &str, value: Vec<u8>) -> Result<IndexRead, CqlError> {
+    if value.len() > MAX_INDEXED_VALUE {
+        return Err(CqlError::invalid(
+            "Index expression values may not be larger than 64K",
+        ));
+    }
+    Ok(IndexRead {
+        index: idx.name.clone(),
+        column: column.to_string(),
+        value,
+        partitions: idx.of == IndexOf::StaticValue,
+        on_key: idx.of.of_rows(),
+    })
+}
+
+/// A built index of the entries of map `column`.
+fn entries_index<'t>(t: &'t Table, column: &str) -> Option<&'t TableIndex> {
+    t.indexes
+        .iter()
+        .find(|x| x.built && x.column == column && x.of == IndexOf::ElementEntries)
 }
 
 /// Whether every filter is one a built storage-attached index serves, which Cassandra 5 runs
@@ -128,6 +153,7 @@ pub(super) fn uses_index(t: &Table, s: &Select) -> bool {
                     .iter()
                     .any(|x| x.built && x.column == *c && serves(t, x, *op));
             }
+            Relation::Entry(c, _, Op::Eq, _) => indexed |= entries_index(t, c).is_some(),
             _ => {}
         }
     }
@@ -141,10 +167,18 @@ pub(super) fn uses_index(t: &Table, s: &Select) -> bool {
 pub(super) fn usable_index(
     t: &Table,
     filters: &[(usize, Op, Vec<u8>)],
+    entries: &[(usize, Vec<u8>, Vec<u8>)],
     token_restricted: bool,
 ) -> Result<Option<IndexRead>, CqlError> {
     if token_restricted {
         return Ok(None);
+    }
+    // A map's entry, `m[k] = v`, through an index of the map's entries.
+    for (i, k, v) in entries {
+        let column = &t.columns[*i].name;
+        if let Some(idx) = entries_index(t, column) {
+            return read_through(idx, column, entry_value(k, v)).map(Some);
+        }
     }
     for (i, op, v) in filters {
         let column = &t.columns[*i].name;
@@ -152,21 +186,9 @@ pub(super) fn usable_index(
             .indexes
             .iter()
             .find(|x| x.built && x.column == *column && serves(t, x, *op));
-        let Some(idx) = found.filter(|_| !v.is_empty()) else {
-            continue;
-        };
-        if v.len() > MAX_INDEXED_VALUE {
-            return Err(CqlError::invalid(
-                "Index expression values may not be larger than 64K",
-            ));
+        if let Some(idx) = found.filter(|_| !v.is_empty()) {
+            return read_through(idx, column, v.clone()).map(Some);
         }
-        return Ok(Some(IndexRead {
-            index: idx.name.clone(),
-            column: column.clone(),
-            value: v.clone(),
-            partitions: idx.of == IndexOf::StaticValue,
-            on_key: idx.of.of_rows(),
-        }));
     }
     Ok(None)
 }

@@ -207,9 +207,7 @@ fn check_target(t: &Table, target: &IndexTarget) -> Result<IndexOf, CqlError> {
         (IndexOn::Values, CqlType::Set(_)) => Ok(IndexOf::ElementNames),
         (IndexOn::Values, CqlType::List(_) | CqlType::Map(..)) => Ok(IndexOf::ElementValues),
         (IndexOn::Keys, CqlType::Map(..)) => Ok(IndexOf::ElementNames),
-        (IndexOn::Entries, CqlType::Map(..)) => Err(CqlError::invalid(format!(
-            "entries() indexes on {c} are not supported yet"
-        ))),
+        (IndexOn::Entries, CqlType::Map(..)) => Ok(IndexOf::ElementEntries),
         (IndexOn::Keys | IndexOn::Entries, CqlType::List(_) | CqlType::Set(_)) => {
             Err(CqlError::invalid(format!(
                 "Cannot create index on {on} of column {c} with non-map type"

@@ -41,6 +41,7 @@ mod index_schema;
 mod json_insert;
 mod key_filters;
 mod lexer;
+mod map_entry;
 mod multi_column;
 mod page;
 mod pages;

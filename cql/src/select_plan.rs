@@ -16,8 +16,9 @@ use super::index_plan::{
     key_index_wanted, storage_attached_serve, usable_index, uses_index, IndexRead,
 };
 use super::key_filters::{demote, Demoted, KeyRestrictions};
+use super::map_entry::EntryFilter;
 use super::multi_column::{multi_slices, MultiColumn};
-use super::select_shape::{group_by, output_columns, read_reversed, validate};
+use super::select_shape::{group_by, names_of_one_row, output_columns, read_reversed, validate};
 use super::selection::{self, Selection};
 use super::session::Session;
 use super::table::{Kind, Table};
@@ -62,9 +63,6 @@ pub(super) enum Partitions {
 
 /// A filter on a regular column: its index, the operator and the value.
 pub(super) type Filter = (usize, Op, Vec<u8>);
-
-/// A filter on a map's entry, `m[key] = value`: the column's index, the key and the value.
-pub(super) type EntryFilter = (usize, Vec<u8>, Vec<u8>);
 
 /// A `SELECT` with its values bound: what to read, in which order, and what to return.
 pub(super) struct SelectPlan {
@@ -131,6 +129,11 @@ impl Restrictions {
         demote(t, keys, &mut self.filters)
     }
 
+    /// The filters of every kind: on a column's value and on a map's entry.
+    fn filter_count(&self) -> usize {
+        self.filters.len() + self.entries.len()
+    }
+
     /// Whether a clustering column is restricted, alone or in a multi-column relation.
     fn restricts_clustering(&self, t: &Table) -> bool {
         self.multi.width > 0
@@ -176,11 +179,10 @@ impl Session<'_> {
         validate(&t, s, partitioner)?;
         let mut r = self.restrictions(&t, &s.relations)?;
         let demoted = r.demote_keys(&t);
-        let index = usable_index(&t, &r.filters, !r.span.is_whole())?;
+        let index = usable_index(&t, &r.filters, &r.entries, !r.span.is_whole())?;
         let filtering = s.allow_filtering || storage_attached_serve(&t, &r.filters);
         if !filtering {
-            let filters = r.filters.len() + r.entries.len();
-            demoted.allowed(&t, filters, index.as_ref().map(|ix| ix.on_key))?;
+            demoted.allowed(&t, r.filter_count(), index.as_ref().map(|ix| ix.on_key))?;
         }
         let reversed = read_reversed(&t, &s.order_by)?;
         let now_seconds = self.db.options().clock.now_micros().div_euclid(1_000_000);
@@ -371,41 +373,6 @@ impl Session<'_> {
         }
     }
 
-    /// `m[key] = value`, checked as Cassandra checks it.
-    fn entry_filter(
-        &self,
-        t: &Table,
-        c: &str,
-        key: &Term,
-        op: Op,
-        value: &Term,
-    ) -> Result<EntryFilter, CqlError> {
-        let (i, def) = t.column(c)?;
-        let refused = |why: String| Err(CqlError::invalid(why));
-        let (kt, vt) = match &def.ty {
-            CqlType::List(_) => {
-                return refused(format!(
-                    "Indexes on list entries ({c}[index] = value) are not currently supported."
-                ))
-            }
-            CqlType::Map(k, v) => ((**k).clone(), (**v).clone()),
-            CqlType::Frozen(inner) if matches!(**inner, CqlType::Map(..)) => {
-                return refused(format!(
-                    "Map-entry equality predicates on frozen map column {c} are not supported"
-                ))
-            }
-            _ => return refused(format!("Column {c} cannot be used as a map")),
-        };
-        if op != Op::Eq {
-            return refused("Only EQ relations are supported on map entries".into());
-        }
-        let null = || CqlError::invalid(format!("Unsupported null map key for column {c}"));
-        let k = self.value(&kt, key, c)?.ok_or_else(null)?;
-        let null = || CqlError::invalid(format!("Unsupported null map value for column {c}"));
-        let v = self.value(&vt, value, c)?.ok_or_else(null)?;
-        Ok((i, k, v))
-    }
-
     /// Narrows a scan by `token(pk) op token(key)` or `token(pk) op <token>`.
     fn token_restriction(
         &self,
@@ -475,34 +442,6 @@ impl Session<'_> {
         }
         Ok(())
     }
-}
-
-/// The cell names of the one row every clustering column is fixed to (its marker, then each
-/// regular column in name order), when the table has no collections; `None` when it has.
-fn names_of_one_row(
-    t: &Table,
-    eq: &[Option<Vec<Vec<u8>>>],
-) -> Result<Option<Vec<Vec<u8>>>, CqlError> {
-    if t.columns.iter().any(|c| c.ty.is_multi_cell()) {
-        return Ok(None);
-    }
-    let ck: Vec<&[u8]> = t
-        .clustering
-        .iter()
-        .filter_map(|&i| eq[i].as_ref().and_then(|v| v.first()))
-        .map(Vec::as_slice)
-        .collect();
-    // A static column's cells are read with the partition's statics, not by name here.
-    std::iter::once("")
-        .chain(
-            t.regular_sorted()
-                .into_iter()
-                .filter(|&i| !t.columns[i].is_static)
-                .map(|i| t.columns[i].name.as_str()),
-        )
-        .map(|n| t.cell_name(&ck, n))
-        .collect::<Result<Vec<_>, _>>()
-        .map(Some)
 }
 
 /// Sets a column's restriction of one kind, refusing a second.

@@ -1,7 +1,8 @@
 //! What a `SELECT` returns and may ask before anything is read: its output columns and the
 //! selector filling each, Cassandra's refusals (checked at PREPARE time too), the groups of a
-//! `GROUP BY`, the read's direction under `ORDER BY`, and the merge of several partitions' rows by it (Cassandra's
-//! post-query ordering). `select.rs` reads; this file reads nothing.
+//! `GROUP BY`, the read's direction under `ORDER BY`, the merge of several partitions' rows by it (Cassandra's
+//! post-query ordering), and the cell names of a row named whole. `select.rs` reads; this file
+//! reads nothing.
 
 use super::ast::{Op, Relation, Select, Selector};
 use super::error::CqlError;
@@ -237,4 +238,32 @@ pub(super) fn group_by(
         ));
     }
     Ok(Some(clustering))
+}
+
+/// The cell names of the one row every clustering column is fixed to (its marker, then each
+/// regular column in name order), when the table has no collections; `None` when it has.
+pub(super) fn names_of_one_row(
+    t: &Table,
+    eq: &[Option<Vec<Vec<u8>>>],
+) -> Result<Option<Vec<Vec<u8>>>, CqlError> {
+    if t.columns.iter().any(|c| c.ty.is_multi_cell()) {
+        return Ok(None);
+    }
+    let ck: Vec<&[u8]> = t
+        .clustering
+        .iter()
+        .filter_map(|&i| eq[i].as_ref().and_then(|v| v.first()))
+        .map(Vec::as_slice)
+        .collect();
+    // A static column's cells are read with the partition's statics, not by name here.
+    std::iter::once("")
+        .chain(
+            t.regular_sorted()
+                .into_iter()
+                .filter(|&i| !t.columns[i].is_static)
+                .map(|i| t.columns[i].name.as_str()),
+        )
+        .map(|n| t.cell_name(&ck, n))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }

@@ -74,6 +74,7 @@ const RULES: &[(&str, &[&str])] = &[
         "multi_column",
         &["error", "types", "ast", "table", "bounds", "session"],
     ),
+    ("map_entry", &["error", "types", "ast", "table", "session"]),
     ("index_plan", &["error", "types", "ast", "table"]),
     ("key_filters", &["error", "types", "table"]),
     (
@@ -89,6 +90,7 @@ const RULES: &[(&str, &[&str])] = &[
             "select_shape",
             "selection",
             "multi_column",
+            "map_entry",
             "index_plan",
             "key_filters",
         ],

@@ -99,6 +99,7 @@ impl TableIndex {
                 _,
             ) => name,
             (IndexOf::ElementNames, Some(CqlType::Map(..))) => format!("keys({name})"),
+            (IndexOf::ElementEntries, _) => format!("entries({name})"),
             (IndexOf::ElementNames | IndexOf::ElementValues, _) => format!("values({name})"),
         }
     }

@@ -99,7 +99,7 @@ pub(super) fn derive(
             // expires, and a row's cells make it once, at their latest timestamp.
             let rows = idx.def.of.of_rows();
             let same = |d: &Derived| {
-                Arc::ptr_eq(&d.store, &idx.store) && d.entry_key == entry_key && d.value == value
+                Arc::ptr_eq(&d.store, &idx.store) && d.entry_key == entry_key && d.value == *value
             };
             if let Some(d) = out[first..].iter_mut().find(|d| rows && same(d)) {
                 d.timestamp = d.timestamp.max(*timestamp);

@@ -22,8 +22,10 @@ use crate::schema::{ColumnFamilyDef, ColumnType, IndexDef, KeysCached, KeyspaceD
 /// The file name of the catalog inside the data directory.
 pub const FILE_NAME: &str = "SCHEMA.db";
 const MAGIC: &[u8; 8] = b"SCSCHEMA";
-/// The catalog format version this build writes; it reads versions 2 to 5 too.
-pub const VERSION: u32 = 7;
+/// The catalog format version this build writes; it reads versions 2 to 7 too. Version 8
+/// adds an index kind (6, a map's entries) and nothing else: an older build refuses the file
+/// rather than misread such an index.
+pub const VERSION: u32 = 8;
 
 /// The persisted schema: the partitioner the data was written with, the keyspaces, and the
 /// column family ids that commit log records and the manifest name CFs by.

@@ -7,6 +7,7 @@
 //! entries sort as a scan of the base table would return their rows. Entries carry no value.
 //! How entries are written and read lives in `db/index.rs`; this file only describes them.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::model::comparator::{BytesType, Comparator, CompositeType};
@@ -15,6 +16,15 @@ use crate::schema::{ColumnFamilyDef, ColumnType};
 /// The longest value an index can hold: it becomes a row key of the index (a row key's
 /// longest, 65,535 bytes).
 pub const MAX_INDEXED_VALUE: usize = 65_535;
+
+/// What an index holds of a cell: the row's clustering components and the indexed value.
+pub type Indexed<'n> = (Vec<&'n [u8]>, Cow<'n, [u8]>);
+
+/// The value an entries index holds for a map's entry: its key and value as the two
+/// components of a composite (what a query for `m[key] = value` looks up).
+pub fn entry_value(key: &[u8], value: &[u8]) -> Vec<u8> {
+    CompositeType::build(&[key, value], 0)
+}
 
 /// What of a column's cells an index holds (a CQL collection's cells carry one more name
 /// component, the element: a list's position, a set's value, a map's key).
@@ -27,6 +37,9 @@ pub enum IndexOf {
     ElementValues,
     /// The element components of the column's cell names (a set's values, a map's keys).
     ElementNames,
+    /// A map's entries: each element cell's key and value together, as [`entry_value`]
+    /// makes them.
+    ElementEntries,
     /// A CQL static column's value: its entries name partitions, not rows.
     StaticValue,
     /// The row's clustering component at this position (a CQL clustering column): every
@@ -47,6 +60,7 @@ impl IndexOf {
             IndexOf::StaticValue => 3,
             IndexOf::Clustering(_) => 4,
             IndexOf::KeyComponent(_) => 5,
+            IndexOf::ElementEntries => 6,
         }
     }
 
@@ -68,6 +82,7 @@ impl IndexOf {
             3 => IndexOf::StaticValue,
             4 => IndexOf::Clustering(position),
             5 => IndexOf::KeyComponent(position),
+            6 => IndexOf::ElementEntries,
             _ => return None,
         })
     }
@@ -157,10 +172,10 @@ impl IndexDef {
         key: &'n [u8],
         name: &'n [u8],
         value: &'n [u8],
-    ) -> Option<(Vec<&'n [u8]>, &'n [u8])> {
+    ) -> Option<Indexed<'n>> {
         if !composite {
             return (self.of == IndexOf::Value && name == self.column.as_slice())
-                .then(|| (Vec::new(), value));
+                .then(|| (Vec::new(), Cow::Borrowed(value)));
         }
         let stat = self.of == IndexOf::StaticValue;
         if CompositeType::is_static(name) != stat {
@@ -169,7 +184,9 @@ impl IndexDef {
         let n = usize::from(self.clustering);
         let wanted = match self.of {
             IndexOf::Value | IndexOf::StaticValue => n + 1..=n + 1,
-            IndexOf::ElementValues | IndexOf::ElementNames => n + 2..=n + 2,
+            IndexOf::ElementValues | IndexOf::ElementNames | IndexOf::ElementEntries => {
+                n + 2..=n + 2
+            }
             // A row's marker and cells, and its collections' element cells.
             IndexOf::Clustering(_) | IndexOf::KeyComponent(_) => n + 1..=n + 2,
         };
@@ -188,15 +205,16 @@ impl IndexDef {
             return None;
         }
         let indexed = match self.of {
-            IndexOf::Value | IndexOf::ElementValues | IndexOf::StaticValue => value,
-            IndexOf::ElementNames => parts[n + 1],
-            IndexOf::Clustering(p) => parts.get(usize::from(p)).copied()?,
-            IndexOf::KeyComponent(p) => {
+            IndexOf::Value | IndexOf::ElementValues | IndexOf::StaticValue => Cow::Borrowed(value),
+            IndexOf::ElementNames => Cow::Borrowed(parts[n + 1]),
+            IndexOf::ElementEntries => Cow::Owned(entry_value(parts[n + 1], value)),
+            IndexOf::Clustering(p) => Cow::Borrowed(parts.get(usize::from(p)).copied()?),
+            IndexOf::KeyComponent(p) => Cow::Borrowed(
                 CompositeType::components_of(key)
                     .nth(usize::from(p))?
                     .ok()?
-                    .bytes
-            }
+                    .bytes,
+            ),
         };
         // A static's entry names its partition: no clustering.
         parts.truncate(if stat { 0 } else { n });
@@ -256,7 +274,7 @@ mod tests {
         let cell = CompositeType::build(&[b"c1", b"v"], 0);
         assert_eq!(
             idx.matches(true, b"k", &cell, b"x"),
-            Some((vec![&b"c1"[..]], &b"x"[..]))
+            Some((vec![&b"c1"[..]], Cow::Borrowed(&b"x"[..])))
         );
         let other = CompositeType::build(&[b"c1", b"w"], 0);
         assert_eq!(idx.matches(true, b"k", &other, b"x"), None);
@@ -269,21 +287,28 @@ mod tests {
         let thrift = IndexDef::new("i", b"name".to_vec(), 0);
         assert_eq!(
             thrift.matches(false, b"k", b"name", b"x"),
-            Some((vec![], &b"x"[..]))
+            Some((vec![], Cow::Borrowed(&b"x"[..])))
         );
         assert_eq!(thrift.matches(false, b"k", b"names", b"x"), None);
         // A collection's elements: the cell's value, or the element in its name.
         let values = IndexDef::new("l_idx", b"v".to_vec(), 1).of(IndexOf::ElementValues);
         assert_eq!(
             values.matches(true, b"k", &element, b"x"),
-            Some((vec![&b"c1"[..]], &b"x"[..]))
+            Some((vec![&b"c1"[..]], Cow::Borrowed(&b"x"[..])))
         );
         assert_eq!(values.matches(true, b"k", &cell, b"x"), None);
         let names = IndexDef::new("s_idx", b"v".to_vec(), 1).of(IndexOf::ElementNames);
         assert_eq!(
             names.matches(true, b"k", &element, b""),
-            Some((vec![&b"c1"[..]], &b"e"[..]))
+            Some((vec![&b"c1"[..]], Cow::Borrowed(&b"e"[..])))
         );
+        // A map's entries: the element's key and the cell's value together.
+        let entries = IndexDef::new("m_idx", b"v".to_vec(), 1).of(IndexOf::ElementEntries);
+        assert_eq!(
+            entries.matches(true, b"k", &element, b"x"),
+            Some((vec![&b"c1"[..]], Cow::Owned(entry_value(b"e", b"x"))))
+        );
+        assert_eq!(entries.matches(true, b"k", &cell, b"x"), None);
     }
 
     #[test]

@@ -9,4 +9,4 @@ pub use definition::{
     default_keyspaces, validate_identifier, ColumnFamilyDef, ColumnType, KeysCached, KeyspaceDef,
     MAX_BLOCK_SIZE_KB,
 };
-pub use index::{IndexDef, IndexOf};
+pub use index::{entry_value, IndexDef, IndexOf};

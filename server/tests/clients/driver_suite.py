@@ -798,7 +798,7 @@ try:
         got = sorted(r.k for r in session.execute(ranged, (50, 90)))
         assert got == [5, 6, 7, 8], f"50 <= n < 90 gave {got}"
 
-    @check("map entries: WHERE m[?] = ? with ALLOW FILTERING, markers typed by the map's key and value")
+    @check("map entries: WHERE m[?] = ? with ALLOW FILTERING or an entries() index, markers typed by the map's key and value")
     def _():
         session.execute("CREATE TABLE ment (k int PRIMARY KEY, m map<text, int>)")
         ins = session.prepare("INSERT INTO ment (k, m) VALUES (?, ?)")
@@ -809,6 +809,13 @@ try:
         assert got == [1, 4], f"m['a'] = 1: {got}"
         refused("Only EQ relations are supported on map entries", "m['a'] > 1 accepted",
                 "SELECT k FROM ment WHERE m['a'] > 1 ALLOW FILTERING")
+        # With an index of the map's entries, no ALLOW FILTERING.
+        session.execute("CREATE INDEX ment_entries ON ment (entries(m))")
+        q = session.prepare("SELECT k FROM ment WHERE m[?] = ?")
+        got = sorted(r.k for r in session.execute(q, ("a", 2)))
+        assert got == [2, 5], f"m['a'] = 2 through the index: {got}"
+        idx = cluster.metadata.keyspaces[KS].tables["ment"].indexes["ment_entries"]
+        assert idx.index_options.get("target") == "entries(m)", f"index metadata {idx.index_options}"
 
     @check("functions: a bind marker as a function's argument, typed by its parameter")
     def _():
