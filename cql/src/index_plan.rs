@@ -1,12 +1,13 @@
 //! Whether a `SELECT` reads through a secondary index: an `=` on a column a built index covers
 //! (or `CONTAINS`, `CONTAINS KEY` on a collection an index of its elements covers, `m[k] = v`
-//! on a map an index of its entries covers), to a value an index can hold, and no token range
-//! on the partitions; and whether a storage-attached
-//! index serves every filter (its ranges too), so that no `ALLOW FILTERING` is needed.
-//! `select_plan.rs` asks here; `index_scan.rs` reads what it planned.
+//! on a map an index of its entries covers), to a value an index can hold, the rows kept to
+//! the query's `token(k)` range; and whether a storage-attached index serves every filter (its
+//! ranges too), so that no `ALLOW FILTERING` is needed. `select_plan.rs` asks here;
+//! `index_scan.rs` reads what it planned.
 
 use super::ast::{Relation, Select};
 use super::error::CqlError;
+use super::key_span::KeySpan;
 use super::table::{Table, TableIndex, SAI_CLASS};
 use super::types::{CqlType, Op};
 use supercolumn::schema::{entry_value, IndexOf};
@@ -23,6 +24,8 @@ pub(super) struct IndexRead {
     pub partitions: bool,
     /// The index is of a key column (its equality is among the key filters).
     pub on_key: bool,
+    /// The partitions a `token(k)` range leaves (every one without it).
+    pub span: KeySpan,
 }
 
 /// Whether index `x` finds the rows of a relation with operator `op` on its column: `=` for
@@ -50,7 +53,12 @@ fn serves(t: &Table, x: &TableIndex, op: Op) -> bool {
 
 /// A read of `value`'s rows through index `idx` of `column`; a value too long for an index is
 /// refused, in Cassandra's words.
-fn read_through(idx: &TableIndex, column: &str, value: Vec<u8>) -> Result<IndexRead, CqlError> {
+fn read_through(
+    idx: &TableIndex,
+    column: &str,
+    value: Vec<u8>,
+    span: &KeySpan,
+) -> Result<IndexRead, CqlError> {
     if value.len() > MAX_INDEXED_VALUE {
         return Err(CqlError::invalid(
             "Index expression values may not be larger than 64K",
@@ -62,6 +70,7 @@ fn read_through(idx: &TableIndex, column: &str, value: Vec<u8>) -> Result<IndexR
         value,
         partitions: idx.of == IndexOf::StaticValue,
         on_key: idx.of.of_rows(),
+        span: span.clone(),
     })
 }
 
@@ -162,22 +171,19 @@ pub(super) fn uses_index(t: &Table, s: &Select) -> bool {
 
 /// The index that can find the rows of a query with these filters (column, operator, value):
 /// a built one on a column restricted by `=` to a value other than empty (an empty value is
-/// not indexed: such a query reads the table), when no token range restricts the partitions.
-/// A value too long for any index is refused, in Cassandra's words.
+/// not indexed: such a query reads the table); the rows it lists are kept to `span`, the
+/// query's token range. A value too long for any index is refused, in Cassandra's words.
 pub(super) fn usable_index(
     t: &Table,
     filters: &[(usize, Op, Vec<u8>)],
     entries: &[(usize, Vec<u8>, Vec<u8>)],
-    token_restricted: bool,
+    span: &KeySpan,
 ) -> Result<Option<IndexRead>, CqlError> {
-    if token_restricted {
-        return Ok(None);
-    }
     // A map's entry, `m[k] = v`, through an index of the map's entries.
     for (i, k, v) in entries {
         let column = &t.columns[*i].name;
         if let Some(idx) = entries_index(t, column) {
-            return read_through(idx, column, entry_value(k, v)).map(Some);
+            return read_through(idx, column, entry_value(k, v), span).map(Some);
         }
     }
     for (i, op, v) in filters {
@@ -187,7 +193,7 @@ pub(super) fn usable_index(
             .iter()
             .find(|x| x.built && x.column == *column && serves(t, x, *op));
         if let Some(idx) = found.filter(|_| !v.is_empty()) {
-            return read_through(idx, column, v.clone()).map(Some);
+            return read_through(idx, column, v.clone(), span).map(Some);
         }
     }
     Ok(None)

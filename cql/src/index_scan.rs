@@ -3,8 +3,8 @@
 //! a row that held the value when written. Each row is read from the table and goes through
 //! the plan's filters like any scanned row; the filters hold the indexed equality itself, so an
 //! entry left by an overwrite, a delete or an expiry finds its row no longer matching and is
-//! dropped, as Cassandra drops it. Rows the query's clustering restrictions exclude are not
-//! read.
+//! dropped, as Cassandra drops it. Rows the query's clustering restrictions exclude, and
+//! partitions outside its `token(k)` range, are not read.
 
 use super::bounds::Bounds;
 use super::collect::Collect;
@@ -138,7 +138,12 @@ impl Session<'_> {
                 after.as_deref(),
                 PAGE,
             )?;
-            for e in &entries {
+            let partitioner = self.db.partitioner();
+            // A `token(k)` range keeps the rows of the partitions inside it.
+            for e in entries
+                .iter()
+                .filter(|e| ix.span.contains(partitioner, &e.key))
+            {
                 if !f(e)? {
                     return Ok(());
                 }

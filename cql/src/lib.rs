@@ -40,6 +40,7 @@ mod index_scan;
 mod index_schema;
 mod json_insert;
 mod key_filters;
+mod key_span;
 mod lexer;
 mod map_entry;
 mod multi_column;

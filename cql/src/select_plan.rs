@@ -16,6 +16,7 @@ use super::index_plan::{
     key_index_wanted, storage_attached_serve, usable_index, uses_index, IndexRead,
 };
 use super::key_filters::{demote, Demoted, KeyRestrictions};
+pub(super) use super::key_span::KeySpan;
 use super::map_entry::EntryFilter;
 use super::multi_column::{multi_slices, MultiColumn};
 use super::select_shape::{group_by, names_of_one_row, output_columns, read_reversed, validate};
@@ -25,29 +26,6 @@ use super::table::{Kind, Table};
 use super::types::{CqlType, Literal};
 use supercolumn::clock::Clock;
 use supercolumn::query::RangeBound;
-
-/// The partitions a scan covers: token-ordered bounds, with the keys a strict `>` or `<`
-/// excludes.
-pub(super) struct KeySpan {
-    pub start: RangeBound,
-    pub end: RangeBound,
-    pub skip_start: Option<Vec<u8>>,
-    pub skip_end: Option<Vec<u8>>,
-    /// No token can be in it (`token(k) > <the highest token>`).
-    pub empty: bool,
-}
-
-impl Default for KeySpan {
-    fn default() -> Self {
-        KeySpan {
-            start: RangeBound::Unbounded,
-            end: RangeBound::Unbounded,
-            skip_start: None,
-            skip_end: None,
-            empty: false,
-        }
-    }
-}
 
 /// Where a plan's partitions come from.
 pub(super) enum Partitions {
@@ -157,15 +135,6 @@ impl Restrictions {
     }
 }
 
-impl KeySpan {
-    /// Whether the span is every partition (no token range restricts it).
-    pub(super) fn is_whole(&self) -> bool {
-        !self.empty
-            && matches!(self.start, RangeBound::Unbounded)
-            && matches!(self.end, RangeBound::Unbounded)
-    }
-}
-
 const ORDERED_INDEX: &str = "ORDER BY with 2ndary indexes is not supported.";
 
 impl Session<'_> {
@@ -179,7 +148,7 @@ impl Session<'_> {
         validate(&t, s, partitioner)?;
         let mut r = self.restrictions(&t, &s.relations)?;
         let demoted = r.demote_keys(&t);
-        let index = usable_index(&t, &r.filters, &r.entries, !r.span.is_whole())?;
+        let index = usable_index(&t, &r.filters, &r.entries, &r.span)?;
         let filtering = s.allow_filtering || storage_attached_serve(&t, &r.filters);
         if !filtering {
             demoted.allowed(&t, r.filter_count(), index.as_ref().map(|ix| ix.on_key))?;

@@ -38,6 +38,7 @@ const RULES: &[(&str, &[&str])] = &[
     ),
     ("replication", &["error"]),
     ("bounds", &["error", "table"]),
+    ("key_span", &[]),
     ("assemble", &["ast", "table"]),
     ("json_insert", &["error", "types", "ast", "table"]),
     (
@@ -75,7 +76,10 @@ const RULES: &[(&str, &[&str])] = &[
         &["error", "types", "ast", "table", "bounds", "session"],
     ),
     ("map_entry", &["error", "types", "ast", "table", "session"]),
-    ("index_plan", &["error", "types", "ast", "table"]),
+    (
+        "index_plan",
+        &["error", "types", "ast", "table", "key_span"],
+    ),
     ("key_filters", &["error", "types", "table"]),
     (
         "select_plan",
@@ -93,6 +97,7 @@ const RULES: &[(&str, &[&str])] = &[
             "map_entry",
             "index_plan",
             "key_filters",
+            "key_span",
         ],
     ),
     ("plan_values", &["error", "types", "ast", "rows"]),
