@@ -34,7 +34,7 @@ pub(super) fn resolve(t: &Table, selectors: &[Selector]) -> Vec<Resolved> {
                 Some((i, Kind::Regular)) => Resolved::Value(i, false),
                 None => Resolved::Nothing,
             },
-            Selector::WriteTime(c) => index(c).map_or(Resolved::Nothing, Resolved::WriteTime),
+            Selector::WriteTime(c, _) => index(c).map_or(Resolved::Nothing, Resolved::WriteTime),
             Selector::Ttl(c) => index(c).map_or(Resolved::Nothing, Resolved::Ttl),
             _ => Resolved::Nothing,
         })

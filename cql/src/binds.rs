@@ -453,7 +453,7 @@ pub fn check(statement: &Statement, table: &Table) -> Result<(), CqlError> {
         }
         Statement::Select(sel) => {
             for s in &sel.selectors {
-                if let Selector::Column(c) | Selector::WriteTime(c) | Selector::Ttl(c) = s {
+                if let Selector::Column(c) | Selector::WriteTime(c, _) | Selector::Ttl(c) = s {
                     table.column(c)?;
                 }
             }

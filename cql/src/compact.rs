@@ -330,8 +330,8 @@ fn project(t: &Table, sel: &Select, cells: Vec<Cell>, now_seconds: i64) -> Resul
                 picks.push(Pick::Column(i));
                 columns.push((c.name.clone(), c.ty.clone()));
             }
-            Selector::WriteTime(name) | Selector::Ttl(name) if name == "value" => {
-                let wt = matches!(s, Selector::WriteTime(_));
+            Selector::WriteTime(name, _) | Selector::Ttl(name) if name == "value" => {
+                let wt = matches!(s, Selector::WriteTime(..));
                 picks.push(if wt { Pick::WriteTime } else { Pick::Ttl });
                 columns.push(if wt {
                     ("writetime(value)".into(), CqlType::Bigint)

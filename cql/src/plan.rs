@@ -203,7 +203,7 @@ fn point_read_plan(t: &Table, s: &Select) -> Option<PointReadPlan> {
                 Ok(n) => Out::Value(n),
                 Err(k) => Out::Key(k),
             }),
-            Selector::WriteTime(c) => read_index(c)?.ok().map(Out::WriteTime),
+            Selector::WriteTime(c, _) => read_index(c)?.ok().map(Out::WriteTime),
             Selector::Ttl(c) => read_index(c)?.ok().map(Out::Ttl),
             _ => None,
         })

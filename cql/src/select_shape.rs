@@ -7,7 +7,7 @@
 use super::ast::{Op, Relation, Select, Selector};
 use super::error::CqlError;
 use super::rows::Rows;
-use super::selection::{plain, resolve, selection_function, Selection};
+use super::selection::{function_word, plain, resolve, selection_function, Selection};
 use super::table::{Kind, Table};
 use super::types::CqlType;
 use supercolumn::model::partitioner::Partitioner;
@@ -133,11 +133,11 @@ pub(super) fn plain_columns(t: &Table, s: &Select) -> Option<Result<Output, CqlE
                 }
                 (c, d.ty.clone())
             }
-            Selector::WriteTime(c) | Selector::Ttl(c) => {
-                let wt = matches!(sel, Selector::WriteTime(_));
+            Selector::WriteTime(c, _) | Selector::Ttl(c) => {
+                let wt = matches!(sel, Selector::WriteTime(..));
                 let checked = t
                     .column(c)
-                    .and_then(|(_, d)| selection_function(d, if wt { "writeTime" } else { "ttl" }));
+                    .and_then(|(_, d)| selection_function(d, function_word(sel)));
                 if let Err(e) = checked {
                     return Some(Err(e));
                 }

@@ -51,12 +51,22 @@ pub(super) fn plain(selectors: &[Selector]) -> bool {
     selectors.iter().all(|s| {
         matches!(
             s,
-            Selector::Column(_) | Selector::WriteTime(_) | Selector::Ttl(_)
+            Selector::Column(_) | Selector::WriteTime(..) | Selector::Ttl(_)
         )
     })
 }
 
 /// `writeTime` and `ttl` take a regular column holding one cell (Cassandra's messages).
+/// The name Cassandra's refusals give a write-time or TTL selector: `writeTime` (Cassandra 4's
+/// spelling), `maxwritetime`, `minwritetime` or `ttl`.
+pub(super) fn function_word(sel: &Selector) -> &'static str {
+    match sel {
+        Selector::WriteTime(_, "writetime") => "writeTime",
+        Selector::WriteTime(_, f) => f,
+        _ => "ttl",
+    }
+}
+
 pub(super) fn selection_function(d: &ColumnDef, f: &str) -> Result<(), CqlError> {
     let c = &d.name;
     if d.kind != Kind::Regular {
@@ -130,10 +140,10 @@ impl Builder<'_> {
                 };
                 (self.input(r), d.ty.clone())
             }
-            Selector::WriteTime(c) | Selector::Ttl(c) => {
+            Selector::WriteTime(c, _) | Selector::Ttl(c) => {
                 let (i, d) = self.t.column(c)?;
-                let wt = matches!(sel, Selector::WriteTime(_));
-                selection_function(d, if wt { "writeTime" } else { "ttl" })?;
+                let wt = matches!(sel, Selector::WriteTime(..));
+                selection_function(d, function_word(sel))?;
                 if wt {
                     (self.input(Resolved::WriteTime(i)), CqlType::Bigint)
                 } else {

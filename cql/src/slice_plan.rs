@@ -173,7 +173,7 @@ impl SlicePlan {
             .iter()
             .map(|sel| {
                 let (i, def) = match sel {
-                    Selector::Column(c) | Selector::WriteTime(c) | Selector::Ttl(c) => {
+                    Selector::Column(c) | Selector::WriteTime(c, _) | Selector::Ttl(c) => {
                         t.column(c).ok()?
                     }
                     _ => return None,
@@ -182,7 +182,7 @@ impl SlicePlan {
                     (Selector::Column(_), Kind::PartitionKey(k)) => Out::Key(k),
                     (Selector::Column(_), Kind::Clustering(k)) => Out::Clustering(k),
                     (Selector::Column(_), Kind::Regular) => Out::Value(slot_of(i)?),
-                    (Selector::WriteTime(_), Kind::Regular) => Out::WriteTime(slot_of(i)?),
+                    (Selector::WriteTime(..), Kind::Regular) => Out::WriteTime(slot_of(i)?),
                     (Selector::Ttl(_), Kind::Regular) => Out::Ttl(slot_of(i)?),
                     _ => return None,
                 })

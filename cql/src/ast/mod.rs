@@ -137,8 +137,9 @@ pub enum Relation {
 pub enum Selector {
     /// A column's value.
     Column(String),
-    /// `WRITETIME(c)`
-    WriteTime(String),
+    /// `WRITETIME(c)`, and Cassandra 5's `MAXWRITETIME(c)` and `MINWRITETIME(c)` (the
+    /// function's name second; of a column of one cell, the three are its write time).
+    WriteTime(String, &'static str),
     /// `TTL(c)`
     Ttl(String),
     /// `COUNT(*)` / `COUNT(1)`
@@ -168,7 +169,7 @@ impl Selector {
     pub fn text(&self) -> String {
         match self {
             Selector::Column(c) => c.clone(),
-            Selector::WriteTime(c) => format!("writetime({c})"),
+            Selector::WriteTime(c, f) => format!("{f}({c})"),
             Selector::Ttl(c) => format!("ttl({c})"),
             Selector::Count => "count".into(),
             Selector::Call(f, args) => {

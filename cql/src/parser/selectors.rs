@@ -128,13 +128,14 @@ impl Parser {
         let name = self.ident()?;
         self.sym("(")?;
         match name.as_str() {
-            "writetime" | "ttl" => {
+            "writetime" | "maxwritetime" | "minwritetime" | "ttl" => {
                 let c = self.ident()?;
                 self.sym(")")?;
-                return Ok(if name == "ttl" {
-                    Selector::Ttl(c)
-                } else {
-                    Selector::WriteTime(c)
+                return Ok(match name.as_str() {
+                    "ttl" => Selector::Ttl(c),
+                    "maxwritetime" => Selector::WriteTime(c, "maxwritetime"),
+                    "minwritetime" => Selector::WriteTime(c, "minwritetime"),
+                    _ => Selector::WriteTime(c, "writetime"),
                 });
             }
             "count" if self.eat_sym("*") => {
