@@ -237,6 +237,16 @@ fn a_directory_a_server_holds_is_imported_into_by_the_server() {
         "{err}"
     );
     assert!(err.contains("Imported 2000 rows"), "{err}");
+    // A file of bad lines: the server keeps and sends back 1,000 of them, and counts them all.
+    let bad: String = (0..1_500).map(|i| format!("x{i};c;1;s;\n")).collect();
+    std::fs::write(&csv, bad).unwrap();
+    let err = text(&import(&dir, &admin).stderr);
+    assert_eq!(err.matches(": rejected: ").count(), 1_000, "{err}");
+    assert!(err.contains("… and 500 more lines rejected"), "{err}");
+    assert!(
+        err.contains("Imported 0 rows") && err.contains("1500 lines rejected"),
+        "{err}"
+    );
     stop(server);
     let got = rows(&dir);
     assert_eq!(got.len(), 2_000);

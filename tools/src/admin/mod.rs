@@ -134,9 +134,9 @@ impl Import {
                 .columns
                 .map(|c| c.split(',').map(str::to_string).collect()),
             progress: false,
+            keep_rejected: crate::import::REJECTED_SENT,
         };
-        let mut summary = crate::import::summary(db, &self.file, self.table.as_deref(), &o)?;
-        summary.rejected.truncate(crate::import::REJECTED_SENT);
+        let summary = crate::import::summary(db, &self.file, self.table.as_deref(), &o)?;
         Ok(serde_json::to_value(summary)?)
     }
 }

@@ -46,6 +46,7 @@ impl Args {
             null: self.null.clone(),
             columns: self.columns.clone(),
             progress: true,
+            keep_rejected: usize::MAX,
         })
     }
 

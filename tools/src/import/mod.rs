@@ -33,6 +33,9 @@ pub struct CsvOptions {
     pub columns: Option<Vec<String>>,
     /// Show a progress bar on a terminal (a server importing for a client shows none).
     pub progress: bool,
+    /// The rejected lines kept with their reasons (all are counted): a server keeps only what
+    /// it sends back, so a file of bad lines grows nothing in it.
+    pub keep_rejected: usize,
 }
 
 impl Default for CsvOptions {
@@ -43,6 +46,7 @@ impl Default for CsvOptions {
             null: String::new(),
             columns: None,
             progress: false,
+            keep_rejected: usize::MAX,
         }
     }
 }
@@ -51,9 +55,22 @@ impl Default for CsvOptions {
 #[derive(Debug, Default)]
 pub struct Report {
     pub rows: u64,
-    /// Each line refused (its number, from 1) and why.
+    /// The lines refused (their numbers, from 1) and why, up to the options' `keep_rejected`.
     pub rejected: Vec<(u64, String)>,
+    /// Lines refused in all.
+    pub rejected_total: u64,
+    keep: usize,
     pub elapsed: Duration,
+}
+
+impl Report {
+    /// Line `line` is refused for `why`.
+    fn reject(&mut self, line: u64, why: String) {
+        self.rejected_total += 1;
+        if self.rejected.len() < self.keep {
+            self.rejected.push((line, why));
+        }
+    }
 }
 
 /// What an import did, as it is printed and as a server sends it back.
@@ -62,7 +79,7 @@ pub struct Summary {
     /// Statements run from an export file (then nothing else is set).
     pub statements: Option<usize>,
     pub rows: u64,
-    /// Lines refused, with why: all of them, or a server's first [`REJECTED_SENT`].
+    /// Lines refused, with why: all of them, or at most [`REJECTED_SENT`] from a server.
     pub rejected: Vec<(u64, String)>,
     /// Lines refused in all.
     pub rejected_total: u64,
@@ -105,7 +122,7 @@ pub fn summary(
     Ok(Summary {
         statements: None,
         rows: r.rows,
-        rejected_total: r.rejected.len() as u64,
+        rejected_total: r.rejected_total,
         rejected: r.rejected,
         seconds: r.elapsed.as_secs_f64(),
     })
@@ -122,9 +139,7 @@ pub fn print(path: &Path, s: &Summary) -> anyhow::Result<()> {
     }
     let unsent = s.rejected_total.saturating_sub(s.rejected.len() as u64);
     if unsent > 0 {
-        eprintln!(
-            "… and {unsent} more lines rejected (the server sends the first {REJECTED_SENT})."
-        );
+        eprintln!("… and {unsent} more lines rejected (a server sends {REJECTED_SENT} of them).");
     }
     eprintln!(
         "Imported {} rows from {} in {:.1} s ({:.0} rows/s); {} lines rejected.",
@@ -181,14 +196,17 @@ pub fn import_csv(
     } else {
         ProgressBar::hidden()
     };
-    let mut report = Report::default();
+    let mut report = Report {
+        keep: o.keep_rejected,
+        ..Report::default()
+    };
     let mut batch = Batch::default();
     for record in records {
         let record = record.with_context(|| format!("reading {}", path.display()))?;
         let line = record.position().map_or(0, |p| p.line());
         match row_of(&record, &columns, &types, &o.null) {
             Ok(values) => batch.rows.push((line, values)),
-            Err(why) => report.rejected.push((line, why)),
+            Err(why) => report.reject(line, why),
         }
         if batch.rows.len() == BATCH_ROWS {
             batch.write(&mut session, &insert, &mut report);
@@ -318,7 +336,7 @@ impl Batch {
             for ((line, _), row) in self.rows.iter().zip(&refs) {
                 match session.execute_prepared(insert, row) {
                     Ok(_) => report.rows += 1,
-                    Err(e) => report.rejected.push((*line, e.to_string())),
+                    Err(e) => report.reject(*line, e.to_string()),
                 }
             }
         }
@@ -340,4 +358,25 @@ fn progress(size: u64) -> ProgressBar {
         .progress_chars("=> "),
     );
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_keeps_the_rejected_lines_it_may_and_counts_them_all() {
+        let mut r = Report {
+            keep: 2,
+            ..Report::default()
+        };
+        for line in 1..=5 {
+            r.reject(line, format!("bad {line}"));
+        }
+        assert_eq!(r.rejected_total, 5);
+        assert_eq!(
+            r.rejected,
+            [(1, "bad 1".to_string()), (2, "bad 2".to_string())]
+        );
+    }
 }
