@@ -3,10 +3,13 @@
 //! an assembled row. `select.rs` reads and groups; this file owns no reads.
 
 use super::ast::Selector;
+use super::functions::cell_time;
 use super::table::{Kind, Table};
 use supercolumn::model::comparator::CompositeType;
 
-/// A CQL row being assembled: per column, its value, write time and expiry (seconds).
+/// A CQL row being assembled: per column, its value, write time and expiry (seconds). Where
+/// the times of a multi-cell column's cells are selected, the slot as far past the table's
+/// columns as the column's is into them holds their records (`cell_time::record`).
 pub(super) type Row = Vec<Option<(Vec<u8>, i64, Option<i64>)>>;
 
 /// What one selector outputs, resolved against the table once per statement.
@@ -18,6 +21,9 @@ pub(super) enum Resolved {
     Value(usize, bool),
     WriteTime(usize),
     Ttl(usize),
+    /// The records of the times of a multi-cell column's cells, by their slot in the row
+    /// (past the table's columns), their expiries turned into the seconds left.
+    CellTimes(usize),
     /// The row key (`token()`'s argument).
     RowKey,
     Nothing,
@@ -100,8 +106,26 @@ pub(super) fn project(
                 let left = (expires - now_seconds).clamp(0, i64::from(i32::MAX));
                 Some((left as i32).to_be_bytes().to_vec())
             }
+            Resolved::CellTimes(slot) => row
+                .get(slot)
+                .and_then(Option::as_ref)
+                .map(|v| cell_time::remaining(&v.0, now_seconds)),
             Resolved::RowKey => Some(key.to_vec()),
             Resolved::Nothing => None,
         })
         .collect()
+}
+
+/// Which of a table's `width` columns' cells have their times selected (empty: none).
+pub(super) fn timed_columns(resolved: &[Resolved], width: usize) -> Vec<bool> {
+    let mut timed = Vec::new();
+    for r in resolved {
+        if let Resolved::CellTimes(slot) = *r {
+            timed.resize(width, false);
+            if let Some(t) = timed.get_mut(slot - width) {
+                *t = true;
+            }
+        }
+    }
+    timed
 }

@@ -6,7 +6,7 @@
 
 use super::assemble::{cell_parts, project, Row};
 use super::error::CqlError;
-use super::functions::Context;
+use super::functions::{cell_time, Context};
 use super::page::Position;
 use super::pages::PAGE;
 use super::rows::Rows;
@@ -36,13 +36,15 @@ pub(super) fn kept(t: &Table, slot: Option<usize>, col: &[u8], cell: &Column) ->
 }
 
 /// Keeps `cell` in the row being assembled, opening one if none is. `reversed`: the cells come
-/// last first (a collection's value keeps its own order).
+/// last first (a collection's value keeps its own order). `timed`: the columns whose cells'
+/// times are recorded (`assemble::Row`).
 pub(super) fn take(
     t: &Table,
     current: &mut Option<Open>,
     cell: Column,
     at: CellAt,
     reversed: bool,
+    timed: &[bool],
 ) {
     let (prefix_len, slot, element) = at;
     let width = t.columns.len();
@@ -60,6 +62,13 @@ pub(super) fn take(
         ..
     } = cell;
     let entry = current.get_or_insert_with(|| (name, prefix_len, vec![None; width]));
+    if let (Some(e), Some(true)) = (&element, timed.get(i)) {
+        if entry.2.len() < 2 * width {
+            entry.2.resize(2 * width, None);
+        }
+        let records = entry.2[width + i].get_or_insert_with(|| (Vec::new(), 0, None));
+        cell_time::record(&mut records.0, e, timestamp, expires_at, reversed);
+    }
     match (ty, element) {
         (CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..), Some(e)) => {
             let v = entry.2[i].get_or_insert_with(|| (vec![0; 4], timestamp, expires_at));
@@ -205,7 +214,8 @@ impl<'p> Collect<'p> {
             }
             let element = element.map(<[u8]>::to_vec);
             let at = (prefix_len, slot, element);
-            take(&self.p.table, &mut current, cell, at, self.p.reversed);
+            let (t, reversed) = (&self.p.table, self.p.reversed);
+            take(t, &mut current, cell, at, reversed, &self.p.timed);
         }
         if let Some((name, len, row)) = current.take() {
             self.emit(key, &pk, &name[..len], row, in_partition)?;
@@ -226,6 +236,9 @@ impl<'p> Collect<'p> {
         let p = self.p;
         let mut row = row;
         self.rows_met += 1;
+        if self.statics.len() > row.len() {
+            row.resize(self.statics.len(), None); // the statics' cell times
+        }
         for (slot, v) in row.iter_mut().zip(&self.statics) {
             if v.is_some() {
                 slot.clone_from(v);

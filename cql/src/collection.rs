@@ -9,7 +9,7 @@ use super::ast::Term;
 use super::error::CqlError;
 use super::session::{wall_clock_micros, Session};
 use super::table::{ColumnDef, Table};
-use super::types::CqlType;
+use super::types::{serialize, CqlType};
 use supercolumn::model::comparator::CompositeType;
 use supercolumn::query::{ColumnParent, ColumnPath, ColumnPathRef, SlicePredicate, SliceRange};
 use supercolumn::{BatchMutation, WriteOptions};
@@ -124,6 +124,13 @@ impl Session<'_> {
         let (k, v) = match &def.ty {
             CqlType::Map(k, v) => (k.as_ref(), v.as_ref()),
             CqlType::List(e) => (&CqlType::Int, e.as_ref()),
+            // `DELETE s[x]`: the element discarded, as `s = s - {x}` does.
+            CqlType::Set(e) if value.is_none() => {
+                let x = self
+                    .value(e, index, c)?
+                    .ok_or_else(|| CqlError::invalid("Invalid null set element"))?;
+                return Ok(CollectionOp::Discard(serialize(std::iter::once((&x[..], None)))));
+            }
             ty => {
                 return Err(CqlError::invalid(format!(
                     "invalid operation for {c} of type {ty}: only a map or a list has elements to set or delete"

@@ -63,7 +63,7 @@ impl Session<'_> {
         let mut in_partition =
             resume.map_or(0, |r| usize::try_from(r.in_partition).unwrap_or(usize::MAX));
         if let Some(r) = resume {
-            c.begin(self.statics_of(t, &read.cf, &r.key)?);
+            c.begin(self.statics_of(t, &read.cf, &r.key, &c.p.timed)?);
         }
         self.each_entry(ix, &t.keyspace, &t.name, after, |e| {
             let parts: Vec<&[u8]> = e.clustering.iter().map(Vec::as_slice).collect();
@@ -71,7 +71,7 @@ impl Session<'_> {
                 return Ok(true);
             }
             if current.as_deref() != Some(e.key.as_slice()) {
-                c.begin(self.statics_of(t, &read.cf, &e.key)?);
+                c.begin(self.statics_of(t, &read.cf, &e.key, &c.p.timed)?);
                 current = Some(e.key.clone());
                 in_partition = 0;
             }
@@ -97,7 +97,7 @@ impl Session<'_> {
         let partitioner = self.db.partitioner();
         let after = resume.map(|r| shape.entry_name(&partitioner.row_sort_key(&r.key), &[]));
         if let Some((r, prefix)) = resume.and_then(|r| r.clustering.as_ref().map(|c| (r, c))) {
-            c.begin(self.statics_of(t, &cf, &r.key)?);
+            c.begin(self.statics_of(t, &cf, &r.key, &p.timed)?);
             let mut in_partition = usize::try_from(r.in_partition).unwrap_or(usize::MAX);
             for b in resume_slices(t, &p.slices, prefix, p.reversed) {
                 let mut cells = self.cells(&t.keyspace, &cf, &r.key, &b, p.reversed, want, None);
@@ -107,7 +107,7 @@ impl Session<'_> {
             }
         }
         self.each_entry(ix, &t.keyspace, &t.name, after, |e| {
-            c.begin(self.statics_of(t, &cf, &e.key)?);
+            c.begin(self.statics_of(t, &cf, &e.key, &p.timed)?);
             let mut in_partition = 0;
             for b in &p.slices {
                 let mut cells = self.cells(&t.keyspace, &cf, &e.key, b, p.reversed, want, None);

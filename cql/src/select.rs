@@ -186,7 +186,7 @@ impl Session<'_> {
                 resumed = Some(resume_slices(&p.table, &p.slices, prefix, p.reversed));
             }
             let fresh = resumed.is_none();
-            c.begin(self.statics_of(&p.table, &cf, key)?);
+            c.begin(self.statics_of(&p.table, &cf, key, &p.timed)?);
             if let Some(names) = &p.by_name {
                 let predicate = SlicePredicate::Names(names.clone());
                 let found = self.db.get_slice(&p.table.keyspace, key, &cf, &predicate)?;
@@ -276,7 +276,7 @@ impl Session<'_> {
                 if let Some((_, b, n)) = resumed.as_ref().filter(|r| r.0 == ks.key) {
                     (these, in_partition, prefetched, fresh) = (b, *n, None, false);
                 }
-                c.begin(self.statics_of(&p.table, &cf, &ks.key)?);
+                c.begin(self.statics_of(&p.table, &cf, &ks.key, &p.timed)?);
                 for b in these {
                     let first = prefetched.take();
                     let mut cells =
@@ -309,6 +309,7 @@ impl Session<'_> {
         t: &Table,
         cf: &ColumnParent,
         key: &[u8],
+        timed: &[bool],
     ) -> Result<Row, CqlError> {
         if !t.has_statics() {
             return Ok(Row::new());
@@ -334,7 +335,14 @@ impl Session<'_> {
                 continue;
             }
             let element = element.map(<[u8]>::to_vec);
-            take(t, &mut statics, cell, (prefix_len, slot, element), false);
+            take(
+                t,
+                &mut statics,
+                cell,
+                (prefix_len, slot, element),
+                false,
+                timed,
+            );
         }
         Ok(statics.map_or_else(|| vec![None; t.columns.len()], |s| s.2))
     }

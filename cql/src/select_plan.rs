@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use super::assemble::{resolve, Resolved};
+use super::assemble::{resolve, timed_columns, Resolved};
 use super::ast::{Op, Relation, Select, Term};
 use super::bounds::{clustering_slices, partition_keys, token_bound, Bounds};
 use super::error::CqlError;
@@ -54,6 +54,8 @@ pub(super) struct SelectPlan {
     /// The result's columns, and what fills each.
     pub columns: Vec<(String, CqlType)>,
     pub resolved: Vec<Resolved>,
+    /// The columns whose cells' times `resolved` reads (`assemble::timed_columns`).
+    pub timed: Vec<bool>,
     /// What the selectors compute from `resolved`'s values, when more than those values.
     pub selection: Option<Selection>,
     /// Aggregates without `GROUP BY`: one row over every row matched; never paged, LIMIT
@@ -189,17 +191,17 @@ impl Session<'_> {
         let whole_partitions = !clustering_restricted
             && r.entries.is_empty()
             && r.filters.iter().all(|(i, ..)| t.columns[*i].is_static);
+        let resolved = selection.as_ref().map(|s| s.inputs.clone());
+        let resolved = resolved.unwrap_or_else(|| resolve(&t, &selectors));
         Ok(SelectPlan {
             whole_partitions,
+            timed: timed_columns(&resolved, t.columns.len()),
+            resolved,
             partitions: match (keys, index) {
                 // Named partitions are read whole (and filtered), not through an index.
                 (Some(keys), _) => Partitions::Keys(keys),
                 (None, Some(ix)) => Partitions::Index(ix),
                 (None, None) => Partitions::Scan(r.span),
-            },
-            resolved: match &selection {
-                Some(sel) => sel.inputs.clone(),
-                None => resolve(&t, &selectors),
             },
             selection,
             aggregating,

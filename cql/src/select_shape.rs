@@ -100,7 +100,7 @@ type Output = (Vec<(String, CqlType)>, Vec<Selector>);
 /// The result's columns and what fills each, when every selector is a column, a `WRITETIME`
 /// or a `TTL` (`*` included); `None` when some selector computes.
 pub(super) fn plain_columns(t: &Table, s: &Select) -> Option<Result<Output, CqlError>> {
-    if !plain(&s.selectors) {
+    if !plain(t, &s.selectors) {
         return None;
     }
     let selectors: Vec<Selector> = if s.selectors.is_empty() {

@@ -15,6 +15,7 @@ use super::types::{CqlType, Literal};
 use supercolumn::model::partitioner::Partitioner;
 
 mod operators;
+mod times;
 
 /// A value computed from a row's inputs.
 pub(super) enum Expr {
@@ -46,17 +47,18 @@ pub(super) struct Group {
 /// Row values: one per input or output.
 type Values = Vec<Option<Vec<u8>>>;
 
-/// Whether every selector is a column, a `WRITETIME` or a `TTL`: no selection needed.
-pub(super) fn plain(selectors: &[Selector]) -> bool {
-    selectors.iter().all(|s| {
-        matches!(
-            s,
-            Selector::Column(_) | Selector::WriteTime(..) | Selector::Ttl(_)
-        )
+/// Whether every selector is a column, or a `WRITETIME` or a `TTL` of a column of one cell:
+/// no selection needed.
+pub(super) fn plain(t: &Table, selectors: &[Selector]) -> bool {
+    selectors.iter().all(|s| match s {
+        Selector::Column(_) => true,
+        Selector::WriteTime(c, _) | Selector::Ttl(c) => {
+            t.column(c).map_or(true, |(_, d)| !d.ty.is_multi_cell())
+        }
+        _ => false,
     })
 }
 
-/// `writeTime` and `ttl` take a regular column holding one cell (Cassandra's messages).
 /// The name Cassandra's refusals give a write-time or TTL selector: `writeTime` (Cassandra 4's
 /// spelling), `maxwritetime`, `minwritetime` or `ttl`.
 pub(super) fn function_word(sel: &Selector) -> &'static str {
@@ -67,21 +69,13 @@ pub(super) fn function_word(sel: &Selector) -> &'static str {
     }
 }
 
+/// `writeTime`, `ttl` and their kin take a regular column that is not a counter (Cassandra's
+/// messages); of a multi-cell column, `times.rs` selects each cell's.
 pub(super) fn selection_function(d: &ColumnDef, f: &str) -> Result<(), CqlError> {
     let c = &d.name;
     if d.kind != Kind::Regular {
         return Err(CqlError::invalid(format!(
             "Cannot use selection function {f} on PRIMARY KEY part {c}"
-        )));
-    }
-    if d.ty.is_collection() {
-        return Err(CqlError::invalid(format!(
-            "Cannot use selection function {f} on non-frozen collection {c}"
-        )));
-    }
-    if matches!(d.ty, CqlType::Udt(_)) {
-        return Err(CqlError::invalid(format!(
-            "Cannot use selection function {f} on non-frozen user type {c}"
         )));
     }
     if d.ty == CqlType::Counter {
@@ -140,6 +134,13 @@ impl Builder<'_> {
                 };
                 (self.input(r), d.ty.clone())
             }
+            Selector::WriteTime(c, f) if self.t.column(c)?.1.ty.is_multi_cell() => {
+                self.time_of(&Selector::Column(c.clone()), f)?
+            }
+            Selector::Ttl(c) if self.t.column(c)?.1.ty.is_multi_cell() => {
+                self.time_of(&Selector::Column(c.clone()), "ttl")?
+            }
+            Selector::TimeOf(x, f) => self.time_of(x, f)?,
             Selector::WriteTime(c, _) | Selector::Ttl(c) => {
                 let (i, d) = self.t.column(c)?;
                 let wt = matches!(sel, Selector::WriteTime(..));
@@ -262,7 +263,11 @@ impl Builder<'_> {
         in_aggregate: bool,
     ) -> Result<(Expr, CqlType), CqlError> {
         let (e, ty) = self.expr(x, in_aggregate)?;
-        let (k, v) = element::key_and_value(&ty, &x.text())?;
+        let what = match sel {
+            Selector::Slice(..) => "Slice",
+            _ => "Element",
+        };
+        let (k, v) = element::key_and_value(&ty, &x.text(), what)?;
         let key =
             |l: &Literal| -> Result<Expr, CqlError> { Ok(Expr::Const(k.encode(l, &x.text())?)) };
         Ok(match sel {

@@ -603,7 +603,6 @@ fn collection_operations_that_cannot_apply_are_refused_and_write_nothing() {
             "only a list prepends",
         ),
         ("UPDATE t SET s[1] = 2 WHERE k = 1", "only a map or a list"),
-        ("DELETE s[1] FROM t WHERE k = 1", "only a map or a list"),
         (
             "UPDATE t SET v = v + 1 WHERE k = 1",
             "Invalid operation (v = v + 1) for non counter column v",

@@ -39,7 +39,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("replication", &["error"]),
     ("bounds", &["error", "table"]),
     ("key_span", &[]),
-    ("assemble", &["ast", "table"]),
+    ("assemble", &["functions", "ast", "table"]),
     ("json_insert", &["error", "types", "ast", "table"]),
     (
         "binds",

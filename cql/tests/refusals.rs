@@ -30,12 +30,8 @@ fn what_cassandra_refuses_is_refused() {
             "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries",
         ),
         (
-            "SELECT ttl(l) FROM t WHERE k = 1",
-            "Cannot use selection function ttl on non-frozen collection l",
-        ),
-        (
-            "SELECT writetime(l) FROM t WHERE k = 1 AND c = 1",
-            "Cannot use selection function writeTime on non-frozen collection l",
+            "SELECT ttl(l[0]) FROM t WHERE k = 1",
+            "Element selection is only allowed on sets and maps, but l is a list",
         ),
         (
             "SELECT writetime(c) FROM t WHERE k = 1",

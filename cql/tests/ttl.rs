@@ -85,12 +85,6 @@ fn maxwritetime_and_minwritetime_of_a_one_cell_column_are_its_write_time() {
             "SELECT minwritetime(k) FROM w",
             "Cannot use selection function minwritetime on PRIMARY KEY part k",
         ),
-        // Each element of a non-frozen collection has its own write time: not kept per
-        // element here, so refused rather than answered with one.
-        (
-            "SELECT maxwritetime(l) FROM w",
-            "Cannot use selection function maxwritetime on non-frozen collection l",
-        ),
     ] {
         let e = refused(&mut cql, q);
         assert!(e.contains(why), "{q}: {e}");

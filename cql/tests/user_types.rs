@@ -409,7 +409,6 @@ fn non_frozen_values_are_one_cell_per_field() {
     let mut cql = ks_session(&db);
     assert_eq!(shown(&mut cql, q), want);
     for (q, says) in [
-        ("SELECT writetime(a) FROM nf", "on non-frozen user type a"),
         (
             "UPDATE nf SET a = a + {x: 1} WHERE k = 1 AND c = 1",
             "set whole or one field at a time",

@@ -142,6 +142,9 @@ pub enum Selector {
     WriteTime(String, &'static str),
     /// `TTL(c)`
     Ttl(String),
+    /// `WRITETIME`, `MAXWRITETIME`, `MINWRITETIME` or `TTL` (the function's name second) of
+    /// a part of a column: an element `s[x]`, a slice `m[a..b]`, a field `u.f` (Cassandra 5).
+    TimeOf(Box<Selector>, &'static str),
     /// `COUNT(*)` / `COUNT(1)`
     Count,
     /// `name(args…)`: a native function or aggregate.
@@ -171,6 +174,7 @@ impl Selector {
             Selector::Column(c) => c.clone(),
             Selector::WriteTime(c, f) => format!("{f}({c})"),
             Selector::Ttl(c) => format!("ttl({c})"),
+            Selector::TimeOf(x, f) => format!("{f}({})", x.text()),
             Selector::Count => "count".into(),
             Selector::Call(f, args) => {
                 let args: Vec<String> = args.iter().map(Selector::text).collect();

@@ -15,19 +15,21 @@ fn unfrozen(ty: &CqlType) -> &CqlType {
 }
 
 /// The type of a key of a collection of type `ty` (a map's key, a set's element), and of
-/// what one element selects (a map's value, a set's element); Cassandra's refusal for others.
+/// what one element selects (a map's value, a set's element); Cassandra's refusal for others,
+/// naming the selection (`Element` or `Slice`).
 pub(in super::super) fn key_and_value(
     ty: &CqlType,
     column: &str,
+    selection: &str,
 ) -> Result<(CqlType, CqlType), CqlError> {
     match unfrozen(ty) {
         CqlType::Map(k, v) => Ok(((**k).clone(), (**v).clone())),
         CqlType::Set(e) => Ok(((**e).clone(), (**e).clone())),
         CqlType::List(_) => Err(CqlError::invalid(format!(
-            "Element selection is only allowed on sets and maps, but {column} is a list"
+            "{selection} selection is only allowed on sets and maps, but {column} is a list"
         ))),
         other => Err(CqlError::invalid(format!(
-            "Element selection is only allowed on sets and maps, but {column} is a {other}"
+            "{selection} selection is only allowed on sets and maps, but {column} is a {other}"
         ))),
     }
 }
@@ -36,7 +38,7 @@ pub(in super::super) fn key_and_value(
 pub(super) fn element(ty: &CqlType, value: &[u8], key: &[u8]) -> Result<Option<Vec<u8>>, CqlError> {
     let ty = unfrozen(ty);
     let items = ty.elements(value).map_err(CqlError::invalid)?;
-    let (k, _) = key_and_value(ty, "")?;
+    let (k, _) = key_and_value(ty, "", "Element")?;
     let cmp = k.comparator();
     let same = |a: &[u8]| cmp.as_ref().map_or(a == key, |c| c.compare(a, key).is_eq());
     Ok(items
@@ -55,7 +57,7 @@ pub(super) fn slice(
 ) -> Result<Option<Vec<u8>>, CqlError> {
     let ty = unfrozen(ty);
     let items = ty.elements(value).map_err(CqlError::invalid)?;
-    let (k, _) = key_and_value(ty, "")?;
+    let (k, _) = key_and_value(ty, "", "Element")?;
     let cmp = k.comparator();
     let order = |a: &[u8], b: &[u8]| cmp.as_ref().map_or(a.cmp(b), |c| c.compare(a, b));
     let kept: Vec<_> = items

@@ -3,10 +3,12 @@
 //! overloads, its result type, and its value from its arguments' bytes. The time functions are
 //! `time.rs`'s, the arithmetic and casts of numbers `number.rs`'s (decimals `decimal.rs`'s),
 //! the operators' choice of overload `operation.rs`'s, a time plus a duration `temporal.rs`'s,
-//! the aggregates `aggregate.rs`'s. What a selector or a term *is* stays with the callers (`selection.rs`,
-//! `execute.rs`); this module sees only types and bytes.
+//! the aggregates `aggregate.rs`'s, the write times and TTLs of cells `cell_time.rs`'s. What a
+//! selector or a term *is* stays with the callers (`selection.rs`, `execute.rs`); this module
+//! sees only types and bytes.
 
 pub(super) mod aggregate;
+pub(super) mod cell_time;
 mod decimal;
 pub(super) mod element;
 mod fold;
@@ -71,6 +73,9 @@ pub(super) enum Native {
     Field(CqlType, usize),
     /// `similarity_…(a, b)` of two `vector<float, n>`.
     Similarity(Similarity),
+    /// `writetime(…)`, `ttl(…)` and their kin of cells below a column: (the column's cell
+    /// records or one cell's time, and the part selected where the selector goes below them).
+    CellTime(Box<cell_time::CellTime>),
 }
 
 /// Cassandra 5's vector similarities, each scaled into [0, 1] as its ANN search scores them.
@@ -369,6 +374,7 @@ pub(super) fn call(
             Some(c) => return element::slice(t, c, arg(1), arg(2)),
             None => return Ok(None),
         },
+        Native::CellTime(ct) => return cell_time::value(ct, args),
     }))
 }
 

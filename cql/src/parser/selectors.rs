@@ -109,18 +109,7 @@ impl Parser {
             && matches!(self.peek_at(1), Some(Tok::Sym(".")))
             && matches!(self.peek_at(3), Some(Tok::Sym("(")));
         if !called && !qualified {
-            // A column, then any `[key]` elements and `.field`s of it, in order.
-            let mut s = Selector::Column(self.ident()?);
-            for _ in 0..=MAX_NESTING {
-                if self.eat_sym("[") {
-                    s = self.element_selector(s)?;
-                } else if self.eat_sym(".") {
-                    s = Selector::Field(Box::new(s), self.ident()?);
-                } else {
-                    return Ok(s);
-                }
-            }
-            return Err(self.unexpected("a less deeply nested selector"));
+            return self.column_path();
         }
         if qualified {
             self.pos += 2;
@@ -129,13 +118,18 @@ impl Parser {
         self.sym("(")?;
         match name.as_str() {
             "writetime" | "maxwritetime" | "minwritetime" | "ttl" => {
-                let c = self.ident()?;
+                let of = self.column_path()?;
                 self.sym(")")?;
-                return Ok(match name.as_str() {
-                    "ttl" => Selector::Ttl(c),
-                    "maxwritetime" => Selector::WriteTime(c, "maxwritetime"),
-                    "minwritetime" => Selector::WriteTime(c, "minwritetime"),
-                    _ => Selector::WriteTime(c, "writetime"),
+                let f = match name.as_str() {
+                    "ttl" => "ttl",
+                    "maxwritetime" => "maxwritetime",
+                    "minwritetime" => "minwritetime",
+                    _ => "writetime",
+                };
+                return Ok(match of {
+                    Selector::Column(c) if f == "ttl" => Selector::Ttl(c),
+                    Selector::Column(c) => Selector::WriteTime(c, f),
+                    part => Selector::TimeOf(Box::new(part), f),
                 });
             }
             "count" if self.eat_sym("*") => {
@@ -169,6 +163,21 @@ impl Parser {
             }
         }
         Ok(Selector::Call(name, args))
+    }
+
+    /// A column, then any `[key]` elements and `.field`s of it, in order.
+    fn column_path(&mut self) -> Result<Selector, CqlError> {
+        let mut s = Selector::Column(self.ident()?);
+        for _ in 0..=MAX_NESTING {
+            if self.eat_sym("[") {
+                s = self.element_selector(s)?;
+            } else if self.eat_sym(".") {
+                s = Selector::Field(Box::new(s), self.ident()?);
+            } else {
+                return Ok(s);
+            }
+        }
+        Err(self.unexpected("a less deeply nested selector"))
     }
 
     /// `c[key]` or `c[from..to]` (an end may be left out), after the `[`.

@@ -56,6 +56,31 @@ impl CqlType {
         Ok(out)
     }
 
+    /// The elements of a list value, a null element (length -1) as `None`: a client may not
+    /// bind one, but a result may hold one (Cassandra 5's `ttl()` of elements written
+    /// without a TTL). `None` for bytes that are no such list.
+    pub fn list_items(&self, bytes: &[u8]) -> Option<Vec<Option<Vec<u8>>>> {
+        let CqlType::List(e) = self else {
+            return None;
+        };
+        let (n, mut r) = bytes.split_first_chunk::<4>()?;
+        let n = usize::try_from(i32::from_be_bytes(*n)).ok()?;
+        let mut out = Vec::with_capacity(n.min(r.len() / 4));
+        for _ in 0..n {
+            let (len, rest) = r.split_first_chunk::<4>()?;
+            r = rest;
+            let Ok(len) = usize::try_from(i32::from_be_bytes(*len)) else {
+                out.push(None);
+                continue;
+            };
+            let b = r.get(..len)?;
+            e.check(b).ok()?;
+            out.push(Some(b.to_vec()));
+            r = &r[len..];
+        }
+        r.is_empty().then_some(out)
+    }
+
     /// Checked bytes bound to a marker as Cassandra keeps them: a frozen set's elements and a
     /// frozen map's keys sorted and each kept once (of a repeated key, the last value given),
     /// as a literal of it is, also where such a value is an element of a collection. `None`:

@@ -127,7 +127,16 @@ impl CqlType {
                 quoted(&format!("{}Z", text.get(..23)?))
             }
             CqlType::Frozen(inner) => inner.json_of(b)?,
-            CqlType::List(e) | CqlType::Set(e) => {
+            CqlType::List(e) => {
+                // A list a result may hold with a null element (`collection_value.rs`).
+                let items = self.list_items(b)?;
+                let parts: Vec<String> = items
+                    .iter()
+                    .map(|x| x.as_deref().map_or_else(|| "null".into(), |x| e.to_json(x)))
+                    .collect();
+                format!("[{}]", parts.join(", "))
+            }
+            CqlType::Set(e) => {
                 let items = self.elements(b).ok()?;
                 let parts: Vec<String> = items.iter().map(|(x, _)| e.to_json(x)).collect();
                 format!("[{}]", parts.join(", "))

@@ -465,14 +465,22 @@ impl CqlType {
                 .unwrap_or_else(|| format!("0x{}", to_hex(bytes))),
             CqlType::Frozen(inner) => inner.display(bytes),
             CqlType::List(e) | CqlType::Set(e) | CqlType::Map(e, _) => {
-                let Ok(items) = self.elements(bytes) else {
-                    return format!("0x{}", to_hex(bytes));
-                };
                 let show = |t: &CqlType, b: &[u8]| match t {
                     CqlType::Ascii | CqlType::Text => {
                         format!("'{}'", t.display(b).replace('\'', "''"))
                     }
                     _ => t.display(b),
+                };
+                let Ok(items) = self.elements(bytes) else {
+                    // A list a result may hold with a null element.
+                    let Some(items) = self.list_items(bytes) else {
+                        return format!("0x{}", to_hex(bytes));
+                    };
+                    let body: Vec<String> = items
+                        .iter()
+                        .map(|b| b.as_deref().map_or_else(|| "null".into(), |b| show(e, b)))
+                        .collect();
+                    return format!("[{}]", body.join(", "));
                 };
                 let body: Vec<String> = items
                     .iter()
