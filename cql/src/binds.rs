@@ -14,6 +14,8 @@ use super::types::{CqlType, Literal};
 use supercolumn::model::partitioner::Partitioner;
 use supercolumn::model::timeuuid::TimeUuidGenerator;
 
+mod selectors;
+
 /// What one marker stands for: the name a client binds it by (its own for `:name`, else its
 /// column's), the column (or pseudo-column) it is bound to, and the type.
 pub type Marker = (String, String, CqlType);
@@ -334,6 +336,9 @@ fn walk(s: &Statement, tables: Tables<'_>, out: &mut Out) {
             relations(r, table, out);
         }
         Statement::Select(sel) => {
+            for s in &sel.selectors {
+                selectors::selector_markers(out, s, table);
+            }
             relations(&sel.relations, table, out);
             for t in sel.per_partition_limit.iter().chain(&sel.limit) {
                 put(out, t, "[limit]", CqlType::Int);

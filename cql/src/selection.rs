@@ -23,6 +23,8 @@ pub(super) enum Expr {
     Input(usize),
     /// A literal operand, encoded.
     Const(Option<Vec<u8>>),
+    /// The value bound to a marker, of this type.
+    Bind(usize, CqlType),
     Call(Native, Vec<Expr>),
     /// An aggregate's result over the group.
     Aggregate(usize),
@@ -179,13 +181,11 @@ impl Builder<'_> {
                 let field = field.clone();
                 (Expr::Call(Native::Field(ty.clone(), i), vec![e]), field)
             }
-            // `(int) 1`: a literal whose type its hint gives.
-            Selector::Literal(Literal::Hint(t, lit)) => {
-                (Expr::Const(t.encode(lit, &sel.text())?), t.clone())
-            }
+            // `(int) 1`, `(text) ?`: a literal or marker whose type its hint gives.
+            Selector::Literal(Literal::Hint(t, lit)) => (literal(lit, t, &sel.text())?, t.clone()),
             Selector::Literal(l) => {
                 return Err(CqlError::invalid(format!(
-                    "a literal selector ({}) needs a type here: select it as an operand or a function's argument",
+                    "Cannot infer type for term {} in selection clause (try using a cast to force a type)",
                     l.text()
                 )))
             }
@@ -248,7 +248,7 @@ impl Builder<'_> {
         for ((a, e), p) in args.iter().zip(exprs).zip(&f.params) {
             inputs.push(match (a, e) {
                 (_, Some((e, _))) => e,
-                (Selector::Literal(l), None) => Expr::Const(p.encode(l, &lower)?),
+                (Selector::Literal(l), None) => literal(l, p, &lower)?,
                 (_, None) => Expr::Const(None),
             });
         }
@@ -452,6 +452,16 @@ impl Selection {
     }
 }
 
+/// A literal argument or operand where a `ty` goes: a marker reads its bound value, a hinted
+/// literal its hint's type; others are encoded now (`what` names them in errors).
+fn literal(l: &Literal, ty: &CqlType, what: &str) -> Result<Expr, CqlError> {
+    Ok(match l {
+        Literal::Marker(i, _) => Expr::Bind(*i, ty.clone()),
+        Literal::Hint(t, inner) => literal(inner, t, what)?,
+        l => Expr::Const(ty.encode(l, what)?),
+    })
+}
+
 fn eval(
     e: &Expr,
     inputs: &[Option<Vec<u8>>],
@@ -461,6 +471,15 @@ fn eval(
     Ok(match e {
         Expr::Input(i) => inputs.get(*i).cloned().flatten(),
         Expr::Const(v) => v.clone(),
+        Expr::Bind(i, ty) => match cx.binds.get(*i).cloned().flatten() {
+            Some(v) => {
+                ty.check(&v).map_err(|e| {
+                    CqlError::invalid(format!("Invalid value bound to marker {i} ({ty}): {e}"))
+                })?;
+                Some(v)
+            }
+            None => None,
+        },
         Expr::Aggregate(i) => aggregates.get(*i).cloned().flatten(),
         Expr::Call(f, args) => {
             let values = args

@@ -181,7 +181,7 @@ impl Selector {
                 format!("system.{}({})", f.to_ascii_lowercase(), args.join(", "))
             }
             Selector::Cast(x, t) => format!("cast({} as {t})", x.text()),
-            Selector::Literal(l) => l.text(),
+            Selector::Literal(l) => l.selection_text(),
             Selector::Arith(op, l, r) => {
                 let sym = match op {
                     Arith::Add => "+",

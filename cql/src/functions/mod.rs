@@ -63,6 +63,8 @@ pub(super) enum Native {
     Negate(CqlType),
     /// `t + d` or `t - d` of a timestamp or a date (this type) and a duration.
     Temporal(ArithOp, CqlType),
+    /// `a + b` of two strings: their concatenation.
+    Concat,
     /// `c[k]` of a map or set of this type: (collection, key).
     Element(CqlType),
     /// `c[a..b]` of a map or set of this type: (collection, from, to), an absent end open.
@@ -298,6 +300,7 @@ pub(super) fn token_type(p: Partitioner) -> CqlType {
 
 /// The value of `f` for these arguments (`None`: null). A null argument gives null, as in
 /// Cassandra's native functions.
+// Long because it is one match with an arm per native function, each handing its arguments on.
 pub(super) fn call(
     f: &Native,
     args: &[Option<Vec<u8>>],
@@ -351,6 +354,10 @@ pub(super) fn call(
                     op.symbol()
                 ))
             })?,
+            _ => return Ok(None),
+        },
+        Native::Concat => match (arg(0), arg(1)) {
+            (Some(a), Some(b)) => [a, b].concat(),
             _ => return Ok(None),
         },
         Native::Negate(t) => match arg(0) {

@@ -1,6 +1,7 @@
 //! CQL's operators as Cassandra chooses what they compute: `+ - * / %` and unary `-` are
 //! native functions (`_add`, `_substract`, …, `_negate`) with an overload per pair of numeric
-//! types, and `+`/`-` of a timestamp or a date with a duration. An overload is chosen by how
+//! types, `+`/`-` of a timestamp or a date with a duration, and `+` of two strings (their
+//! concatenation, Cassandra 4.1's). An overload is chosen by how
 //! each operand fits its parameter (exactly: a value of that very type, a literal of its
 //! preferred type; weakly: any type it can be read as, a bind marker, null) and, where the
 //! operation stands for a column's value, by whether its result may be assigned to that
@@ -87,7 +88,7 @@ fn overloads(op: Option<ArithOp>) -> Vec<Chosen> {
             })
             .collect();
     };
-    let mut all = Vec::with_capacity(NUMBERS.len() * NUMBERS.len() + 2);
+    let mut all = Vec::with_capacity(NUMBERS.len() * NUMBERS.len() + 6);
     for l in &NUMBERS {
         for r in &NUMBERS {
             if let Some(returns) = result_type(l, r) {
@@ -97,6 +98,17 @@ fn overloads(op: Option<ArithOp>) -> Vec<Chosen> {
                     returns,
                 });
             }
+        }
+    }
+    if op == ArithOp::Add {
+        // Strings' concatenation: ascii only of two ascii, else text.
+        let (a, t) = (CqlType::Ascii, CqlType::Text);
+        for (l, r, returns) in [(&t, &t, &t), (&a, &a, &a), (&a, &t, &t), (&t, &a, &t)] {
+            all.push(Chosen {
+                native: Native::Concat,
+                params: vec![l.clone(), r.clone()],
+                returns: returns.clone(),
+            });
         }
     }
     if matches!(op, ArithOp::Add | ArithOp::Sub) {

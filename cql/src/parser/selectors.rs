@@ -73,9 +73,10 @@ impl Parser {
     /// A parenthesized selector or a literal operand, if one starts here.
     fn selector_literal(&mut self, depth: usize) -> Option<Result<Selector, CqlError>> {
         // `(type) literal`: a literal read as the hinted type (`(int) -1`, `(bigint) 1`).
+        // `(type) ?`, `(list<int>) [1, 2]`, `(t) {a: 1}` too.
         if let Some(ty) = self.type_hint(depth) {
             let hinted = self
-                .simple_literal()
+                .call_argument(depth)
                 .map(|l| Literal::Hint(ty, Box::new(l)));
             return Some(hinted.map(Selector::Literal));
         }
@@ -89,6 +90,8 @@ impl Parser {
                 self.simple_literal().map(Selector::Literal)
             }
             Some(Tok::Sym("[" | "{")) => self.collection_literal(depth + 1).map(Selector::Literal),
+            // A marker: typed by the function or operator it is an argument of, or a hint.
+            Some(Tok::Question | Tok::Named(_)) => self.call_argument(depth).map(Selector::Literal),
             Some(Tok::Word(w))
                 if matches!(w.to_ascii_lowercase().as_str(), "true" | "false" | "null") =>
             {

@@ -5,8 +5,8 @@
 use super::super::ast::{Arith, Selector};
 use super::super::error::CqlError;
 use super::super::functions::{self, ArithOp, Operand};
-use super::super::types::{CqlType, Literal};
-use super::{Builder, Expr};
+use super::super::types::CqlType;
+use super::{literal, Builder, Expr};
 
 impl Builder<'_> {
     /// `l op r`; a literal operand takes the other's type.
@@ -53,10 +53,7 @@ impl Builder<'_> {
         for ((e, side), p) in exprs.into_iter().zip(sides).zip(&f.params) {
             args.push(match (e, side) {
                 (Some(e), _) => e,
-                (None, Selector::Literal(Literal::Hint(t, lit))) => {
-                    Expr::Const(t.encode(lit, "operand")?)
-                }
-                (None, Selector::Literal(lit)) => Expr::Const(p.encode(lit, "operand")?),
+                (None, Selector::Literal(lit)) => literal(lit, p, "operand")?,
                 (None, _) => unreachable!("only a literal operand has no expression"),
             });
         }

@@ -63,6 +63,17 @@ pub fn operator_symbol(name: &str) -> Option<&'static str> {
 }
 
 impl Literal {
+    /// Its text where a selection's column names it: a marker as `?`, named or not.
+    pub fn selection_text(&self) -> String {
+        match self {
+            Literal::Marker(..) => "?".into(),
+            Literal::Hint(t, x) if matches!(**x, Literal::Marker(..)) => {
+                Literal::Hint(t.clone(), Box::new(Literal::Marker(0, None))).text()
+            }
+            _ => self.text(),
+        }
+    }
+
     /// The literal as a statement writes it.
     pub fn text(&self) -> String {
         let list = |items: &[Literal]| {
@@ -83,6 +94,10 @@ impl Literal {
                 (Some(_), [x]) => format!("-{}", x.text()),
                 _ => format!("system.{}({})", f.to_ascii_lowercase(), list(args)),
             },
+            // A tuple is frozen whether written so or not; the hint names it as written.
+            Literal::Hint(CqlType::Frozen(t), x) if matches!(**t, CqlType::Tuple(_)) => {
+                format!("({t}){}", x.text())
+            }
             Literal::Hint(t, x) => format!("({t}){}", x.text()),
             Literal::Typed(t, _) => format!("({t})?"),
             Literal::Marker(_, None) => "?".into(),

@@ -868,6 +868,18 @@ try:
         refused("Element selection is only allowed on sets and maps", "writetime of a list element accepted",
                 "SELECT writetime(l[0]) FROM ctimes")
 
+    @check("selector terms: (int)? and a function's ? bound by the driver, string concatenation")
+    def _():
+        session.execute("CREATE TABLE sterms (k int PRIMARY KEY, t text, a ascii)")
+        session.execute("INSERT INTO sterms (k, t, a) VALUES (1, 'ab', 'cd' + 'e')")
+        q = session.prepare("SELECT (int)?, intAsBlob(?), t + a, a + '!' FROM sterms WHERE k = ?")
+        names = [c.name for c in q.column_metadata]
+        assert names == ["[selection]", "arg0(system.intasblob)", "k"], names
+        row = session.execute(q, (88, 7, 1)).one()
+        assert tuple(row) == (88, b"\x00\x00\x00\x07", "abcde", "cde!"), repr(row)
+        refused("Cannot infer type for term", "an untyped literal selector accepted",
+                "SELECT k, 'const' FROM sterms")
+
     @check("driver metadata: columns, types, partition and clustering keys")
     def _():
         ks = cluster.metadata.keyspaces.get(KS)
