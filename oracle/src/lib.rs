@@ -2,7 +2,8 @@
 //! sequence of writes, deletions at every level, TTLs, flushes, compactions, reopens and power
 //! cuts, written from the SPEC and not from the engine's code; and a runner that drives the
 //! engine and the model through the same operations, with injected I/O faults, and compares what
-//! every read returns after every step.
+//! every read returns after every step: scans, slices, reads by name, and the rows a secondary
+//! index on Standard1's `c0` finds for every value ever written to it.
 //!
 //! The engine's model test (`engine/tests/model.rs`, proptest), the `model_ops` fuzz target and
 //! this crate's own seed test all run [`run`]. This crate uses only the engine's public API and

@@ -1,11 +1,14 @@
-//! Reading the engine back in the model's shape, three ways: a range scan of both column
-//! families, every Standard1 row as a reversed slice, and every Standard1 column by name. Each
-//! read path merges memtables and SSTables its own way, so each is compared on its own.
+//! Reading the engine back in the model's shape, four ways: a range scan of both column
+//! families, every Standard1 row as a reversed slice, every Standard1 column by name, and the
+//! Standard1 rows whose `c0` holds a value, through the secondary index on `c0`
+//! (`get_indexed_slices`). Each read path merges memtables and SSTables its own way (the index
+//! read its entries' too), so each is compared on its own.
 
 use std::collections::BTreeMap;
 
 use supercolumn::{
-    Column, ColumnOrSuperColumn, ColumnParent, Database, KeyRange, SlicePredicate, SliceRange,
+    Column, ColumnOrSuperColumn, ColumnParent, Database, IndexClause, IndexExpression, KeyRange,
+    SlicePredicate, SliceRange,
 };
 
 use crate::bounds::{COLS, ROWS};
@@ -117,4 +120,64 @@ pub(crate) fn named(db: &Database) -> ReadResult {
         }
     }
     Ok(out)
+}
+
+/// The name of Standard1's column the runs index, and of its index.
+pub(crate) const INDEXED: (&str, &str) = ("c0", "c0_idx");
+
+/// Per value of `c0` asked for: the Standard1 rows the index finds holding it, whole.
+pub type IndexedSeen = BTreeMap<u8, Seen>;
+
+/// For each of `values`, the rows `get_indexed_slices` answers for `c0 = value`.
+pub(crate) fn indexed(db: &Database, values: &[u8]) -> Result<IndexedSeen, String> {
+    let mut out = BTreeMap::new();
+    for &v in values {
+        let clause = IndexClause {
+            expressions: vec![IndexExpression::eq(INDEXED.0, [v])],
+            start_key: Vec::new(),
+            count: usize::from(ROWS) * 2,
+        };
+        let rows = db
+            .get_indexed_slices(
+                KS,
+                &ColumnParent::new("Standard1"),
+                &clause,
+                &SlicePredicate::everything(),
+            )
+            .map_err(|e| format!("indexed read of c0 = {v}: {e}"))?;
+        let mut found = BTreeMap::new();
+        for r in rows {
+            let row = number(&r.key)?;
+            for c in &r.columns {
+                let col = c
+                    .as_column()
+                    .ok_or_else(|| format!("r{row}: a super column in Standard1"))?;
+                seen(&mut found, row, None, col)?;
+            }
+        }
+        out.insert(v, found);
+    }
+    Ok(out)
+}
+
+/// What the index must answer for each of `values`, from the Standard1 cells `standard` a
+/// model holds: every row whose `c0` is that value, whole.
+pub(crate) fn indexed_in(standard: &Seen, values: &[u8]) -> IndexedSeen {
+    let c0 = Col { sc: None, col: 0 };
+    values
+        .iter()
+        .map(|&v| {
+            let rows: Vec<u8> = standard
+                .iter()
+                .filter(|((_, at), (val, ..))| *at == c0 && *val == v)
+                .map(|((row, _), _)| *row)
+                .collect();
+            let found = standard
+                .iter()
+                .filter(|((row, _), _)| rows.contains(row))
+                .map(|(k, v)| (*k, *v))
+                .collect();
+            (v, found)
+        })
+        .collect()
 }

@@ -12,12 +12,13 @@ use std::sync::Arc;
 
 use arbitrary::{Arbitrary, Unstructured};
 use supercolumn::io::{Fault, FaultFs};
+use supercolumn::schema::IndexDef;
 use supercolumn::{
     BatchMutation, Clock, ColumnPath, CommitLogSync, Database, ManualClock, Options, WriteOptions,
 };
 
 use crate::ops::{Col, Op};
-use crate::read::{self, Seen, KS};
+use crate::read::{self, Seen, INDEXED, KS};
 use crate::spec::{Model, Ver, V};
 
 /// The column families' grace period, in seconds.
@@ -148,6 +149,9 @@ struct Runner {
     tainted: Option<bool>,
     /// Times the database was opened.
     opens: u32,
+    /// Every value written to Standard1's indexed `c0`, in order: each is asked of the index
+    /// after every step (a value no row holds any more must find none).
+    indexed_values: Vec<u8>,
 }
 
 impl Runner {
@@ -169,8 +173,17 @@ impl Runner {
             armed: None,
             tainted: None,
             opens: 0,
+            indexed_values: Vec::new(),
         };
-        r.db = Some(r.open()?);
+        let db = r.open()?;
+        let (column, name) = INDEXED;
+        db.create_index(
+            KS,
+            "Standard1",
+            IndexDef::new(name, column.as_bytes().to_vec(), 0),
+        )
+        .map_err(|e| format!("creating the index on {column}: {e}"))?;
+        r.db = Some(db);
         Ok(r)
     }
 
@@ -215,6 +228,21 @@ impl Runner {
 
     fn step(&mut self, op: &Op) -> Result<(), String> {
         let now = self.now();
+        let c0 = Col { sc: None, col: 0 };
+        let written = match op {
+            Op::Put { at, val, .. } if *at == c0 => vec![*val],
+            Op::Batch { puts, .. } => puts
+                .iter()
+                .filter(|(at, _)| *at == c0)
+                .map(|p| p.1)
+                .collect(),
+            _ => Vec::new(),
+        };
+        for v in written {
+            if let Err(i) = self.indexed_values.binary_search(&v) {
+                self.indexed_values.insert(i, v);
+            }
+        }
         let result = self.apply(op);
         let before = self.models.clone();
         for m in &mut self.models {
@@ -366,6 +394,8 @@ impl Runner {
         let got = read::all(db).map_err(|e| format!("{what}: {e}"))?;
         let rev = read::reversed(db).map_err(|e| format!("{what}: {e}"))?;
         let named = read::named(db).map_err(|e| format!("{what}: {e}"))?;
+        let values = &self.indexed_values;
+        let indexed = read::indexed(db, values).map_err(|e| format!("{what}: {e}"))?;
         let now = self.now();
         let first = self.models.first().map(|m| m.visible(now));
         let candidates = self.models.len();
@@ -376,7 +406,10 @@ impl Runner {
                 .filter(|((_, c), _)| c.sc.is_none())
                 .map(|(k, v)| (*k, *v))
                 .collect();
-            got == want && rev == standard && named == standard
+            got == want
+                && rev == standard
+                && named == standard
+                && indexed == read::indexed_in(&standard, values)
         };
         if prune {
             self.models.retain(agrees);
@@ -396,8 +429,11 @@ impl Runner {
             diff("range scan", &got, &want)
         } else if rev != got_std {
             diff("reversed slice", &rev, &got_std)
-        } else {
+        } else if named != got_std {
             diff("read by name", &named, &got_std)
+        } else {
+            let want = read::indexed_in(&got_std, values);
+            format!("the index on c0 answered {indexed:?} where the rows hold {want:?}")
         };
         Err(format!(
             "{what}: the engine and the model disagree ({candidates} candidate(s), the first \
