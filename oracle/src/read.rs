@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use supercolumn::{
     Column, ColumnOrSuperColumn, ColumnParent, Database, IndexClause, IndexExpression, KeyRange,
-    SlicePredicate, SliceRange,
+    KeySlice, SlicePredicate, SliceRange,
 };
 
 use crate::bounds::{COLS, ROWS};
@@ -109,6 +109,11 @@ pub(crate) fn named(db: &Database) -> ReadResult {
     let rows = db
         .multiget_slice(KS, &keys, &ColumnParent::new("Standard1"), &names)
         .map_err(|e| format!("named read: {e}"))?;
+    standard_rows(&rows)
+}
+
+/// The Standard1 cells of `rows`, as the model holds them.
+fn standard_rows(rows: &[KeySlice]) -> ReadResult {
     let mut out = BTreeMap::new();
     for r in rows {
         let row = number(&r.key)?;
@@ -145,17 +150,7 @@ pub(crate) fn indexed(db: &Database, values: &[u8]) -> Result<IndexedSeen, Strin
                 &SlicePredicate::everything(),
             )
             .map_err(|e| format!("indexed read of c0 = {v}: {e}"))?;
-        let mut found = BTreeMap::new();
-        for r in rows {
-            let row = number(&r.key)?;
-            for c in &r.columns {
-                let col = c
-                    .as_column()
-                    .ok_or_else(|| format!("r{row}: a super column in Standard1"))?;
-                seen(&mut found, row, None, col)?;
-            }
-        }
-        out.insert(v, found);
+        out.insert(v, standard_rows(&rows)?);
     }
     Ok(out)
 }
