@@ -9,6 +9,7 @@
 //! this crate's own seed test all run [`run`]. This crate uses only the engine's public API and
 //! its test file system (`supercolumn::io::FaultFs`); the engine must never depend on it.
 
+mod model_ops;
 mod ops;
 mod read;
 mod runner;
