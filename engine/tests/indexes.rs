@@ -15,10 +15,12 @@ use std::sync::Arc;
 
 use common::T0;
 use supercolumn::io::FaultFs;
+use supercolumn::model::comparator::ComparatorRegistry;
 use supercolumn::schema::IndexDef;
 use supercolumn::{
     ColumnOrSuperColumn, ColumnParent, ColumnPath, CommitLogSync, Database, IndexClause,
-    IndexExpression, IndexOperator, KeyRange, ManualClock, Options, SlicePredicate, WriteOptions,
+    IndexExpression, IndexOperator, KeyRange, ManualClock, Options, SlicePredicate, StorageConf,
+    WriteOptions,
 };
 
 const KS: &str = "Keyspace1";
@@ -354,4 +356,55 @@ fn index_and_rows_agree_after_power_cuts() {
     }
     let db = Database::open(&dir, options()).unwrap();
     agree(&db, &["UT", "TX", "CA"], "after the last cut");
+}
+
+/// Keyspace1's Standard1 as a `storage-conf.xml` gives it, with `columns` inside.
+fn conf(columns: &str) -> Options {
+    let text = format!(
+        "<Keyspace Name=\"Keyspace1\"><ColumnFamily Name=\"Standard1\">{columns}\
+         </ColumnFamily></Keyspace>"
+    );
+    StorageConf::parse(&text, &ComparatorRegistry::default())
+        .unwrap()
+        .options
+}
+
+/// The names of Standard1's indexes.
+fn index_names(db: &Database) -> Vec<String> {
+    let ks = db.describe_keyspace(KS).unwrap();
+    let cf = ks.column_family(CF).unwrap();
+    cf.indexes.iter().map(|i| i.name.clone()).collect()
+}
+
+#[test]
+fn a_keys_index_a_storage_conf_declares_is_built_at_open_over_the_rows_there() {
+    // "state" in hex, as Standard1's BytesType comparator reads a name.
+    const STATE: &str = "<Column Name=\"7374617465\" IndexType=\"KEYS\"/>";
+    let dir = tempfile::tempdir().unwrap();
+    let db = Database::open(dir.path(), conf("")).unwrap();
+    set(&db, "a", "state", "TX", T0);
+    set(&db, "b", "state", "CA", T0);
+    db.flush(KS, Some(CF)).unwrap();
+    set(&db, "c", "state", "TX", T0);
+    drop(db);
+
+    let db = Database::open(dir.path(), conf(STATE)).unwrap();
+    assert_eq!(index_names(&db), ["Standard1_7374617465_idx"]);
+    assert_eq!(indexed(&db, "TX").len(), 2);
+    agree(&db, &["TX", "CA", "NY"], "built at open");
+    set(&db, "d", "state", "TX", T0);
+    set(&db, "b", "state", "TX", T0 + 1);
+    drop(db);
+
+    // A file that no longer declares the index leaves it as it is; one that gives its name to
+    // another column conflicts with it.
+    let db = Database::open(dir.path(), conf("")).unwrap();
+    assert_eq!(index_names(&db), ["Standard1_7374617465_idx"]);
+    assert_eq!(indexed(&db, "TX").len(), 4);
+    agree(&db, &["TX", "CA"], "reopened without the declaration");
+    drop(db);
+    let other = "<Column Name=\"6369747479\" IndexType=\"KEYS\" \
+                 IndexName=\"Standard1_7374617465_idx\"/>";
+    let e = Database::open(dir.path(), conf(other)).unwrap_err();
+    assert!(e.to_string().contains("another column"), "{e}");
 }

@@ -11,6 +11,8 @@ use std::sync::Arc;
 
 use roxmltree::{Document, Node};
 
+mod column;
+
 use super::{CommitLogSync, Options};
 use crate::error::{ConfError, Error};
 use crate::model::comparator::{Comparator, ComparatorRegistry};
@@ -361,6 +363,8 @@ impl<'d, 'i> Parser<'d, 'i> {
                         ));
                     }
                     ks.column_families.push(cf);
+                    ks.validate()
+                        .map_err(|e| self.err(n, None, e.to_string()))?;
                 }
                 "ReplicaPlacementStrategy" => {
                     ks.replica_placement_strategy = self.text(n)?.to_string()
@@ -472,7 +476,9 @@ impl<'d, 'i> Parser<'d, 'i> {
             cf.keys_cached = Some(kc);
         }
         for c in elements(n) {
-            if c.tag_name().name() != "Comment" {
+            if c.tag_name().name() == "Column" {
+                self.column(c, &mut cf)?;
+            } else if c.tag_name().name() != "Comment" {
                 self.warn(
                     c,
                     format!("element <{}> in <ColumnFamily>", c.tag_name().name()),

@@ -216,9 +216,10 @@ impl Catalog {
                     }
                     Some(scf) => {
                         check_compatible(&g.name, scf, gcf)?;
-                        // What a `storage-conf.xml` cannot say (its indexes, its CQL table, its
-                        // key validator, its SSTable tuning) stays as stored: a file that
-                        // names the column family does not undo them.
+                        // What a `storage-conf.xml` cannot say (its CQL table, its key
+                        // validator, its SSTable tuning) stays as stored, and so do the indexes
+                        // it does not name: a file that names the column family does not undo
+                        // them.
                         let merged = ColumnFamilyDef {
                             key_validation_class: gcf
                                 .key_validation_class
@@ -230,11 +231,7 @@ impl Catalog {
                                 .bloom_filter_fp_chance
                                 .or(scf.bloom_filter_fp_chance),
                             compression: gcf.compression.or(scf.compression),
-                            indexes: if gcf.indexes.is_empty() {
-                                scf.indexes.clone()
-                            } else {
-                                gcf.indexes.clone()
-                            },
+                            indexes: merge_indexes(&g.name, scf, gcf)?,
                             ..gcf.clone()
                         };
                         if *scf != merged {
@@ -260,9 +257,36 @@ impl Catalog {
                 changed = true;
             }
         }
+        for ks in &self.keyspaces {
+            ks.validate()?;
+        }
         self.assign_missing_ids()?;
         Ok(changed)
     }
+}
+
+/// The indexes of a column family both stored and given: the stored ones (built or not, as
+/// they are), and each given one the store lacks, to be built at open. A given index that
+/// names a stored one but another column is a conflict.
+fn merge_indexes(
+    ks: &str,
+    stored: &ColumnFamilyDef,
+    given: &ColumnFamilyDef,
+) -> Result<Vec<crate::schema::IndexDef>> {
+    let mut out = stored.indexes.clone();
+    for g in &given.indexes {
+        match stored.indexes.iter().find(|s| s.name == g.name) {
+            Some(s) if s.column == g.column && s.of == g.of => {}
+            Some(_) => {
+                return Err(Error::SchemaConflict(format!(
+                    "{ks}.{}: index '{}' is stored on another column than the one given",
+                    given.name, g.name
+                )))
+            }
+            None => out.push(g.clone()),
+        }
+    }
+    Ok(out)
 }
 
 fn check_compatible(ks: &str, stored: &ColumnFamilyDef, given: &ColumnFamilyDef) -> Result<()> {

@@ -219,6 +219,12 @@ impl ColumnFamilyDef {
                 )));
             }
         }
+        if self.column_type == ColumnType::Super && !self.indexes.is_empty() {
+            return Err(Error::Schema(format!(
+                "column family '{}' is Super: its columns cannot be indexed",
+                self.name
+            )));
+        }
         if self.column_type == ColumnType::Standard && self.subcomparator.is_some() {
             return Err(Error::Schema(format!(
                 "column family '{}' is Standard but has CompareSubcolumnsWith",
@@ -323,6 +329,14 @@ impl KeyspaceDef {
                 return Err(Error::Schema(format!(
                     "keyspace '{}' defines column family '{}' twice",
                     self.name, cf.name
+                )));
+            }
+            // An index's name is the keyspace's (`DROP INDEX ks.name`), not its table's.
+            let mut before = self.column_families[..i].iter().flat_map(|o| &o.indexes);
+            if let Some(dup) = before.find(|o| cf.indexes.iter().any(|x| x.name == o.name)) {
+                return Err(Error::Schema(format!(
+                    "keyspace '{}' has two indexes named '{}'",
+                    self.name, dup.name
                 )));
             }
         }
