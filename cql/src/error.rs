@@ -73,6 +73,7 @@ impl CqlError {
             CqlError::AlreadyExists(_) => 0x2400,
             CqlError::Stale(_) => 0x2500,
             CqlError::Engine(e) if refuses_input(e) => 0x2200,
+            CqlError::Engine(Error::IndexNotBuilt { .. }) => 0x1300,
             CqlError::Engine(_) => 0x0000,
         }
     }

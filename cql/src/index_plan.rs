@@ -1,4 +1,5 @@
-//! Whether a `SELECT` reads through a secondary index: an `=` on a column a built index covers
+//! Whether a `SELECT` reads through a secondary index: an `=` on a column an index covers (one still building
+//! refuses the read, as Cassandra's does)
 //! (or `CONTAINS`, `CONTAINS KEY` on a collection an index of its elements covers, `m[k] = v`
 //! on a map an index of its entries covers), to a value an index can hold, the rows kept to
 //! the query's `token(k)` range; and whether a storage-attached index serves every filter (its
@@ -74,14 +75,14 @@ fn read_through(
     })
 }
 
-/// A built index of the entries of map `column`.
+/// An index of the entries of map `column`.
 fn entries_index<'t>(t: &'t Table, column: &str) -> Option<&'t TableIndex> {
     t.indexes
         .iter()
-        .find(|x| x.built && x.column == column && x.of == IndexOf::ElementEntries)
+        .find(|x| x.column == column && x.of == IndexOf::ElementEntries)
 }
 
-/// Whether every filter is one a built storage-attached index serves, which Cassandra 5 runs
+/// Whether every filter is one a storage-attached index serves, which Cassandra 5 runs
 /// without `ALLOW FILTERING`: what a value index serves, and a range (`<`, `<=`, `>`, `>=`)
 /// on a column of a numeric or time type. The rows are then found as any filtered query's
 /// are (an equality through its index), so the answer is the same.
@@ -105,8 +106,7 @@ pub(super) fn storage_attached_serve(t: &Table, filters: &[(usize, Op, Vec<u8>)]
                     | CqlType::Timestamp
             );
             t.indexes.iter().any(|x| {
-                x.built
-                    && x.column == column.name
+                x.column == column.name
                     && x.class.as_deref() == Some(SAI_CLASS)
                     && (serves(t, x, *op) || (ranged && ordered && x.of == IndexOf::Value))
             })
@@ -115,7 +115,7 @@ pub(super) fn storage_attached_serve(t: &Table, filters: &[(usize, Op, Vec<u8>)]
 
 /// Whether the rows are best found through an index of a key column: the partition key is
 /// not named whole, no index of another column serves the filters, and a key column with a
-/// built index is fixed by `=` to a value other than empty. Its restrictions then become
+/// index is fixed by `=` to a value other than empty. Its restrictions then become
 /// filters (`key_filters.rs`), the index finding the rows.
 pub(super) fn key_index_wanted(
     t: &Table,
@@ -127,13 +127,12 @@ pub(super) fn key_index_wanted(
         !v.is_empty()
             && t.indexes
                 .iter()
-                .any(|x| x.built && x.column == t.columns[*i].name && serves(t, x, *op))
+                .any(|x| x.column == t.columns[*i].name && serves(t, x, *op))
     });
     !named
         && !other
         && t.indexes.iter().any(|x| {
-            x.built
-                && x.of.of_rows()
+            x.of.of_rows()
                 && t.columns
                     .iter()
                     .position(|c| c.name == x.column)
@@ -160,7 +159,7 @@ pub(super) fn uses_index(t: &Table, s: &Select) -> bool {
                 indexed |= t
                     .indexes
                     .iter()
-                    .any(|x| x.built && x.column == *c && serves(t, x, *op));
+                    .any(|x| x.column == *c && serves(t, x, *op));
             }
             Relation::Entry(c, _, Op::Eq, _) => indexed |= entries_index(t, c).is_some(),
             _ => {}
@@ -170,7 +169,7 @@ pub(super) fn uses_index(t: &Table, s: &Select) -> bool {
 }
 
 /// The index that can find the rows of a query with these filters (column, operator, value):
-/// a built one on a column restricted by `=` to a value other than empty (an empty value is
+/// one on a column restricted by `=` to a value other than empty (an empty value is
 /// not indexed: such a query reads the table); the rows it lists are kept to `span`, the
 /// query's token range. A value too long for any index is refused, in Cassandra's words.
 pub(super) fn usable_index(
@@ -191,7 +190,7 @@ pub(super) fn usable_index(
         let found = t
             .indexes
             .iter()
-            .find(|x| x.built && x.column == *column && serves(t, x, *op));
+            .find(|x| x.column == *column && serves(t, x, *op));
         if let Some(idx) = found.filter(|_| !v.is_empty()) {
             return read_through(idx, column, v.clone(), span).map(Some);
         }

@@ -11,6 +11,8 @@ use super::error::CqlError;
 use super::session::{CqlResult, Session};
 use super::table::{Kind, Table, SAI_CLASS};
 use super::types::{CqlType, Literal};
+use std::time::Duration;
+
 use supercolumn::schema::{IndexDef, IndexOf};
 
 /// The class names of Cassandra 5's storage-attached index, as `USING` may give them.
@@ -107,7 +109,9 @@ impl Session<'_> {
         let mut def = IndexDef::new(name, target.column.as_bytes().to_vec(), clustering).of(of);
         // Every spelling of the storage-attached index's class is kept as its one name.
         def.class = class.as_ref().map(|_| SAI_CLASS.to_string());
+        let index = def.name.clone();
         self.db.create_index(&t.keyspace, &t.name, def)?;
+        self.settle_index(&t.keyspace, &index)?;
         Ok(CqlResult::SchemaChange(format!(
             "UPDATED TABLE {}.{}",
             t.keyspace, t.name
@@ -253,4 +257,18 @@ fn default_name(table: &str, column: &str, taken: &[(String, String)]) -> String
         .map(|i| format!("{base}_{i}"))
         .find(|n| free(n))
         .unwrap_or(base)
+}
+
+/// How long a statement that creates an index waits for its build before it answers: long
+/// enough that an index over a small table answers the next query, short enough that a
+/// driver's request does not time out on a large one (whose build goes on in the background,
+/// reads through it refused as not yet available until it ends).
+const BUILD_WAIT: Duration = Duration::from_secs(1);
+
+impl Session<'_> {
+    /// Waits, at most [`BUILD_WAIT`], for the build of index `index` of `keyspace`.
+    pub(super) fn settle_index(&self, keyspace: &str, index: &str) -> Result<(), CqlError> {
+        self.db.wait_for_index(keyspace, index, BUILD_WAIT)?;
+        Ok(())
+    }
 }

@@ -227,7 +227,9 @@ impl Session<'_> {
                 db.create_column_family(&t.keyspace, t.cf_def()?)?;
                 // Its indexes come back empty with it.
                 for idx in indexes {
+                    let name = idx.name.clone();
                     db.create_index(&t.keyspace, &t.name, idx)?;
+                    self.settle_index(&t.keyspace, &name)?;
                 }
                 Ok(CqlResult::Void)
             }

@@ -85,6 +85,15 @@ pub enum Error {
         /// The rejected name.
         name: String,
     },
+    /// A read through a secondary index whose build has not finished (Cassandra's
+    /// `IndexNotAvailableException`, in its words).
+    #[error("The secondary index '{index}' is not yet available")]
+    IndexNotBuilt {
+        /// The keyspace of the index.
+        keyspace: String,
+        /// The index's name.
+        index: String,
+    },
     /// A schema change that would clash with what exists (a duplicate keyspace or CF).
     #[error("schema: {0}")]
     Schema(String),

@@ -18,9 +18,8 @@ use supercolumn::io::FaultFs;
 use supercolumn::model::comparator::ComparatorRegistry;
 use supercolumn::schema::IndexDef;
 use supercolumn::{
-    ColumnOrSuperColumn, ColumnParent, ColumnPath, CommitLogSync, Database, IndexClause,
-    IndexExpression, IndexOperator, KeyRange, ManualClock, Options, SlicePredicate, StorageConf,
-    WriteOptions,
+    ColumnParent, ColumnPath, CommitLogSync, Database, IndexClause, IndexExpression, IndexOperator,
+    ManualClock, Options, SlicePredicate, StorageConf, WriteOptions,
 };
 
 const KS: &str = "Keyspace1";
@@ -29,6 +28,20 @@ const CHILD_DIR: &str = "SC_INDEX_CHILD_DIR";
 
 fn state_index() -> IndexDef {
     IndexDef::new("state_idx", b"state".to_vec(), 0)
+}
+
+/// Creates the index on `state` and waits for its build.
+fn create_state_index(db: &Database) {
+    db.create_index(KS, CF, state_index()).unwrap();
+    wait_built(db);
+}
+
+/// Waits for the index on `state` to be built.
+fn wait_built(db: &Database) {
+    let built = db
+        .wait_for_index(KS, "state_idx", std::time::Duration::from_secs(120))
+        .unwrap();
+    assert!(built, "the build did not end in two minutes");
 }
 
 fn set(db: &Database, key: &str, column: &str, value: &str, ts: i64) {
@@ -60,26 +73,9 @@ fn indexed(db: &Database, value: &str) -> Vec<String> {
     .collect()
 }
 
-/// The keys a full scan finds with `state = value`, in the same (token) order.
+/// The keys a full scan finds with `state = value`, in the same order.
 fn scanned(db: &Database, value: &str) -> Vec<String> {
-    let names = SlicePredicate::Names(vec![b"state".to_vec()]);
-    let rows = db
-        .get_range_slices(
-            KS,
-            &ColumnParent::new(CF),
-            &names,
-            &KeyRange::all().count(1_000_000),
-        )
-        .unwrap();
-    rows.into_iter()
-        .filter(|r| {
-            r.columns.iter().any(|c| match c {
-                ColumnOrSuperColumn::Column(c) => c.value == value.as_bytes(),
-                ColumnOrSuperColumn::SuperColumn(_) => false,
-            })
-        })
-        .map(|r| String::from_utf8(r.key).unwrap())
-        .collect()
+    common::scanned_keys(db, KS, CF, "state", value)
 }
 
 fn agree(db: &Database, values: &[&str], when: &str) {
@@ -92,7 +88,7 @@ fn agree(db: &Database, values: &[&str], when: &str) {
 fn an_index_answers_what_a_scan_answers_through_overwrites_deletes_and_expiry() {
     let t = common::open_default();
     let db = &t.db;
-    db.create_index(KS, CF, state_index()).unwrap();
+    create_state_index(db);
     for i in 0..40 {
         set(db, &format!("k{i}"), "state", ["UT", "TX", "CA"][i % 3], 1);
         set(db, &format!("k{i}"), "name", "x", 1);
@@ -129,7 +125,7 @@ fn an_index_answers_what_a_scan_answers_through_overwrites_deletes_and_expiry() 
 fn more_expressions_a_start_key_and_a_count() {
     let t = common::open_default();
     let db = &t.db;
-    db.create_index(KS, CF, state_index()).unwrap();
+    create_state_index(db);
     for i in 0..30u8 {
         set(db, &format!("k{i:02}"), "state", "UT", 1);
         set(db, &format!("k{i:02}"), "age", &format!("{}", i % 5), 1);
@@ -190,7 +186,7 @@ fn an_index_built_over_existing_rows_and_dropped() {
             db.flush(KS, Some(CF)).unwrap();
         }
     }
-    db.create_index(KS, CF, state_index()).unwrap();
+    create_state_index(db);
     assert_eq!(indexed(db, "UT").len(), 150);
     agree(db, &["UT", "TX"], "built");
     let def = db.describe_column_family(KS, CF).unwrap();
@@ -224,7 +220,7 @@ fn an_index_survives_reopen_from_the_commit_log_and_from_sstables() {
     let options = || Options::default().with_clock(clock.clone());
     {
         let db = Database::open(dir.path(), options()).unwrap();
-        db.create_index(KS, CF, state_index()).unwrap();
+        create_state_index(&db);
         for i in 0..50 {
             set(&db, &format!("k{i}"), "state", ["UT", "TX"][i % 2], 1);
         }
@@ -293,6 +289,7 @@ fn index_and_rows_agree_after_each_kill() {
         child.wait().unwrap();
         assert_eq!(seen, want, "round {round}: the child stopped early");
         let db = Database::open(&dir, crash_options()).unwrap();
+        wait_built(&db);
         agree(
             &db,
             &["UT", "TX", "CA", "NY", "WA"],
@@ -330,7 +327,7 @@ fn index_and_rows_agree_after_power_cuts() {
     for round in 0..12i64 {
         let db = Database::open(&dir, options()).unwrap();
         if round == 0 {
-            db.create_index(KS, CF, state_index()).unwrap();
+            create_state_index(&db);
         }
         agree(&db, &["UT", "TX", "CA"], &format!("round {round}"));
         for k in &acked {
@@ -390,6 +387,9 @@ fn a_keys_index_a_storage_conf_declares_is_built_at_open_over_the_rows_there() {
 
     let db = Database::open(dir.path(), conf(STATE)).unwrap();
     assert_eq!(index_names(&db), ["Standard1_7374617465_idx"]);
+    let two_minutes = std::time::Duration::from_secs(120);
+    let built = db.wait_for_index(KS, "Standard1_7374617465_idx", two_minutes);
+    assert!(built.unwrap());
     assert_eq!(indexed(&db, "TX").len(), 2);
     agree(&db, &["TX", "CA", "NY"], "built at open");
     set(&db, "d", "state", "TX", T0);

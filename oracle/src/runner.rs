@@ -184,6 +184,12 @@ impl Runner {
             IndexDef::new(name, column.as_bytes().to_vec(), 0),
         )
         .map_err(|e| format!("creating the index on {column}: {e}"))?;
+        // Over an empty column family: built at once.
+        match db.wait_for_index(KS, name, std::time::Duration::from_secs(60)) {
+            Ok(true) => {}
+            Ok(false) => return Err(format!("the index on {column} was not built in 60 s")),
+            Err(e) => return Err(format!("building the index on {column}: {e}")),
+        }
         r.db = Some(db);
         Ok(r)
     }

@@ -240,6 +240,9 @@ pub fn cql_error(e: &CqlError, version: Version) -> Vec<u8> {
     if e.is_server_fault() {
         tracing::error!(error = %e, "a request failed on the server");
     }
+    if let CqlError::Engine(unavailable @ supercolumn::Error::IndexNotBuilt { .. }) = e {
+        return index_not_available(&unavailable.to_string(), version);
+    }
     let message = match e {
         CqlError::Syntax { .. } => e.to_string(),
         CqlError::Invalid(m) | CqlError::Stale(m) | CqlError::Unauthorized(m) => m.clone(),
@@ -266,6 +269,38 @@ pub fn cql_error(e: &CqlError, version: Version) -> Vec<u8> {
     error(ty, message, version)
 }
 
+/// Cassandra's answer to a read through an index still building: a read failure (0x1300) of
+/// the one replica there is, at consistency ONE, its reason `INDEX_NOT_AVAILABLE` (code 6) in
+/// protocol v5's reason map. Written out here because the protocol crate's read failure cannot
+/// be built outside it, and its v5 map writes a port the spec's `[inetaddr]` does not have.
+/// Version 3 has no read failure: there, as Cassandra does, it is a read timeout (0x1200).
+fn index_not_available(why: &str, version: Version) -> Vec<u8> {
+    const ONE: u16 = 0x0001;
+    const INDEX_NOT_AVAILABLE: u16 = 6;
+    let message = format!(
+        "Operation failed - received 0 responses and 1 failures: INDEX_NOT_AVAILABLE ({why})"
+    );
+    let mut out = Vec::with_capacity(32 + message.len());
+    let v3 = version < Version::V4;
+    out.extend_from_slice(&if v3 { 0x1200u32 } else { 0x1300 }.to_be_bytes());
+    out.extend_from_slice(&(message.len().min(u16::MAX as usize) as u16).to_be_bytes());
+    out.extend_from_slice(&message.as_bytes()[..message.len().min(u16::MAX as usize)]);
+    out.extend_from_slice(&ONE.to_be_bytes());
+    out.extend_from_slice(&0i32.to_be_bytes()); // received
+    out.extend_from_slice(&1i32.to_be_bytes()); // block_for
+    if v3 {
+        out.push(0); // data_present
+        return out;
+    }
+    out.extend_from_slice(&1i32.to_be_bytes()); // failures
+    if version >= Version::V5 {
+        out.extend_from_slice(&[4, 127, 0, 0, 1]);
+        out.extend_from_slice(&INDEX_NOT_AVAILABLE.to_be_bytes());
+    }
+    out.push(0); // data_present
+    out
+}
+
 /// The error a client gets for a prepared id the server does not know (it prepares again).
 pub fn unprepared(id: &[u8], version: Version) -> Vec<u8> {
     error(
@@ -275,4 +310,57 @@ pub fn unprepared(id: &[u8], version: Version) -> Vec<u8> {
         "prepared statement not found: prepare it again",
         version,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cassandra_protocol::frame::message_error::FailureInfo;
+    use cassandra_protocol::frame::FromCursor;
+    use std::io::Cursor;
+
+    #[test]
+    fn a_read_through_a_building_index_is_a_read_failure_every_version_decodes() {
+        let e = CqlError::Engine(supercolumn::Error::IndexNotBuilt {
+            keyspace: "ks".into(),
+            index: "v_idx".into(),
+        });
+        let says = "INDEX_NOT_AVAILABLE (The secondary index 'v_idx' is not yet available)";
+        let body = cql_error(&e, Version::V3);
+        let decoded = ErrorBody::from_cursor(&mut Cursor::new(body.as_slice()), Version::V3);
+        let ErrorType::ReadTimeout(t) = decoded.unwrap().ty else {
+            panic!("version 3 has no read failure");
+        };
+        assert_eq!((t.received, t.block_for), (0, 1));
+        let version = Version::V4;
+        let body = cql_error(&e, version);
+        let mut cursor = Cursor::new(body.as_slice());
+        let decoded = ErrorBody::from_cursor(&mut cursor, version).unwrap();
+        assert_eq!(cursor.position() as usize, body.len(), "{version:?}");
+        assert!(decoded.message.contains(says), "{}", decoded.message);
+        let ErrorType::ReadFailure(f) = decoded.ty else {
+            panic!("{version:?}: {:?}", decoded.ty);
+        };
+        assert_eq!((f.received, f.block_for), (0, 1));
+        assert!(!f.replica_has_responded());
+        assert_eq!(f.failure_info, FailureInfo::NumFailures(1));
+        // Version 5's reason map: the spec's `[inetaddr]` (no port) and a `[short]` code,
+        // read here by hand because the protocol crate reads a port there.
+        let body = cql_error(&e, Version::V5);
+        let message_len = usize::from(u16::from_be_bytes([body[4], body[5]]));
+        let message = std::str::from_utf8(&body[6..6 + message_len]).unwrap();
+        assert!(message.contains(says), "{message}");
+        let rest = &body[6 + message_len..];
+        let want: &[u8] = &[
+            0, 1, // ONE
+            0, 0, 0, 0, // received
+            0, 0, 0, 1, // block_for
+            0, 0, 0, 1, // one failure
+            4, 127, 0, 0, 1, // from 127.0.0.1
+            0, 6, // INDEX_NOT_AVAILABLE
+            0, // no data
+        ];
+        assert_eq!(&body[..4], &[0, 0, 0x13, 0]);
+        assert_eq!(rest, want);
+    }
 }

@@ -1,13 +1,15 @@
 //! Secondary indexes through the database: created (and built over the rows already written),
 //! dropped, and read, each entry checked against its base row by the reader that asked.
 //!
-//! A build runs in the statement that creates the index, while other writes go on: the index
-//! is wired to its base before the build scans it, so every write from then on derives its own
+//! A build runs in the background (`index_build.rs`) while other writes go on: the index is
+//! wired to its base before the build scans it, so every write from then on derives its own
 //! entries, and the scan adds those of the rows already there. The catalog marks the index
-//! built only once its entries are flushed; an index found unbuilt at open (a crash in the
-//! middle of a build) is built again there.
+//! built only once its entries are flushed, and until then it refuses queries; an index found
+//! unbuilt at open (a crash in the middle of a build) is built again from there.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::flush::FlushJob;
 use super::index_write;
@@ -28,8 +30,9 @@ type LiveCell = (Vec<u8>, i64, Vec<u8>, Option<crate::model::Ttl>);
 const BUILD_ROWS: usize = 256;
 
 impl Database {
-    /// Creates `index` on `keyspace`.`cf` and builds it from the rows already there; returns
-    /// once it answers queries. Its name must be new in the keyspace.
+    /// Creates `index` on `keyspace`.`cf` and starts building it from the rows already there,
+    /// in the background: it answers queries once built ([`Self::wait_for_index`] waits for
+    /// that). Its name must be new in the keyspace.
     pub fn create_index(&self, keyspace: &str, cf: &str, mut index: IndexDef) -> Result<()> {
         crate::schema::validate_identifier(&index.name, "index")?;
         index.built = false;
@@ -78,7 +81,45 @@ impl Database {
                 .flusher
                 .send_uncounted(FlushJob::Watch(Arc::downgrade(&store)));
         }
-        self.build_index(keyspace, cf, &index.name)
+        self.start_build(keyspace, cf, &index.name)
+    }
+
+    /// Waits at most `timeout` for index `index` of `keyspace` to be built. True once it
+    /// answers queries, false when its build still runs at the deadline; a build that failed is
+    /// an error saying why (it is tried again at the next open).
+    pub fn wait_for_index(&self, keyspace: &str, index: &str, timeout: Duration) -> Result<bool> {
+        self.inner.builds.wait(keyspace, index, timeout);
+        let schema = self.schema();
+        let cf = index_owner(&schema, keyspace, index).ok_or_else(|| {
+            Error::Schema(format!("no index named '{index}' in keyspace '{keyspace}'"))
+        })?;
+        let base = base_store(&schema, keyspace, &cf)?;
+        if base
+            .indexes()
+            .iter()
+            .any(|i| i.def.name == index && i.def.built)
+        {
+            return Ok(true);
+        }
+        match self.inner.builds.failure(keyspace, index) {
+            Some(why) => Err(Error::Schema(format!(
+                "building index '{index}' of {keyspace}.{cf} failed: {why}"
+            ))),
+            None => Ok(false),
+        }
+    }
+
+    /// Starts building index `index` of `keyspace`.`cf` on a thread of its own.
+    pub(super) fn start_build(&self, keyspace: &str, cf: &str, index: &str) -> Result<()> {
+        let db = self.own_handle();
+        let (ks, cf, name) = (keyspace.to_string(), cf.to_string(), index.to_string());
+        self.inner.builds.start(keyspace, index, move || {
+            let result = db.build_index(&ks, &cf, &name);
+            if let Err(e) = &result {
+                tracing::error!("building index {name} of {ks}.{cf} failed: {e}");
+            }
+            db.inner.builds.ended(&ks, &name, &result);
+        })
     }
 
     /// Drops the index named `index` of `keyspace` and its entries; returns the column family
@@ -126,14 +167,23 @@ impl Database {
     }
 
     /// Builds index `index` of `keyspace`.`cf` from the rows already written, flushes it and
-    /// marks it built in the catalog.
-    pub(super) fn build_index(&self, keyspace: &str, cf: &str, index: &str) -> Result<()> {
+    /// marks it built in the catalog. Stops early, leaving it unbuilt, when the database closes
+    /// or the index is dropped.
+    fn build_index(&self, keyspace: &str, cf: &str, index: &str) -> Result<()> {
         let schema = self.schema();
         let base = base_store(&schema, keyspace, cf)?;
         let Some(idx) = base.indexes().iter().find(|i| i.def.name == index).cloned() else {
-            return Err(Error::Schema(format!(
-                "no index named '{index}' on {keyspace}.{cf}"
-            )));
+            return Ok(());
+        };
+        drop(schema);
+        // Checked before each batch of rows.
+        let go_on = || {
+            !self.inner.builds.stopping().load(Ordering::Relaxed)
+                && self.schema().cf(keyspace, cf).is_ok_and(|b| {
+                    b.indexes()
+                        .iter()
+                        .any(|i| Arc::ptr_eq(&i.store, &idx.store))
+                })
         };
         let started = std::time::Instant::now();
         let parent = ColumnParent::new(cf);
@@ -144,6 +194,9 @@ impl Database {
         let mut last: Option<Vec<u8>> = None;
         let mut rows = 0u64;
         loop {
+            if !go_on() {
+                return Ok(());
+            }
             let range = KeyRange {
                 start: start.clone(),
                 end: RangeBound::Unbounded,
@@ -165,7 +218,10 @@ impl Database {
             }
         }
         self.inner.core.flush_cf(&idx.store)?;
-        self.mark_built(keyspace, cf, index)?;
+        if let Err(e) = self.mark_built(keyspace, cf, &idx) {
+            // A build of an index dropped since (or closing) ends quietly.
+            return if go_on() { Err(e) } else { Ok(()) };
+        }
         tracing::info!(
             "built index {index} of {keyspace}.{cf} over {rows} row(s) in {} ms",
             started.elapsed().as_millis()
@@ -173,9 +229,11 @@ impl Database {
         Ok(())
     }
 
-    /// Marks index `index` of `keyspace`.`cf` built in the catalog, once its entries are in
-    /// SSTables: it answers queries from then on.
-    fn mark_built(&self, keyspace: &str, cf: &str, index: &str) -> Result<()> {
+    /// Marks index `built_one` of `keyspace`.`cf` built in the catalog, once its entries are in
+    /// SSTables: it answers queries from then on. One dropped since (its name perhaps given
+    /// to another) is an error.
+    fn mark_built(&self, keyspace: &str, cf: &str, built_one: &IndexStore) -> Result<()> {
+        let index = built_one.def.name.as_str();
         let mut built = None;
         self.change_schema_then(
             |s| {
@@ -184,8 +242,10 @@ impl Database {
                     .keyspaces
                     .get_mut(keyspace)
                     .ok_or_else(|| Error::UnknownKeyspace(keyspace.to_string()))?;
+                let same = |i: &IndexStore| Arc::ptr_eq(&i.store, &built_one.store);
                 let mut next = (**base.def()).clone();
-                let Some(d) = next.indexes.iter_mut().find(|i| i.name == index) else {
+                let found = next.indexes.iter_mut().find(|i| i.name == index);
+                let Some(d) = found.filter(|_| base.indexes().iter().any(same)) else {
                     return Err(Error::Schema(format!(
                         "index '{index}' was dropped while it was built"
                     )));

@@ -61,9 +61,10 @@ impl Database {
             )));
         };
         if !idx.def.built {
-            return Err(Error::invalid(format!(
-                "index {index} of {keyspace}.{cf} is not built yet"
-            )));
+            return Err(Error::IndexNotBuilt {
+                keyspace: keyspace.to_string(),
+                index: index.to_string(),
+            });
         }
         if value.is_empty() || value.len() > MAX_INDEXED_VALUE {
             return Ok(Vec::new());

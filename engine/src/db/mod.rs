@@ -8,6 +8,7 @@
 mod counter;
 mod flush;
 mod index;
+mod index_build;
 mod index_read;
 mod index_write;
 mod malloc;
@@ -77,6 +78,8 @@ struct Inner {
     replay_report: Vec<String>,
     /// The traced requests' sessions (`TRACING ON`).
     traces: crate::trace::TraceStore,
+    /// The index builds running in the background.
+    builds: index_build::IndexBuilds,
     _lock: DirLock,
 }
 
@@ -86,7 +89,33 @@ struct Inner {
 /// read and write at once. The directory is locked while any clone is alive.
 #[derive(Debug, Clone)]
 pub struct Database {
+    inner: Arc<Handle>,
+}
+
+/// What a [`Database`] and its clones share: the database's state, and whether they are a
+/// caller's handles or an index build's (`index_build.rs`). When the last of a caller's
+/// handles goes, the builds stop first, so the database closes on the caller's thread.
+#[derive(Debug)]
+struct Handle {
     inner: Arc<Inner>,
+    caller: bool,
+}
+
+impl std::ops::Deref for Handle {
+    type Target = Inner;
+
+    #[inline]
+    fn deref(&self) -> &Inner {
+        &self.inner
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        if self.caller {
+            self.inner.builds.stop_all();
+        }
+    }
 }
 
 impl Drop for Inner {
@@ -153,6 +182,27 @@ impl ColumnFamilyHandle {
 }
 
 impl Database {
+    /// The caller's first handle to a database just opened.
+    fn caller(inner: Inner) -> Database {
+        Database {
+            inner: Arc::new(Handle {
+                inner: Arc::new(inner),
+                caller: true,
+            }),
+        }
+    }
+
+    /// A handle of the database's own (an index build's), which does not keep the database
+    /// open once the caller's handles are gone.
+    fn own_handle(&self) -> Database {
+        Database {
+            inner: Arc::new(Handle {
+                inner: self.inner.inner.clone(),
+                caller: false,
+            }),
+        }
+    }
+
     /// The traced requests kept (`crate::trace`): a server keeps each traced request's
     /// session here, and `system_traces` reads them back.
     pub fn traces(&self) -> &crate::trace::TraceStore {

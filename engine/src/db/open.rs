@@ -168,20 +168,19 @@ impl Database {
         for cf in state.all_cfs() {
             flusher.send_uncounted(FlushJob::Watch(Arc::downgrade(cf)));
         }
-        let db = Database {
-            inner: Arc::new(Inner {
-                root,
-                core,
-                flusher,
-                partitioner,
-                options,
-                schema: arc_swap::ArcSwap::from_pointee(state),
-                schema_change: Mutex::new(()),
-                replay_report: replayed.log.dropped,
-                traces: crate::trace::TraceStore::default(),
-                _lock: lock,
-            }),
-        };
+        let db = Database::caller(Inner {
+            root,
+            core,
+            flusher,
+            partitioner,
+            options,
+            schema: arc_swap::ArcSwap::from_pointee(state),
+            schema_change: Mutex::new(()),
+            replay_report: replayed.log.dropped,
+            traces: crate::trace::TraceStore::default(),
+            builds: Default::default(),
+            _lock: lock,
+        });
         // Replayed data stays in the memtables, as if just written, and its segments stay until
         // it is flushed: opening after a crash costs no flush. It goes to SSTables at once when
         // replay dropped something on request (so the damaged segments are retired and the next
@@ -200,7 +199,7 @@ impl Database {
         }
         let core = &db.inner.core;
         core.retire(core.commitlog.retire_unneeded()?)?;
-        // An index whose build a crash interrupted is built again before anyone asks it.
+        // An index whose build a crash interrupted is built again, in the background.
         let unbuilt: Vec<(String, String, String)> = db
             .schema()
             .keyspaces
@@ -215,7 +214,7 @@ impl Database {
             })
             .collect();
         for (ks, cf, index) in unbuilt {
-            db.build_index(&ks, &cf, &index)?;
+            db.start_build(&ks, &cf, &index)?;
         }
         // Compactions pending when the database last closed resume now.
         for cf in db.schema().all_cfs() {

@@ -204,3 +204,22 @@ pub fn crash_options(ops_millions: f64) -> supercolumn::Options {
     o.memtable_operations_millions = ops_millions;
     o
 }
+
+/// The keys of the rows of Standard column family `ks`.`cf` whose column `column` holds
+/// `value`, found by a full scan, in the scan's (token) order: what an index must answer.
+pub fn scanned_keys(db: &Database, ks: &str, cf: &str, column: &str, value: &str) -> Vec<String> {
+    let names = SlicePredicate::Names(vec![column.as_bytes().to_vec()]);
+    let all = supercolumn::KeyRange::all().count(1_000_000);
+    let rows = db
+        .get_range_slices(ks, &ColumnParent::new(cf), &names, &all)
+        .expect("scan");
+    rows.into_iter()
+        .filter(|r| {
+            r.columns.iter().any(|c| match c {
+                ColumnOrSuperColumn::Column(c) => c.value == value.as_bytes(),
+                ColumnOrSuperColumn::SuperColumn(_) => false,
+            })
+        })
+        .map(|r| String::from_utf8(r.key).expect("utf-8 key"))
+        .collect()
+}

@@ -8,6 +8,10 @@ use super::*;
 use supercolumn::schema::IndexDef;
 use supercolumn::{IndexClause, IndexExpression, IndexOperator};
 
+/// How long the shell waits for a new index's build before it goes on (the build does not
+/// stop; `get … where` through it is refused until it ends).
+const BUILD_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The properties a `column_metadata` entry may have.
 const COLUMN_PROPERTIES: [&str; 4] = [
     "column_name",
@@ -69,10 +73,19 @@ impl Shell {
                     format!("{cf}_{clean}_idx")
                 }
             };
+            let ks = self.ks()?;
             self.db
-                .create_index(self.ks()?, cf, IndexDef::new(index.clone(), column, 0))
+                .create_index(ks, cf, IndexDef::new(index.clone(), column, 0))
                 .map_err(|e| e.to_string())?;
-            lines.push(format!("Index {index} on {cf}.{name} built."));
+            let built = self
+                .db
+                .wait_for_index(ks, &index, BUILD_WAIT)
+                .map_err(|e| e.to_string())?;
+            lines.push(if built {
+                format!("Index {index} on {cf}.{name} built.")
+            } else {
+                format!("Index {index} on {cf}.{name} is building in the background.")
+            });
         }
         Ok(lines)
     }
