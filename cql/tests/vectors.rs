@@ -1,9 +1,8 @@
 //! Cassandra 5's `vector<T, n>`: one cell holding the `n` elements as Cassandra serializes them
 //! (a fixed-size type's bytes one after another, a variable-size type's each after its length),
 //! written from a list literal or a bound value whose element count and sizes are checked, read
-//! back and shown as Cassandra shows it. Not yet: vectors of collections or tuples, vectors in
-//! keys, and the similarity functions (they need the query issue's function calls); each is
-//! refused.
+//! back and shown as Cassandra shows it; vectors of collections, tuples, user types and
+//! vectors, their elements frozen. Not yet: vectors in keys, refused.
 
 // A test stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -59,10 +58,72 @@ fn what_a_vector_cannot_be_is_refused() {
     );
     for q in [
         "CREATE TABLE n (k int PRIMARY KEY, e vector<float, 0>)",
-        "CREATE TABLE n (k int PRIMARY KEY, e vector<list<int>, 2>)",
+        "CREATE TABLE n (k int PRIMARY KEY, e vector<counter, 2>)",
         "CREATE TABLE n (k vector<float, 2> PRIMARY KEY, v int)",
         "INSERT INTO v (k, e) VALUES (1, [1, null, 2])",
     ] {
         refused(&mut cql, q);
     }
+}
+
+#[test]
+fn a_vector_holds_frozen_collections_tuples_user_types_and_vectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(dir.path(), SCHEMA);
+    let mut cql = ks_session(&db);
+    cql.execute("CREATE TYPE u (f int, g text)").unwrap();
+    cql.execute(
+        "CREATE TABLE n (k int PRIMARY KEY, l vector<list<int>, 2>, m vector<map<int, text>, 1>, \
+         t vector<tuple<int, text>, 2>, u vector<u, 2>, d vector<vector<float, 2>, 2>, \
+         w vector<vector<text, 1>, 2>)",
+    )
+    .unwrap();
+    cql.execute(
+        "INSERT INTO n (k, l, m, t, u, d, w) VALUES (1, [[1, 2], []], [{1: 'a'}], \
+         [(1, 'it''s'), (2, null)], [{f: 1, g: 'x'}, {f: 2}], [[0.5, 1], [2, 3]], [['p'], ['q']])",
+    )
+    .unwrap();
+    db.flush_all().unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT l, m, t, u, d, w FROM n"),
+        [
+            "[[1, 2], []]|[{1: 'a'}]|[(1, 'it''s'), (2, null)]|[{f: 1, g: 'x'}, {f: 2, g: null}]\
+          |[[0.5, 1], [2, 3]]|[['p'], ['q']]"
+        ]
+    );
+    assert_eq!(
+        shown(&mut cql, "SELECT JSON l, d FROM n"),
+        ["{\"l\": [[1, 2], []], \"d\": [[0.5, 1.0], [2.0, 3.0]]}"]
+    );
+    // A vector of fixed-size elements is fixed-size itself: 2 × 2 floats, no lengths.
+    let p = cql.prepare("UPDATE n SET d = ? WHERE k = ?").unwrap();
+    let floats: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0]
+        .iter()
+        .flat_map(|f| f.to_be_bytes())
+        .collect();
+    let k = 1i32.to_be_bytes();
+    cql.execute_prepared(&p, &[Some(&floats), Some(&k)])
+        .unwrap();
+    assert_eq!(shown(&mut cql, "SELECT d FROM n"), ["[[1, 2], [3, 4]]"]);
+    assert!(cql
+        .execute_prepared(&p, &[Some(&floats[..12]), Some(&k)])
+        .is_err());
+    let described = shown(&mut cql, "DESCRIBE TABLE n").join("");
+    for column in [
+        "l vector<frozen<list<int>>, 2>",
+        "t vector<frozen<tuple<int, text>>, 2>",
+        "u vector<frozen<u>, 2>",
+        "d vector<vector<float, 2>, 2>",
+    ] {
+        assert!(described.contains(column), "{described}");
+    }
+    assert_eq!(
+        refused(&mut cql, "DROP TYPE u"),
+        "Cannot drop user type 'ks.u' as it is still used by tables n"
+    );
+    assert_eq!(
+        refused(&mut cql, "INSERT INTO n (k, l) VALUES (2, [[1]])"),
+        "Invalid vector literal for l of type vector<frozen<list<int>>, 2>; expected 2 elements, \
+         but given 1"
+    );
 }

@@ -224,8 +224,8 @@ impl Parser {
         Ok(out)
     }
 
-    /// The rest of `vector<T, n>` (after `vector`): a scalar element type and a positive
-    /// dimension.
+    /// The rest of `vector<T, n>` (after `vector`): an element type (any but `counter`, a
+    /// collection or user type frozen) and a positive dimension.
     pub(super) fn vector_type(&mut self, depth: usize) -> Result<CqlType, CqlError> {
         self.sym("<")?;
         let e = Box::new(self.cql_type(depth + 1)?);
@@ -240,11 +240,16 @@ impl Parser {
                 "vectors may only have positive dimensions",
             ));
         };
-        if !e.is_vector_element() {
-            return Err(CqlError::invalid(format!(
-                "vector<{e}, {n}>: vectors of collections, tuples or vectors are not supported yet"
-            )));
+        if matches!(*e, CqlType::Counter) {
+            return Err(CqlError::invalid("vectors may not hold counters"));
         }
+        // A vector is one cell: a collection or user type inside it is frozen, as in
+        // Cassandra.
+        let e = if e.is_multi_cell() {
+            Box::new(CqlType::Frozen(e))
+        } else {
+            e
+        };
         Ok(CqlType::Vector(e, n))
     }
 

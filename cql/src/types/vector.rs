@@ -1,8 +1,8 @@
 //! Cassandra 5's `vector<T, n>`: exactly `n` elements, stored in one cell as Cassandra
 //! serializes them: a fixed-size type's bytes one after another, a variable-size type's each
-//! after its length as an unsigned variable-length integer. Here: which element types a vector
-//! takes, its literal (`[0.1, 0.2, 0.3]`, the count checked), its check, its text and the
-//! marshal class name drivers see.
+//! after its length as an unsigned variable-length integer (a collection, tuple or user type
+//! frozen, a vector of fixed-size elements fixed-size itself). Here: its literal (`[0.1, 0.2,
+//! 0.3]`, the count checked), its check, its text and the marshal class name drivers see.
 
 use super::vint::{get_vint, put_vint};
 use super::{CqlType, Literal};
@@ -17,6 +17,9 @@ impl CqlType {
             CqlType::Int | CqlType::Float | CqlType::Date => 4,
             CqlType::Bigint | CqlType::Double | CqlType::Timestamp | CqlType::Time => 8,
             CqlType::Uuid | CqlType::Timeuuid => 16,
+            // A vector of fixed-size elements is fixed-size itself (Cassandra's
+            // `valueLengthIfFixed`), so in a vector it takes no length.
+            CqlType::Vector(e, n) => e.fixed_size()?.checked_mul(*n)?,
             _ => return None,
         })
     }
@@ -50,16 +53,40 @@ impl CqlType {
                     "org.apache.cassandra.db.marshal.VectorType({e}, {n})"
                 ));
             }
-            _ => return None,
+            _ => return self.composed_marshal_class(),
         };
         Some(format!("org.apache.cassandra.db.marshal.{short}"))
     }
 
-    /// Whether a vector may hold this type: a scalar (a variable-size one too), not a
-    /// collection, a tuple or a vector.
-    pub fn is_vector_element(&self) -> bool {
-        self.comparator().is_some() && !matches!(self, CqlType::Tuple(_) | CqlType::Frozen(_))
-            || matches!(self, CqlType::Decimal | CqlType::Duration)
+    /// The class name of a collection, tuple, user type or frozen one, as Cassandra's type
+    /// parser writes it (a user type's name and field names in hex).
+    fn composed_marshal_class(&self) -> Option<String> {
+        let class = |name: &str, parts: &[&CqlType]| -> Option<String> {
+            let inner: Option<Vec<String>> = parts.iter().map(|t| t.marshal_class()).collect();
+            Some(format!(
+                "org.apache.cassandra.db.marshal.{name}({})",
+                inner?.join(",")
+            ))
+        };
+        match self {
+            CqlType::List(e) => class("ListType", &[e]),
+            CqlType::Set(e) => class("SetType", &[e]),
+            CqlType::Map(k, v) => class("MapType", &[k, v]),
+            CqlType::Frozen(e) => class("FrozenType", &[e]),
+            CqlType::Tuple(ts) => class("TupleType", &ts.iter().collect::<Vec<_>>()),
+            CqlType::Udt(u) => {
+                let hex = |s: &str| s.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+                let mut parts = vec![u.keyspace.clone(), hex(&u.name)];
+                for (name, t) in &u.fields {
+                    parts.push(format!("{}:{}", hex(name), t.marshal_class()?));
+                }
+                Some(format!(
+                    "org.apache.cassandra.db.marshal.UserType({})",
+                    parts.join(",")
+                ))
+            }
+            _ => None,
+        }
     }
 
     /// A vector value's elements, each checked against the element type.
