@@ -45,7 +45,13 @@ pub struct CompactionParams<'a> {
     pub cancelled: &'a dyn Fn() -> bool,
     /// Input rows merged so far, counted here for whoever watches the compaction.
     pub progress: &'a AtomicU64,
+    /// For a secondary index's major compaction: whether an entry (its row key, its key in
+    /// the row) still stands for its base row; live cells it answers `false` for are dropped.
+    pub keep_entry: Option<&'a EntryTest>,
 }
+
+/// Whether an index entry (its row key, its key in the row) still stands for its base row.
+pub type EntryTest = dyn Fn(&[u8], &[u8]) -> Result<bool> + Send + Sync;
 
 /// Rows merged between checks of [`CompactionParams::cancelled`].
 const CHECK_CANCEL_EVERY: u64 = 256;
@@ -63,6 +69,28 @@ pub struct CompactionOutput {
     pub rows: u64,
     /// Tombstones (cells, super column and row deletions) purged.
     pub purged: u64,
+    /// Index entries dropped because their base rows no longer make them.
+    pub stale: u64,
+}
+
+/// The entries of an index row worth keeping: every tombstone, and each live entry `keep`
+/// says still stands for its base row (the others counted in `stale`).
+fn standing(
+    entries: Vec<(Vec<u8>, Entry)>,
+    row_key: &[u8],
+    keep: &EntryTest,
+    stale: &mut u64,
+) -> Result<Vec<(Vec<u8>, Entry)>> {
+    let mut out = Vec::with_capacity(entries.len());
+    for (k, e) in entries {
+        let live = matches!(&e, Entry::Cell(c) if matches!(c.value, CellValue::Live { .. }));
+        if live && !keep(row_key, &k)? {
+            *stale += 1;
+            continue;
+        }
+        out.push((k, e));
+    }
+    Ok(out)
 }
 
 /// Cleans one merged row in key order: drops cells shadowed by the row's, their super
@@ -272,6 +300,10 @@ pub fn compact(
             purge,
             &mut out.purged,
         );
+        let entries = match params.keep_entry {
+            Some(keep) => standing(entries, &key, keep, &mut out.stale)?,
+            None => entries,
+        };
         if deletion.is_none() && entries.is_empty() {
             continue;
         }

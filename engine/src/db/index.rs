@@ -12,19 +12,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::flush::FlushJob;
+use super::index_purge::{self, LiveCell};
 use super::index_write;
 use super::state::SchemaState;
 use super::Database;
 use crate::error::{Error, Result};
-use crate::model::cell::CellRef;
-use crate::model::cell::EntryRef;
-use crate::mutation::RowUpdate;
 use crate::query::{ColumnParent, KeyRange, RangeBound, SlicePredicate, SliceRange};
 use crate::schema::{ColumnType, IndexDef};
 use crate::store::{ColumnFamilyStore, IndexStore};
-
-/// A live cell a build read: its key in the row, timestamp, value and TTL.
-type LiveCell = (Vec<u8>, i64, Vec<u8>, Option<crate::model::Ttl>);
 
 /// Rows a build reads per range read.
 const BUILD_ROWS: usize = 256;
@@ -64,10 +59,12 @@ impl Database {
                 ks.cfs.insert(hidden.name.clone(), store.clone());
                 replace_cf_def(&mut ks.def, &next);
                 let mut wired: Vec<IndexStore> = base.indexes().to_vec();
-                wired.push(IndexStore {
+                let added = IndexStore {
                     def: index.clone(),
                     store: store.clone(),
-                });
+                };
+                index_purge::wire(keyspace, &base, &added);
+                wired.push(added);
                 Ok((base, next, wired, store))
             },
             |(base, next, wired, store)| {
@@ -294,33 +291,9 @@ impl Database {
             }
             Ok(true)
         })?;
-        let update = RowUpdate {
-            deletion: None,
-            entries: cells
-                .iter()
-                .map(|(k, timestamp, value, ttl)| {
-                    let cell = CellRef {
-                        timestamp: *timestamp,
-                        value: crate::model::CellValueRef::Live { value, ttl: *ttl },
-                    };
-                    (
-                        std::borrow::Cow::Borrowed(k.as_slice()),
-                        EntryRef::Cell(cell),
-                    )
-                })
-                .collect(),
-        };
         let sort_key = self.inner.partitioner.row_sort_key(key);
-        let mut derived = Vec::new();
-        index_write::derive(
-            true,
-            base.keyspace(),
-            base,
-            std::slice::from_ref(idx),
-            (key, &sort_key),
-            &update,
-            &mut derived,
-        )?;
+        let derived =
+            index_purge::entries_of(base.keyspace(), base, idx, (key, &sort_key), &cells)?;
         // Under the switch lock, as a write applies: a flush of the index never claims a log
         // position its memtable does not cover.
         let _switch = self.inner.core.hold_switch();

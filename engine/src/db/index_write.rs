@@ -4,7 +4,8 @@
 //!
 //! Nothing is removed from an index when a value is overwritten, deleted or expires: an entry
 //! is only a pointer, and a read checks each entry it finds against the base row (as Cassandra
-//! does), so a stale one is never answered. Entries are derived from the base update alone,
+//! does), so a stale one is never answered; a major compaction of the index drops the stale
+//! ones (`index_purge.rs`). Entries are derived from the base update alone,
 //! so replaying the base's commit log record derives them again (`recovery.rs`): an index
 //! entry is never without its row, nor a row without its entry.
 
@@ -115,6 +116,13 @@ pub(super) fn derive(
         }
     }
     Ok(())
+}
+
+impl Derived {
+    /// Whether this is the entry under `value` keyed `entry_key`.
+    pub(super) fn is(&self, value: &[u8], entry_key: &[u8]) -> bool {
+        self.value == value && self.entry_key == entry_key
+    }
 }
 
 /// Applies derived entries to their indexes' memtables.

@@ -9,6 +9,7 @@ mod counter;
 mod flush;
 mod index;
 mod index_build;
+mod index_purge;
 mod index_read;
 mod index_write;
 mod malloc;

@@ -63,10 +63,12 @@ impl KeyspaceState {
                 let hidden = idx.column_family(cf);
                 let store = env.store(&def, ids(&hidden.name), &hidden);
                 cfs.insert(hidden.name.clone(), store.clone());
-                indexes.push(IndexStore {
+                let idx = IndexStore {
                     def: idx.clone(),
                     store,
-                });
+                };
+                super::index_purge::wire(&def.name, &base, &idx);
+                indexes.push(idx);
             }
             base.set_indexes(indexes);
             cfs.insert(cf.name.clone(), base);

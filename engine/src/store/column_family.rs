@@ -108,6 +108,8 @@ pub struct ColumnFamilyStore {
     /// The secondary indexes its writes maintain (`index.rs`), and whether there are any.
     pub(super) indexes: ArcSwap<Vec<super::index::IndexStore>>,
     pub(super) indexed: AtomicBool,
+    /// For an index's column family: which entries its major compactions keep.
+    pub(super) entry_check: arc_swap::ArcSwapOption<super::index::EntryCheck>,
 }
 
 impl ColumnFamilyStore {
@@ -151,6 +153,7 @@ impl ColumnFamilyStore {
             unlogged: AtomicBool::new(false),
             indexes: ArcSwap::from_pointee(Vec::new()),
             indexed: AtomicBool::new(false),
+            entry_check: arc_swap::ArcSwapOption::empty(),
         }
     }
 

@@ -1,6 +1,7 @@
 //! The secondary indexes a column family's store writes into: each index's definition and the
 //! store of its hidden column family. The base store holds them so a write finds its indexes
-//! with the store it writes to; what goes into them is decided in `db/index_write.rs`.
+//! with the store it writes to; what goes into them is decided in `db/index_write.rs`, and
+//! which entries a major compaction of an index keeps in `db/index_purge.rs`.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -9,6 +10,17 @@ use arc_swap::Guard;
 
 use super::ColumnFamilyStore;
 use crate::schema::IndexDef;
+
+/// How a major compaction of an index's column family tells an entry that still stands for its
+/// row (true) from one its row no longer makes (false: the compaction drops it), given the
+/// entry's indexed value (its row key) and its key in that row.
+pub struct EntryCheck(pub Box<crate::compaction::task::EntryTest>);
+
+impl std::fmt::Debug for EntryCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EntryCheck")
+    }
+}
 
 /// One secondary index of a column family: what it covers and where it is stored.
 #[derive(Debug, Clone)]
@@ -38,5 +50,20 @@ impl ColumnFamilyStore {
         let any = !indexes.is_empty();
         self.indexes.store(Arc::new(indexes));
         self.indexed.store(any, Ordering::Release);
+    }
+
+    /// Sets how this index column family's major compactions tell live entries from stale.
+    pub fn set_entry_check(&self, check: EntryCheck) {
+        self.entry_check.store(Some(Arc::new(check)));
+    }
+
+    /// The partitioner its rows are ordered by.
+    pub fn partitioner(&self) -> crate::model::partitioner::Partitioner {
+        self.ctx.partitioner
+    }
+
+    /// The engine clock's "now", in seconds.
+    pub fn now_seconds(&self) -> i64 {
+        self.ctx.clock.now_seconds()
     }
 }
