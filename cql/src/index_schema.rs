@@ -88,7 +88,11 @@ impl Session<'_> {
         if let Some(other) = t
             .indexes
             .iter()
-            .find(|i| i.column == target.column && i.of == of)
+            // A storage-attached index beside a legacy one of the same target is no duplicate
+            // (Cassandra compares the whole definition, class included).
+            .find(|i| {
+                i.column == target.column && i.of == of && i.class.is_some() == class.is_some()
+            })
         {
             return if if_not_exists {
                 Ok(CqlResult::Void)

@@ -158,6 +158,20 @@ fn index_schema_statements_and_their_refusals() {
     assert!(e.contains("already exists"), "{e}");
     let e = refused(&mut cql, "CREATE INDEX other ON t (v)");
     assert!(e.contains("duplicate of existing index v_by"), "{e}");
+    // A storage-attached index beside the legacy one is another definition, as in Cassandra 5;
+    // a second of its kind is a duplicate.
+    cql.execute("CREATE CUSTOM INDEX v_sai ON t (v) USING 'StorageAttachedIndex'")
+        .unwrap();
+    let e = refused(
+        &mut cql,
+        "CREATE CUSTOM INDEX v_sai2 ON t (v) USING 'StorageAttachedIndex'",
+    );
+    assert!(e.contains("duplicate of existing index v_sai"), "{e}");
+    cql.execute("INSERT INTO t (k, c, v) VALUES (1, 1, 'x')")
+        .unwrap();
+    assert_eq!(shown(&mut cql, "SELECT k FROM t WHERE v = 'x'"), ["1"]);
+    cql.execute("DROP INDEX v_sai").unwrap();
+    assert_eq!(shown(&mut cql, "SELECT k FROM t WHERE v = 'x'"), ["1"]);
     let e = refused(&mut cql, "CREATE INDEX ON t (nope)");
     assert!(e.contains("Column 'nope' doesn't exist"), "{e}");
     let e = refused(&mut cql, "CREATE INDEX ON u (k)");
