@@ -1,6 +1,6 @@
 //! Stale index entries of CQL tables and major compaction: for an index of a regular column,
-//! of a clustering column, of a partition key component and of a collection's values, keys
-//! and entries, rows overwritten and deleted leave entries behind that queries skip; a major
+//! of a clustering column, of a partition key component, of a collection's values, keys and
+//! entries, and of a static column, rows overwritten and deleted leave entries behind that queries skip; a major
 //! compaction drops exactly those, and every query answers as before.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -99,4 +99,42 @@ fn a_major_compaction_drops_only_stale_entries_of_every_kind_of_index() {
     db.compact("ks", Some("t")).unwrap();
     assert_eq!(answers(&mut cql), before);
     assert_eq!(stale(&db), [10, 0, 10, 10, 30]);
+}
+
+#[test]
+fn a_major_compaction_drops_the_stale_entries_of_a_static_column_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int, c int, st int static, PRIMARY KEY (k, c))",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute("CREATE INDEX st_idx ON t (st)").unwrap();
+    for k in 0..12 {
+        for c in 0..3 {
+            cql.execute(&format!("INSERT INTO t (k, c, st) VALUES ({k}, {c}, 7)"))
+                .unwrap();
+        }
+    }
+    db.flush_all().unwrap();
+    // Four partitions move their static on to 8, two lose it, one goes whole.
+    for k in 0..4 {
+        cql.execute(&format!("UPDATE t SET st = 8 WHERE k = {k}"))
+            .unwrap();
+    }
+    for k in 4..6 {
+        cql.execute(&format!("DELETE st FROM t WHERE k = {k}"))
+            .unwrap();
+    }
+    cql.execute("DELETE FROM t WHERE k = 6").unwrap();
+    let query = |cql: &mut supercolumn_cql::Session<'_>, v: i32| {
+        shown(cql, &format!("SELECT k, c FROM t WHERE st = {v}"))
+    };
+    let (sevens, eights) = (query(&mut cql, 7), query(&mut cql, 8));
+    assert_eq!((sevens.len(), eights.len()), (15, 12));
+    assert_eq!(held(&db, "st_idx", &7i32.to_be_bytes()), 12);
+    db.compact("ks", Some("t")).unwrap();
+    assert_eq!((query(&mut cql, 7), query(&mut cql, 8)), (sevens, eights));
+    assert_eq!(held(&db, "st_idx", &7i32.to_be_bytes()), 5);
+    assert_eq!(held(&db, "st_idx", &8i32.to_be_bytes()), 4);
 }

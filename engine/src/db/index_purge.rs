@@ -44,7 +44,6 @@ pub(super) fn wire(keyspace: &str, base: &Arc<ColumnFamilyStore>, idx: &IndexSto
 }
 
 /// Whether the entry of `idx` under `value` keyed `entry_key` is one its base row makes now.
-/// An entry of a static column's index is kept unasked (its row is a whole partition).
 fn stands(
     keyspace: &str,
     base: &ColumnFamilyStore,
@@ -53,9 +52,6 @@ fn stands(
     value: &[u8],
     entry_key: &[u8],
 ) -> Result<bool> {
-    if idx.def.of == IndexOf::StaticValue {
-        return Ok(true);
-    }
     let mut name = Vec::new();
     idx.store
         .def()
@@ -66,9 +62,18 @@ fn stands(
         return Ok(true);
     };
     let key = p.key_part(row_sort_key);
-    // The cells that could make the entry: the indexed column of a Thrift-era row, the CQL
-    // row of its clustering, or the whole partition of a table without clustering columns.
-    let range = if !is_composite(&base.def()) {
+    // The cells that could make the entry: the indexed column of a Thrift-era row, a static
+    // column's cells, the CQL row of its clustering, or the whole partition of a table without
+    // clustering columns.
+    let range = if idx.def.of == IndexOf::StaticValue {
+        let mut parts: Vec<&[u8]> = vec![b""; usize::from(idx.def.clustering)];
+        parts.push(&idx.def.column);
+        SliceRange {
+            start: CompositeType::build_static(&parts, -1),
+            finish: CompositeType::build_static(&parts, 1),
+            ..SliceRange::all()
+        }
+    } else if !is_composite(&base.def()) {
         SliceRange {
             start: idx.def.column.clone(),
             finish: idx.def.column.clone(),
