@@ -8,13 +8,16 @@ use super::ast::{
     Term, TupleTerm, Using,
 };
 use super::error::CqlError;
-use super::functions::{chosen, fold, Context};
+use super::functions::{fold, Context};
 use super::table::Table;
 use super::types::{CqlType, Literal};
 use supercolumn::model::partitioner::Partitioner;
 use supercolumn::model::timeuuid::TimeUuidGenerator;
 
+mod literals;
 mod selectors;
+
+use literals::{call_markers, call_markers_of};
 
 /// What one marker stands for: the name a client binds it by (its own for `:name`, else its
 /// column's), the column (or pseudo-column) it is bound to, and the type.
@@ -40,7 +43,7 @@ pub fn markers(statement: &Statement, tables: Tables<'_>) -> Vec<Marker> {
 /// client binds by.
 fn put(out: &mut Out, t: &Term, name: &str, ty: CqlType) {
     if let Term::Literal(lit) = t {
-        call_markers(out, lit, Some(&ty));
+        call_markers_of(out, lit, Some(&ty), name);
     }
     if let Term::Bind(b) = t {
         let i = b.index();
@@ -52,60 +55,6 @@ fn put(out: &mut Out, t: &Term, name: &str, ty: CqlType) {
             Bind::Positional(_) => name,
         };
         out[i] = Some((given.to_string(), name.to_string(), ty));
-    }
-}
-
-/// Records the markers among the arguments of the function calls and operations in `lit`,
-/// whose value goes to a `receiver` if known: each takes its parameter's type and Cassandra's
-/// name for it, `arg<i>(system.<function>)` (`arg0(system._add)` in `? + 1`), or a type
-/// hint's, `(int)?`. A call that names no one function leaves them unknown (the call is
-/// refused when it runs).
-fn call_markers(out: &mut Out, lit: &Literal, receiver: Option<&CqlType>) {
-    let (name, args) = match lit {
-        Literal::Call(name, args) => (name, args),
-        Literal::Hint(t, inner) => {
-            if let Literal::Marker(at, given) = inner.as_ref() {
-                put(
-                    out,
-                    &Term::Bind(bind_of(*at, given)),
-                    &lit.text(),
-                    t.clone(),
-                );
-            } else {
-                call_markers(out, inner, Some(t));
-            }
-            return;
-        }
-        Literal::List(items) | Literal::Set(items) | Literal::Tuple(items) => {
-            // A parenthesized operand, `(? + 1)`, stands where its receiver's value does.
-            let inner = if items.len() == 1 { receiver } else { None };
-            items.iter().for_each(|l| call_markers(out, l, inner));
-            return;
-        }
-        Literal::Map(pairs) => {
-            for (k, v) in pairs {
-                call_markers(out, k, None);
-                call_markers(out, v, None);
-            }
-            return;
-        }
-        Literal::Udt(fields) => {
-            fields.iter().for_each(|(_, v)| call_markers(out, v, None));
-            return;
-        }
-        _ => return,
-    };
-    let Ok(chosen) = chosen(name, args, receiver) else {
-        return;
-    };
-    for (i, (arg, param)) in args.iter().zip(&chosen.params).enumerate() {
-        match arg {
-            Literal::Marker(at, given) => {
-                let spec = format!("arg{i}(system.{})", name.to_ascii_lowercase());
-                put(out, &Term::Bind(bind_of(*at, given)), &spec, param.clone());
-            }
-            other => call_markers(out, other, Some(param)),
-        }
     }
 }
 
@@ -378,7 +327,15 @@ fn literal_of(ty: &CqlType, name: &str, t: &Term) -> Result<(), CqlError> {
                 partitioner: Partitioner::default(),
                 binds: &[],
             };
-            ty.encode(&fold(lit, ty, &cx)?, name).map(|_| ())
+            let folded = fold(lit, ty, &cx)?;
+            // A marker's value is not known yet (it folds to a null, which a collection's
+            // element may not be): the whole value is checked when it is.
+            let mut marked = false;
+            lit.markers(&mut |_| marked = true);
+            if marked {
+                return Ok(());
+            }
+            ty.encode(&folded, name).map(|_| ())
         }
         Term::Literal(lit) => ty.encode(lit, name).map(|_| ()),
     }

@@ -27,6 +27,22 @@ pub fn is_sai(class: &str) -> bool {
     SAI.iter().any(|c| c.eq_ignore_ascii_case(class))
 }
 
+/// Cassandra 5's storage-attached index of a vector is an ANN index, which answers `ORDER BY
+/// v ANN OF …`, not equality: until that search exists, it is refused.
+fn refuse_ann(t: &Table, target: &IndexTarget) -> Result<(), CqlError> {
+    let vector = t
+        .columns
+        .iter()
+        .any(|c| c.name == target.column && matches!(c.ty, CqlType::Vector(..)));
+    if vector {
+        return Err(CqlError::invalid(format!(
+            "a storage-attached index of vector column {} is an ANN index, and ANN search is not supported yet",
+            target.column
+        )));
+    }
+    Ok(())
+}
+
 impl Session<'_> {
     /// Runs a `CREATE INDEX` or `DROP INDEX`.
     pub(super) fn index_statement(&mut self, stmt: &Statement) -> Result<CqlResult, CqlError> {
@@ -73,6 +89,9 @@ impl Session<'_> {
             )));
         }
         let of = check_target(&t, target)?;
+        if class.is_some() {
+            refuse_ann(&t, target)?;
+        }
         let existing = self.keyspace_indexes(&t.keyspace)?;
         let name = match name {
             Some(n) => n.to_string(),

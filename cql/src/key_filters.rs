@@ -1,6 +1,6 @@
 //! Restrictions on primary key columns that cannot narrow a read become filters on the rows
 //! read, as Cassandra's do: a clustering column restricted after one left unrestricted (or
-//! after a range), and a partition key restricted on some of its columns only. Such a query
+//! after a range), and a partition key restricted on some of its columns only or by a range. Such a query
 //! filters, so it needs `ALLOW FILTERING` unless an index finds its rows. An `IN` on such a
 //! column stays a restriction (and is refused where it cannot narrow the read).
 
@@ -87,7 +87,11 @@ pub(super) fn demote(t: &Table, r: KeyRestrictions<'_>, filters: &mut Vec<Filter
         .iter()
         .filter(|&&i| r.eq[i].is_some())
         .count();
-    let partial = named > 0 && (named < t.partition_key.len() || r.by_key_index);
+    let key_ranged = t
+        .partition_key
+        .iter()
+        .any(|&i| r.lower[i].is_some() || r.upper[i].is_some());
+    let partial = key_ranged || named > 0 && (named < t.partition_key.len() || r.by_key_index);
     let keys = t.partition_key.iter().copied().filter(|_| partial);
     for i in past_prefix.chain(keys) {
         let moved = filters.len();

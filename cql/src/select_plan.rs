@@ -98,7 +98,18 @@ pub(super) struct Restrictions {
 
 impl Restrictions {
     /// Moves the key restrictions that cannot narrow the read to the filters.
-    fn demote_keys(&mut self, t: &Table) -> Demoted {
+    fn demote_keys(&mut self, t: &Table) -> Result<Demoted, CqlError> {
+        // A partition key column takes `=` (or `IN`) or a range, not both (Cassandra's words).
+        for &i in &t.partition_key {
+            let Some(vals) = &self.eq[i] else { continue };
+            if self.lower[i].is_some() || self.upper[i].is_some() {
+                let what = if vals.len() == 1 { "an Equal" } else { "a IN" };
+                return Err(CqlError::invalid(format!(
+                    "{} cannot be restricted by more than one relation if it includes {what}",
+                    t.columns[i].name
+                )));
+            }
+        }
         let keys = KeyRestrictions {
             multi: self.multi.width > 0,
             by_key_index: key_index_wanted(t, &self.eq, &self.filters),
@@ -106,7 +117,7 @@ impl Restrictions {
             lower: &mut self.lower,
             upper: &mut self.upper,
         };
-        demote(t, keys, &mut self.filters)
+        Ok(demote(t, keys, &mut self.filters))
     }
 
     /// The filters of every kind: on a column's value and on a map's entry.
@@ -149,7 +160,7 @@ impl Session<'_> {
         }
         validate(&t, s, partitioner)?;
         let mut r = self.restrictions(&t, &s.relations)?;
-        let demoted = r.demote_keys(&t);
+        let demoted = r.demote_keys(&t)?;
         let index = usable_index(&t, &r.filters, &r.entries, &r.span)?;
         let filtering = s.allow_filtering || storage_attached_serve(&t, &r.filters);
         if !filtering {
@@ -322,6 +333,21 @@ impl Session<'_> {
                     ));
                 }
                 let equality = matches!(op, Op::Eq | Op::Ne);
+                // A whole collection or user type that is not frozen is no one value to
+                // compare (Cassandra's words).
+                if def.ty.is_collection() {
+                    return Err(CqlError::invalid(format!(
+                        "Collection column '{c}' ({}) cannot be restricted by a '{}' relation",
+                        def.ty,
+                        op.symbol()
+                    )));
+                }
+                if matches!(def.ty, CqlType::Udt(_)) {
+                    return Err(CqlError::invalid(format!(
+                        "Non-frozen UDT column '{c}' ({}) cannot be restricted by any relation",
+                        def.ty
+                    )));
+                }
                 if def.ty.comparator().is_none() && !(def.ty == CqlType::Duration && equality) {
                     return Err(CqlError::invalid(format!(
                         "filtering on {c} of type {} is not supported yet",
@@ -332,15 +358,9 @@ impl Session<'_> {
                 Ok(())
             }
             (_, Op::Eq) => set_once(&mut r.eq[i], vec![v], c),
-            (Kind::PartitionKey(_), _) => Err(CqlError::invalid(format!(
-                "only = and IN can restrict the partition key column {c}"
-            ))),
-            (Kind::Clustering(_), Op::Gt | Op::Ge) => {
-                set_once(&mut r.lower[i], (v, op == Op::Ge), c)
-            }
-            (Kind::Clustering(_), Op::Lt | Op::Le) => {
-                set_once(&mut r.upper[i], (v, op == Op::Le), c)
-            }
+            // A range on a partition key column names no partition: it filters a scan.
+            (_, Op::Gt | Op::Ge) => set_once(&mut r.lower[i], (v, op == Op::Ge), c),
+            (_, Op::Lt | Op::Le) => set_once(&mut r.upper[i], (v, op == Op::Le), c),
         }
     }
 

@@ -189,6 +189,15 @@ impl Session<'_> {
                 }
                 _ => {}
             }
+            if let Relation::Compare(c, Op::Gt | Op::Ge | Op::Lt | Op::Le, _) = r {
+                if t.column(c)
+                    .is_ok_and(|(_, d)| matches!(d.kind, Kind::PartitionKey(_)))
+                {
+                    return Err(CqlError::invalid(
+                        "Only EQ and IN relation are supported on the partition key (unless you use the token() function)",
+                    ));
+                }
+            }
             let (c, terms) = write_restriction(r)?;
             let (i, def) = t.column(c)?;
             if def.kind == Kind::Regular {

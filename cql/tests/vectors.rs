@@ -2,7 +2,7 @@
 //! (a fixed-size type's bytes one after another, a variable-size type's each after its length),
 //! written from a list literal or a bound value whose element count and sizes are checked, read
 //! back and shown as Cassandra shows it; vectors of collections, tuples, user types and
-//! vectors, their elements frozen. Not yet: vectors in keys, refused.
+//! vectors, their elements frozen. Vectors in keys: `vector_keys.rs`.
 
 // A test stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -59,7 +59,6 @@ fn what_a_vector_cannot_be_is_refused() {
     for q in [
         "CREATE TABLE n (k int PRIMARY KEY, e vector<float, 0>)",
         "CREATE TABLE n (k int PRIMARY KEY, e vector<counter, 2>)",
-        "CREATE TABLE n (k vector<float, 2> PRIMARY KEY, v int)",
         "INSERT INTO v (k, e) VALUES (1, [1, null, 2])",
     ] {
         refused(&mut cql, q);
@@ -126,4 +125,78 @@ fn a_vector_holds_frozen_collections_tuples_user_types_and_vectors() {
         "Invalid vector literal for l of type vector<frozen<list<int>>, 2>; expected 2 elements, \
          but given 1"
     );
+}
+
+#[test]
+fn wrong_values_are_refused_in_cassandras_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE w (pk int PRIMARY KEY, value vector<int, 2>, t vector<text, 2>, \
+         l list<int>, i int)",
+    );
+    let mut cql = ks_session(&db);
+    for (q, words) in [
+        (
+            "INSERT INTO w (pk, value) VALUES (0, ['a', 'b'])",
+            "Invalid vector literal for value: value 'a' is not of type int",
+        ),
+        (
+            "INSERT INTO w (pk, t) VALUES (0, [1, 2])",
+            "Invalid vector literal for t: value 1 is not of type text",
+        ),
+        (
+            "INSERT INTO w (pk, value) VALUES (0, 0x)",
+            "Invalid HEX constant (0x) for \"value\" of type vector<int, 2>",
+        ),
+        (
+            "INSERT INTO w (pk, l) VALUES (0, ['a'])",
+            "Invalid list literal for l: value 'a' is not of type int",
+        ),
+        (
+            "INSERT INTO w (pk, i) VALUES (0, 'a')",
+            "Invalid STRING constant (a) for \"i\" of type int",
+        ),
+        (
+            "INSERT INTO w (pk, i) VALUES (0, 1.5)",
+            "Invalid FLOAT constant (1.5) for \"i\" of type int",
+        ),
+        (
+            "INSERT INTO w (pk, i) VALUES (0, [1])",
+            "Invalid list literal for i of type int",
+        ),
+        (
+            "INSERT INTO w (pk, l) VALUES (0, [1, null])",
+            "null is not supported inside collections",
+        ),
+        (
+            "SELECT * FROM w WHERE l = [1] ALLOW FILTERING",
+            "Collection column 'l' (list<int>) cannot be restricted by a '=' relation",
+        ),
+    ] {
+        assert_eq!(refused(&mut cql, q), words, "{q}");
+    }
+    // Bound values of the wrong size, as Cassandra's serializer words them.
+    let ints = |v: &[i32]| v.iter().flat_map(|i| i.to_be_bytes()).collect::<Vec<u8>>();
+    let p = cql
+        .prepare("INSERT INTO w (pk, value) VALUES (0, ?)")
+        .unwrap();
+    let t = cql.prepare("INSERT INTO w (pk, t) VALUES (0, ?)").unwrap();
+    for (p, bytes, words) in [
+        (&p, ints(&[1]), "Not enough bytes to read a vector<int, 2>"),
+        (
+            &p,
+            ints(&[1, 2, 3]),
+            "Unexpected 4 extraneous bytes after vector<int, 2> value",
+        ),
+        (&p, Vec::new(), "Invalid empty vector value"),
+        (
+            &t,
+            ints(&[1, 2]),
+            "Unexpected 6 extraneous bytes after vector<text, 2> value",
+        ),
+    ] {
+        let e = cql.execute_prepared(p, &[Some(&bytes)]).unwrap_err();
+        assert!(e.to_string().contains(words), "{e}");
+    }
 }

@@ -140,19 +140,12 @@ fn compare(
     want: Option<&[u8]>,
     column: &str,
 ) -> Result<bool, CqlError> {
-    let sign = match op {
-        Op::Lt => "<",
-        Op::Le => "<=",
-        Op::Gt => ">",
-        Op::Ge => ">=",
-        Op::Eq => "=",
-        Op::Ne => "!=",
-        Op::Contains | Op::ContainsKey => {
-            return Err(CqlError::invalid(format!(
-                "CONTAINS conditions on {column} are not supported here"
-            )))
-        }
-    };
+    if matches!(op, Op::Contains | Op::ContainsKey) {
+        return Err(CqlError::invalid(format!(
+            "CONTAINS conditions on {column} are not supported here"
+        )));
+    }
+    let sign = op.symbol();
     match (want, op) {
         (None, Op::Eq) => Ok(have.is_none()),
         (None, Op::Ne) => Ok(have.is_some()),

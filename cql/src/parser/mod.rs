@@ -380,6 +380,12 @@ impl Parser {
         }
     }
 
+    /// An element of a collection, tuple or user type literal: a value with its operators, a
+    /// type hint (`[(int) 1]`) or a bind marker (`[1, ?]`), as Cassandra's terms may be.
+    fn element_at(&mut self, depth: usize) -> Result<Literal, CqlError> {
+        Ok(terms::literal_of(self.term_at(depth)?))
+    }
+
     /// One literal value with no operator after it (a selector's operand, a CSV field).
     fn simple_literal(&mut self) -> Result<Literal, CqlError> {
         match self.simple_term_at(0)? {
@@ -453,11 +459,7 @@ impl Parser {
         self.sym("(")?;
         let mut items = Vec::new();
         loop {
-            items.push(match self.peek() {
-                Some(Tok::Sym("[" | "{")) => self.collection_literal(depth + 1)?,
-                Some(Tok::Sym("(")) => self.tuple_literal(depth + 1)?,
-                _ => self.literal_at(depth + 1)?,
-            });
+            items.push(self.element_at(depth + 1)?);
             if self.eat_sym(")") {
                 return Ok(Literal::Tuple(items));
             }
@@ -469,13 +471,7 @@ impl Parser {
         if depth > MAX_NESTING {
             return Err(self.unexpected("a less deeply nested collection"));
         }
-        let element = |p: &mut Parser| -> Result<Literal, CqlError> {
-            match p.peek() {
-                Some(Tok::Sym("[" | "{")) => p.collection_literal(depth + 1),
-                Some(Tok::Sym("(")) => p.tuple_literal(depth + 1),
-                _ => p.literal_at(depth + 1),
-            }
-        };
+        let element = |p: &mut Parser| p.element_at(depth + 1);
         if self.eat_sym("[") {
             let mut items = Vec::new();
             if !self.eat_sym("]") {

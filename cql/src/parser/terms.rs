@@ -146,7 +146,7 @@ impl Parser {
 }
 
 /// A value as an operand: a bind marker becomes a marker among a call's arguments.
-fn literal_of(t: Term) -> Literal {
+pub(super) fn literal_of(t: Term) -> Literal {
     match t {
         Term::Literal(l) => l,
         Term::Bind(Bind::Positional(i)) => Literal::Marker(i, None),

@@ -82,11 +82,7 @@ impl Parser {
         loop {
             let name = self.ident()?;
             self.sym(":")?;
-            let value = match self.peek() {
-                Some(Tok::Sym("[" | "{")) => self.collection_literal(depth + 1)?,
-                Some(Tok::Sym("(")) => self.tuple_literal(depth + 1)?,
-                _ => self.literal_at(depth + 1)?,
-            };
+            let value = self.element_at(depth + 1)?;
             if fields.iter().any(|(n, _)| *n == name) {
                 return Err(CqlError::invalid(format!(
                     "Duplicate field '{name}' in a user type's literal"

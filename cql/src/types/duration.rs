@@ -4,7 +4,7 @@
 //! literals (`1h30m`, `-2d`, `P1DT2H`, `P2W`), the bytes Cassandra stores (three zigzag
 //! variable-length integers, `DurationSerializer`), their check, and their text (`1y2mo3d4h`).
 
-use super::vint::{get_vint, put_vint};
+use supercolumn::model::vint::{get_vint, put_vint};
 
 /// Nanoseconds per unit of a duration literal's time part.
 const NANOS: [(&str, i128); 6] = [

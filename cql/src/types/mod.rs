@@ -16,48 +16,30 @@ mod collection_value;
 mod duration;
 mod json;
 mod literal;
+mod literal_refusal;
+mod op;
 mod quote;
 mod tuple;
 mod udt;
 mod vector;
-mod vint;
 
 use super::error::CqlError;
 pub(super) use collection_value::{add_element, serialize, Element};
 pub use duration::Duration;
 pub use json::quoted as json_string;
-use literal::describe;
 pub use literal::{operator_symbol, Literal, NEGATION, OPERATORS};
+pub(super) use literal_refusal::Within;
+use literal_refusal::{is_float_constant, mismatch, null_inside};
+pub use op::Op;
 pub use quote::{quote_ident, quote_ident as quote_name};
 use supercolumn::model::comparator::builtin::{from_hex, to_hex};
 use supercolumn::model::comparator::{
     decimal_text, AsciiType, BooleanType, ByteType, BytesType, Collection, Comparator, DecimalType,
     DoubleType, FloatType, FrozenType, InetAddressType, Int32Type, IntegerType, LongType,
     ShortType, SimpleDateType, TimeType, TimeUuidType, TimestampType, TupleType, Utf8Type,
-    UuidType,
+    UuidType, VectorType,
 };
 pub use udt::UserType;
-
-/// A comparison operator in `WHERE` (or an `IF` condition): what a type's order answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    /// `=`
-    Eq,
-    /// `<`
-    Lt,
-    /// `<=`
-    Le,
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
-    /// `!=`
-    Ne,
-    /// `CONTAINS`: a collection holds the value (a map, as a value)
-    Contains,
-    /// `CONTAINS KEY`: a map holds the key
-    ContainsKey,
-}
 
 /// A CQL type.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -233,7 +215,7 @@ impl CqlType {
     }
 
     /// The comparator that orders this type inside a key; `None` for types that cannot be in a
-    /// key (duration, a vector, a collection or user type that is not frozen).
+    /// key (duration, a collection or user type that is not frozen).
     pub fn comparator(&self) -> Option<Arc<dyn Comparator>> {
         Some(match self {
             CqlType::Ascii => Arc::new(AsciiType),
@@ -281,8 +263,9 @@ impl CqlType {
                     .map(CqlType::comparator)
                     .collect::<Option<Vec<_>>>()?,
             )),
+            // A vector orders element by element (Cassandra 5's `VectorType`).
+            CqlType::Vector(e, n) => Arc::new(VectorType::new(e.comparator()?, *n).ok()?),
             CqlType::Duration
-            | CqlType::Vector(..)
             | CqlType::List(_)
             | CqlType::Set(_)
             | CqlType::Map(..)
@@ -292,14 +275,20 @@ impl CqlType {
     }
 
     /// Bytes of a literal of this type, as Cassandra serializes it. `None` for `null`.
-    // Long because it is one match with an arm per CQL type.
     pub fn encode(&self, lit: &Literal, column: &str) -> Result<Option<Vec<u8>>, CqlError> {
-        let mismatch = || {
-            CqlError::invalid(format!(
-                "invalid {} literal for {column} of type {self}",
-                describe(lit)
-            ))
-        };
+        self.encode_in(lit, column, None)
+    }
+
+    /// [`CqlType::encode`] of a literal standing `within` a collection or vector literal (its
+    /// element, key or value), which a literal of the wrong kind is refused in the words of.
+    // Long because it is one match with an arm per CQL type.
+    pub(super) fn encode_in(
+        &self,
+        lit: &Literal,
+        column: &str,
+        within: Option<Within>,
+    ) -> Result<Option<Vec<u8>>, CqlError> {
+        let mismatch = || CqlError::invalid(mismatch(self, lit, column, within));
         let via = |text: &str| -> Result<Vec<u8>, CqlError> {
             let cmp = self.comparator().ok_or_else(mismatch)?;
             cmp.parse_text(text)
@@ -309,6 +298,10 @@ impl CqlType {
             return Ok(None);
         }
         let bytes = match (self, lit) {
+            // A FLOAT constant goes only where a fractional number does (Cassandra's rule).
+            (t, Literal::Number(n)) if t.integral() && is_float_constant(n) => {
+                return Err(mismatch())
+            }
             (CqlType::Ascii, Literal::Str(s)) if s.is_ascii() => s.as_bytes().to_vec(),
             (CqlType::Text, Literal::Str(s)) => s.as_bytes().to_vec(),
             (
@@ -349,7 +342,7 @@ impl CqlType {
                 duration::parse(d).map_err(CqlError::invalid)?.encode()
             }
             // A frozen collection is one cell holding the collection's serialized form.
-            (CqlType::Frozen(inner), lit) => return inner.encode(lit, column),
+            (CqlType::Frozen(inner), lit) => return inner.encode_in(lit, column, within),
             (ty, Literal::Typed(t, v)) => {
                 let fits = t == ty
                     || matches!((t, ty), (CqlType::Ascii, CqlType::Text))
@@ -363,11 +356,15 @@ impl CqlType {
                 return Ok(v.clone());
             }
             (CqlType::List(e), Literal::List(items)) | (CqlType::Set(e), Literal::Set(items)) => {
+                let kind = if matches!(self, CqlType::Set(_)) {
+                    "set"
+                } else {
+                    "list"
+                };
                 let mut parts = Vec::with_capacity(items.len());
                 for it in items {
-                    parts.push(e.encode(it, column)?.ok_or_else(|| {
-                        CqlError::invalid(format!("null is not allowed inside {column}"))
-                    })?);
+                    let within = Some(Within::new(kind, "value"));
+                    parts.push(e.encode_in(it, column, within)?.ok_or_else(null_inside)?);
                 }
                 if matches!(self, CqlType::Set(_)) {
                     let cmp = e.comparator().ok_or_else(mismatch)?;
@@ -380,12 +377,13 @@ impl CqlType {
                 serialize(std::iter::empty())
             }
             (CqlType::Map(k, v), Literal::Map(pairs)) => {
-                let null = || CqlError::invalid(format!("null is not allowed inside {column}"));
                 let mut parts = Vec::with_capacity(pairs.len());
                 for (a, b) in pairs {
                     parts.push((
-                        k.encode(a, column)?.ok_or_else(null)?,
-                        v.encode(b, column)?.ok_or_else(null)?,
+                        k.encode_in(a, column, Some(Within::new("map", "key")))?
+                            .ok_or_else(null_inside)?,
+                        v.encode_in(b, column, Some(Within::new("map", "value")))?
+                            .ok_or_else(null_inside)?,
                     ));
                 }
                 let cmp = k.comparator().ok_or_else(mismatch)?;

@@ -4,9 +4,9 @@
 //! frozen, a vector of fixed-size elements fixed-size itself). Here: its literal (`[0.1, 0.2,
 //! 0.3]`, the count checked), its check, its text and the marshal class name drivers see.
 
-use super::vint::{get_vint, put_vint};
 use super::{CqlType, Literal};
 use crate::error::CqlError;
+use supercolumn::model::vint::{get_vint, put_vint};
 
 impl CqlType {
     /// The bytes every value of this type takes, for the fixed-size types a vector may hold.
@@ -94,21 +94,28 @@ impl CqlType {
         let CqlType::Vector(e, n) = self else {
             return Err(format!("{self} is not a vector"));
         };
+        // Cassandra's words for a value of the wrong size.
+        let short = || format!("Not enough bytes to read a {self}");
+        let extra = |n: usize| format!("Unexpected {n} extraneous bytes after {self} value");
+        if bytes.is_empty() {
+            return Err("Invalid empty vector value".into());
+        }
         let items: Vec<&[u8]> = match e.fixed_size() {
             Some(size) => {
-                if Some(bytes.len()) != size.checked_mul(*n) {
-                    return Err(format!(
-                        "a {self} takes {n} elements of {size} bytes, not {} bytes",
-                        bytes.len()
-                    ));
+                let want = size.checked_mul(*n).ok_or_else(short)?;
+                if bytes.len() < want {
+                    return Err(short());
                 }
-                bytes.chunks(size).collect()
+                if bytes.len() > want {
+                    return Err(extra(bytes.len() - want));
+                }
+                bytes.chunks(size.max(1)).collect()
             }
             None => {
                 // Each element after its length; at least a byte each, checked before
                 // anything is allocated for `n` of them.
                 if bytes.len() < *n {
-                    return Err(format!("a {self} value of {} bytes", bytes.len()));
+                    return Err(short());
                 }
                 let mut rest = bytes;
                 let mut items = Vec::with_capacity(*n);
@@ -116,13 +123,13 @@ impl CqlType {
                     let len = get_vint(&mut rest)
                         .and_then(|l| usize::try_from(l).ok())
                         .filter(|&l| l <= rest.len())
-                        .ok_or_else(|| format!("a {self} element cut short"))?;
+                        .ok_or_else(short)?;
                     let (item, tail) = rest.split_at(len);
                     items.push(item);
                     rest = tail;
                 }
                 if !rest.is_empty() {
-                    return Err(format!("bytes after the last element of a {self}"));
+                    return Err(extra(rest.len()));
                 }
                 items
             }
@@ -165,9 +172,10 @@ pub(super) fn encode(ty: &CqlType, items: &[Literal], column: &str) -> Result<Ve
     }
     let mut out = Vec::new();
     for item in items {
-        let b = e.encode(item, column)?.ok_or_else(|| {
-            CqlError::invalid(format!("null is not supported inside vectors ({column})"))
-        })?;
+        let within = Some(super::Within::new("vector", "value"));
+        let b = e
+            .encode_in(item, column, within)?
+            .ok_or_else(|| CqlError::invalid("null is not supported inside vectors"))?;
         match e.fixed_size() {
             Some(size) if size != b.len() => {
                 return Err(CqlError::invalid(format!(

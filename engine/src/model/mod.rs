@@ -12,5 +12,6 @@ pub(crate) mod range_deletions;
 pub(crate) mod reconcile;
 pub mod sort_key;
 pub mod timeuuid;
+pub mod vint;
 
 pub use cell::{Cell, CellIn, CellRef, CellValue, CellValueRef, Ttl};

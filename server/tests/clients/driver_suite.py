@@ -530,6 +530,23 @@ try:
         refused("vectors may not hold counters",
                 "a vector of counters", "CREATE TABLE vc (k int PRIMARY KEY, c vector<counter, 2>)")
 
+    @check("vectors in keys: a vector partition key and clustering column, bound, routed and ordered")
+    def _():
+        session.execute("CREATE TABLE vk (pk vector<int, 2> PRIMARY KEY, v text)")
+        ins = session.prepare("INSERT INTO vk (pk, v) VALUES (?, ?)")
+        session.execute(ins, ([1, 2], "a"))
+        session.execute("INSERT INTO vk (pk, v) VALUES ([3, -4], 'b')")
+        sel = session.prepare("SELECT v FROM vk WHERE pk = ?")
+        assert [r.v for r in session.execute(sel, ([1, 2],))] == ["a"]
+        got = sorted(r.v for r in session.execute("SELECT v FROM vk WHERE pk > [2, 0] ALLOW FILTERING"))
+        assert got == ["b"], got
+        session.execute("CREATE TABLE vc2 (k int, c vector<text, 2>, v int, PRIMARY KEY (k, c))")
+        part = session.prepare("INSERT INTO vc2 (k, c, v) VALUES (0, [?, ?], ?)")
+        for a, b, v in [("b", "a", 1), ("a", "zz", 2), ("ab", "", 3)]:
+            session.execute(part, (a, b, v))
+        rows = [(list(r.c), r.v) for r in session.execute("SELECT c, v FROM vc2 WHERE k = 0")]
+        assert rows == [(["a", "zz"], 2), (["ab", ""], 3), (["b", "a"], 1)], rows
+
     @check("lightweight transactions: IF NOT EXISTS, IF v = ?, IF m CONTAINS KEY ?, was_applied")
     def _():
         session.execute("CREATE TABLE lwt (k int PRIMARY KEY, v text)")

@@ -145,6 +145,9 @@ impl LongType {
 }
 
 impl Comparator for LongType {
+    fn value_length_if_fixed(&self) -> Option<usize> {
+        Some(8)
+    }
     fn name(&self) -> String {
         "LongType".into()
     }
@@ -242,6 +245,9 @@ fn need_sixteen(name: &[u8]) -> Result<[u8; 16], MarshalError> {
 pub struct LexicalUuidType;
 
 impl Comparator for LexicalUuidType {
+    fn value_length_if_fixed(&self) -> Option<usize> {
+        Some(16)
+    }
     fn name(&self) -> String {
         "LexicalUUIDType".into()
     }
@@ -313,6 +319,9 @@ impl TimeUuidType {
 }
 
 impl Comparator for TimeUuidType {
+    fn value_length_if_fixed(&self) -> Option<usize> {
+        Some(16)
+    }
     fn name(&self) -> String {
         "TimeUUIDType".into()
     }

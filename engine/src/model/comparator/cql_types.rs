@@ -92,6 +92,9 @@ macro_rules! signed_int {
             fn validate(&self, name: &[u8]) -> Result<(), MarshalError> {
                 exact::<{ std::mem::size_of::<$int>() }>(name, $what).map(|_| ())
             }
+            fn value_length_if_fixed(&self) -> Option<usize> {
+                Some(std::mem::size_of::<$int>())
+            }
             fn encode_sort_key(&self, name: &[u8], out: &mut Vec<u8>) {
                 flip_sign(name, out)
             }
@@ -125,6 +128,9 @@ pub struct BooleanType;
 impl Comparator for BooleanType {
     sort_key_is_the_name!();
 
+    fn value_length_if_fixed(&self) -> Option<usize> {
+        Some(1)
+    }
     fn name(&self) -> String {
         "BooleanType".into()
     }
@@ -183,6 +189,9 @@ macro_rules! float_type {
         impl Comparator for $ty {
             fn name(&self) -> String {
                 $name.into()
+            }
+            fn value_length_if_fixed(&self) -> Option<usize> {
+                Some(Self::N)
             }
             fn validate(&self, name: &[u8]) -> Result<(), MarshalError> {
                 let b = exact::<{ std::mem::size_of::<$f>() }>(name, $what)?;
@@ -408,6 +417,9 @@ impl TimestampType {
 }
 
 impl Comparator for TimestampType {
+    fn value_length_if_fixed(&self) -> Option<usize> {
+        Some(8)
+    }
     fn name(&self) -> String {
         "TimestampType".into()
     }
@@ -442,6 +454,9 @@ pub struct SimpleDateType;
 impl Comparator for SimpleDateType {
     sort_key_is_the_name!();
 
+    fn value_length_if_fixed(&self) -> Option<usize> {
+        Some(4)
+    }
     fn name(&self) -> String {
         "SimpleDateType".into()
     }
@@ -472,6 +487,9 @@ const NANOS_PER_DAY: i64 = 86_400 * 1_000_000_000;
 pub struct TimeType;
 
 impl Comparator for TimeType {
+    fn value_length_if_fixed(&self) -> Option<usize> {
+        Some(8)
+    }
     fn name(&self) -> String {
         "TimeType".into()
     }
@@ -520,6 +538,9 @@ impl Comparator for TimeType {
 pub struct UuidType;
 
 impl Comparator for UuidType {
+    fn value_length_if_fixed(&self) -> Option<usize> {
+        Some(16)
+    }
     fn name(&self) -> String {
         "UUIDType".into()
     }

@@ -42,6 +42,7 @@ mod frozen;
 mod reversed;
 mod tuple;
 mod varint;
+mod vector;
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -62,6 +63,7 @@ pub use cql_types::{
 pub use decimal::{decimal_text, DecimalType};
 pub use frozen::FrozenType;
 pub use tuple::TupleType;
+pub use vector::VectorType;
 
 /// Why a name or a text literal does not fit a comparator.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -180,6 +182,12 @@ pub trait Comparator: Send + Sync + fmt::Debug {
 
     /// Parses the text form of a name (as a person types it in the shell).
     fn parse_text(&self, text: &str) -> Result<Vec<u8>, MarshalError>;
+
+    /// The bytes every value of this type takes, for a type whose values all take the same
+    /// (Cassandra's `valueLengthIfFixed`): a vector stores such elements without lengths.
+    fn value_length_if_fixed(&self) -> Option<usize> {
+        None
+    }
 
     /// This comparator as a [`CompositeType`], if it is one.
     fn as_composite(&self) -> Option<&CompositeType> {
@@ -363,6 +371,13 @@ impl ComparatorRegistry {
                 depth,
             )?)));
         }
+        // Cassandra 5's vector: `VectorType(Int32Type, 2)`.
+        if let Some(inner) = short
+            .strip_prefix("VectorType(")
+            .and_then(|s| s.strip_suffix(')'))
+        {
+            return self.vector(class_name, inner, depth);
+        }
         if let Some(inner) = short
             .strip_prefix("ReversedType(")
             .and_then(|s| s.strip_suffix(')'))
@@ -373,6 +388,26 @@ impl ComparatorRegistry {
             "unknown comparator '{class_name}' (known: {})",
             self.known_names().join(", ")
         )))
+    }
+
+    /// The `VectorType(…)` whose element type and dimension are `inner`.
+    fn vector(
+        &self,
+        class_name: &str,
+        inner: &str,
+        depth: usize,
+    ) -> Result<Arc<dyn Comparator>, MarshalError> {
+        let parts = split_top_level(inner);
+        let [element, dimension] = parts.as_slice() else {
+            return Err(MarshalError::new(format!(
+                "'{class_name}': a VectorType takes an element type and a dimension"
+            )));
+        };
+        let dimension = dimension.trim().parse::<usize>().map_err(|_| {
+            MarshalError::new(format!("'{class_name}': the dimension is not a number"))
+        })?;
+        let element = self.resolve_at(element, depth + 1)?;
+        Ok(Arc::new(VectorType::new(element, dimension)?))
     }
 
     /// The comparators of a `CompositeType(…)`'s or `TupleType(…)`'s `inner` list: one to

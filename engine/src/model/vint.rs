@@ -1,9 +1,10 @@
 //! Cassandra's unsigned variable-length integers (`VIntCoding`): what a duration's three parts
-//! and a vector's variable-size elements' lengths are written in.
+//! and a vector's variable-size elements' lengths are written in. Only the bytes; what they
+//! count is the caller's.
 
 /// Cassandra's unsigned variable-length integer: the first byte's leading 1 bits count the
 /// bytes that follow, the value is big-endian in what is left.
-pub(super) fn put_vint(v: u64, out: &mut Vec<u8>) {
+pub fn put_vint(v: u64, out: &mut Vec<u8>) {
     let magnitude = (v | 1).leading_zeros() as i64;
     let size = ((639 - magnitude * 9) >> 6) as usize;
     let extra = size - 1;
@@ -16,7 +17,7 @@ pub(super) fn put_vint(v: u64, out: &mut Vec<u8>) {
 
 /// The unsigned variable-length integer at the front of `bytes`, which it steps past; `None`
 /// when it is cut short.
-pub(super) fn get_vint(bytes: &mut &[u8]) -> Option<u64> {
+pub fn get_vint(bytes: &mut &[u8]) -> Option<u64> {
     let (&first, rest) = bytes.split_first()?;
     let extra = (!first).leading_zeros() as usize;
     if rest.len() < extra {
