@@ -1,5 +1,6 @@
 //! Cassandra 5's vectors in primary keys and restrictions, as its `CQLVectorTest` exercises
-//! them: a vector partition key read by `=`, `IN`, `token()` and (filtering) a range; a vector
+//! them: a vector partition key read by `=`, `IN`, `token()` (also of values, `token([1, 2])`)
+//! and (filtering) a range; a vector
 //! clustering column ordered element by element, each by its own type, in either order; sets
 //! and map keys of vectors; `=` on a vector column with `ALLOW FILTERING`; elements written as
 //! operations, type hints and bind markers (`[1, 1 + (int) ?]`), each marker named and typed as
@@ -43,6 +44,13 @@ fn a_vector_partition_key_is_written_and_read_as_cassandra_reads_it() {
     ] {
         assert_eq!(shown(&mut cql, q), ["[1, 2]"], "{q}");
     }
+    // `token()` of values is the token of the key they make.
+    let tokens = shown(
+        &mut cql,
+        "SELECT token(pk), token([1, 2]) FROM p WHERE pk = [1, 2]",
+    );
+    let (column, values) = tokens[0].split_once('|').unwrap();
+    assert_eq!(column, values);
     assert_eq!(
         shown(
             &mut cql,
