@@ -16,6 +16,7 @@ use supercolumn::model::partitioner::Partitioner;
 
 mod operators;
 mod times;
+mod token;
 
 /// A value computed from a row's inputs.
 pub(super) enum Expr {
@@ -335,65 +336,6 @@ impl Builder<'_> {
             )));
         }
         Ok((Expr::Call(f, vec![ea, eb]), CqlType::Float))
-    }
-
-    /// `token(k…)`: the partition key's columns, in order.
-    fn token(&mut self, args: &[Selector]) -> Result<(Expr, CqlType), CqlError> {
-        let pk: Vec<&str> = self
-            .t
-            .partition_key
-            .iter()
-            .map(|&i| self.t.columns[i].name.as_str())
-            .collect();
-        let named: Vec<Option<&str>> = args
-            .iter()
-            .map(|a| match a {
-                Selector::Column(c) => Some(c.as_str()),
-                _ => None,
-            })
-            .collect();
-        let f = functions::token(self.partitioner);
-        // Cassandra 5's `token(1, 'a')`: the token of a key given as values, one per column.
-        if let Some(key) = self.literal_key(args)? {
-            return Ok((
-                Expr::Call(f.native, vec![Expr::Const(Some(key))]),
-                f.returns,
-            ));
-        }
-        if named.iter().copied().ne(pk.iter().map(|c| Some(*c))) {
-            return Err(CqlError::invalid(format!(
-                "Invalid call to function system.token: it takes the partition key columns in order (token({}))",
-                pk.join(", ")
-            )));
-        }
-        let key = self.input(Resolved::RowKey);
-        Ok((Expr::Call(f.native, vec![key]), f.returns))
-    }
-
-    /// The row key `token(…)`'s arguments give when they are a literal for each partition key
-    /// column, each of its column's type; `None` when they are not all literals.
-    fn literal_key(&self, args: &[Selector]) -> Result<Option<Vec<u8>>, CqlError> {
-        let t = self.t;
-        let literals: Option<Vec<&Literal>> = args
-            .iter()
-            .map(|a| match a {
-                Selector::Literal(l) if !l.has_call() => Some(l),
-                _ => None,
-            })
-            .collect();
-        let Some(literals) = literals.filter(|l| l.len() == t.partition_key.len()) else {
-            return Ok(None);
-        };
-        let mut parts = Vec::with_capacity(literals.len());
-        for (lit, &i) in literals.iter().zip(&t.partition_key) {
-            let c = &t.columns[i];
-            let value = c.ty.encode(lit, &c.name)?.ok_or_else(|| {
-                CqlError::invalid("Invalid null value for partition key part in token()")
-            })?;
-            parts.push(value);
-        }
-        let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-        t.row_key(&parts).map(Some)
     }
 
     fn aggregate(
