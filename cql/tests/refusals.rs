@@ -18,6 +18,14 @@ fn what_cassandra_refuses_is_refused() {
     let mut cql = ks_session(&db);
     for (q, says) in [
         (
+            "ALTER TABLE t DROP COMPACT STORAGE",
+            "DROP COMPACT STORAGE is disabled. Enable in cassandra.yaml to use.",
+        ),
+        (
+            "CREATE TABLE ct (k int PRIMARY KEY, v int) WITH COMPACT STORAGE",
+            "Compact tables are not allowed in Cassandra starting with 4.0 version.",
+        ),
+        (
             "SELECT * FROM t ORDER BY c DESC",
             "ORDER BY is only supported when the partition key is restricted by an EQ or an IN.",
         ),

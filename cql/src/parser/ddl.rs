@@ -167,6 +167,16 @@ impl Parser {
     /// The rest of `ALTER TABLE t DROP …`: a column or a parenthesized list of them, then an
     /// optional `USING TIMESTAMP t`.
     pub(super) fn alter_drop(&mut self, table: TableName) -> Result<Statement, CqlError> {
+        // Cassandra 4.1 and 5 answer `DROP COMPACT STORAGE` so unless their configuration
+        // enables it; here no table is compact in Cassandra's sense (a Thrift-era column
+        // family already reads as the table it would become), so it is always refused.
+        let is =
+            |t: Option<&Tok>, w: &str| matches!(t, Some(Tok::Word(x)) if x.eq_ignore_ascii_case(w));
+        if is(self.peek(), "compact") && is(self.peek_at(1), "storage") {
+            return Err(CqlError::invalid(
+                "DROP COMPACT STORAGE is disabled. Enable in cassandra.yaml to use.",
+            ));
+        }
         let columns = if self.eat_sym("(") {
             let list = self.ident_list()?;
             self.sym(")")?;
