@@ -153,7 +153,7 @@ impl Session<'_> {
             if def.ty.is_multi_cell() {
                 ops.push((def, self.collection_op(def, kind, term)?));
             } else if let Some(kind) = kind {
-                return Err(not_an_operation_on(c, kind, term));
+                return Err(not_an_operation_on(c, &def.ty, kind, term));
             } else {
                 sets.push((def.name.clone(), self.value(&def.ty, term, c)?));
             }
@@ -342,12 +342,21 @@ fn statics_only<'c>(t: &Table, mut columns: impl Iterator<Item = &'c str>) -> bo
 /// Cassandra's words.
 /// Cassandra's refusal of `c = c + t`, `c = c - t` (`kind` `+`, `-`) or `c = t + c` (`<`) on
 /// a column that is neither a collection nor a counter.
-fn not_an_operation_on(c: &str, kind: char, term: &Term) -> CqlError {
+fn not_an_operation_on(c: &str, ty: &CqlType, kind: char, term: &Term) -> CqlError {
     let t = term.text();
     let (operation, only) = match kind {
         '<' => (format!("{c} = {t} + {c}"), "list"),
         _ => (format!("{c} = {c} {kind} {t}"), "counter"),
     };
+    let tuple = match ty {
+        CqlType::Frozen(inner) => matches!(**inner, CqlType::Tuple(_)),
+        ty => matches!(ty, CqlType::Tuple(_)),
+    };
+    if tuple && kind != '<' {
+        return CqlError::invalid(format!(
+            "Invalid operation ({operation}) for tuple column {c}"
+        ));
+    }
     CqlError::invalid(format!(
         "Invalid operation ({operation}) for non {only} column {c}"
     ))

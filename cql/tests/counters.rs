@@ -231,3 +231,29 @@ fn concurrent_increments_from_many_sessions_sum_exactly() {
         ]
     );
 }
+
+#[test]
+fn the_shorthands_add_and_subtract_as_cassandra_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE sc (k int PRIMARY KEY, c counter);
+         CREATE TABLE sl (k int PRIMARY KEY, l list<int>, s set<int>, m map<int, int>, i int)",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute("UPDATE sc SET c += 5 WHERE k = 0").unwrap();
+    cql.execute("UPDATE sc SET c -= 2 WHERE k = 0").unwrap();
+    assert_eq!(shown(&mut cql, "SELECT c FROM sc WHERE k = 0"), ["3"]);
+    cql.execute("UPDATE sl SET l += [1, 2], s += {3, 4}, m += {1: 2} WHERE k = 0")
+        .unwrap();
+    cql.execute("UPDATE sl SET l -= [1], s -= {3} WHERE k = 0")
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT l, s, m FROM sl WHERE k = 0"),
+        ["[2]|{4}|{1: 2}"]
+    );
+    assert_eq!(
+        refused(&mut cql, "UPDATE sl SET i += 1 WHERE k = 0"),
+        "Invalid operation (i = i + 1) for non counter column i"
+    );
+}

@@ -18,6 +18,10 @@ fn what_cassandra_refuses_is_refused() {
     let mut cql = ks_session(&db);
     for (q, says) in [
         (
+            "INSERT INTO t (k, c, fl) VALUES (0, 0, ['a'])",
+            "Invalid list literal for fl: value 'a' is not of type int",
+        ),
+        (
             "ALTER TABLE t DROP COMPACT STORAGE",
             "DROP COMPACT STORAGE is disabled. Enable in cassandra.yaml to use.",
         ),

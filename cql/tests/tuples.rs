@@ -132,3 +132,48 @@ fn a_tuple_is_a_key_a_clustering_column_and_a_set_element_in_cassandras_order() 
     );
     assert!(shown(&mut cql, "SELECT v FROM k WHERE p = ('x', 2)").is_empty());
 }
+
+#[test]
+fn the_string_form_of_a_tuple_and_wrong_components_as_cassandra_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE s (k int, c int, t frozen<tuple<int, text>>, PRIMARY KEY (k, c));
+         CREATE TABLE n (k int PRIMARY KEY, t frozen<tuple<int, tuple<int, text, double>>>,
+             v tuple<int, int>)",
+    );
+    let mut cql = ks_session(&db);
+    // `:` between fields, `\:` a colon inside one, `@` a null (Cassandra's `fromString`).
+    for (c, text) in [(0, "0:0"), (1, "1"), (2, "1:1\\:1"), (3, "@:1")] {
+        cql.execute(&format!(
+            "INSERT INTO s (k, c, t) VALUES (0, {c}, '{text}')"
+        ))
+        .unwrap();
+    }
+    assert_eq!(
+        shown(&mut cql, "SELECT t FROM s WHERE k = 0"),
+        ["(0, '0')", "(1, null)", "(1, '1:1')", "(null, '1')"]
+    );
+    for (q, words) in [
+        (
+            "INSERT INTO s (k, c, t) VALUES (1, 0, '1:2:3')",
+            "Invalid tuple literal: too many elements. Type frozen<tuple<int, text>> expects 2 \
+             but got 3",
+        ),
+        (
+            "INSERT INTO n (k, t) VALUES (0, (1, (1, '1', 1.0, 1)))",
+            "Invalid tuple literal for t: component 1 is not of type \
+             frozen<tuple<int, text, double>>",
+        ),
+        (
+            "INSERT INTO n (k, t) VALUES (0, ('a', (1, '1', 1.0)))",
+            "Invalid tuple literal for t: component 0 is not of type int",
+        ),
+        (
+            "UPDATE n SET v += (1, 1) WHERE k = 0",
+            "Invalid operation (v = v + (1, 1)) for tuple column v",
+        ),
+    ] {
+        assert_eq!(refused(&mut cql, q), words, "{q}");
+    }
+}

@@ -418,6 +418,10 @@ fn non_frozen_values_are_one_cell_per_field() {
             "Unknown field nope",
         ),
         ("CREATE INDEX ON nf (a)", "not supported on non-frozen UDTs"),
+        (
+            "UPDATE nf SET a = {x: 'one'} WHERE k = 1 AND c = 1",
+            "Invalid user type literal for a: field x is not of type int",
+        ),
         ("CREATE TABLE bad (k pt PRIMARY KEY)", "PRIMARY KEY"),
     ] {
         let e = refused(&mut cql, q);

@@ -90,6 +90,17 @@ impl Parser {
             self.sym("=")?;
             return Ok(Assignment::SetField(col, field, self.term()?));
         }
+        // Cassandra's shorthands: `c += v` is `c = c + v`, `c -= v` is `c = c - v`.
+        if matches!(self.peek_at(1), Some(Tok::Sym("="))) {
+            if self.eat_sym("+") {
+                self.sym("=")?;
+                return Ok(Assignment::Add(col, self.term()?));
+            }
+            if self.eat_sym("-") {
+                self.sym("=")?;
+                return Ok(Assignment::Discard(col, self.term()?));
+            }
+        }
         self.sym("=")?;
         let same_col = |p: &Parser, n: usize| match p.peek_at(n) {
             Some(Tok::Word(w)) => w.to_lowercase() == col,

@@ -1,23 +1,28 @@
 //! Cassandra's words for a literal that a type does not take: a constant of the wrong kind
 //! (`Invalid STRING constant (a) for "i" of type int`), an element of a collection or vector
-//! literal (`Invalid list literal for l: value 'a' is not of type int`), a null element, and
+//! or tuple literal (`Invalid list literal for l: value 'a' is not of type int`), a null
+//! element, and
 //! which numbers are FLOAT constants. Only the wording; encoding is `mod.rs`'s.
 
 use super::literal::describe;
 use super::{CqlType, Literal};
 use crate::error::CqlError;
 
-/// Where a literal stands inside a collection or vector literal: the literal's kind (`list`,
-/// `set`, `map`, `vector`) and the literal's role in it (`value`, `key`).
+/// Where a literal stands inside a collection, vector or tuple literal.
 #[derive(Clone, Copy)]
-pub struct Within {
-    kind: &'static str,
-    role: &'static str,
+pub enum Within<'f> {
+    /// In a collection or vector: the literal's kind (`list`, `set`, `map`, `vector`) and the
+    /// element's role in it (`value`, `key`).
+    Element(&'static str, &'static str),
+    /// A tuple's component, by position.
+    Component(usize),
+    /// A user type's field, by name.
+    Field(&'f str),
 }
 
-impl Within {
+impl Within<'_> {
     pub fn new(kind: &'static str, role: &'static str) -> Self {
-        Within { kind, role }
+        Within::Element(kind, role)
     }
 }
 
@@ -59,15 +64,22 @@ pub(super) fn mismatch(
     ty: &CqlType,
     lit: &Literal,
     column: &str,
-    within: Option<Within>,
+    within: Option<Within<'_>>,
 ) -> String {
-    if let Some(w) = within {
-        return format!(
-            "Invalid {} literal for {column}: {} {} is not of type {ty}",
-            w.kind,
-            w.role,
-            lit.text()
-        );
+    match within {
+        Some(Within::Element(kind, role)) => {
+            return format!(
+                "Invalid {kind} literal for {column}: {role} {} is not of type {ty}",
+                lit.text()
+            )
+        }
+        Some(Within::Component(i)) => {
+            return format!("Invalid tuple literal for {column}: component {i} is not of type {ty}")
+        }
+        Some(Within::Field(f)) => {
+            return format!("Invalid user type literal for {column}: field {f} is not of type {ty}")
+        }
+        None => {}
     }
     let constant = match lit {
         Literal::Str(s) => Some(("STRING", s.clone())),

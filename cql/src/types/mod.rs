@@ -286,7 +286,7 @@ impl CqlType {
         &self,
         lit: &Literal,
         column: &str,
-        within: Option<Within>,
+        within: Option<Within<'_>>,
     ) -> Result<Option<Vec<u8>>, CqlError> {
         let mismatch = || CqlError::invalid(mismatch(self, lit, column, within));
         let via = |text: &str| -> Result<Vec<u8>, CqlError> {
@@ -335,7 +335,11 @@ impl CqlType {
                 b
             }
             (CqlType::Blob, Literal::Hex(h)) => from_hex(h).map_err(|_| mismatch())?,
-            (CqlType::Tuple(types), Literal::Tuple(items)) => tuple::encode(types, items, column)?,
+            (CqlType::Tuple(types), Literal::Tuple(items)) => {
+                tuple::encode(types, items, column, within)?
+            }
+            // Cassandra's string form of a tuple: `'1:a'`, `\:` escaping, `@` a null.
+            (CqlType::Tuple(types), Literal::Str(s)) => tuple::from_string(types, s)?,
             (CqlType::Udt(u), Literal::Udt(fields)) => udt::encode(u, fields, column)?,
             (CqlType::Vector(..), Literal::List(items)) => vector::encode(self, items, column)?,
             (CqlType::Duration, Literal::Duration(d)) => {

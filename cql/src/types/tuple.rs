@@ -1,9 +1,10 @@
 //! CQL's `tuple<…>` values (always frozen: one cell): their serialized form (each element an
 //! `int` length and bytes, `-1` for a null; a value may stop early, the rest null, as Cassandra
-//! reads it), their literals (`(1, 'a', null)`), their check and their text. Which types a
+//! reads it), their literals (`(1, 'a', null)`, and Cassandra's string form `'1:a'`), their
+//! check and their text. Which types a
 //! tuple may hold, and where a tuple may go, is `table/`'s.
 
-use super::{CqlType, Literal};
+use super::{CqlType, Literal, Within};
 use crate::error::CqlError;
 
 /// One element of a tuple value (`None`: null).
@@ -65,34 +66,104 @@ impl CqlType {
     }
 }
 
-/// The bytes of a tuple literal `items` for a tuple of `types` (in `column`).
+/// The bytes of a tuple literal `items` for a tuple of `types` (in `column`), itself standing
+/// `within` another literal if it does.
 pub(super) fn encode(
     types: &[CqlType],
     items: &[Literal],
     column: &str,
+    within: Option<Within<'_>>,
 ) -> Result<Vec<u8>, CqlError> {
+    let ty = || CqlType::Tuple(types.to_vec());
     if items.len() > types.len() {
+        // A component that cannot be its type is named so by the tuple holding it.
+        if let Some(Within::Component(i)) = within {
+            return Err(CqlError::invalid(format!(
+                "Invalid tuple literal for {column}: component {i} is not of type {}",
+                ty()
+            )));
+        }
         return Err(CqlError::invalid(format!(
             "Invalid tuple literal for {column}: too many elements. Type {} expects {} but got {}",
-            CqlType::Tuple(types.to_vec()),
+            ty(),
             types.len(),
             items.len()
         )));
     }
+    let mut fields = Vec::with_capacity(items.len());
+    for (i, (item, ty)) in items.iter().zip(types).enumerate() {
+        fields.push(ty.encode_in(item, column, Some(Within::Component(i)))?);
+    }
+    serialize(&fields, column)
+}
+
+/// The serialized form of a tuple's `fields` (`None`: null).
+pub(super) fn serialize(fields: &[Option<Vec<u8>>], column: &str) -> Result<Vec<u8>, CqlError> {
     let mut out = Vec::new();
-    for (item, ty) in items.iter().zip(types) {
-        match ty.encode(item, column)? {
+    for field in fields {
+        match field {
             Some(b) => {
                 let len = i32::try_from(b.len()).map_err(|_| {
                     CqlError::invalid(format!("a tuple element of {column} is too long"))
                 })?;
                 out.extend_from_slice(&len.to_be_bytes());
-                out.extend_from_slice(&b);
+                out.extend_from_slice(b);
             }
             None => out.extend_from_slice(&(-1i32).to_be_bytes()),
         }
     }
     Ok(out)
+}
+
+/// A tuple of `types` from Cassandra's string form of one (`TupleType.fromString`): fields
+/// split on each `:` not escaped as `\:`, `@` a null, each field its type's string form.
+pub(super) fn from_string(types: &[CqlType], text: &str) -> Result<Vec<u8>, CqlError> {
+    let mut parts = vec![String::new()];
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(e @ (':' | '@')) => parts.last_mut().into_iter().for_each(|p| p.push(e)),
+                Some(e) => parts
+                    .last_mut()
+                    .into_iter()
+                    .for_each(|p| p.extend(['\\', e])),
+                None => parts.last_mut().into_iter().for_each(|p| p.push('\\')),
+            },
+            ':' => parts.push(String::new()),
+            c => parts.last_mut().into_iter().for_each(|p| p.push(c)),
+        }
+    }
+    let ty = CqlType::Tuple(types.to_vec());
+    if parts.len() > types.len() {
+        return Err(CqlError::invalid(format!(
+            "Invalid tuple literal: too many elements. Type {ty} expects {} but got {}",
+            types.len(),
+            parts.len()
+        )));
+    }
+    let mut fields = Vec::with_capacity(parts.len());
+    for (part, t) in parts.iter().zip(types) {
+        fields.push(match part.as_str() {
+            "@" => None,
+            _ => Some(field_from_string(t, part)?),
+        });
+    }
+    serialize(&fields, "a tuple")
+}
+
+/// One field of a tuple's string form, as its type's string form reads it.
+fn field_from_string(t: &CqlType, text: &str) -> Result<Vec<u8>, CqlError> {
+    let bad = |e: String| CqlError::invalid(format!("Unable to make {t} from '{text}': {e}"));
+    match t {
+        CqlType::Text => Ok(text.as_bytes().to_vec()),
+        CqlType::Frozen(inner) => field_from_string(inner, text),
+        CqlType::Tuple(types) => from_string(types, text),
+        _ => {
+            let cmp = t.comparator().ok_or_else(|| bad("no string form".into()))?;
+            cmp.parse_text(text).map_err(|e| bad(e.to_string()))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -114,6 +185,7 @@ mod tests {
             },
             &lit,
             "c",
+            None,
         )
         .unwrap();
         assert_eq!(
@@ -129,5 +201,14 @@ mod tests {
             "an int of one byte"
         );
         assert_eq!(t.to_string(), "frozen<tuple<int, text, boolean>>");
+        // Cassandra's string form: `:` between fields, `\:` a colon, `@` a null.
+        let CqlType::Tuple(ts) = &t else {
+            unreachable!()
+        };
+        let b = from_string(ts, "1:a\\:b:true").unwrap();
+        assert_eq!(t.tuple_text(&b).unwrap(), "(1, 'a:b', True)");
+        let b = from_string(ts, "@:x").unwrap();
+        assert_eq!(t.tuple_text(&b).unwrap(), "(null, 'x', null)");
+        assert!(from_string(ts, "1:a:true:4").is_err());
     }
 }

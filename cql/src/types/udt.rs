@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use super::{CqlType, Literal};
+use super::{CqlType, Literal, Within};
 use crate::error::CqlError;
 
 /// A user-defined type: its keyspace, name and fields in declaration order. A type named in a
@@ -167,7 +167,11 @@ pub(super) fn encode(
     let CqlType::Tuple(types) = u.as_tuple() else {
         return Err(CqlError::invalid("a user type's fields"));
     };
-    super::tuple::encode(&types, &items, column)
+    let mut fields = Vec::with_capacity(types.len());
+    for (((name, _), t), item) in u.fields.iter().zip(&types).zip(&items) {
+        fields.push(t.encode_in(item, column, Some(Within::Field(name)))?);
+    }
+    super::tuple::serialize(&fields, column)
 }
 
 #[cfg(test)]
