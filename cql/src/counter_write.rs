@@ -62,9 +62,9 @@ impl Session<'_> {
                     )))
                 }
             };
-            let v = self
-                .value(&CqlType::Bigint, term, c)?
-                .ok_or_else(|| CqlError::invalid("Invalid null value for counter increment"))?;
+            let v = self.value(&CqlType::Counter, term, c)?.ok_or_else(|| {
+                CqlError::invalid("Invalid null value for counter increment/decrement")
+            })?;
             let n =
                 i64::from_be_bytes(v.as_slice().try_into().map_err(|_| {
                     CqlError::invalid(format!("invalid value for {c}: not a bigint"))

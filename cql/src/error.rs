@@ -31,6 +31,11 @@ pub enum CqlError {
     /// 0x2100).
     #[error("Unauthorized: {0}")]
     Unauthorized(String),
+    /// The schema change would make a table Cassandra's configuration checks refuse (code
+    /// 0x2300, Cassandra's `ConfigurationException`): a counter column added to a table of
+    /// other columns, or the other way round.
+    #[error("ConfigurationException: {0}")]
+    Config(String),
     /// The keyspace or table already exists (code 0x2400).
     #[error("AlreadyExists: {0}")]
     AlreadyExists(String),
@@ -69,7 +74,7 @@ impl CqlError {
             CqlError::Syntax { .. } => 0x2000,
             CqlError::Unauthorized(_) => 0x2100,
             CqlError::Invalid(_) => 0x2200,
-            CqlError::Unconfigured(_) => 0x2300,
+            CqlError::Unconfigured(_) | CqlError::Config(_) => 0x2300,
             CqlError::AlreadyExists(_) => 0x2400,
             CqlError::Stale(_) => 0x2500,
             CqlError::Engine(e) if refuses_input(e) => 0x2200,

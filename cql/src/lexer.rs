@@ -306,6 +306,8 @@ pub fn split_statements(text: &str) -> (Vec<String>, String) {
         BlockComment,
     }
     let mut state = In::Code;
+    // Whether the statement being read opens a batch (asked once, at its first `;`).
+    let mut batch: Option<bool> = None;
     let mut done = Vec::new();
     let mut start = 0;
     let b: Vec<(usize, char)> = text.char_indices().collect();
@@ -322,9 +324,13 @@ pub fn split_statements(text: &str) -> (Vec<String>, String) {
                     state = In::BlockComment;
                     i += 1;
                 }
-                ';' => {
+                // A batch's statements end in `;` too: it ends at `APPLY BATCH;`.
+                ';' if !*batch.get_or_insert_with(|| opens_batch(&text[start..at]))
+                    || closes_batch(&text[start..at]) =>
+                {
                     done.push(text[start..at].to_string());
                     start = at + 1;
+                    batch = None;
                 }
                 _ => {}
             },
@@ -347,9 +353,43 @@ pub fn split_statements(text: &str) -> (Vec<String>, String) {
     (done, text[start..].to_string())
 }
 
+/// Whether `statement` opens a `BEGIN [UNLOGGED | LOGGED | COUNTER] BATCH`: its `;`s then end
+/// the batch's statements, not the batch, until [`closes_batch`], as cqlsh reads it.
+fn opens_batch(statement: &str) -> bool {
+    let Ok(tokens) = tokenize(statement) else {
+        return false;
+    };
+    let word = |i: usize, w: &str| matches!(tokens.get(i).map(|t| &t.kind), Some(Tok::Word(x)) if x.eq_ignore_ascii_case(w));
+    word(0, "begin")
+        && (word(1, "batch")
+            || (word(2, "batch") && ["unlogged", "logged", "counter"].iter().any(|k| word(1, k))))
+}
+
+/// Whether text up to a `;` ends with `APPLY BATCH` (read from its end only, so a batch of
+/// many statements is not read again at each of them).
+fn closes_batch(statement: &str) -> bool {
+    let mut words = statement.split_whitespace().rev();
+    matches!(
+        (words.next(), words.next()),
+        (Some(b), Some(a)) if b.eq_ignore_ascii_case("batch") && a.eq_ignore_ascii_case("apply")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_ends_at_apply_batch() {
+        let (done, rest) = split_statements(
+            "BEGIN UNLOGGED BATCH INSERT INTO t (k) VALUES (1); UPDATE t SET v = ';' WHERE k = 2;\n\
+             APPLY BATCH; SELECT * FROM t; begin batch insert into t (k) values (3);",
+        );
+        assert_eq!(done.len(), 2, "{done:?}");
+        assert!(done[0].trim_end().ends_with("APPLY BATCH"), "{done:?}");
+        assert_eq!(done[1].trim(), "SELECT * FROM t");
+        assert_eq!(rest.trim(), "begin batch insert into t (k) values (3);");
+    }
 
     #[test]
     fn statements_split_at_semicolons_outside_quotes_and_comments() {

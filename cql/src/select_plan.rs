@@ -22,7 +22,7 @@ use super::multi_column::{multi_slices, MultiColumn};
 use super::select_shape::{group_by, names_of_one_row, output_columns, read_reversed, validate};
 use super::selection::{self, Selection};
 use super::session::Session;
-use super::table::{Kind, Table};
+use super::table::{ColumnDef, Kind, Table};
 use super::types::{CqlType, Literal};
 use supercolumn::clock::Clock;
 use supercolumn::query::RangeBound;
@@ -273,7 +273,9 @@ impl Session<'_> {
                     }
                     let mut vals: Vec<Vec<u8>> = Vec::new();
                     for term in terms {
-                        let v = self.value(&def.ty, term, c)?.ok_or_else(|| null_value(c))?;
+                        let v = self
+                            .value(&def.ty, term, c)?
+                            .ok_or_else(|| null_value(c, def))?;
                         // IN (1, 1) names one row once.
                         if !vals.contains(&v) {
                             vals.push(v);
@@ -315,11 +317,15 @@ impl Session<'_> {
                     "CONTAINS on the primary key column {c} is not supported"
                 )));
             }
-            let v = self.value(&ty, term, c)?.ok_or_else(|| null_value(c))?;
+            let v = self
+                .value(&ty, term, c)?
+                .ok_or_else(|| null_value(c, def))?;
             r.filters.push((i, op, v));
             return Ok(());
         }
-        let v = self.value(&def.ty, term, c)?.ok_or_else(|| null_value(c))?;
+        let v = self
+            .value(&def.ty, term, c)?
+            .ok_or_else(|| null_value(c, def))?;
         match (def.kind, op) {
             (Kind::PartitionKey(_) | Kind::Clustering(_), Op::Ne) => Err(CqlError::invalid(
                 format!("Unsupported \"!=\" relation on the primary key column {c}"),
@@ -471,6 +477,13 @@ fn unbound_list(c: &str) -> CqlError {
     ))
 }
 
-fn null_value(c: &str) -> CqlError {
-    CqlError::invalid(format!("invalid null value for {c}"))
+fn null_value(c: &str, def: &ColumnDef) -> CqlError {
+    CqlError::invalid(match def.kind {
+        _ if def.ty == CqlType::Counter => {
+            "Invalid null value for counter increment/decrement".into()
+        }
+        Kind::PartitionKey(_) => format!("Invalid null value for partition key part {c}"),
+        Kind::Clustering(_) => format!("Invalid null value for clustering key part {c}"),
+        Kind::Regular => format!("Unsupported null value for column {c}"),
+    })
 }

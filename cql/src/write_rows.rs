@@ -210,10 +210,13 @@ impl Session<'_> {
             }
             let mut vals = Vec::new();
             for term in terms {
-                vals.push(
-                    self.value(&def.ty, term, c)?
-                        .ok_or_else(|| CqlError::invalid(format!("invalid null value for {c}")))?,
-                );
+                let part = match def.kind {
+                    Kind::PartitionKey(_) => "partition key part",
+                    _ => "clustering key part",
+                };
+                vals.push(self.value(&def.ty, term, c)?.ok_or_else(|| {
+                    CqlError::invalid(format!("Invalid null value for {part} {c}"))
+                })?);
             }
             choices[i] = Some(vals);
         }

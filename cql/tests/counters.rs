@@ -11,7 +11,7 @@ mod common;
 use std::sync::Arc;
 
 use common::{ks_session, open_cql, refused, shown};
-use supercolumn_cql::CqlResult;
+use supercolumn_cql::{CqlError, CqlResult};
 
 const SCHEMA: &str = "CREATE TABLE hits (page text, day int, views counter, clicks counter,
      PRIMARY KEY (page, day));
@@ -165,8 +165,12 @@ fn counter_writes_are_refused_as_cassandra_refuses_them() {
             "Cannot set default_time_to_live on a table with counters",
         ),
         (
-            "ALTER TABLE hits ADD v int",
-            "Cannot mix counter and non counter columns in the same table",
+            "UPDATE hits SET views = views + 1.5 WHERE page = 'a' AND day = 1",
+            "Invalid FLOAT constant (1.5) for \"views\" of type counter",
+        ),
+        (
+            "SELECT * FROM hits WHERE clicks = null ALLOW FILTERING",
+            "Invalid null value for counter increment/decrement",
         ),
         (
             "SELECT writetime(views) FROM hits",
@@ -175,6 +179,25 @@ fn counter_writes_are_refused_as_cassandra_refuses_them() {
     ];
     for (q, want) in cases {
         assert_eq!(refused(&mut cql, q), want, "{q}");
+    }
+    // Cassandra refuses these as configuration errors (code 0x2300).
+    for (q, want) in [
+        (
+            "ALTER TABLE hits ADD v int",
+            "Cannot have a non counter column (\"v\") in a counter table",
+        ),
+        (
+            "ALTER TABLE plain ADD c counter",
+            "Cannot have a counter column (\"c\") in a non counter table",
+        ),
+    ] {
+        match cql.execute(q) {
+            Err(e @ CqlError::Config(_)) => {
+                assert_eq!(e.code(), 0x2300);
+                assert!(e.to_string().ends_with(want), "{e}");
+            }
+            other => panic!("{q}: {other:?}"),
+        }
     }
     // Nothing of a refused batch was written.
     assert!(shown(&mut cql, "SELECT * FROM plain").is_empty());
@@ -185,6 +208,14 @@ fn counter_writes_are_refused_as_cassandra_refuses_them() {
     )
     .unwrap();
     assert_eq!(shown(&mut cql, "SELECT views FROM hits"), ["1"]);
+    // A counter filters by a number as any bigint does.
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT day FROM hits WHERE views > 0 ALLOW FILTERING"
+        ),
+        ["1"]
+    );
 }
 
 #[test]

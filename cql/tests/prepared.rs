@@ -162,7 +162,11 @@ fn values_a_plan_cannot_take_get_the_typed_statements_errors() {
     let e = run(&mut cql, &insert, &[Some(b""), Some(b"v")]).unwrap_err();
     assert!(e.to_string().contains("key may not be empty"), "{e}");
     let e = run(&mut cql, &read, &[None]).unwrap_err();
-    assert!(e.to_string().contains("invalid null value for k"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("Invalid null value for partition key part k"),
+        "{e}"
+    );
     let typed = Session::new(&db)
         .execute("SELECT v FROM ks.p WHERE k = 0x")
         .map(|_| ());

@@ -245,7 +245,10 @@ pub fn cql_error(e: &CqlError, version: Version) -> Vec<u8> {
     }
     let message = match e {
         CqlError::Syntax { .. } => e.to_string(),
-        CqlError::Invalid(m) | CqlError::Stale(m) | CqlError::Unauthorized(m) => m.clone(),
+        CqlError::Invalid(m)
+        | CqlError::Stale(m)
+        | CqlError::Unauthorized(m)
+        | CqlError::Config(m) => m.clone(),
         CqlError::Unconfigured(m) => format!("unconfigured {m}"),
         CqlError::AlreadyExists(m) => m.clone(),
         CqlError::Engine(inner) => inner.to_string(),
@@ -253,6 +256,7 @@ pub fn cql_error(e: &CqlError, version: Version) -> Vec<u8> {
     let ty = match e {
         CqlError::Syntax { .. } => ErrorType::Syntax,
         CqlError::Unauthorized(_) => ErrorType::Unauthorized,
+        CqlError::Config(_) => ErrorType::Config,
         CqlError::Invalid(_) | CqlError::Unconfigured(_) | CqlError::Stale(_) => ErrorType::Invalid,
         CqlError::Engine(_) if !e.is_server_fault() => ErrorType::Invalid,
         CqlError::AlreadyExists(m) => {
@@ -362,5 +366,20 @@ mod tests {
         ];
         assert_eq!(&body[..4], &[0, 0, 0x13, 0]);
         assert_eq!(rest, want);
+    }
+
+    #[test]
+    fn a_configuration_refusal_is_cassandras_config_error() {
+        let e =
+            CqlError::Config("Cannot have a counter column (\"c\") in a non counter table".into());
+        let body = cql_error(&e, Version::V4);
+        let decoded =
+            ErrorBody::from_cursor(&mut Cursor::new(body.as_slice()), Version::V4).unwrap();
+        assert_eq!(&body[..4], &[0, 0, 0x23, 0]);
+        assert!(matches!(decoded.ty, ErrorType::Config), "{:?}", decoded.ty);
+        assert_eq!(
+            decoded.message,
+            "Cannot have a counter column (\"c\") in a non counter table"
+        );
     }
 }

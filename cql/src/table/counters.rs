@@ -27,6 +27,32 @@ impl Table {
     }
 
     /// Refuses a table whose counters break Cassandra's rules, in its words.
+    /// Whether `added` columns may join this table: counters only a table of counters, other
+    /// columns only a table without (a table of key columns alone holds no counters).
+    /// Cassandra refuses either as a configuration error, in these words.
+    pub(super) fn counters_take(&self, added: &[(String, CqlType)]) -> Result<(), CqlError> {
+        let counter_table = self
+            .columns
+            .iter()
+            .any(|c| c.kind == Kind::Regular && c.ty == CqlType::Counter);
+        for (name, ty) in added {
+            match (counter_table, *ty == CqlType::Counter) {
+                (true, false) => {
+                    return Err(CqlError::Config(format!(
+                        "Cannot have a non counter column (\"{name}\") in a counter table"
+                    )))
+                }
+                (false, true) => {
+                    return Err(CqlError::Config(format!(
+                        "Cannot have a counter column (\"{name}\") in a non counter table"
+                    )))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn check_counters(&self) -> Result<(), CqlError> {
         for c in &self.columns {
             if c.ty != CqlType::Counter && holds_counter(&c.ty) {

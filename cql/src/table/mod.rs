@@ -304,6 +304,7 @@ impl Table {
             return Err(statics_need_clustering());
         }
         let mut t = self.clone();
+        self.counters_take(columns)?;
         for (name, ty) in columns {
             if t.columns.iter().any(|c| &c.name == name) {
                 return Err(CqlError::invalid(format!(

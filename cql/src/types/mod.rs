@@ -311,7 +311,8 @@ impl CqlType {
                 | CqlType::Tinyint
                 | CqlType::Varint
                 | CqlType::Float
-                | CqlType::Double,
+                | CqlType::Double
+                | CqlType::Counter,
                 Literal::Number(n),
             ) => via(n)?,
             (CqlType::Decimal, Literal::Number(n)) => encode_decimal(n).ok_or_else(mismatch)?,
