@@ -158,13 +158,22 @@ impl Session<'_> {
         let u = match &def.ty {
             CqlType::Udt(u) => u,
             ty => {
+                // Only a non-frozen user type's fields are set one at a time (Cassandra's
+                // words).
+                let what = match ty {
+                    CqlType::Frozen(inner) if matches!(**inner, CqlType::Udt(_)) => "frozen UDT",
+                    _ => "non-UDT",
+                };
                 return Err(CqlError::invalid(format!(
-                    "Invalid operation ({c}.{field} = …) for {ty} column {c}: only a non-frozen user type's fields are set one at a time"
-                )))
+                    "Invalid operation ({c}.{field} = {}) for {what} column {c}",
+                    value.text()
+                )));
             }
         };
         let (i, ty) = u.field(field).ok_or_else(|| {
-            CqlError::invalid(format!("Unknown field {field} in user type {}", u.name))
+            CqlError::invalid(format!(
+                "UDT column {c} does not have a field named {field}"
+            ))
         })?;
         let value = self.value(ty, value, &format!("{c}.{field}"))?;
         Ok(CollectionOp::SetElement(field_cell_key(i)?, value))
@@ -181,7 +190,7 @@ impl Session<'_> {
             CqlType::Udt(u) => u,
             CqlType::Frozen(inner) if matches!(**inner, CqlType::Udt(_)) => {
                 return Err(CqlError::invalid(format!(
-                    "Frozen UDT column {c} does not support field deletions"
+                    "Frozen UDT column {c} does not support field deletion"
                 )))
             }
             _ => {

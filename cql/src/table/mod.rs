@@ -214,6 +214,11 @@ impl Table {
                     "duration type is not supported for PRIMARY KEY column '{name}'"
                 )));
             }
+            if matches!(defs[i].ty, CqlType::Udt(_)) {
+                return Err(CqlError::invalid(format!(
+                    "Invalid non-frozen user-defined type for PRIMARY KEY component {name}"
+                )));
+            }
             if defs[i].ty.comparator().is_none() {
                 return Err(CqlError::invalid(format!(
                     "column {name} of type {} cannot be part of the PRIMARY KEY here yet",
@@ -617,7 +622,7 @@ fn statics_need_clustering() -> CqlError {
 fn unstorable(name: &str, ty: &CqlType) -> CqlError {
     CqlError::invalid(match ty {
         CqlType::Udt(_) => {
-            format!("column {name} is {ty}: Non-frozen UDTs with nested non-frozen collections are not supported")
+            "Non-frozen UDTs with nested non-frozen collections are not supported".into()
         }
         CqlType::Frozen(inner) if !inner.is_collection() => {
             format!("column {name} is {ty}: frozen<> is only allowed on collections")

@@ -4,6 +4,7 @@
 //! check and their text. Which types a
 //! tuple may hold, and where a tuple may go, is `table/`'s.
 
+use super::literal_refusal::mismatch;
 use super::{CqlType, Literal, Within};
 use crate::error::CqlError;
 
@@ -76,12 +77,10 @@ pub(super) fn encode(
 ) -> Result<Vec<u8>, CqlError> {
     let ty = || CqlType::Tuple(types.to_vec());
     if items.len() > types.len() {
-        // A component that cannot be its type is named so by the tuple holding it.
-        if let Some(Within::Component(i)) = within {
-            return Err(CqlError::invalid(format!(
-                "Invalid tuple literal for {column}: component {i} is not of type {}",
-                ty()
-            )));
+        // A tuple inside another literal is refused by the literal holding it.
+        if within.is_some() {
+            let lit = Literal::Tuple(items.to_vec());
+            return Err(CqlError::invalid(mismatch(&ty(), &lit, column, within)));
         }
         return Err(CqlError::invalid(format!(
             "Invalid tuple literal for {column}: too many elements. Type {} expects {} but got {}",
