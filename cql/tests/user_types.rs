@@ -600,4 +600,6 @@ fn wrong_user_type_statements_are_refused_in_cassandras_words() {
     ] {
         assert_eq!(refused(&mut cql, q), says, "{q}");
     }
+    // Cassandra's grammar takes a comma after a type's last field.
+    cql.execute("CREATE TYPE tc (s set<frozen<mt>>,)").unwrap();
 }

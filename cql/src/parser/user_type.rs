@@ -23,6 +23,10 @@ impl Parser {
                 break;
             }
             self.sym(",")?;
+            // Cassandra's grammar takes a comma after the last field.
+            if self.eat_sym(")") {
+                break;
+            }
         }
         Ok(Statement::CreateType {
             name,
