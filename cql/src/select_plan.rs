@@ -19,7 +19,9 @@ use super::key_filters::{demote, Demoted, KeyRestrictions};
 pub(super) use super::key_span::KeySpan;
 use super::map_entry::EntryFilter;
 use super::multi_column::{multi_slices, MultiColumn};
-use super::select_shape::{group_by, names_of_one_row, output_columns, read_reversed, validate};
+use super::select_shape::{
+    check_range_selection, group_by, names_of_one_row, output_columns, read_reversed, validate,
+};
 use super::selection::{self, Selection};
 use super::session::Session;
 use super::table::{ColumnDef, Kind, Table};
@@ -179,6 +181,9 @@ impl Session<'_> {
         let limit = self.positive(s.limit.as_ref(), "LIMIT")?;
         let per_partition = self.positive(s.per_partition_limit.as_ref(), "PER PARTITION LIMIT")?;
         let keys = partition_keys(&t, &r.eq)?;
+        if keys.is_none() {
+            check_range_selection(&t, s, index.is_some())?;
+        }
         let clustering_restricted = r.restricts_clustering(&t);
         if keys.is_none() && index.is_none() && clustering_restricted && !filtering {
             return Err(CqlError::invalid(

@@ -267,3 +267,42 @@ pub(super) fn names_of_one_row(
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
 }
+
+/// What a query reading a range of partitions (no partition named by its key) may not select,
+/// in Cassandra's words: a `DISTINCT` without every partition key column (it would have to
+/// merge partitions), and, through an index, static columns alone.
+pub(super) fn check_range_selection(t: &Table, s: &Select, indexed: bool) -> Result<(), CqlError> {
+    let selected: Vec<&str> = s
+        .selectors
+        .iter()
+        .filter_map(|sel| match sel {
+            Selector::Column(c) => Some(c.as_str()),
+            _ => None,
+        })
+        .collect();
+    if s.distinct && !s.selectors.is_empty() {
+        let missing = t
+            .partition_key
+            .iter()
+            .map(|&i| t.columns[i].name.as_str())
+            .find(|k| !selected.contains(k));
+        if let Some(k) = missing {
+            return Err(CqlError::invalid(format!(
+                "SELECT DISTINCT queries must request all the partition key columns (missing {k})"
+            )));
+        }
+    }
+    let statics_only = selected.len() == s.selectors.len()
+        && selected.iter().any(|c| t.is_static(c))
+        && selected.iter().all(|c| {
+            t.is_static(c)
+                || t.column(c)
+                    .is_ok_and(|(_, d)| matches!(d.kind, Kind::PartitionKey(_)))
+        });
+    if indexed && statics_only {
+        return Err(CqlError::invalid(
+            "Queries using 2ndary indexes don't support selecting only static columns",
+        ));
+    }
+    Ok(())
+}

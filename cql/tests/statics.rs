@@ -362,3 +362,38 @@ fn a_condition_on_a_static_holds_for_a_row_that_does_not_exist_yet() {
         r.displayed()
     );
 }
+
+#[test]
+fn a_range_of_partitions_selects_as_cassandra_allows() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE sd (k int, p int, s int static, v int, PRIMARY KEY (k, p))",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute("CREATE INDEX ON sd (v)").unwrap();
+    cql.execute("INSERT INTO sd (k, p, s, v) VALUES (0, 0, 42, 1)")
+        .unwrap();
+    cql.execute("INSERT INTO sd (k, p, v) VALUES (0, 1, 1)")
+        .unwrap();
+    assert_eq!(
+        rows(&mut cql, "SELECT p, s FROM sd WHERE v = 1"),
+        ["0|42", "1|42"]
+    );
+    assert_eq!(
+        rows(&mut cql, "SELECT DISTINCT s FROM sd WHERE k = 0"),
+        ["42"]
+    );
+    for (q, says) in [
+        (
+            "SELECT s FROM sd WHERE v = 1",
+            "Queries using 2ndary indexes don't support selecting only static columns",
+        ),
+        (
+            "SELECT DISTINCT s FROM sd",
+            "SELECT DISTINCT queries must request all the partition key columns (missing k)",
+        ),
+    ] {
+        assert_eq!(invalid(&mut cql, q), says, "{q}");
+    }
+}
