@@ -122,6 +122,11 @@ impl Restrictions {
         Ok(demote(t, keys, &mut self.filters))
     }
 
+    /// Whether the only filters are on static columns (each partition is then read whole).
+    fn statics_filters_only(&self, t: &Table) -> bool {
+        self.entries.is_empty() && self.filters.iter().all(|(i, ..)| t.columns[*i].is_static)
+    }
+
     /// The filters of every kind: on a column's value and on a map's entry.
     fn filter_count(&self) -> usize {
         self.filters.len() + self.entries.len()
@@ -181,9 +186,7 @@ impl Session<'_> {
         let limit = self.positive(s.limit.as_ref(), "LIMIT")?;
         let per_partition = self.positive(s.per_partition_limit.as_ref(), "PER PARTITION LIMIT")?;
         let keys = partition_keys(&t, &r.eq)?;
-        if keys.is_none() {
-            check_range_selection(&t, s, index.is_some())?;
-        }
+        check_range_selection(&t, s, keys.is_none(), index.is_some())?;
         let clustering_restricted = r.restricts_clustering(&t);
         if keys.is_none() && index.is_none() && clustering_restricted && !filtering {
             return Err(CqlError::invalid(
@@ -204,9 +207,7 @@ impl Session<'_> {
             .then(|| names_of_one_row(&t, &r.eq))
             .transpose()?
             .flatten();
-        let whole_partitions = !clustering_restricted
-            && r.entries.is_empty()
-            && r.filters.iter().all(|(i, ..)| t.columns[*i].is_static);
+        let whole_partitions = !clustering_restricted && r.statics_filters_only(&t);
         let resolved = selection.as_ref().map(|s| s.inputs.clone());
         let resolved = resolved.unwrap_or_else(|| resolve(&t, &selectors));
         Ok(SelectPlan {

@@ -271,7 +271,15 @@ pub(super) fn names_of_one_row(
 /// What a query reading a range of partitions (no partition named by its key) may not select,
 /// in Cassandra's words: a `DISTINCT` without every partition key column (it would have to
 /// merge partitions), and, through an index, static columns alone.
-pub(super) fn check_range_selection(t: &Table, s: &Select, indexed: bool) -> Result<(), CqlError> {
+pub(super) fn check_range_selection(
+    t: &Table,
+    s: &Select,
+    range: bool,
+    indexed: bool,
+) -> Result<(), CqlError> {
+    if !range {
+        return Ok(());
+    }
     let selected: Vec<&str> = s
         .selectors
         .iter()
