@@ -97,7 +97,10 @@ fn what_alter_cannot_do_is_refused_and_changes_nothing() {
             "ALTER TABLE t ADD m map<duration, text>",
             "not allowed as map keys",
         ),
-        ("ALTER TABLE t ADD m list<list<int>>", "not supported"),
+        (
+            "ALTER TABLE t ADD m list<list<int>>",
+            "Non-frozen collections are not allowed inside collections",
+        ),
         ("ALTER TABLE nope ADD a int", "nope"),
         ("ALTER TABLE t DROP k", "Cannot drop PRIMARY KEY column k"),
         ("ALTER TABLE t WITH nope = 1", "unknown table option"),

@@ -2,14 +2,15 @@
 //! replaced and deleted whole, reads back as cqlsh prints it, survives a flush, a compaction and
 //! a reopen, may be a list's element or a map's value, and refuses the element operations only
 //! a non-frozen collection has. It orders element by element, so it may also be a key, a
-//! clustering column, a set's element or a map's key.
+//! clustering column, a set's element or a map's key. What it holds is frozen too, as deep as
+//! Cassandra nests collections.
 
 // A test stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
-use common::{ks_session, open_cql};
+use common::{ks_session, open_cql, refused};
 use supercolumn::query::{ColumnParent, SlicePredicate, SliceRange};
 use supercolumn::{Database, Options};
 use supercolumn_cql::{CqlResult, Session};
@@ -157,10 +158,8 @@ fn what_a_frozen_collection_cannot_do_is_refused_and_writes_nothing() {
         "UPDATE t SET l = [null] WHERE k = 1 AND c = 1",
         // Types it cannot hold, and keys it cannot order.
         "CREATE TABLE u (k int PRIMARY KEY, f frozen<int>)",
-        "CREATE TABLE u (k int PRIMARY KEY, f frozen<list<frozen<list<int>>>>)",
         "CREATE TABLE u (k frozen<list<duration>> PRIMARY KEY, v int)",
         "CREATE TABLE u (k int PRIMARY KEY, f set<frozen<list<duration>>>)",
-        "CREATE TABLE u (k int PRIMARY KEY, f set<frozen<set<frozen<list<int>>>>>)",
     ] {
         assert!(cql.execute(bad).is_err(), "{bad}");
     }
@@ -343,4 +342,88 @@ fn frozen_collections_are_keys_clustering_columns_set_elements_and_map_keys() {
     let mut cql = Session::new(&db);
     cql.execute("USE ks").unwrap();
     check(&mut cql);
+}
+
+#[test]
+fn frozen_collections_nest_as_deep_as_cassandra_nests_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = "CREATE TABLE pk (k frozen<map<set<int>, list<int>>> PRIMARY KEY, v int);
+         CREATE TABLE ck (a int, b frozen<map<set<int>, list<int>>>, c frozen<set<int>>, d int,
+             PRIMARY KEY (a, b, c)) WITH CLUSTERING ORDER BY (b DESC, c ASC);
+         CREATE TABLE rc (k int PRIMARY KEY, l list<frozen<list<frozen<set<int>>>>>,
+             m map<text, frozen<list<list<int>>>>, s set<frozen<map<int, frozen<list<int>>>>>)";
+    {
+        let db = open_cql(dir.path(), schema);
+        let mut cql = ks_session(&db);
+        cql.execute("INSERT INTO pk (k, v) VALUES ({{1, 2}: [3, 4], {}: [5]}, 1)")
+            .unwrap();
+        for (b, c) in [
+            ("{}", "{}"),
+            ("{{}: [1, 2, 3]}", "{}"),
+            ("{{1, 2, 3}: [1, 2, 3]}", "{1, 2, 3}"),
+            ("{{4, 5, 6}: [1, 2, 3]}", "{1, 2, 3}"),
+        ] {
+            cql.execute(&format!(
+                "INSERT INTO ck (a, b, c, d) VALUES (0, {b}, {c}, 0)"
+            ))
+            .unwrap();
+        }
+        cql.execute(
+            "INSERT INTO rc (k, l, m, s) VALUES (0, [[{1}, {}], []], {'a': [[1], [2, 3]]}, \
+             {{1: [1]}, {0: []}})",
+        )
+        .unwrap();
+        db.flush_all().unwrap();
+    }
+    // Reopened: the nested comparators are read back from their stored names.
+    let db = Database::open(dir.path(), Options::default()).unwrap();
+    let mut cql = ks_session(&db);
+    assert_eq!(
+        common::shown(
+            &mut cql,
+            "SELECT v FROM pk WHERE k = {{}: [5], {1, 2}: [3, 4]}"
+        ),
+        ["1"]
+    );
+    assert_eq!(
+        common::shown(&mut cql, "SELECT b FROM ck WHERE a = 0"),
+        [
+            "{{4, 5, 6}: [1, 2, 3]}",
+            "{{1, 2, 3}: [1, 2, 3]}",
+            "{{}: [1, 2, 3]}",
+            "{}"
+        ]
+    );
+    assert_eq!(
+        common::shown(
+            &mut cql,
+            "SELECT b FROM ck WHERE a = 0 AND b < {{1, 2, 3}: [1, 2, 3]}"
+        ),
+        ["{{}: [1, 2, 3]}", "{}"]
+    );
+    assert_eq!(
+        common::shown(&mut cql, "SELECT l, m, s FROM rc"),
+        ["[[{1}, {}], []]|{'a': [[1], [2, 3]]}|{{0: []}, {1: [1]}}"]
+    );
+    let described = common::shown(&mut cql, "DESCRIBE TABLE rc").join("");
+    assert!(
+        described.contains("m map<text, frozen<list<frozen<list<int>>>>>"),
+        "{described}"
+    );
+    for (q, says) in [
+        (
+            "CREATE TABLE bad (k int PRIMARY KEY, t set<set<int>>)",
+            "Non-frozen collections are not allowed inside collections: set<set<int>>",
+        ),
+        (
+            "CREATE TABLE bad (k int PRIMARY KEY, t frozen<set<counter>>)",
+            "Counters are not allowed inside collections: frozen<set<counter>>",
+        ),
+        (
+            "CREATE TABLE bad (k int PRIMARY KEY, t frozen<text>)",
+            "frozen<> is only allowed on collections, tuples, and user-defined types",
+        ),
+    ] {
+        assert_eq!(refused(&mut cql, q), says, "{q}");
+    }
 }

@@ -256,7 +256,7 @@ impl Parser {
         // A vector is one cell: a collection or user type inside it is frozen, as in
         // Cassandra.
         let e = if e.is_multi_cell() {
-            Box::new(CqlType::Frozen(e))
+            Box::new(CqlType::Frozen(Box::new(e.frozen_within())))
         } else {
             e
         };

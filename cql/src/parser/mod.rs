@@ -337,7 +337,9 @@ impl Parser {
                     "set" => CqlType::Set(t),
                     // A tuple is frozen already.
                     _ if matches!(*t, CqlType::Tuple(_)) => *t,
-                    _ => CqlType::Frozen(t),
+                    // What a frozen collection holds is frozen too: `frozen<list<list<int>>>`
+                    // is `frozen<list<frozen<list<int>>>>`, as Cassandra reads it.
+                    _ => CqlType::Frozen(Box::new(t.frozen_within())),
                 }
             }
             "vector" => self.vector_type(depth)?,

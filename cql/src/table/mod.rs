@@ -625,13 +625,18 @@ fn unstorable(name: &str, ty: &CqlType) -> CqlError {
             "Non-frozen UDTs with nested non-frozen collections are not supported".into()
         }
         CqlType::Frozen(inner) if !inner.is_collection() => {
-            format!("column {name} is {ty}: frozen<> is only allowed on collections")
+            "frozen<> is only allowed on collections, tuples, and user-defined types".into()
         }
         CqlType::Tuple(_) => format!(
             "column {name} is {ty}: a tuple holding tuples or nested collections is not supported yet"
         ),
-        _ => format!(
-            "column {name} is {ty}: collections nested deeper than a frozen collection of scalars inside a collection are not supported yet"
-        ),
+        // Cassandra's words for a collection inside another that is not frozen.
+        CqlType::List(e) | CqlType::Set(e) if e.is_collection() => {
+            format!("Non-frozen collections are not allowed inside collections: {ty}")
+        }
+        CqlType::Map(k, v) if k.is_collection() || v.is_collection() => {
+            format!("Non-frozen collections are not allowed inside collections: {ty}")
+        }
+        _ => format!("column {name} is {ty}: this collection's elements cannot be stored"),
     })
 }

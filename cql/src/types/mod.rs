@@ -15,6 +15,7 @@ mod access;
 mod collection_value;
 mod duration;
 mod json;
+mod kinds;
 mod literal;
 mod literal_refusal;
 mod op;
@@ -147,71 +148,6 @@ impl CqlType {
             CqlType::Map(k, v) => Collection::Map(k.comparator()?, value(v)),
             _ => return None,
         })
-    }
-
-    /// Whether this is a collection whose elements are scalars (a map's values may also be
-    /// frozen collections of scalars, as may a list's elements): the collections the engine
-    /// stores, as cells or frozen in one cell.
-    pub fn is_collection_of_scalars(&self) -> bool {
-        let scalar = |t: &CqlType| t.comparator().is_some();
-        // A list's elements and a map's values are never ordered: a type without an order
-        // (`duration`) may be one.
-        let value = |t: &CqlType| {
-            scalar(t)
-                || t.is_frozen_collection()
-                || matches!(t, CqlType::Decimal | CqlType::Duration)
-                || t.is_tuple_of_values()
-                || t.is_frozen_udt()
-        };
-        match self {
-            CqlType::List(e) => value(e),
-            CqlType::Set(e) => scalar(e),
-            CqlType::Map(k, v) => scalar(k) && value(v),
-            _ => false,
-        }
-    }
-
-    /// Whether this is a tuple whose elements are values a cell can hold: scalars (ordered or
-    /// not) and frozen collections of scalars.
-    pub fn is_tuple_of_values(&self) -> bool {
-        let CqlType::Tuple(ts) = self else {
-            return false;
-        };
-        !ts.is_empty()
-            && ts.iter().all(|t| {
-                t.comparator().is_some()
-                    || t.is_frozen_collection()
-                    || t.is_frozen_udt()
-                    || matches!(t, CqlType::Decimal | CqlType::Duration)
-            })
-    }
-
-    /// Whether this is `frozen<…>` of a collection of scalars.
-    pub fn is_frozen_collection(&self) -> bool {
-        matches!(self, CqlType::Frozen(inner)
-            if inner.is_collection() && inner.is_collection_of_scalars() && !inner.has_frozen())
-    }
-
-    /// Whether this collection holds frozen collections.
-    fn has_frozen(&self) -> bool {
-        match self {
-            CqlType::List(e) | CqlType::Set(e) => matches!(**e, CqlType::Frozen(_)),
-            CqlType::Map(k, v) => {
-                matches!(**k, CqlType::Frozen(_)) || matches!(**v, CqlType::Frozen(_))
-            }
-            _ => false,
-        }
-    }
-
-    /// Whether this is a (non-frozen) collection.
-    pub fn is_collection(&self) -> bool {
-        matches!(self, CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..))
-    }
-
-    /// Whether a value of this type is stored as many cells, one per element or field: a
-    /// collection or a user type that is not frozen.
-    pub fn is_multi_cell(&self) -> bool {
-        self.is_collection() || matches!(self, CqlType::Udt(_))
     }
 
     /// The comparator that orders this type inside a key; `None` for types that cannot be in a

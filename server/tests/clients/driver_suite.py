@@ -547,6 +547,18 @@ try:
         rows = [(list(r.c), r.v) for r in session.execute("SELECT c, v FROM vc2 WHERE k = 0")]
         assert rows == [(["a", "zz"], 2), (["ab", ""], 3), (["b", "a"], 1)], rows
 
+    @check("nested frozen collections: a key and a value, bound and read")
+    def _():
+        session.execute("CREATE TABLE nfz (k frozen<map<set<int>, list<int>>> PRIMARY KEY, "
+                        "l list<frozen<list<frozen<set<text>>>>>)")
+        ins = session.prepare("INSERT INTO nfz (k, l) VALUES (?, ?)")
+        key = {frozenset([1, 2]): [3, 4], frozenset(): [5]}
+        session.execute(ins, (key, [[{"a"}, set()], []]))
+        sel = session.prepare("SELECT k, l FROM nfz WHERE k = ?")
+        row = session.execute(sel, (key,)).one()
+        assert {frozenset(s): list(v) for s, v in row.k.items()} == key, row.k
+        assert [[set(x) for x in inner] for inner in row.l] == [[{"a"}, set()], []], row.l
+
     @check("lightweight transactions: IF NOT EXISTS, IF v = ?, IF m CONTAINS KEY ?, was_applied")
     def _():
         session.execute("CREATE TABLE lwt (k int PRIMARY KEY, v text)")
