@@ -5,6 +5,10 @@
 //! read; `select.rs` runs the plan and decides nothing this file has not. (The two shapes of a
 //! client's hot path are also planned once, without their values, when they are prepared:
 //! `plan.rs`, `slice_plan.rs`.)
+//!
+//! Long because every relation a `WHERE` may hold is turned into a restriction or a filter
+//! here, each refused in Cassandra's words where it cannot be; the shape checks that need no
+//! restriction live in `select_shape.rs`, the key columns' demotion in `key_filters.rs`.
 
 use std::sync::Arc;
 
@@ -122,6 +126,17 @@ impl Restrictions {
         Ok(demote(t, keys, &mut self.filters))
     }
 
+    /// Whether `order_by` reads partitions in reverse (it may leave out a clustering column
+    /// fixed by `=`).
+    fn reversed(&self, t: &Table, order_by: &[(String, bool)]) -> Result<bool, CqlError> {
+        let fixed = |pos: usize| {
+            self.eq[t.clustering[pos]]
+                .as_ref()
+                .is_some_and(|v| v.len() == 1)
+        };
+        read_reversed(t, order_by, &fixed)
+    }
+
     /// Whether the only filters are on static columns (each partition is then read whole).
     fn statics_filters_only(&self, t: &Table) -> bool {
         self.entries.is_empty() && self.filters.iter().all(|(i, ..)| t.columns[*i].is_static)
@@ -173,7 +188,7 @@ impl Session<'_> {
         if !filtering {
             demoted.allowed(&t, r.filter_count(), index.as_ref().map(|ix| ix.on_key))?;
         }
-        let reversed = read_reversed(&t, &s.order_by)?;
+        let reversed = r.reversed(&t, &s.order_by)?;
         let now_seconds = self.db.options().clock.now_micros().div_euclid(1_000_000);
         let slices = r.slices(&t, reversed)?;
         let (columns, selectors, selection) = output_columns(&t, s, partitioner)?;

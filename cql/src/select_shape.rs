@@ -69,25 +69,32 @@ pub(super) fn validate(t: &Table, s: &Select, p: Partitioner) -> Result<(), CqlE
     Ok(())
 }
 
-/// Whether the read walks the clustering order backwards (`ORDER BY` against the declared
-/// order of the first clustering column).
-pub(super) fn read_reversed(t: &Table, order_by: &[(String, bool)]) -> Result<bool, CqlError> {
+/// Whether `ORDER BY` reads the partition in reverse, as Cassandra decides it: it names
+/// clustering columns in their declared order, skipping only those `fixed` by `=` (by
+/// position), each in the table's order or each reversed. Refused in Cassandra's words.
+pub(super) fn read_reversed(
+    t: &Table,
+    order_by: &[(String, bool)],
+    fixed: &dyn Fn(usize) -> bool,
+) -> Result<bool, CqlError> {
     let mut reversed = None;
-    for (i, (c, desc)) in order_by.iter().enumerate() {
-        let ok = t
-            .clustering
-            .get(i)
-            .is_some_and(|&ci| t.columns[ci].name == *c);
-        if !ok {
+    let mut next = 0;
+    for (c, desc) in order_by {
+        let Some(pos) = t.clustering.iter().position(|&ci| t.columns[ci].name == *c) else {
+            t.column(c)?;
+            return Err(CqlError::invalid(format!(
+                "Order by is currently only supported on the clustered columns of the PRIMARY KEY, got {c}"
+            )));
+        };
+        if pos < next || (next..pos).any(|skipped| !fixed(skipped)) {
             return Err(CqlError::invalid(
-                "ORDER BY names the clustering columns, in order",
+                "Order by currently only supports the ordering of columns following their declared order in the PRIMARY KEY",
             ));
         }
-        let this = *desc != t.descending[i];
+        next = pos + 1;
+        let this = *desc != t.descending[pos];
         if reversed.is_some_and(|r| r != this) {
-            return Err(CqlError::invalid(
-                "ORDER BY must follow the clustering order or its exact reverse",
-            ));
+            return Err(CqlError::invalid("Unsupported order by relation"));
         }
         reversed = Some(this);
     }

@@ -165,7 +165,7 @@ impl SlicePlan {
             }
             Some(_) => return None,
         };
-        let reversed = read_reversed(t, &s.order_by).ok()?;
+        let reversed = read_reversed(t, &s.order_by, &|pos| pos < fixed).ok()?;
         let (columns, selectors) = plain_columns(t, s)?.ok()?;
         let regular: Vec<usize> = t.regular_sorted();
         let slot_of = |i: usize| regular.iter().position(|&r| r == i);

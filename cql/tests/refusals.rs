@@ -203,3 +203,56 @@ fn a_clustering_value_or_element_of_65535_bytes_is_taken_as_cassandra_takes_it()
         .unwrap_err();
     assert!(matches!(e, CqlError::Invalid(_)), "{e:?}");
 }
+
+#[test]
+fn order_by_follows_cassandras_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE ob (k int, a int, b int, c int, v int, PRIMARY KEY (k, a, b, c))",
+    );
+    let mut cql = ks_session(&db);
+    for (a, b, v) in [(1, 1, 1), (1, 2, 2), (1, 3, 3), (2, 1, 4)] {
+        cql.execute(&format!(
+            "INSERT INTO ob (k, a, b, c, v) VALUES (0, {a}, {b}, 1, {v})"
+        ))
+        .unwrap();
+    }
+    let shown = |cql: &mut supercolumn_cql::Session<'_>, q: &str| -> Vec<String> {
+        let Some(supercolumn_cql::CqlResult::Rows(r)) = cql.execute(q).unwrap().pop() else {
+            panic!("{q}: no rows");
+        };
+        r.displayed().into_iter().map(|row| row.join("|")).collect()
+    };
+    // A column fixed by `=` may be left out of ORDER BY (Cassandra's rule).
+    for q in [
+        "SELECT v FROM ob WHERE k = 0 AND a = 1 ORDER BY b DESC",
+        "SELECT v FROM ob WHERE k = 0 AND a = 1 ORDER BY b DESC, c DESC",
+        "SELECT v FROM ob WHERE k IN (0, 1) AND a = 1 ORDER BY b DESC",
+    ] {
+        assert_eq!(shown(&mut cql, q), ["3", "2", "1"], "{q}");
+    }
+    for (q, says) in [
+        (
+            "SELECT v FROM ob WHERE k = 0 ORDER BY b DESC",
+            "Order by currently only supports the ordering of columns following their declared \
+             order in the PRIMARY KEY",
+        ),
+        (
+            "SELECT v FROM ob WHERE k = 0 ORDER BY v",
+            "Order by is currently only supported on the clustered columns of the PRIMARY KEY, \
+             got v",
+        ),
+        (
+            "SELECT v FROM ob WHERE k = 0 ORDER BY a DESC, b ASC",
+            "Unsupported order by relation",
+        ),
+        (
+            "SELECT v FROM ob WHERE k = 0 ORDER BY nope",
+            "Undefined column name nope in table ks.ob",
+        ),
+    ] {
+        let e = cql.execute(q).unwrap_err();
+        assert_eq!(e.to_string(), format!("InvalidRequest: {says}"), "{q}");
+    }
+}

@@ -98,7 +98,7 @@ pub fn select(
             .position(|(c, _)| *c == name)
             .ok_or_else(|| {
                 CqlError::invalid(format!(
-                    "undefined column name {name} in table {keyspace}.{}",
+                    "Undefined column name {name} in table {keyspace}.{}",
                     sel.table.table
                 ))
             })

@@ -362,7 +362,7 @@ impl Table {
             .find(|(_, c)| c.name == name)
             .ok_or_else(|| {
                 CqlError::invalid(format!(
-                    "undefined column name {name} in table {}.{}",
+                    "Undefined column name {name} in table {}.{}",
                     self.keyspace, self.name
                 ))
             })
