@@ -178,6 +178,10 @@ fn fill(dir: &Path) {
          INSERT INTO ranged (k, c, v) VALUES (1, 0, 'kept'); INSERT INTO ranged (k, c, v) VALUES (1, 1, 'gone');
          INSERT INTO ranged (k, c, v) VALUES (1, 2, 'gone'); INSERT INTO ranged (k, c, v) VALUES (1, 3, 'kept');
          DELETE FROM ranged WHERE k = 1 AND c >= 1 AND c < 3;
+         CREATE TABLE deep (k vector<int, 2>, c frozen<map<set<int>, list<int>>>,
+             l list<frozen<list<frozen<set<text>>>>>, PRIMARY KEY (k, c));
+         INSERT INTO deep (k, c, l) VALUES ([1, 2], {{1, 2}: [3], {}: []}, [[{'a'}], []]);
+         INSERT INTO deep (k, c) VALUES ([-1, 0], {});
          CREATE INDEX ON everything (i);
          CREATE INDEX by_set ON everything (values(s));
          CREATE CUSTOM INDEX ON statics (s) USING 'StorageAttachedIndex';",
@@ -341,6 +345,9 @@ fn an_export_loaded_by_cqlsh_gives_every_cell_back_with_its_time_and_ttl() {
         // A column dropped and added again: what it held before stays gone.
         ("SELECT * FROM app.redo", 2),
         ("SELECT k, writetime(v), writetime(w) FROM app.redo", 2),
+        // Vectors in keys, frozen collections nested in keys and lists.
+        ("SELECT * FROM app.deep", 2),
+        ("SELECT k, c, writetime(l) FROM app.deep", 2),
         // Counters, loaded by adding their counts.
         ("SELECT * FROM app.counts", 2),
         // Indexes come along, built over the rows loaded.
