@@ -85,10 +85,9 @@ impl Session<'_> {
         term: &Term,
     ) -> Result<CollectionOp, CqlError> {
         let c = &def.name;
-        let needs = |v: Option<Vec<u8>>| {
-            v.ok_or_else(|| {
-                CqlError::invalid(format!("null is not a value to add to or take from {c}"))
-            })
+        // Adding or taking away null changes nothing, as in Cassandra: it is no elements.
+        let needs = |v: Option<Vec<u8>>| -> Result<Vec<u8>, CqlError> {
+            Ok(v.unwrap_or_else(|| serialize(std::iter::empty())))
         };
         Ok(match (kind, &def.ty) {
             (None, ty) => CollectionOp::Replace(self.value(ty, term, c)?),
@@ -105,9 +104,11 @@ impl Session<'_> {
                 CollectionOp::Discard(needs(self.value(&CqlType::Set(k.clone()), term, c)?)?)
             }
             (Some('-'), ty) => CollectionOp::Discard(needs(self.value(ty, term, c)?)?),
-            (Some(_), ty) => {
+            // Only a list prepends (Cassandra's words).
+            (Some(_), _) => {
                 return Err(CqlError::invalid(format!(
-                    "invalid operation for {c} of type {ty}: only a list prepends"
+                    "Invalid operation ({c} = {} + {c}) for non list column {c}",
+                    term.text()
                 )))
             }
         })
@@ -129,12 +130,20 @@ impl Session<'_> {
                 let x = self
                     .value(e, index, c)?
                     .ok_or_else(|| CqlError::invalid("Invalid null set element"))?;
-                return Ok(CollectionOp::Discard(serialize(std::iter::once((&x[..], None)))));
+                return Ok(CollectionOp::Discard(serialize(std::iter::once((
+                    &x[..],
+                    None,
+                )))));
             }
             ty => {
+                let (index, set) = (index.text(), value.map_or_else(String::new, |v| v.text()));
+                let kind = match ty {
+                    CqlType::Set(_) => "set".to_string(),
+                    other => format!("{other}"),
+                };
                 return Err(CqlError::invalid(format!(
-                    "invalid operation for {c} of type {ty}: only a map or a list has elements to set or delete"
-                )))
+                    "Invalid operation ({c}[{index}] = {set}) for {kind} column {c}"
+                )));
             }
         };
         let key = self
@@ -287,7 +296,7 @@ impl Session<'_> {
                             Some((name, _)) => name.clone(),
                             None => {
                                 return Err(CqlError::invalid(format!(
-                                    "list index {i} out of bound, list has size {}",
+                                    "List index {i} out of bound, list has size {}",
                                     list.len()
                                 )))
                             }
@@ -321,7 +330,7 @@ impl Session<'_> {
                 .unwrap_or(-1);
             let Some(at_index) = usize::try_from(i).ok().filter(|&i| i < live.len()) else {
                 return Err(CqlError::invalid(format!(
-                    "list index {i} out of bound, list has size {}",
+                    "List index {i} out of bound, list has size {}",
                     live.len()
                 )));
             };

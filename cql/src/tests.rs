@@ -596,20 +596,19 @@ fn collection_operations_that_cannot_apply_are_refused_and_write_nothing() {
     for (bad, why) in [
         (
             "UPDATE t SET l[1] = 5 WHERE k = 1",
-            "list index 1 out of bound, list has size 1",
+            "List index 1 out of bound, list has size 1",
         ),
         (
             "UPDATE t SET s = {2} + s WHERE k = 1",
-            "only a list prepends",
+            "Invalid operation (s = {2} + s) for non list column s",
         ),
-        ("UPDATE t SET s[1] = 2 WHERE k = 1", "only a map or a list"),
+        (
+            "UPDATE t SET s[1] = 2 WHERE k = 1",
+            "Invalid operation (s[1] = 2) for set column s",
+        ),
         (
             "UPDATE t SET v = v + 1 WHERE k = 1",
             "Invalid operation (v = v + 1) for non counter column v",
-        ),
-        (
-            "UPDATE t SET m = m + null WHERE k = 1",
-            "null is not a value",
         ),
         (
             "UPDATE t SET l = [1] + m WHERE k = 1",
@@ -619,6 +618,9 @@ fn collection_operations_that_cannot_apply_are_refused_and_write_nothing() {
         let e = cql.execute(bad).unwrap_err().to_string();
         assert!(e.contains(why), "{bad}: {e}");
     }
+    // Adding or taking away null is no change, as in Cassandra.
+    cql.execute("UPDATE t SET m = m + null, l = l - null WHERE k = 1")
+        .unwrap();
     assert_eq!(
         shown(&mut cql, "SELECT v, l, s, m FROM t"),
         [["0", "[7]", "{1}", "{1: 1}"]]
