@@ -11,8 +11,9 @@
 
 use super::builtin::{from_checked_hex, to_hex};
 use super::collection::{Collection, CqlLiteral};
+use super::element_key;
 use super::{Comparator, MarshalError};
-use crate::model::sort_key::{escape_into, escaped_len, unescape_into};
+use crate::model::sort_key::{escaped_len, unescape_into};
 
 /// Closes an element's escaped sort key.
 const ELEMENT: u8 = 1;
@@ -108,17 +109,11 @@ impl Comparator for FrozenType {
             return;
         }
         let Ok(elements) = self.elements(name) else {
-            // Only valid names reach here; keep an invalid one at least deterministic.
-            escape_into(name, out);
-            out.extend_from_slice(&[0, END]);
-            return;
+            return element_key::push_unparsed(name, END, out);
         };
         let mut scratch = Vec::new();
         for (t, e) in elements {
-            scratch.clear();
-            t.encode_sort_key(e, &mut scratch);
-            escape_into(&scratch, out);
-            out.extend_from_slice(&[0, ELEMENT]);
+            element_key::push(t, e, ELEMENT, &mut scratch, out);
         }
         out.extend_from_slice(&[0, END]);
     }

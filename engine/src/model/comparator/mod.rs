@@ -38,6 +38,7 @@ pub mod collection;
 pub mod composite;
 pub mod cql_types;
 mod decimal;
+mod element_key;
 mod frozen;
 mod reversed;
 mod tuple;

@@ -13,13 +13,15 @@ use std::sync::Arc;
 
 use super::builtin::{from_checked_hex, to_hex};
 use super::collection::CqlLiteral;
+use super::element_key;
 use super::{Comparator, MarshalError};
-use crate::model::sort_key::{escape_into, escaped_len, unescape_into};
 
 /// Opens a null element.
 const NULL: u8 = 1;
 /// Opens an element's escaped sort key (closed by `00 01`).
 const VALUE: u8 = 2;
+/// Closes an element's escaped sort key.
+const CLOSE: u8 = 1;
 
 /// An element of a serialized tuple, with its type (`None`: null).
 type Element<'a> = (&'a dyn Comparator, Option<&'a [u8]>);
@@ -82,10 +84,7 @@ impl Comparator for TupleType {
             return;
         }
         let Ok(elements) = self.elements(name) else {
-            // Only valid names reach here; keep an invalid one at least deterministic.
-            escape_into(name, out);
-            out.extend_from_slice(&[0, 0]);
-            return;
+            return element_key::push_unparsed(name, 0, out);
         };
         let mut scratch = Vec::new();
         for (t, e) in elements {
@@ -93,11 +92,8 @@ impl Comparator for TupleType {
                 out.push(NULL);
                 continue;
             };
-            scratch.clear();
-            t.encode_sort_key(e, &mut scratch);
             out.push(VALUE);
-            escape_into(&scratch, out);
-            out.extend_from_slice(&[0, 1]);
+            element_key::push(t, e, CLOSE, &mut scratch, out);
         }
         out.extend_from_slice(&[0, 0]);
     }
@@ -120,19 +116,14 @@ impl Comparator for TupleType {
                         .0
                         .get(i)
                         .ok_or_else(|| bad("more elements than its type"))?;
-                    let n = escaped_len(tail).ok_or_else(|| bad("element unterminated"))?;
-                    if tail[n - 1] != 1 {
-                        return Err(bad("element closed wrongly"));
-                    }
-                    scratch.clear();
-                    unescape_into(&tail[..n - 2], &mut scratch);
+                    let after = element_key::take(tail, CLOSE, &mut scratch).map_err(bad)?;
                     let at = out.len();
                     out.extend_from_slice(&[0; 4]);
                     t.decode_sort_key(&scratch, out)?;
                     let len =
                         i32::try_from(out.len() - at - 4).map_err(|_| bad("element too long"))?;
                     out[at..at + 4].copy_from_slice(&len.to_be_bytes());
-                    rest = &tail[n..];
+                    rest = after;
                 }
                 _ => return Err(bad("not an element, a null or the end")),
             }

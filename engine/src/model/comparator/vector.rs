@@ -12,9 +12,12 @@ use std::sync::Arc;
 
 use super::builtin::{from_checked_hex, to_hex};
 use super::collection::CqlLiteral;
+use super::element_key;
 use super::{Comparator, MarshalError};
-use crate::model::sort_key::{escape_into, escaped_len, unescape_into};
 use crate::model::vint::{get_vint, put_vint};
+
+/// Closes each element's escaped sort key.
+const CLOSE: u8 = 1;
 
 /// The most elements a vector type may name (Cassandra's limit is far lower; this one only
 /// keeps a hostile type name from sizing an allocation).
@@ -109,17 +112,11 @@ impl Comparator for VectorType {
             return;
         }
         let Ok(elements) = self.elements(name) else {
-            // Only valid names reach here; keep an invalid one at least deterministic.
-            escape_into(name, out);
-            out.extend_from_slice(&[0, 0]);
-            return;
+            return element_key::push_unparsed(name, 0, out);
         };
         let mut scratch = Vec::new();
         for e in elements {
-            scratch.clear();
-            self.element.encode_sort_key(e, &mut scratch);
-            escape_into(&scratch, out);
-            out.extend_from_slice(&[0, 1]);
+            element_key::push(self.element.as_ref(), e, CLOSE, &mut scratch, out);
         }
     }
 
@@ -127,12 +124,7 @@ impl Comparator for VectorType {
         let bad = |what: &str| MarshalError::new(format!("vector sort key: {what}"));
         let (mut rest, mut scratch, mut element) = (key, Vec::new(), Vec::new());
         for _ in 0..self.dimension {
-            let n = escaped_len(rest).ok_or_else(|| bad("element unterminated"))?;
-            if rest[n - 1] != 1 {
-                return Err(bad("element closed wrongly"));
-            }
-            scratch.clear();
-            unescape_into(&rest[..n - 2], &mut scratch);
+            rest = element_key::take(rest, CLOSE, &mut scratch).map_err(bad)?;
             element.clear();
             self.element.decode_sort_key(&scratch, &mut element)?;
             match self.fixed {
@@ -141,7 +133,6 @@ impl Comparator for VectorType {
                 None => put_vint(element.len() as u64, out),
             }
             out.extend_from_slice(&element);
-            rest = &rest[n..];
         }
         if rest.is_empty() {
             Ok(())
