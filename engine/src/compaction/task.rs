@@ -48,7 +48,18 @@ pub struct CompactionParams<'a> {
     /// For a secondary index's major compaction: whether an entry (its row key, its key in
     /// the row) still stands for its base row; live cells it answers `false` for are dropped.
     pub keep_entry: Option<&'a EntryTest>,
+    /// For a column family with secondary indexes: told, row by row, the live cells (without a
+    /// TTL) the merge discarded, so their index entries can go (see [`DiscardHook`]).
+    pub on_discard: Option<&'a DiscardHook>,
 }
+
+/// A live cell a compaction discarded: its key in the row, timestamp and value.
+pub type DiscardedCell = (Vec<u8>, i64, Vec<u8>);
+
+/// Told the live cells without a TTL that a compaction discarded from one row (its key and
+/// sort key): shadowed by a newer version or a deletion among the inputs. Cells with a TTL
+/// are left out: their index entries expire with them.
+pub type DiscardHook = dyn Fn(&[u8], &[u8], &[DiscardedCell]) + Send + Sync;
 
 /// Whether an index entry (its row key, its key in the row) still stands for its base row.
 pub type EntryTest = dyn Fn(&[u8], &[u8]) -> Result<bool> + Send + Sync;
@@ -91,6 +102,57 @@ fn standing(
         out.push((k, e));
     }
     Ok(out)
+}
+
+/// The live cells without a TTL of `entries`.
+fn live_cells<'e>(
+    entries: impl IntoIterator<Item = (&'e [u8], &'e Entry)>,
+) -> impl Iterator<Item = (&'e [u8], i64, &'e [u8])> {
+    entries.into_iter().filter_map(|(k, e)| match e {
+        Entry::Cell(Cell {
+            timestamp,
+            value: CellValue::Live { value, ttl: None },
+        }) => Some((k, *timestamp, value.as_slice())),
+        _ => None,
+    })
+}
+
+/// The live cells without a TTL that the inputs' `sources` of one row held and that the
+/// cleaned `kept` entries no longer hold. `merged` is the sources' merge (one version per
+/// key): with one source, it is that source's every cell.
+fn discarded(
+    sources: &[&dyn RowSource],
+    merged: &[(Vec<u8>, Entry)],
+    kept: &[(Vec<u8>, Entry)],
+) -> Result<Vec<DiscardedCell>> {
+    let mut before: Vec<DiscardedCell> = Vec::new();
+    if sources.len() == 1 {
+        before.extend(
+            live_cells(merged.iter().map(|(k, e)| (k.as_slice(), e)))
+                .map(|(k, t, v)| (k.to_vec(), t, v.to_vec())),
+        );
+    } else {
+        for s in sources {
+            for item in merged_entries(
+                std::slice::from_ref(s),
+                Bound::Unbounded,
+                Bound::Unbounded,
+                false,
+            ) {
+                let (k, e) = item?;
+                before.extend(
+                    live_cells([(k.as_ref(), &e)]).map(|(k, t, v)| (k.to_vec(), t, v.to_vec())),
+                );
+            }
+        }
+    }
+    if before.is_empty() {
+        return Ok(before);
+    }
+    let after: std::collections::HashSet<(&[u8], i64, &[u8])> =
+        live_cells(kept.iter().map(|(k, e)| (k.as_slice(), e))).collect();
+    before.retain(|(k, t, v)| !after.contains(&(k.as_slice(), *t, v.as_slice())));
+    Ok(before)
 }
 
 /// Cleans one merged row in key order: drops cells shadowed by the row's, their super
@@ -291,6 +353,17 @@ pub fn compact(
                 },
             });
         let purge = has_purgeable && (params.major || !(params.elsewhere)(&sort_key, &key));
+        // The merge before cleaning, for what the row's index entries lose: a row of one
+        // input loses a live cell only to a deletion of a row, a prefix or a range.
+        let may_discard = rows.len() > 1
+            || deletion.is_some()
+            || entries
+                .iter()
+                .any(|(_, e)| matches!(e, Entry::GroupDeletion(_)));
+        let merged = params
+            .on_discard
+            .filter(|_| may_discard)
+            .map(|_| entries.clone());
         let (deletion, entries) = clean_row(
             deletion,
             entries,
@@ -300,6 +373,12 @@ pub fn compact(
             purge,
             &mut out.purged,
         );
+        if let (Some(hook), Some(merged)) = (params.on_discard, merged) {
+            let gone = discarded(&sources, &merged, &entries)?;
+            if !gone.is_empty() {
+                hook(&key, &sort_key, &gone);
+            }
+        }
         let entries = match params.keep_entry {
             Some(keep) => standing(entries, &key, keep, &mut out.stale)?,
             None => entries,

@@ -40,7 +40,8 @@ impl Core {
     /// still orders.
     #[inline]
     pub(super) fn hold_switch(&self) -> crossbeam_utils::sync::ShardedLockReadGuard<'_, ()> {
-        self.switch_lock
+        self.env
+            .switch
             .read()
             .unwrap_or_else(PoisonError::into_inner)
     }
@@ -61,7 +62,8 @@ impl Core {
     fn freeze_at(&self, cf: &ColumnFamilyStore) -> (bool, LogPosition) {
         // Nothing panics while holding it, and it guards no data: a poisoned lock still orders.
         let _switch = self
-            .switch_lock
+            .env
+            .switch
             .write()
             .unwrap_or_else(PoisonError::into_inner);
         let position = self.commitlog.current_position();

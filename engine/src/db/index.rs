@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::flush::FlushJob;
+use super::index_cleanup;
 use super::index_purge::{self, LiveCell};
 use super::index_write;
 use super::state::SchemaState;
@@ -64,6 +65,7 @@ impl Database {
                     store: store.clone(),
                 };
                 index_purge::wire(keyspace, &base, &added);
+                index_cleanup::wire(keyspace, &base, &self.inner.core.env.switch);
                 wired.push(added);
                 Ok((base, next, wired, store))
             },

@@ -4,8 +4,9 @@
 //!
 //! Nothing is removed from an index when a value is overwritten, deleted or expires: an entry
 //! is only a pointer, and a read checks each entry it finds against the base row (as Cassandra
-//! does), so a stale one is never answered; a major compaction of the index drops the stale
-//! ones (`index_purge.rs`). Entries are derived from the base update alone,
+//! does), so a stale one is never answered; a compaction of the base deletes the entries of
+//! the cells it discards (`index_cleanup.rs`), and a major compaction of the index drops the
+//! stale ones left (`index_purge.rs`). Entries are derived from the base update alone,
 //! so replaying the base's commit log record derives them again (`recovery.rs`): an index
 //! entry is never without its row, nor a row without its entry.
 
@@ -128,20 +129,41 @@ impl Derived {
 /// Applies derived entries to their indexes' memtables.
 pub(super) fn apply(partitioner: Partitioner, derived: &[Derived]) {
     for d in derived {
+        let value = CellValueRef::Live {
+            value: &[],
+            ttl: d.ttl,
+        };
+        d.apply(partitioner, value);
+    }
+}
+
+/// Deletes derived entries (at their own timestamps, deleted at `now_seconds`) in their
+/// indexes' memtables, skipping an index whose memtable is due a flush (the caller is no
+/// writer, and a writer's next write flushes it).
+pub(super) fn delete(partitioner: Partitioner, derived: &[Derived], now_seconds: i64) {
+    for d in derived.iter().filter(|d| !d.store.memtable_full()) {
+        let value = CellValueRef::Tombstone {
+            local_deletion_time: now_seconds,
+        };
+        d.apply(partitioner, value);
+        d.store.mark_unlogged();
+    }
+}
+
+impl Derived {
+    /// Applies this entry, as `value`, to its index's memtable.
+    fn apply(&self, partitioner: Partitioner, value: CellValueRef<'_>) {
         let update = RowUpdate {
             deletion: None,
             entries: vec![(
-                Cow::Borrowed(d.entry_key.as_slice()),
+                Cow::Borrowed(self.entry_key.as_slice()),
                 EntryRef::Cell(CellRef {
-                    timestamp: d.timestamp,
-                    value: CellValueRef::Live {
-                        value: &[],
-                        ttl: d.ttl,
-                    },
+                    timestamp: self.timestamp,
+                    value,
                 }),
             )],
         };
-        let sort_key = partitioner.row_sort_key(&d.value);
-        d.store.apply(&sort_key, &d.value, &update);
+        let sort_key = partitioner.row_sort_key(&self.value);
+        self.store.apply(&sort_key, &self.value, &update);
     }
 }

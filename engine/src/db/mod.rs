@@ -9,6 +9,7 @@ mod counter;
 mod flush;
 mod index;
 mod index_build;
+mod index_cleanup;
 mod index_purge;
 mod index_read;
 mod index_write;
@@ -27,7 +28,6 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use arc_swap::{ArcSwap, Guard};
-use crossbeam_utils::sync::ShardedLock;
 use parking_lot::Mutex;
 
 use crate::commitlog::CommitLog;
@@ -54,11 +54,11 @@ pub const DEFAULT_DATA_DIR: &str = "./supercolumn-data";
 #[derive(Debug)]
 struct Core {
     commitlog: Arc<CommitLog>,
+    /// What stores are built with, `env.switch` among it: writers hold that lock shared from
+    /// commit log append to memtable apply; a memtable switch holds it exclusively. Sharded (a
+    /// writer locks only its own thread's shard, a switch every shard): as one lock word,
+    /// every write of every thread wrote the same cache line.
     env: StoreEnv,
-    /// Writers hold it shared from commit log append to memtable apply; a memtable switch holds
-    /// it exclusively. Sharded (a writer locks only its own thread's shard, a switch every
-    /// shard): as one lock word, every write of every thread wrote the same cache line.
-    switch_lock: ShardedLock<()>,
     /// Runs minor compactions of the column families handed to it, one at a time.
     compactor: Worker<Arc<ColumnFamilyStore>>,
 }

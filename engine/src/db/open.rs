@@ -93,6 +93,7 @@ impl Database {
                 max_threshold: options.max_compaction_threshold,
                 gc_grace_seconds: options.gc_grace_seconds,
             },
+            switch: Arc::new(crossbeam_utils::sync::ShardedLock::new(())),
             limits: FlushLimits {
                 bytes: (options.memtable_throughput_mb as usize) << 20,
                 operations: (options.memtable_operations_millions * 1e6).max(1.0) as u64,
@@ -161,7 +162,6 @@ impl Database {
         let core = Arc::new(Core {
             commitlog,
             env,
-            switch_lock: crossbeam_utils::sync::ShardedLock::new(()),
             compactor: flush::start_compactor()?,
         });
         let flusher = flush::start_flusher(core.clone())?;

@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crossbeam_utils::sync::ShardedLock;
+
 use crate::error::{Error, Result};
 use crate::model::partitioner::Partitioner;
 use crate::schema::catalog::Catalog;
@@ -29,6 +31,10 @@ pub(super) struct StoreEnv {
     pub(super) ctx: Arc<StoreContext>,
     pub(super) limits: FlushLimits,
     pub(super) compaction: CompactionSettings,
+    /// The lock that orders memtable switches against memtable applies ([`super::Core`]'s),
+    /// for what applies to memtables from below the database handle (an index cleaned as
+    /// its base compacts).
+    pub(super) switch: Arc<ShardedLock<()>>,
 }
 
 impl StoreEnv {
@@ -68,6 +74,7 @@ impl KeyspaceState {
                     store,
                 };
                 super::index_purge::wire(&def.name, &base, &idx);
+                super::index_cleanup::wire(&def.name, &base, &env.switch);
                 indexes.push(idx);
             }
             base.set_indexes(indexes);

@@ -110,6 +110,8 @@ pub struct ColumnFamilyStore {
     pub(super) indexed: AtomicBool,
     /// For an index's column family: which entries its major compactions keep.
     pub(super) entry_check: arc_swap::ArcSwapOption<super::index::EntryCheck>,
+    /// For a column family with indexes: what its compactions tell of the cells they discard.
+    pub(super) discard_hook: arc_swap::ArcSwapOption<super::index::OnDiscard>,
 }
 
 impl ColumnFamilyStore {
@@ -154,6 +156,7 @@ impl ColumnFamilyStore {
             indexes: ArcSwap::from_pointee(Vec::new()),
             indexed: AtomicBool::new(false),
             entry_check: arc_swap::ArcSwapOption::empty(),
+            discard_hook: arc_swap::ArcSwapOption::empty(),
         }
     }
 
@@ -375,11 +378,14 @@ impl ColumnFamilyStore {
 
     /// [`Self::needs_flush`] with the clock read by the caller (a write's "now").
     pub fn needs_flush_at(&self, now_micros: i64) -> bool {
+        self.memtable_full() || self.idle_at(now_micros)
+    }
+
+    /// Whether the active memtable has reached its size or operation threshold.
+    pub fn memtable_full(&self) -> bool {
         let v = self.view();
         let m = &v.active;
-        m.live_bytes() >= self.limits.bytes
-            || m.operations() >= self.limits.operations
-            || self.idle_at(now_micros)
+        m.live_bytes() >= self.limits.bytes || m.operations() >= self.limits.operations
     }
 
     /// Whether the active memtable holds writes older than `MemtableFlushAfterMinutes`.

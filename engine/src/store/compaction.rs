@@ -142,9 +142,16 @@ impl ColumnFamilyStore {
         } else {
             None
         };
+        // A base's indexes lose the entries of the cells this merge discards (every compaction).
+        let on_discard = if self.has_indexes() {
+            self.discard_hook.load_full()
+        } else {
+            None
+        };
         let params = CompactionParams {
             major,
             keep_entry: check.as_deref().map(|c| &*c.0),
+            on_discard: on_discard.as_deref().map(|h| &*h.0),
             now_seconds: self.ctx.clock.now_seconds(),
             gc_grace_seconds: self.gc_grace_seconds(),
             is_super: self.is_super(),

@@ -11,6 +11,8 @@ use arc_swap::Guard;
 use super::ColumnFamilyStore;
 use crate::schema::IndexDef;
 
+pub use crate::compaction::task::DiscardedCell;
+
 /// How a major compaction of an index's column family tells an entry that still stands for its
 /// row (true) from one its row no longer makes (false: the compaction drops it), given the
 /// entry's indexed value (its row key) and its key in that row.
@@ -19,6 +21,16 @@ pub struct EntryCheck(pub Box<crate::compaction::task::EntryTest>);
 impl std::fmt::Debug for EntryCheck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("EntryCheck")
+    }
+}
+
+/// What a base column family's compactions tell of the live cells they discard, so its
+/// indexes can drop the entries those cells made.
+pub struct OnDiscard(pub Box<crate::compaction::task::DiscardHook>);
+
+impl std::fmt::Debug for OnDiscard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnDiscard")
     }
 }
 
@@ -55,6 +67,11 @@ impl ColumnFamilyStore {
     /// Sets how this index column family's major compactions tell live entries from stale.
     pub fn set_entry_check(&self, check: EntryCheck) {
         self.entry_check.store(Some(Arc::new(check)));
+    }
+
+    /// Sets what this base column family's compactions tell of the cells they discard.
+    pub fn set_discard_hook(&self, hook: OnDiscard) {
+        self.discard_hook.store(Some(Arc::new(hook)));
     }
 
     /// The partitioner its rows are ordered by.

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 pub use column_family::{ColumnFamilyStore, CompactionSettings, FlushLimits, SLOW_OPERATION};
-pub use index::{EntryCheck, IndexStore};
+pub use index::{DiscardedCell, EntryCheck, IndexStore, OnDiscard};
 pub use read::{ReadRequest, RowRange};
 
 use crate::clock::Clock;
