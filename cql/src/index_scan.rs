@@ -13,16 +13,22 @@ use super::index_plan::IndexRead;
 use super::page::{resume_slices, Position};
 use super::pages::PAGE;
 use super::session::Session;
+use std::sync::Arc;
+
+use smallvec::SmallVec;
 use supercolumn::model::comparator::{Comparator, CompositeType};
-use supercolumn::query::{ColumnOrSuperColumn, ColumnParent, SlicePredicate};
+use supercolumn::model::CellValue;
+use supercolumn::query::{Column, ColumnParent};
 use supercolumn::schema::{IndexDef, IndexOf};
-use supercolumn::IndexEntry;
+use supercolumn::{ColumnFamilyHandle, IndexEntry};
 
 /// How the rows an index lists are read: by name when the table has no collections (a row's
-/// cells then have known names, and a read by name is what a point read does), else as a
-/// one-row slice.
+/// cells then have known names, and a read by name is what a point read does: the engine
+/// visits the names' sort keys through the table's store), else as a one-row slice.
 struct RowRead {
-    by_name: bool,
+    /// The table's store, when its rows are read by name.
+    by_name: Option<ColumnFamilyHandle>,
+    cmp: Arc<dyn Comparator>,
     /// The regular (not static) columns, in cell name order.
     regular: Vec<String>,
     /// Cells a slice asks for per page.
@@ -43,8 +49,14 @@ impl Session<'_> {
         }
         let t = &c.p.table;
         let n_ck = t.clustering.len();
+        let by_name = !t.columns.iter().any(|c| c.ty.is_multi_cell());
         let read = RowRead {
-            by_name: !t.columns.iter().any(|c| c.ty.is_multi_cell()),
+            by_name: if by_name {
+                Some(self.db.column_family_handle(&t.keyspace, &t.name)?)
+            } else {
+                None
+            },
+            cmp: t.comparator(),
             regular: t
                 .regular_sorted()
                 .into_iter()
@@ -166,18 +178,40 @@ impl Session<'_> {
         in_partition: &mut usize,
     ) -> Result<bool, CqlError> {
         let t = &c.p.table;
-        if read.by_name {
+        if let Some(store) = &read.by_name {
             let names = std::iter::once("")
                 .chain(read.regular.iter().map(String::as_str))
                 .map(|n| t.cell_name(parts, n))
                 .collect::<Result<Vec<_>, _>>()?;
-            let predicate = SlicePredicate::Names(names);
-            let found = self.db.get_slice(&t.keyspace, key, &read.cf, &predicate)?;
-            let mut cells = found.into_iter().filter_map(|c| match c {
-                ColumnOrSuperColumn::Column(c) => Some(Ok(c)),
-                ColumnOrSuperColumn::SuperColumn(_) => None,
-            });
-            return c.partition(key, &mut cells, in_partition);
+            let mut buf = Vec::new();
+            let mut ends = SmallVec::<[usize; 8]>::new();
+            for n in &names {
+                read.cmp.encode_sort_key(n, &mut buf);
+                ends.push(buf.len());
+            }
+            let keys: SmallVec<[&[u8]; 8]> = ends
+                .iter()
+                .scan(0, |start, &end| {
+                    let k = &buf[*start..end];
+                    *start = end;
+                    Some(k)
+                })
+                .collect();
+            // Cells come in sort key order, each named by its place in the request.
+            let mut found = Vec::with_capacity(names.len());
+            self.db.visit_columns(store, key, &keys, |k, cell| {
+                let at = keys.iter().position(|s| *s == k);
+                if let (Some(at), CellValue::Live { value, ttl }) = (at, cell.value) {
+                    found.push(Column {
+                        name: names[at].clone(),
+                        value,
+                        timestamp: cell.timestamp,
+                        ttl: ttl.map(|t| t.ttl),
+                        expires_at: ttl.map(|t| t.local_expiration_time),
+                    });
+                }
+            })?;
+            return c.partition(key, &mut found.into_iter().map(Ok), in_partition);
         }
         let row = if parts.is_empty() {
             Bounds {
