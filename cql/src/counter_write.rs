@@ -72,7 +72,7 @@ impl Session<'_> {
             deltas.push((def.name.clone(), n.wrapping_mul(sign)));
         }
         let mut out = Vec::new();
-        for (key, ck) in self.rows_named(t, relations, naming)? {
+        for (key, ck) in self.rows_named(t, relations, naming, "UPDATE")? {
             let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
             for (column, delta) in &deltas {
                 out.push(Increment {

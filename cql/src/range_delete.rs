@@ -42,11 +42,9 @@ impl Session<'_> {
             .iter()
             .map(|f| f.0)
             .chain(r.entries.iter().map(|e| e.0));
-        if let Some(i) = filtered.min() {
-            return Err(CqlError::invalid(format!(
-                "Non PRIMARY KEY columns found in where clause: {}",
-                t.columns[i].name
-            )));
+        let others: Vec<usize> = filtered.collect();
+        if !others.is_empty() {
+            return Err(t.non_key_refusal(others));
         }
         if !r.span.is_whole() {
             return Err(CqlError::invalid(

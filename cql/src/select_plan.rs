@@ -332,7 +332,10 @@ impl Session<'_> {
     ) -> Result<(), CqlError> {
         let (i, def) = t.column(c)?;
         if matches!(op, Op::Contains | Op::ContainsKey) {
-            let ty = contained_type(&def.ty, c, op == Op::ContainsKey)?;
+            let ty = def
+                .ty
+                .contained(c, op == Op::ContainsKey)
+                .map_err(CqlError::invalid)?;
             if def.kind != Kind::Regular {
                 return Err(CqlError::invalid(format!(
                     "CONTAINS on the primary key column {c} is not supported"
@@ -468,25 +471,6 @@ fn set_once<T>(slot: &mut Option<T>, value: T, c: &str) -> Result<(), CqlError> 
         None => Ok(()),
         Some(_) => Err(CqlError::invalid(format!(
             "{c} cannot be restricted by more than one relation of this kind"
-        ))),
-    }
-}
-
-/// The type of what `CONTAINS` (`key`: `CONTAINS KEY`) looks for in a column of type `ty`
-/// (Cassandra's refusals for the others).
-fn contained_type(ty: &CqlType, c: &str, key: bool) -> Result<CqlType, CqlError> {
-    let inner = match ty {
-        CqlType::Frozen(t) => t.as_ref(),
-        t => t,
-    };
-    match (inner, key) {
-        (CqlType::Map(k, _), true) => Ok((**k).clone()),
-        (_, true) => Err(CqlError::invalid(format!(
-            "Cannot use CONTAINS KEY on non-map column {c}"
-        ))),
-        (CqlType::List(e) | CqlType::Set(e) | CqlType::Map(_, e), false) => Ok((**e).clone()),
-        _ => Err(CqlError::invalid(format!(
-            "Cannot use CONTAINS on non-collection column {c}"
         ))),
     }
 }

@@ -164,7 +164,7 @@ impl Session<'_> {
         } else {
             Naming::Rows
         };
-        for (key, ck) in self.rows_named(&t, relations, naming)? {
+        for (key, ck) in self.rows_named(&t, relations, naming, "UPDATE")? {
             let ck: Vec<&[u8]> = ck.iter().map(Vec::as_slice).collect();
             for (def, op) in &ops {
                 let at = Target::new(&t, &key, &ck, def);
@@ -238,7 +238,7 @@ impl Session<'_> {
             (false, false) if statics => Naming::Partitions,
             (false, false) => Naming::Rows,
         };
-        for (key, ck) in self.rows_named(&t, relations, naming)? {
+        for (key, ck) in self.rows_named(&t, relations, naming, "DELETE")? {
             if whole_partition {
                 batch.remove(&key, ColumnPath::new(&t.name), ts);
                 continue;

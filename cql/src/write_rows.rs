@@ -69,63 +69,151 @@ fn cross(prefixes: Vec<Vec<Vec<u8>>>, vals: &[Vec<u8>]) -> Vec<Vec<Vec<u8>>> {
     out
 }
 
-/// The column a relation of a write's `WHERE` restricts, and its values: only `=` and `IN`.
-fn write_restriction(r: &Relation) -> Result<(&String, &[Term]), CqlError> {
+/// The column a relation of a write's `WHERE` restricts with `=` or `IN`, and its values;
+/// `None` for what [`Deferred`] records.
+fn write_restriction(r: &Relation) -> Result<Option<(&String, &[Term])>, CqlError> {
     match r {
-        Relation::Compare(c, Op::Eq, v) => Ok((c, std::slice::from_ref(v))),
-        Relation::In(c, vs) => Ok((c, vs.as_slice())),
-        // Only an UPDATE gets here with a slice: a DELETE's are range deletions.
-        Relation::Compare(_, Op::Gt | Op::Ge | Op::Lt | Op::Le, _) | Relation::Multi(..) => {
-            Err(CqlError::invalid(
-                "Slice restrictions are not supported on the clustering columns in UPDATE statements",
-            ))
-        }
-        Relation::Compare(c, ..) => Err(CqlError::invalid(format!(
-            "only = and IN can restrict {c} in a write"
-        ))),
-        Relation::Token(..) => Err(CqlError::invalid("token() cannot restrict a write")),
-        Relation::Entry(c, ..) => Err(CqlError::invalid(format!(
-            "Non PRIMARY KEY columns found in where clause: {c}"
-        ))),
+        Relation::Compare(c, Op::Eq, v) => Ok(Some((c, std::slice::from_ref(v)))),
+        Relation::In(c, vs) => Ok(Some((c, vs.as_slice()))),
         Relation::InMarker(c, _) => Err(CqlError::invalid(format!(
             "IN ? on {c} takes a list bound to a prepared statement"
         ))),
-        // Read by `rows_named` before it asks here.
-        Relation::MultiIn(cs, _) => Err(CqlError::invalid(format!(
-            "({}) IN is not a single column's restriction",
-            cs.join(", ")
+        Relation::Compare(c, ..) => Err(CqlError::invalid(format!(
+            "only = and IN can restrict {c} in a write"
         ))),
+        _ => Ok(None),
     }
 }
 
+/// What a write's `WHERE` holds that Cassandra refuses only once every relation is read, in
+/// the order it checks: the partition key, then the clustering columns, then the others.
+#[derive(Default)]
+struct Deferred {
+    token: bool,
+    /// Partition key columns restricted by a slice (restricted, so not missing).
+    key_slices: Vec<usize>,
+    clustering_slice: bool,
+    /// Columns outside the primary key, by index.
+    others: Vec<usize>,
+}
+
+impl Deferred {
+    /// Records `r` if it is one of the deferred kinds; `false` when it is not.
+    fn note(&mut self, t: &Table, r: &Relation) -> Result<bool, CqlError> {
+        let (c, op) = match r {
+            Relation::Token(..) => {
+                self.token = true;
+                return Ok(true);
+            }
+            Relation::Multi(_, op, _) => {
+                self.clustering_slice |= *op != Op::Eq;
+                return Ok(*op != Op::Eq);
+            }
+            Relation::MultiIn(..) => return Ok(false),
+            Relation::Entry(c, ..) => (c, None),
+            Relation::Compare(c, op, _) => (c, Some(*op)),
+            Relation::In(c, _) | Relation::InMarker(c, _) => (c, None),
+        };
+        let (i, def) = t.column(c)?;
+        let slice = matches!(op, Some(Op::Gt | Op::Ge | Op::Lt | Op::Le));
+        match def.kind {
+            Kind::Regular => self.others.push(i),
+            _ if matches!(op, Some(Op::Contains | Op::ContainsKey)) => {
+                def.ty
+                    .contained(c, op == Some(Op::ContainsKey))
+                    .map_err(CqlError::invalid)?;
+                return Ok(false);
+            }
+            Kind::PartitionKey(_) if slice => self.key_slices.push(i),
+            Kind::Clustering(_) if slice => self.clustering_slice = true,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// Refuses a write's `WHERE`, as Cassandra does and in its order, for what `write_values`
+/// deferred and for key columns left unrestricted.
+fn refuse(
+    t: &Table,
+    (choices, multi, deferred): (&Choices, &MultiColumn, Deferred),
+    clustering: Naming,
+    stmt: &str,
+) -> Result<(), CqlError> {
+    if deferred.token {
+        return Err(CqlError::invalid(format!(
+            "The token function cannot be used in WHERE clauses for {stmt} statements"
+        )));
+    }
+    let missing = |cols: &[usize]| -> Vec<&str> {
+        cols.iter()
+            .filter(|&&i| choices[i].is_none())
+            .map(|&i| t.columns[i].name.as_str())
+            .collect()
+    };
+    let missing_key: Vec<&str> = t
+        .partition_key
+        .iter()
+        .filter(|&&i| choices[i].is_none() && !deferred.key_slices.contains(&i))
+        .map(|&i| t.columns[i].name.as_str())
+        .collect();
+    if !missing_key.is_empty() {
+        return Err(CqlError::invalid(format!(
+            "Some partition key parts are missing: {}",
+            missing_key.join(", ")
+        )));
+    }
+    if !deferred.key_slices.is_empty() {
+        return Err(CqlError::invalid(format!(
+                "Only EQ and IN relation are supported on the partition key (unless you use the token() function) for {stmt} statements"
+            )));
+    }
+    // Only an UPDATE's slices get here: a DELETE's are range deletions.
+    if deferred.clustering_slice {
+        return Err(CqlError::invalid(format!(
+            "Slice restrictions are not supported on the clustering columns in {stmt} statements"
+        )));
+    }
+    for &i in &t.clustering[..multi.width] {
+        if choices[i].is_some() {
+            return Err(CqlError::invalid(format!(
+                    "Column \"{}\" cannot be restricted by both a multi-column and a single-column relation",
+                    t.columns[i].name
+                )));
+        }
+    }
+    if clustering == Naming::Rows {
+        let missing_clustering = missing(&t.clustering[multi.width..]);
+        if !missing_clustering.is_empty() {
+            return Err(CqlError::invalid(format!(
+                "Some clustering keys are missing: {}",
+                missing_clustering.join(", ")
+            )));
+        }
+    }
+    if !deferred.others.is_empty() {
+        return Err(t.non_key_refusal(deferred.others));
+    }
+    Ok(())
+}
+
 impl Session<'_> {
-    /// The partitions, rows or ranges of rows a `WHERE` of a write names: `=` or `IN` on every
-    /// partition key column and, as `clustering` says, on every clustering column or a prefix
-    /// of them.
+    /// The partitions, rows or ranges of rows a `WHERE` of a write (`stmt`: `UPDATE` or
+    /// `DELETE`) names: `=` or `IN` on every partition key column and, as `clustering` says,
+    /// on every clustering column or a prefix of them. Refusals come in Cassandra's order and
+    /// words.
     pub(super) fn rows_named(
         &self,
         t: &Table,
         relations: &[Relation],
         clustering: Naming,
+        stmt: &str,
     ) -> Result<Vec<NamedRow>, CqlError> {
-        let (choices, multi) = self.write_values(t, relations)?;
+        let (choices, multi, deferred) = self.write_values(t, relations)?;
+        refuse(t, (&choices, &multi, deferred), clustering, stmt)?;
         let mut keys: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
         for &i in &t.partition_key {
-            let vals = choices[i].as_ref().ok_or_else(|| {
-                CqlError::invalid(format!(
-                    "missing partition key column {}",
-                    t.columns[i].name
-                ))
-            })?;
-            keys = cross(keys, vals);
-        }
-        for &i in &t.clustering[..multi.width] {
-            if choices[i].is_some() {
-                return Err(CqlError::invalid(format!(
-                    "Column \"{}\" cannot be restricted by both a multi-column and a single-column relation",
-                    t.columns[i].name
-                )));
-            }
+            keys = cross(keys, choices[i].as_deref().unwrap_or_default());
         }
         let mut cks: Vec<Vec<Vec<u8>>> = match multi.tuples {
             Some(mut tuples) if clustering != Naming::Partitions => {
@@ -140,12 +228,7 @@ impl Session<'_> {
             let name = t.columns[i].name.as_str();
             match (&choices[i], clustering) {
                 (_, Naming::Partitions) => break,
-                (None, Naming::Rows) => {
-                    return Err(CqlError::invalid(format!(
-                        "missing clustering column {name}"
-                    )))
-                }
-                (None, Naming::Prefix) => unrestricted = unrestricted.or(Some(name)),
+                (None, _) => unrestricted = unrestricted.or(Some(name)),
                 (Some(_), Naming::Prefix) if unrestricted.is_some() => {
                     return Err(CqlError::invalid(format!(
                         "clustering column {name} cannot be restricted: {} before it is not",
@@ -166,14 +249,18 @@ impl Session<'_> {
         Ok(out)
     }
 
-    /// Each key column's `=`/`IN` values (by column index), and the leading clustering
-    /// columns' tuples of a multi-column `(a, b) = (…)` or `IN`.
+    /// Each key column's `=`/`IN` values (by column index), the leading clustering columns'
+    /// tuples of a multi-column `(a, b) = (…)` or `IN`, and what is refused once all is read.
     fn write_values(
         &self,
         t: &Table,
         relations: &[Relation],
-    ) -> Result<(Choices, MultiColumn), CqlError> {
+    ) -> Result<(Choices, MultiColumn, Deferred), CqlError> {
         let mut choices: Choices = vec![None; t.columns.len()];
+        // Whether each column's first restriction was an `IN` (Cassandra names it refusing a
+        // second).
+        let mut by_in = vec![false; t.columns.len()];
+        let mut deferred = Deferred::default();
         // `(a, b) = (…)` and `(a, b) IN (…)`: the leading clustering columns' tuples.
         let mut multi = MultiColumn::default();
         for r in relations {
@@ -189,25 +276,21 @@ impl Session<'_> {
                 }
                 _ => {}
             }
-            if let Relation::Compare(c, Op::Gt | Op::Ge | Op::Lt | Op::Le, _) = r {
-                if t.column(c)
-                    .is_ok_and(|(_, d)| matches!(d.kind, Kind::PartitionKey(_)))
-                {
-                    return Err(CqlError::invalid(
-                        "Only EQ and IN relation are supported on the partition key (unless you use the token() function)",
-                    ));
-                }
+            if deferred.note(t, r)? {
+                continue;
             }
-            let (c, terms) = write_restriction(r)?;
+            let Some((c, terms)) = write_restriction(r)? else {
+                continue;
+            };
             let (i, def) = t.column(c)?;
-            if def.kind == Kind::Regular {
+            if choices[i].is_some() {
+                let what = if by_in[i] { "a IN" } else { "an Equal" };
                 return Err(CqlError::invalid(format!(
-                    "non PRIMARY KEY column {c} found in WHERE of a write"
+                    "{} cannot be restricted by more than one relation if it includes {what}",
+                    def.name
                 )));
             }
-            if choices[i].is_some() {
-                return Err(CqlError::invalid(format!("{c} is restricted twice")));
-            }
+            by_in[i] = matches!(r, Relation::In(..));
             let mut vals = Vec::new();
             for term in terms {
                 let part = match def.kind {
@@ -220,6 +303,6 @@ impl Session<'_> {
             }
             choices[i] = Some(vals);
         }
-        Ok((choices, multi))
+        Ok((choices, multi, deferred))
     }
 }

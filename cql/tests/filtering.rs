@@ -321,11 +321,11 @@ fn a_map_entry_filters_rows_holding_that_key_with_that_value() {
         ),
         (
             "UPDATE me SET v = 1 WHERE k = 1 AND c = 1 AND m['a'] = 1",
-            "Non PRIMARY KEY columns found in where clause: m",
+            "Non PRIMARY KEY columns found in where clause: m ",
         ),
         (
             "DELETE FROM me WHERE k = 1 AND m['a'] = 1",
-            "Non PRIMARY KEY columns found in where clause: m",
+            "Non PRIMARY KEY columns found in where clause: m ",
         ),
     ] {
         let e = refused(&mut cql, q);

@@ -295,7 +295,7 @@ fn what_cassandra_refuses_of_a_range_deletion() {
     );
     assert_eq!(
         refused(&mut cql, "DELETE FROM t WHERE k = 0 AND c1 > 0 AND v = 1"),
-        "Non PRIMARY KEY columns found in where clause: v"
+        "Non PRIMARY KEY columns found in where clause: v "
     );
     assert_eq!(
         refused(&mut cql, "DELETE FROM t WHERE c1 > 0"),

@@ -232,14 +232,19 @@ fn a_range_on_a_partition_key_filters_and_a_write_refuses_it() {
         ),
         "a cannot be restricted by more than one relation if it includes an Equal"
     );
-    for q in [
-        "UPDATE r SET v = 0 WHERE a > 0 AND b = 1 AND c = 0",
-        "DELETE FROM r WHERE a > 0 AND b = 1",
+    for (q, kind) in [
+        (
+            "UPDATE r SET v = 0 WHERE a > 0 AND b = 1 AND c = 0",
+            "UPDATE",
+        ),
+        ("DELETE FROM r WHERE a > 0 AND b = 1", "DELETE"),
     ] {
         assert_eq!(
             refused(&mut cql, q),
-            "Only EQ and IN relation are supported on the partition key (unless you use the \
-             token() function)",
+            format!(
+                "Only EQ and IN relation are supported on the partition key (unless you use \
+                 the token() function) for {kind} statements"
+            ),
             "{q}"
         );
     }

@@ -120,7 +120,7 @@ impl Session<'_> {
     fn conditioned_row(
         &self,
         t: &Table,
-        (using, rows_deleted): (&Using, bool),
+        (using, rows_deleted, word): (&Using, bool, &str),
         relations: &[Relation],
         condition: &Condition,
     ) -> Result<(Vec<u8>, Vec<Vec<u8>>), CqlError> {
@@ -159,7 +159,7 @@ impl Session<'_> {
         } else {
             Naming::Rows
         };
-        let mut rows = self.rows_named(t, relations, naming)?;
+        let mut rows = self.rows_named(t, relations, naming, word)?;
         match rows.pop() {
             Some(row) if rows.is_empty() => Ok(row),
             _ => Err(CqlError::invalid(
@@ -226,7 +226,7 @@ impl Session<'_> {
         refuse_counters(&t)?;
         let rows_deleted = deletes_rows(stmt, &t);
         let (key, clustering) =
-            self.conditioned_row(&t, (using, rows_deleted), &relations, condition)?;
+            self.conditioned_row(&t, (using, rows_deleted, word(stmt)), &relations, condition)?;
         let mut last = stripe(&ks, &t.name, &key);
         let ts = self.next_timestamp(*last);
         let item = BatchItem {
@@ -305,7 +305,7 @@ impl Session<'_> {
                 Some(c) => {
                     let rows_deleted = deletes_rows(stmt, &t);
                     let (key, clustering) =
-                        self.conditioned_row(&t, (using, rows_deleted), &relations, c)?;
+                        self.conditioned_row(&t, (using, rows_deleted, word(stmt)), &relations, c)?;
                     for (_, _, earlier) in checks.iter().filter(|(_, o, _)| *o == clustering) {
                         refuse_mixed(earlier, c).map_err(CqlError::invalid)?;
                     }
@@ -318,7 +318,7 @@ impl Session<'_> {
                             "a statement of a conditional BATCH cannot have a custom timestamp (USING TIMESTAMP)",
                         ));
                     }
-                    let named = self.rows_named(&t, &relations, Naming::Partitions)?;
+                    let named = self.rows_named(&t, &relations, Naming::Partitions, word(stmt))?;
                     named.into_iter().map(|(k, _)| k).collect()
                 }
             };
@@ -577,6 +577,14 @@ fn batch_answer(
 
 /// Whether `stmt` is a `DELETE` of rows or of non-static columns (what must name whole rows
 /// to be conditional), not of a partition's static columns alone.
+/// The statement's kind as Cassandra names it in its refusals.
+fn word(stmt: &Statement) -> &'static str {
+    match stmt {
+        Statement::Delete { .. } => "DELETE",
+        _ => "UPDATE",
+    }
+}
+
 fn deletes_rows(stmt: &Statement, t: &Table) -> bool {
     match stmt {
         Statement::Delete { columns, .. } => {

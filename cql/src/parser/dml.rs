@@ -2,8 +2,8 @@
 //! and `BATCH`, with their `USING`, `WHERE` and `IF` clauses.
 
 use super::super::ast::{
-    Assignment, BatchKind, ColumnCondition, Condition, Op, Relation, Select, Statement, Subscript,
-    Term, TupleTerm, Using,
+    BatchKind, ColumnCondition, Condition, Op, Relation, Select, Statement, Subscript, Term,
+    TupleTerm, Using,
 };
 use super::super::error::CqlError;
 use super::super::lexer::Tok;
@@ -75,57 +75,6 @@ impl Parser {
             using,
             condition,
         })
-    }
-
-    fn assignment(&mut self) -> Result<Assignment, CqlError> {
-        let col = self.ident()?;
-        if self.eat_sym("[") {
-            let k = self.term()?;
-            self.sym("]")?;
-            self.sym("=")?;
-            return Ok(Assignment::SetElement(col, k, self.term()?));
-        }
-        if self.eat_sym(".") {
-            let field = self.ident()?;
-            self.sym("=")?;
-            return Ok(Assignment::SetField(col, field, self.term()?));
-        }
-        // Cassandra's shorthands: `c += v` is `c = c + v`, `c -= v` is `c = c - v`.
-        if matches!(self.peek_at(1), Some(Tok::Sym("="))) {
-            if self.eat_sym("+") {
-                self.sym("=")?;
-                return Ok(Assignment::Add(col, self.term()?));
-            }
-            if self.eat_sym("-") {
-                self.sym("=")?;
-                return Ok(Assignment::Discard(col, self.term()?));
-            }
-        }
-        self.sym("=")?;
-        let same_col = |p: &Parser, n: usize| match p.peek_at(n) {
-            Some(Tok::Word(w)) => w.to_lowercase() == col,
-            Some(Tok::Quoted(q)) => *q == col,
-            _ => false,
-        };
-        if same_col(self, 0) && matches!(self.peek_at(1), Some(Tok::Sym("+" | "-"))) {
-            let add = matches!(self.peek_at(1), Some(Tok::Sym("+")));
-            self.pos += 2;
-            let t = self.term()?;
-            return Ok(if add {
-                Assignment::Add(col, t)
-            } else {
-                Assignment::Discard(col, t)
-            });
-        }
-        let value = self.term()?;
-        if self.eat_sym("+") {
-            let other = self.ident()?;
-            if other != col {
-                return Err(self.unexpected(&format!("{col} (a list prepends to itself)")));
-            }
-            return Ok(Assignment::Prepend(col, value));
-        }
-        Ok(Assignment::Set(col, value))
     }
 
     fn relations(&mut self) -> Result<Vec<Relation>, CqlError> {
@@ -337,10 +286,7 @@ impl Parser {
         let table = self.table_name()?;
         let using = self.using()?;
         self.word("set")?;
-        let mut assignments = vec![self.assignment()?];
-        while self.eat_sym(",") {
-            assignments.push(self.assignment()?);
-        }
+        let assignments = self.set_clause()?;
         self.word("where")?;
         let relations = self.relations()?;
         let condition = self.if_clause()?;

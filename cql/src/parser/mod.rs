@@ -54,6 +54,7 @@ mod index;
 pub(crate) use dml::MAX_IN_COMBINATIONS;
 mod names;
 mod selectors;
+mod set_clause;
 mod terms;
 mod user_type;
 
@@ -81,6 +82,14 @@ impl Parser {
         self.tokens.get(self.pos + n).map(|t| &t.kind)
     }
 
+    /// The line and column of the next token (just past the last at the end).
+    fn position(&self) -> (usize, usize) {
+        match self.tokens.get(self.pos) {
+            Some(t) => (t.line, t.col),
+            None => self.tokens.last().map_or((1, 1), |t| (t.line, t.col + 1)),
+        }
+    }
+
     fn unexpected(&self, expected: &str) -> CqlError {
         match self.tokens.get(self.pos) {
             Some(t) => CqlError::syntax(
@@ -89,7 +98,7 @@ impl Parser {
                 format!("expected {expected}, found {}", t.kind.describe()),
             ),
             None => {
-                let (line, col) = self.tokens.last().map_or((1, 1), |t| (t.line, t.col + 1));
+                let (line, col) = self.position();
                 CqlError::syntax(line, col, format!("expected {expected}, found the end"))
             }
         }

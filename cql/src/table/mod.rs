@@ -12,6 +12,7 @@
 
 mod counters;
 mod dropped;
+mod refusals;
 
 use std::sync::Arc;
 

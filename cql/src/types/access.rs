@@ -1,6 +1,6 @@
 //! One element or one field of a value, as a condition reads it (`IF l[0] = ?`,
 //! `IF m['k'] = ?`, `IF u.f = ?`): the type it is compared as, and its bytes in a value of the
-//! whole type, null when the value has no such element. How values are laid out is
+//! whole type, null when the value has no such element; and what `CONTAINS` looks for. How values are laid out is
 //! `collection_value.rs`'s and `udt.rs`'s.
 
 use std::cmp::Ordering;
@@ -8,6 +8,25 @@ use std::cmp::Ordering;
 use super::CqlType;
 
 impl CqlType {
+    /// The type of what `CONTAINS` (`key`: `CONTAINS KEY`) looks for in a column `column` of
+    /// this type, or Cassandra's refusal for a column holding none.
+    pub fn contained(&self, column: &str, key: bool) -> Result<CqlType, String> {
+        let inner = match self {
+            CqlType::Frozen(t) => t.as_ref(),
+            t => t,
+        };
+        match (inner, key) {
+            (CqlType::Map(k, _), true) => Ok((**k).clone()),
+            (_, true) => Err(format!(
+                "Cannot use CONTAINS KEY on non-map column {column}"
+            )),
+            (CqlType::List(e) | CqlType::Set(e) | CqlType::Map(_, e), false) => Ok((**e).clone()),
+            _ => Err(format!(
+                "Cannot use CONTAINS on non-collection column {column}"
+            )),
+        }
+    }
+
     /// The types of `c[k]`'s key and element (a list's key is its `int` index), or why a
     /// column `column` of this type has no elements to name.
     pub fn element_access(&self, column: &str) -> Result<(CqlType, CqlType), String> {
