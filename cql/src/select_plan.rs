@@ -137,9 +137,13 @@ impl Restrictions {
         read_reversed(t, order_by, &fixed)
     }
 
-    /// Whether the only filters are on static columns (each partition is then read whole).
+    /// Whether the only filters are on static or partition key columns (each partition is then
+    /// read whole, and one with only its statics is a row).
     fn statics_filters_only(&self, t: &Table) -> bool {
-        self.entries.is_empty() && self.filters.iter().all(|(i, ..)| t.columns[*i].is_static)
+        self.entries.is_empty()
+            && self.filters.iter().all(|(i, ..)| {
+                t.columns[*i].is_static || matches!(t.columns[*i].kind, Kind::PartitionKey(_))
+            })
     }
 
     /// The filters of every kind: on a column's value and on a map's entry.

@@ -114,6 +114,39 @@ fn a_partition_of_statics_alone_is_one_row_unless_a_clustering_column_is_restric
 }
 
 #[test]
+fn a_partition_of_statics_alone_passes_a_filter_on_its_partition_key() {
+    both(|db, f| {
+        let mut cql = ks_session(db);
+        cql.execute("INSERT INTO t (k, sv) VALUES (5, 'only')")
+            .unwrap();
+        cql.execute("INSERT INTO t (k, c1, c2, v, sv) VALUES (1, 1, 1, 1, 'row')")
+            .unwrap();
+        flush(db, f);
+        assert_eq!(
+            sorted(&mut cql, "SELECT * FROM t WHERE k >= 1 ALLOW FILTERING"),
+            ["1|1|1|row|1", "5|null|null|only|null"]
+        );
+        assert_eq!(
+            rows(&mut cql, "SELECT k, sv FROM t WHERE k > 1 ALLOW FILTERING"),
+            ["5|only"]
+        );
+        assert_eq!(
+            rows(
+                &mut cql,
+                "SELECT k FROM t WHERE k > 1 AND sv = 'only' ALLOW FILTERING"
+            ),
+            ["5"]
+        );
+        // A filter on a clustering or regular column needs a row.
+        assert!(rows(
+            &mut cql,
+            "SELECT k FROM t WHERE k > 1 AND v = 1 ALLOW FILTERING"
+        )
+        .is_empty());
+    });
+}
+
+#[test]
 fn deleting_rows_keeps_the_static_and_deleting_the_partition_does_not() {
     both(|db, f| {
         let mut cql = ks_session(db);
