@@ -2,14 +2,13 @@
 //! refuses the read, as Cassandra's does)
 //! (or `CONTAINS`, `CONTAINS KEY` on a collection an index of its elements covers, `m[k] = v`
 //! on a map an index of its entries covers), to a value an index can hold, the rows kept to
-//! the query's `token(k)` range; and whether a storage-attached index serves every filter (its
-//! ranges too), so that no `ALLOW FILTERING` is needed. `select_plan.rs` asks here;
-//! `index_scan.rs` reads what it planned.
+//! the query's `token(k)` range. Whether the query needs `ALLOW FILTERING` is
+//! `index_use.rs`'s; `select_plan.rs` asks both; `index_scan.rs` reads what it planned.
 
 use super::ast::{Relation, Select};
 use super::error::CqlError;
 use super::key_span::KeySpan;
-use super::table::{Table, TableIndex, SAI_CLASS};
+use super::table::{Table, TableIndex};
 use super::types::{CqlType, Op};
 use supercolumn::schema::{entry_value, IndexOf};
 
@@ -32,7 +31,7 @@ pub(super) struct IndexRead {
 /// Whether index `x` finds the rows of a relation with operator `op` on its column: `=` for
 /// an index of values, `CONTAINS` for one of a collection's values, `CONTAINS KEY` for one of
 /// a map's keys.
-fn serves(t: &Table, x: &TableIndex, op: Op) -> bool {
+pub(super) fn serves(t: &Table, x: &TableIndex, op: Op) -> bool {
     let map = t
         .columns
         .iter()
@@ -80,37 +79,6 @@ fn entries_index<'t>(t: &'t Table, column: &str) -> Option<&'t TableIndex> {
     t.indexes
         .iter()
         .find(|x| x.column == column && x.of == IndexOf::ElementEntries)
-}
-
-/// Whether every filter is one a storage-attached index serves, which Cassandra 5 runs
-/// without `ALLOW FILTERING`: what a value index serves, and a range (`<`, `<=`, `>`, `>=`)
-/// on a column of a numeric or time type. The rows are then found as any filtered query's
-/// are (an equality through its index), so the answer is the same.
-pub(super) fn storage_attached_serve(t: &Table, filters: &[(usize, Op, Vec<u8>)]) -> bool {
-    !filters.is_empty()
-        && filters.iter().all(|(i, op, _)| {
-            let column = &t.columns[*i];
-            let ranged = matches!(op, Op::Lt | Op::Le | Op::Gt | Op::Ge);
-            let ordered = matches!(
-                column.ty,
-                CqlType::Tinyint
-                    | CqlType::Smallint
-                    | CqlType::Int
-                    | CqlType::Bigint
-                    | CqlType::Varint
-                    | CqlType::Decimal
-                    | CqlType::Float
-                    | CqlType::Double
-                    | CqlType::Date
-                    | CqlType::Time
-                    | CqlType::Timestamp
-            );
-            t.indexes.iter().any(|x| {
-                x.column == column.name
-                    && x.class.as_deref() == Some(SAI_CLASS)
-                    && (serves(t, x, *op) || (ranged && ordered && x.of == IndexOf::Value))
-            })
-        })
 }
 
 /// Whether the rows are best found through an index of a key column: the partition key is

@@ -31,7 +31,7 @@ pub(super) struct Demoted {
     pub clustering: Option<(usize, usize)>,
 }
 
-const NEEDS_FILTERING: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
+pub(super) const NEEDS_FILTERING: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
 
 impl Demoted {
     /// Whether a query without `ALLOW FILTERING` may run with `filters` filters (these moved

@@ -38,6 +38,7 @@ pub mod fuzz;
 mod index_plan;
 mod index_scan;
 mod index_schema;
+mod index_use;
 mod json_insert;
 mod key_filters;
 mod key_span;

@@ -16,10 +16,9 @@ use super::assemble::{resolve, timed_columns, Resolved};
 use super::ast::{Op, Relation, Select, Term};
 use super::bounds::{clustering_slices, partition_keys, token_bound, Bounds};
 use super::error::CqlError;
-use super::index_plan::{
-    key_index_wanted, storage_attached_serve, usable_index, uses_index, IndexRead,
-};
-use super::key_filters::{demote, Demoted, KeyRestrictions};
+use super::index_plan::{key_index_wanted, usable_index, uses_index, IndexRead};
+use super::index_use::{index_use, IndexUse, Weighed, WhereShape};
+use super::key_filters::{demote, Demoted, KeyRestrictions, NEEDS_FILTERING};
 pub(super) use super::key_span::KeySpan;
 use super::map_entry::EntryFilter;
 use super::multi_column::{multi_slices, MultiColumn};
@@ -146,6 +145,50 @@ impl Restrictions {
             })
     }
 
+    /// Each restriction, by what it restricts, as an index weighs it.
+    fn shape(&self, t: &Table) -> WhereShape {
+        let mut w = WhereShape {
+            token: !self.span.is_whole(),
+            ..WhereShape::default()
+        };
+        for (k, &i) in t.partition_key.iter().chain(&t.clustering).enumerate() {
+            let mut here = Vec::new();
+            if let Some(vals) = &self.eq[i] {
+                w.key_in |= k < t.partition_key.len() && vals.len() > 1;
+                here.push(Weighed::new(i, (vals.len() == 1).then_some(Op::Eq)));
+            }
+            if self.lower[i].is_some() {
+                here.push(Weighed::new(i, Some(Op::Gt)));
+            }
+            if self.upper[i].is_some() {
+                here.push(Weighed::new(i, Some(Op::Lt)));
+            }
+            if k < t.partition_key.len() {
+                w.partition.extend(here);
+                continue;
+            }
+            if k - t.partition_key.len() < self.multi.width {
+                // A multi-column relation: no index serves it.
+                let slice = self.multi.lower.is_some() || self.multi.upper.is_some();
+                here.push(Weighed {
+                    slice,
+                    ..Weighed::new(i, None)
+                });
+            }
+            w.clustering.extend(here);
+        }
+        w.others = self
+            .filters
+            .iter()
+            .map(|&(i, op, _)| Weighed::new(i, Some(op)))
+            .chain(self.entries.iter().map(|&(i, ..)| Weighed {
+                entry: true,
+                ..Weighed::new(i, Some(Op::Eq))
+            }))
+            .collect();
+        w
+    }
+
     /// The filters of every kind: on a column's value and on a map's entry.
     fn filter_count(&self) -> usize {
         self.filters.len() + self.entries.len()
@@ -176,6 +219,28 @@ impl Restrictions {
 
 const ORDERED_INDEX: &str = "ORDER BY with 2ndary indexes is not supported.";
 
+/// The index that finds the rows of a query restricted by `r` (its key restrictions that
+/// cannot narrow the read moved to its filters), and whether it may filter: with `allowed`
+/// (`ALLOW FILTERING`), or when one index group serves every restriction it filters with.
+/// Refused in Cassandra's words when it would filter and may not.
+fn filtering(
+    t: &Table,
+    allowed: bool,
+    r: &mut Restrictions,
+) -> Result<(Option<IndexRead>, bool), CqlError> {
+    let by_index = index_use(t, &r.shape(t))?;
+    let demoted = r.demote_keys(t)?;
+    let index = usable_index(t, &r.filters, &r.entries, &r.span)?;
+    let filtering = allowed || by_index == IndexUse::Served;
+    if !filtering {
+        if by_index == IndexUse::Unserved {
+            return Err(CqlError::invalid(NEEDS_FILTERING));
+        }
+        demoted.allowed(t, r.filter_count(), index.as_ref().map(|ix| ix.on_key))?;
+    }
+    Ok((index, filtering))
+}
+
 impl Session<'_> {
     /// The plan of `s` with the session's bound values, or why the query cannot run.
     pub(super) fn plan_select(&self, s: &Select) -> Result<SelectPlan, CqlError> {
@@ -186,12 +251,7 @@ impl Session<'_> {
         }
         validate(&t, s, partitioner)?;
         let mut r = self.restrictions(&t, &s.relations)?;
-        let demoted = r.demote_keys(&t)?;
-        let index = usable_index(&t, &r.filters, &r.entries, &r.span)?;
-        let filtering = s.allow_filtering || storage_attached_serve(&t, &r.filters);
-        if !filtering {
-            demoted.allowed(&t, r.filter_count(), index.as_ref().map(|ix| ix.on_key))?;
-        }
+        let (index, filtering) = filtering(&t, s.allow_filtering, &mut r)?;
         let reversed = r.reversed(&t, &s.order_by)?;
         let now_seconds = self.db.options().clock.now_micros().div_euclid(1_000_000);
         let slices = r.slices(&t, reversed)?;
@@ -208,9 +268,7 @@ impl Session<'_> {
         check_range_selection(&t, s, keys.is_none(), index.is_some())?;
         let clustering_restricted = r.restricts_clustering(&t);
         if keys.is_none() && index.is_none() && clustering_restricted && !filtering {
-            return Err(CqlError::invalid(
-                "restricting clustering columns without the partition key needs ALLOW FILTERING",
-            ));
+            return Err(CqlError::invalid(NEEDS_FILTERING));
         }
         let aggregating =
             group_by.is_none() && selection.as_ref().is_some_and(Selection::aggregating);

@@ -81,6 +81,7 @@ const RULES: &[(&str, &[&str])] = &[
         &["error", "types", "ast", "table", "key_span"],
     ),
     ("key_filters", &["error", "types", "table"]),
+    ("index_use", &["error", "types", "table", "index_plan"]),
     (
         "select_plan",
         &[
@@ -96,6 +97,7 @@ const RULES: &[(&str, &[&str])] = &[
             "multi_column",
             "map_entry",
             "index_plan",
+            "index_use",
             "key_filters",
             "key_span",
         ],
