@@ -182,11 +182,7 @@ fn check_target(t: &Table, target: &IndexTarget) -> Result<IndexOf, CqlError> {
     let (_, def) = t
         .column(c)
         .map_err(|_| CqlError::invalid(format!("Column '{c}' doesn't exist")))?;
-    if matches!(def.ty, CqlType::Udt(_)) {
-        return Err(CqlError::invalid(
-            "Secondary indexes are not supported on non-frozen UDTs",
-        ));
-    }
+    refuse_durations(&def.ty)?;
     if t.columns.iter().any(|c| c.ty == CqlType::Counter) {
         return Err(CqlError::invalid(
             "Secondary indexes on counter tables aren't supported",
@@ -200,7 +196,7 @@ fn check_target(t: &Table, target: &IndexTarget) -> Result<IndexOf, CqlError> {
         }
         Kind::PartitionKey(_) | Kind::Clustering(_) if target.explicit => {
             return Err(CqlError::invalid(format!(
-                "Cannot create {}() index on {c}. Non-collection columns support only simple indexes",
+                "Cannot create {}() index on {c}. Non-collection columns only support simple indexes",
                 on_word(target.on)
             )))
         }
@@ -241,13 +237,35 @@ fn check_target(t: &Table, target: &IndexTarget) -> Result<IndexOf, CqlError> {
             )))
         }
         (IndexOn::Keys | IndexOn::Entries, _) => Err(CqlError::invalid(format!(
-            "Cannot create {on}() index on {c}. Non-collection columns support only simple indexes"
+            "Cannot create {on}() index on {c}. Non-collection columns only support simple indexes"
         ))),
         (IndexOn::Values, _) if target.explicit => Err(CqlError::invalid(format!(
-            "Cannot create values() index on {c}. Non-collection columns support only simple indexes"
+            "Cannot create values() index on {c}. Non-collection columns only support simple indexes"
+        ))),
+        (IndexOn::Values, CqlType::Udt(_)) => Err(CqlError::invalid(format!(
+            "Cannot create index on non-frozen UDT column {c}"
         ))),
         (IndexOn::Values, _) => Ok(IndexOf::Value),
     }
+}
+
+/// Cassandra's refusal of an index of a column whose type holds a duration anywhere.
+fn refuse_durations(ty: &CqlType) -> Result<(), CqlError> {
+    if !ty.references_duration() {
+        return Ok(());
+    }
+    let inner = match ty {
+        CqlType::Frozen(t) => t.as_ref(),
+        t => t,
+    };
+    Err(CqlError::invalid(match inner {
+        CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..) => {
+            "Secondary indexes are not supported on collections containing durations"
+        }
+        CqlType::Tuple(_) => "Secondary indexes are not supported on tuples containing durations",
+        CqlType::Udt(_) => "Secondary indexes are not supported on UDTs containing durations",
+        _ => "Secondary indexes are not supported on duration columns",
+    }))
 }
 
 /// A key column's position, as an index keeps it.

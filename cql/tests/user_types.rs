@@ -417,7 +417,10 @@ fn non_frozen_values_are_one_cell_per_field() {
             "UPDATE nf SET a.nope = 1 WHERE k = 1 AND c = 1",
             "UDT column a does not have a field named nope",
         ),
-        ("CREATE INDEX ON nf (a)", "not supported on non-frozen UDTs"),
+        (
+            "CREATE INDEX ON nf (a)",
+            "Cannot create index on non-frozen UDT column a",
+        ),
         (
             "UPDATE nf SET a = {x: 'one'} WHERE k = 1 AND c = 1",
             "Invalid user type literal for a: field x is not of type int",

@@ -1,4 +1,4 @@
-//! `CREATE [CUSTOM] INDEX` and `DROP INDEX`: their names, target and options. `mod.rs`
+//! `CREATE [CUSTOM] INDEX [USING 'class']` and `DROP INDEX`: their names, target and options. `mod.rs`
 //! dispatches on the statement's first words; this file only parses.
 
 use super::super::ast::{IndexOn, IndexTarget, Statement};
@@ -31,10 +31,14 @@ impl Parser {
         if custom && class.is_none() {
             return Err(self.unexpected("USING 'class' (a CUSTOM index names its class)"));
         }
-        if !custom && class.is_some() {
-            return Err(CqlError::invalid(
-                "Cannot specify index class for a non-CUSTOM index",
-            ));
+        // Cassandra 5 names an index's implementation after USING without CUSTOM: 'sai', or
+        // 'legacy_local_table' for the index `CREATE INDEX` makes without it.
+        if !custom
+            && class
+                .as_deref()
+                .is_some_and(|c| c.eq_ignore_ascii_case("legacy_local_table"))
+        {
+            class = None;
         }
         let mut options = Vec::new();
         if self.eat_word("with") {

@@ -68,6 +68,20 @@ impl CqlType {
             })
     }
 
+    /// Whether a duration is this type or lies anywhere inside it.
+    pub fn references_duration(&self) -> bool {
+        match self {
+            CqlType::Duration => true,
+            CqlType::Frozen(t) | CqlType::List(t) | CqlType::Set(t) | CqlType::Vector(t, _) => {
+                t.references_duration()
+            }
+            CqlType::Map(k, v) => k.references_duration() || v.references_duration(),
+            CqlType::Tuple(ts) => ts.iter().any(CqlType::references_duration),
+            CqlType::Udt(u) => u.fields.iter().any(|(_, t)| t.references_duration()),
+            _ => false,
+        }
+    }
+
     /// Whether this is `frozen<…>` of a collection whose elements are cell values (frozen
     /// collections among them, as deep as they go).
     pub fn is_frozen_collection(&self) -> bool {
