@@ -206,7 +206,7 @@ impl Builder<'_> {
         if let Some(kind) = lower.strip_prefix("similarity_") {
             return self.similarity(kind, args, in_aggregate);
         }
-        if lower == "tojson" {
+        if super::functions::unsnaked(&lower) == "tojson" {
             let [arg] = args else {
                 return Err(CqlError::invalid(format!(
                     "toJson() takes one argument, not {}",

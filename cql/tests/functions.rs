@@ -576,3 +576,35 @@ fn decimal_arithmetic_answers_with_cassandras_digits_and_scale() {
         ["3.59|10.75"]
     );
 }
+
+#[test]
+fn cassandra_5_snake_case_names_call_the_same_functions() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE sn (k int PRIMARY KEY, b blob, ts timestamp, j text)",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute("INSERT INTO sn (k, b, ts) VALUES (1, text_as_blob('hi'), to_timestamp(min_timeuuid(5000)))")
+        .unwrap();
+    cql.execute("UPDATE sn SET j = from_json('\"x\"') WHERE k = 1")
+        .unwrap();
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT blob_as_text(b), to_unix_timestamp(ts), to_json(k), int_as_blob(k), j FROM sn"
+        ),
+        ["hi|5000|1|0x00000001|x"]
+    );
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT k FROM sn WHERE k = blob_as_int(int_as_blob(1))"
+        ),
+        ["1"]
+    );
+    assert_eq!(
+        refused(&mut cql, "SELECT nosuch_as_blob(k) FROM sn"),
+        "Unknown function 'nosuch_as_blob'"
+    );
+}

@@ -6,7 +6,9 @@
 use super::super::error::CqlError;
 use super::super::types::{CqlType, Literal};
 use super::operation::{symbol, Operand};
-use super::{assignable, call, choose, display_name, operator, resolve, Arg, Chosen, Context};
+use super::{
+    assignable, call, choose, display_name, operator, resolve, unsnaked, Arg, Chosen, Context,
+};
 
 /// `lit` with every call in it replaced by its value, where `lit` stands for a `ty`.
 pub(in super::super) fn fold(
@@ -37,7 +39,7 @@ pub(in super::super) fn fold(
         }
         // `fromJson('…')` reads its JSON as the type where it stands (Cassandra's rule: the
         // receiver decides).
-        (Literal::Call(name, args), _) if name.eq_ignore_ascii_case("fromjson") => {
+        (Literal::Call(name, args), _) if unsnaked(&name.to_ascii_lowercase()) == "fromjson" => {
             let [Literal::Str(text)] = args.as_slice() else {
                 return Err(CqlError::invalid(
                     "fromJson() takes one string argument here",

@@ -172,8 +172,44 @@ const BLOB_TYPES: [&str; 20] = [
     "varint",
 ];
 
+/// The older name of a native function Cassandra 5 also names in snake case (`to_date`,
+/// `blob_as_text`, `int_as_blob`, …); other names as they are.
+pub(super) fn unsnaked(name: &str) -> std::borrow::Cow<'_, str> {
+    let old = match name {
+        "current_timeuuid" => "currenttimeuuid",
+        "current_timestamp" => "currenttimestamp",
+        "current_date" => "currentdate",
+        "current_time" => "currenttime",
+        "to_date" => "todate",
+        "to_timestamp" => "totimestamp",
+        "to_unix_timestamp" => "tounixtimestamp",
+        "min_timeuuid" => "mintimeuuid",
+        "max_timeuuid" => "maxtimeuuid",
+        "to_json" => "tojson",
+        "from_json" => "fromjson",
+        _ => {
+            if let Some(t) = name
+                .strip_prefix("blob_as_")
+                .filter(|t| BLOB_TYPES.contains(t))
+            {
+                return format!("blobas{t}").into();
+            }
+            if let Some(t) = name
+                .strip_suffix("_as_blob")
+                .filter(|t| BLOB_TYPES.contains(t))
+            {
+                return format!("{t}asblob").into();
+            }
+            return name.into();
+        }
+    };
+    old.into()
+}
+
 /// The overloads of a function name (lower case): (function, parameters, result).
 fn overloads(name: &str) -> Vec<(Native, Vec<CqlType>, CqlType)> {
+    let name = unsnaked(name);
+    let name = name.as_ref();
     use CqlType::{Bigint, Blob, Date, Time, Timestamp, Timeuuid};
     let time_as = |from: Vec<CqlType>, to: CqlType| {
         from.into_iter()
