@@ -50,13 +50,19 @@ impl Session<'_> {
             }
             types.push(d.ty.clone());
         }
-        if m.width != 0 && m.width != cols.len() || (m.tuples.is_some() && op.is_some()) {
+        // Two ranges may name different numbers of columns (Cassandra keeps the longer):
+        // `(a) > (1) AND (a, b) < (2, 3)`.
+        let ranges = matches!(op, Some(Op::Gt | Op::Ge | Op::Lt | Op::Le))
+            && m.tuples.is_none()
+            && (m.lower.is_some() || m.upper.is_some());
+        if m.width != 0 && m.width != cols.len() && !ranges || (m.tuples.is_some() && op.is_some())
+        {
             return Err(CqlError::invalid(format!(
                 "({}) cannot be restricted by more than one relation of this kind",
                 cols.join(", ")
             )));
         }
-        m.width = cols.len();
+        m.width = m.width.max(cols.len());
         let tuple_type = CqlType::Tuple(types);
         let mut tuples = Vec::with_capacity(terms.len());
         for term in terms {
@@ -170,6 +176,10 @@ pub(super) fn multi_slices(
     lower: &[Option<(Vec<u8>, bool)>],
     upper: &[Option<(Vec<u8>, bool)>],
 ) -> Result<Vec<Bounds>, CqlError> {
+    let Some(tuples) = &m.tuples else {
+        let (lower, upper) = merged_ranges(t, m, eq, lower, upper)?;
+        return multi_slice(t, m.width, lower.as_ref(), upper.as_ref());
+    };
     for &ci in &t.clustering[..m.width] {
         if eq[ci].is_some() || lower[ci].is_some() || upper[ci].is_some() {
             return Err(CqlError::invalid(format!(
@@ -178,17 +188,6 @@ pub(super) fn multi_slices(
             )));
         }
     }
-    let Some(tuples) = &m.tuples else {
-        let later = t.clustering[m.width..]
-            .iter()
-            .any(|&ci| eq[ci].is_some() || lower[ci].is_some() || upper[ci].is_some());
-        if later {
-            return Err(CqlError::invalid(
-                "a clustering column after a multi-column range cannot be restricted",
-            ));
-        }
-        return multi_slice(t, m.width, m.lower.as_ref(), m.upper.as_ref());
-    };
     let mut out: Vec<Bounds> = Vec::new();
     for tuple in tuples {
         let mut eq = eq.to_vec();
@@ -201,4 +200,57 @@ pub(super) fn multi_slices(
     out.sort_by(|a, b| cmp.compare(&a.start, &b.start));
     out.dedup_by(|a, b| a.start == b.start && a.finish == b.finish);
     Ok(out)
+}
+
+/// One end of a multi-column range: its values and whether it includes them.
+type Bound = Option<(Tuple, bool)>;
+
+/// The bounds of a multi-column range with a single-column range on the first clustering
+/// column merged in (`(a, b) > (1, 2) AND a < 3`, as Cassandra merges them: each bound from
+/// one relation only). Refused in Cassandra's words: an `=` beside the range, a range on
+/// another of its columns, a column after it restricted.
+fn merged_ranges(
+    t: &Table,
+    m: &MultiColumn,
+    eq: &[Option<Vec<Vec<u8>>>],
+    lower: &[Option<(Vec<u8>, bool)>],
+    upper: &[Option<(Vec<u8>, bool)>],
+) -> Result<(Bound, Bound), CqlError> {
+    let (mut lo, mut hi) = (m.lower.clone(), m.upper.clone());
+    for (k, &ci) in t.clustering.iter().enumerate() {
+        let name = &t.columns[ci].name;
+        let ranged = lower[ci].is_some() || upper[ci].is_some();
+        if k >= m.width {
+            if eq[ci].is_some() || ranged {
+                let first = &t.columns[t.clustering[0]].name;
+                return Err(CqlError::invalid(format!(
+                    "Clustering column \"{name}\" cannot be restricted (preceding column \"{first}\" is restricted by a non-EQ relation)"
+                )));
+            }
+            continue;
+        }
+        if eq[ci].is_some() {
+            return Err(CqlError::invalid(format!(
+                "Column \"{name}\" cannot be restricted by both an equality and an inequality relation"
+            )));
+        }
+        if ranged && k > 0 {
+            return Err(CqlError::invalid(format!(
+                "Column \"{name}\" cannot be restricted by two inequalities not starting with the same column"
+            )));
+        }
+        for (single, bound, which) in [(&lower[ci], &mut lo, "start"), (&upper[ci], &mut hi, "end")]
+        {
+            let Some((v, inclusive)) = single else {
+                continue;
+            };
+            if bound.is_some() {
+                return Err(CqlError::invalid(format!(
+                    "More than one restriction was found for the {which} bound on {name}"
+                )));
+            }
+            *bound = Some((vec![v.clone()], *inclusive));
+        }
+    }
+    Ok((lo, hi))
 }

@@ -146,11 +146,26 @@ fn multi_column_relations_refuse_what_cassandra_refuses() {
         e.starts_with("Expected 2 elements in value tuple, but got 1"),
         "{e}"
     );
-    let e = refused(
-        &mut cql,
-        "SELECT * FROM t WHERE k = 1 AND (a, b) > (1, 1) AND a < 3",
-    );
-    assert!(e.contains("both a multi-column and a single-column"), "{e}");
+    for (q, says) in [
+        (
+            "SELECT * FROM t WHERE k = 1 AND (a, b) > (1, 1) AND a > 0",
+            "More than one restriction was found for the start bound on a",
+        ),
+        (
+            "SELECT * FROM t WHERE k = 1 AND (a, b) > (1, 1) AND b < 3",
+            "Column \"b\" cannot be restricted by two inequalities not starting with the same column",
+        ),
+        (
+            "SELECT * FROM t WHERE k = 1 AND (a) > (1) AND b < 3",
+            "Clustering column \"b\" cannot be restricted (preceding column \"a\" is restricted by a non-EQ relation)",
+        ),
+        (
+            "SELECT * FROM t WHERE k = 1 AND (a, b) > (1, 1) AND a = 2",
+            "Column \"a\" cannot be restricted by both an equality and an inequality relation",
+        ),
+    ] {
+        assert_eq!(refused(&mut cql, q), says, "{q}");
+    }
     let e = refused(
         &mut cql,
         "SELECT * FROM t WHERE k = 1 AND (a, b) = (1, null)",
@@ -287,4 +302,44 @@ fn writes_name_rows_by_multi_column_equalities_and_in() {
         e.contains("Range deletions are not supported for specific columns"),
         "{e}"
     );
+}
+
+#[test]
+fn ranges_of_different_widths_and_a_first_column_range_meet() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int, c int, d int, PRIMARY KEY (k, c, d));
+         CREATE TABLE r (k int, c int, d int, PRIMARY KEY (k, c, d)) \
+         WITH CLUSTERING ORDER BY (c DESC, d ASC)",
+    );
+    let mut cql = ks_session(&db);
+    for t in ["t", "r"] {
+        for (c, d) in [(0, 0), (1, 1), (2, 2), (3, 3), (3, 4)] {
+            cql.execute(&format!("INSERT INTO {t} (k, c, d) VALUES (0, {c}, {d})"))
+                .unwrap();
+        }
+    }
+    for (q, t_rows, r_rows) in [
+        (
+            "(c) >= (1) AND c < 3",
+            vec!["1|1", "2|2"],
+            vec!["2|2", "1|1"],
+        ),
+        (
+            "c > 1 AND (c, d) < (3, 4)",
+            vec!["2|2", "3|3"],
+            vec!["3|3", "2|2"],
+        ),
+        (
+            "(c) > (0) AND (c, d) <= (3, 3)",
+            vec!["1|1", "2|2", "3|3"],
+            vec!["3|3", "2|2", "1|1"],
+        ),
+    ] {
+        for (table, want) in [("t", t_rows), ("r", r_rows)] {
+            let q = format!("SELECT c, d FROM {table} WHERE k = 0 AND {q}");
+            assert_eq!(shown(&mut cql, &q), want, "{q}");
+        }
+    }
 }
