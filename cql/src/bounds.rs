@@ -53,10 +53,15 @@ pub(super) fn clustering_slices(
         let restricted = eq[ci].is_some() || lower[ci].is_some() || upper[ci].is_some();
         let allowed = j < k || (Some(ci) == range_col && eq[ci].is_none());
         if restricted && !allowed {
-            return Err(CqlError::invalid(format!(
-                "clustering column {} cannot be restricted: the columns before it are not restricted by =",
-                t.columns[ci].name
-            )));
+            let name = &t.columns[ci].name;
+            let before = t.clustering[j.saturating_sub(1)];
+            let ranged = lower[before].is_some() || upper[before].is_some();
+            let prev = &t.columns[before].name;
+            return Err(CqlError::invalid(if ranged {
+                format!("Clustering column \"{name}\" cannot be restricted (preceding column \"{prev}\" is restricted by a non-EQ relation)")
+            } else {
+                format!("PRIMARY KEY column \"{name}\" cannot be restricted as preceding column \"{prev}\" is not restricted")
+            }));
         }
     }
     let build = |parts: &[&[u8]], eoc: i8| -> Result<Vec<u8>, CqlError> {

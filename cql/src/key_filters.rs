@@ -27,8 +27,9 @@ pub(super) struct KeyRestrictions<'r> {
 pub(super) struct Demoted {
     /// How many filters it added.
     pub count: usize,
-    /// The first clustering column it moved, and the column before it left unrestricted.
-    pub clustering: Option<(usize, usize)>,
+    /// The first clustering column it moved, the column before it (left unrestricted, or
+    /// restricted by a range), and whether that one holds a range.
+    pub clustering: Option<(usize, usize, bool)>,
 }
 
 pub(super) const NEEDS_FILTERING: &str = "Cannot execute this query as it might involve data filtering and thus may have unpredictable performance. If you want to execute this query despite the performance unpredictability, use ALLOW FILTERING";
@@ -46,11 +47,13 @@ impl Demoted {
         index: Option<bool>,
     ) -> Result<(), CqlError> {
         let (indexed, on_key) = (index.is_some(), index == Some(true));
-        if let (Some((c, before)), false) = (self.clustering, indexed) {
-            return Err(CqlError::invalid(format!(
-                "PRIMARY KEY column \"{}\" cannot be restricted as preceding column \"{}\" is not restricted",
-                t.columns[c].name, t.columns[before].name
-            )));
+        if let (Some((c, before, ranged)), false) = (self.clustering, indexed) {
+            let (name, prev) = (&t.columns[c].name, &t.columns[before].name);
+            return Err(CqlError::invalid(if ranged {
+                format!("Clustering column \"{name}\" cannot be restricted (preceding column \"{prev}\" is restricted by a non-EQ relation)")
+            } else {
+                format!("PRIMARY KEY column \"{name}\" cannot be restricted as preceding column \"{prev}\" is not restricted")
+            }));
         }
         let others = filters - self.count;
         if !indexed && self.count > 0 || others > usize::from(indexed && !on_key) {
@@ -106,7 +109,10 @@ pub(super) fn demote(t: &Table, r: KeyRestrictions<'_>, filters: &mut Vec<Filter
             filters.push((i, if inclusive { Op::Le } else { Op::Lt }, v));
         }
         if let (Kind::Clustering(j), true) = (t.columns[i].kind, filters.len() > moved) {
-            clustering = clustering.or(Some((i, t.clustering[j.saturating_sub(1)])));
+            let prev = t.clustering[j.saturating_sub(1)];
+            // The first column moved follows one left in place: free, or holding the range.
+            let ranged = r.lower[prev].is_some() || r.upper[prev].is_some();
+            clustering = clustering.or(Some((i, prev, ranged)));
         }
     }
     Demoted {

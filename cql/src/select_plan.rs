@@ -99,6 +99,8 @@ pub(super) struct Restrictions {
     pub entries: Vec<EntryFilter>,
     pub span: KeySpan,
     multi: MultiColumn,
+    /// Whether each column's `eq` came from an `IN` (Cassandra names it refusing a second).
+    from_in: Vec<bool>,
 }
 
 impl Restrictions {
@@ -340,6 +342,7 @@ impl Session<'_> {
             eq: vec![None; n],
             lower: vec![None; n],
             upper: vec![None; n],
+            from_in: vec![false; n],
             ..Restrictions::default()
         };
         for relation in relations {
@@ -350,21 +353,33 @@ impl Session<'_> {
                 Relation::In(c, terms) => {
                     let (i, def) = t.column(c)?;
                     if def.kind == Kind::Regular {
-                        return Err(CqlError::invalid(format!(
-                            "IN predicates on non-primary-key columns ({c}) is not yet supported"
-                        )));
+                        return Err(CqlError::invalid(match &def.ty {
+                            ty if ty.is_collection() => format!(
+                                "Collection column '{c}' ({ty}) cannot be restricted by a 'IN' relation"
+                            ),
+                            ty @ CqlType::Udt(_) => format!(
+                                "Non-frozen UDT column '{c}' ({ty}) cannot be restricted by any relation"
+                            ),
+                            _ => format!(
+                                "IN predicates on non-primary-key columns ({c}) is not yet supported"
+                            ),
+                        }));
                     }
                     let mut vals: Vec<Vec<u8>> = Vec::new();
                     for term in terms {
-                        let v = self
-                            .value(&def.ty, term, c)?
-                            .ok_or_else(|| null_value(c, def))?;
+                        let v = self.value(&def.ty, term, c)?.ok_or_else(|| {
+                            CqlError::invalid(format!(
+                                "Invalid null value in condition for column {c}"
+                            ))
+                        })?;
                         // IN (1, 1) names one row once.
                         if !vals.contains(&v) {
                             vals.push(v);
                         }
                     }
-                    set_once(&mut r.eq[i], vals, c)?;
+                    r.second(i, c, Second::Equality)?;
+                    r.eq[i] = Some(vals);
+                    r.from_in[i] = true;
                 }
                 Relation::Compare(c, op, term) => self.comparison(t, c, *op, term, &mut r)?,
                 Relation::InMarker(c, _) => return Err(unbound_list(c)),
@@ -449,10 +464,8 @@ impl Session<'_> {
                 r.filters.push((i, op, v));
                 Ok(())
             }
-            (_, Op::Eq) => set_once(&mut r.eq[i], vec![v], c),
             // A range on a partition key column names no partition: it filters a scan.
-            (_, Op::Gt | Op::Ge) => set_once(&mut r.lower[i], (v, op == Op::Ge), c),
-            (_, Op::Lt | Op::Le) => set_once(&mut r.upper[i], (v, op == Op::Le), c),
+            (_, op) => r.restrict_key(i, c, op, v),
         }
     }
 
@@ -527,13 +540,60 @@ impl Session<'_> {
     }
 }
 
-/// Sets a column's restriction of one kind, refusing a second.
-fn set_once<T>(slot: &mut Option<T>, value: T, c: &str) -> Result<(), CqlError> {
-    match slot.replace(value) {
-        None => Ok(()),
-        Some(_) => Err(CqlError::invalid(format!(
-            "{c} cannot be restricted by more than one relation of this kind"
-        ))),
+/// What a restriction of a column already restricted would add.
+enum Second {
+    /// An `=` or an `IN`.
+    Equality,
+    /// A lower bound.
+    Start,
+    /// An upper bound.
+    End,
+}
+
+impl Restrictions {
+    /// Restricts key column `i` (named `c`) by `op` (`=` or a range) to `v`.
+    fn restrict_key(&mut self, i: usize, c: &str, op: Op, v: Vec<u8>) -> Result<(), CqlError> {
+        match op {
+            Op::Eq => {
+                self.second(i, c, Second::Equality)?;
+                self.eq[i] = Some(vec![v]);
+            }
+            Op::Gt | Op::Ge => {
+                self.second(i, c, Second::Start)?;
+                self.lower[i] = Some((v, op == Op::Ge));
+            }
+            _ => {
+                self.second(i, c, Second::End)?;
+                self.upper[i] = Some((v, op == Op::Le));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses, in Cassandra's words, restricting column `i` (named `c`) again as `new` says
+    /// where the two cannot merge: anything beside an `=` or an `IN`, an `=` beside a range,
+    /// a second bound on the same side.
+    fn second(&self, i: usize, c: &str, new: Second) -> Result<(), CqlError> {
+        let refused = if self.eq[i].is_some() {
+            let what = if self.from_in[i] { "a IN" } else { "an Equal" };
+            format!("{c} cannot be restricted by more than one relation if it includes {what}")
+        } else {
+            match new {
+                Second::Equality if self.lower[i].is_some() || self.upper[i].is_some() => {
+                    format!(
+                        "Column \"{c}\" cannot be restricted by both an equality and an inequality relation"
+                    )
+                }
+                Second::Start if self.lower[i].is_some() => {
+                    format!("More than one restriction was found for the start bound on {c}")
+                }
+                Second::End if self.upper[i].is_some() => {
+                    format!("More than one restriction was found for the end bound on {c}")
+                }
+                _ => return Ok(()),
+            }
+        };
+        Err(CqlError::invalid(refused))
     }
 }
 

@@ -223,17 +223,17 @@ impl Session<'_> {
             }
             _ => vec![Vec::new()],
         };
-        let mut unrestricted: Option<&str> = None;
-        for &i in &t.clustering[multi.width..] {
+        let mut unrestricted = false;
+        for (j, &i) in t.clustering.iter().enumerate().skip(multi.width) {
             let name = t.columns[i].name.as_str();
             match (&choices[i], clustering) {
                 (_, Naming::Partitions) => break,
-                (None, _) => unrestricted = unrestricted.or(Some(name)),
-                (Some(_), Naming::Prefix) if unrestricted.is_some() => {
+                (None, _) => unrestricted = true,
+                (Some(_), Naming::Prefix) if unrestricted => {
+                    let before = &t.columns[t.clustering[j.saturating_sub(1)]].name;
                     return Err(CqlError::invalid(format!(
-                        "clustering column {name} cannot be restricted: {} before it is not",
-                        unrestricted.unwrap_or_default()
-                    )))
+                        "PRIMARY KEY column \"{name}\" cannot be restricted as preceding column \"{before}\" is not restricted"
+                    )));
                 }
                 (Some(vals), _) => cks = cross(cks, vals),
             }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{ks_session, open_cql};
+use common::{ks_session, open_cql, refused};
 use supercolumn_cql::CqlError;
 
 #[test]
@@ -254,5 +254,68 @@ fn order_by_follows_cassandras_rules() {
     ] {
         let e = cql.execute(q).unwrap_err();
         assert_eq!(e.to_string(), format!("InvalidRequest: {says}"), "{q}");
+    }
+}
+
+#[test]
+fn a_column_restricted_twice_is_refused_in_cassandras_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE rt (a text, b int, c int, d int, s set<int>, PRIMARY KEY ((a, b), c, d));
+         CREATE TABLE rd (k int, c1 int, c2 int, v int, PRIMARY KEY (k, c1, c2))",
+    );
+    let mut cql = ks_session(&db);
+    let key = "a = 'x' AND b = 1";
+    for (q, says) in [
+        (
+            format!("SELECT * FROM rt WHERE {key} AND c > 6 AND c = 7"),
+            "Column \"c\" cannot be restricted by both an equality and an inequality relation",
+        ),
+        (
+            format!("SELECT * FROM rt WHERE {key} AND c = 6 AND c > 7"),
+            "c cannot be restricted by more than one relation if it includes an Equal",
+        ),
+        (
+            format!("SELECT * FROM rt WHERE {key} AND c > 6 AND c > 3"),
+            "More than one restriction was found for the start bound on c",
+        ),
+        (
+            format!("SELECT * FROM rt WHERE {key} AND c < 6 AND c <= 3"),
+            "More than one restriction was found for the end bound on c",
+        ),
+        (
+            "SELECT * FROM rt WHERE a = 'x' AND b IN (2, 2) AND b = 3".to_string(),
+            "b cannot be restricted by more than one relation if it includes a IN",
+        ),
+        (
+            "SELECT * FROM rt WHERE a = 'x' AND b = 2 AND b IN (2, 3)".to_string(),
+            "b cannot be restricted by more than one relation if it includes an Equal",
+        ),
+        (
+            format!("SELECT * FROM rt WHERE {key} AND c = 0 AND s IN ({{0}})"),
+            "Collection column 's' (set<int>) cannot be restricted by a 'IN' relation",
+        ),
+        (
+            format!("SELECT * FROM rt WHERE {key} AND d = 1"),
+            "PRIMARY KEY column \"d\" cannot be restricted as preceding column \"c\" is not \
+             restricted",
+        ),
+        (
+            format!("SELECT * FROM rt WHERE {key} AND c > 1 AND d = 1"),
+            "Clustering column \"d\" cannot be restricted (preceding column \"c\" is restricted \
+             by a non-EQ relation)",
+        ),
+        (
+            format!("SELECT * FROM rt WHERE {key} AND c IN (1, null)"),
+            "Invalid null value in condition for column c",
+        ),
+        (
+            "DELETE FROM rd WHERE k = 0 AND c2 = 1".to_string(),
+            "PRIMARY KEY column \"c2\" cannot be restricted as preceding column \"c1\" is not \
+             restricted",
+        ),
+    ] {
+        assert_eq!(refused(&mut cql, &q), says, "{q}");
     }
 }
