@@ -128,24 +128,27 @@ pub(super) fn clustering_slices(
 /// A tuple's values, one per leading clustering column.
 pub(super) type Tuple = Vec<Vec<u8>>;
 
-/// The slices of a multi-column range on the first `width` clustering columns,
-/// `(c1, …) > (v1, …)` and the like, compared in the columns' value order (Cassandra's): with
-/// the columns all ascending or all descending, one composite slice (a descending one's bounds
-/// change sides); with mixed orders, the disjoint slices `mixed_slices` cuts it into.
+/// The slices of a multi-column range on the `width` clustering columns after `prefix` (the
+/// values an `=` holds the columns before them to), `(c1, …) > (v1, …)` and the like,
+/// compared in the columns' value order (Cassandra's): with the range's columns all ascending
+/// or all descending, one composite slice (a descending one's bounds change sides); with mixed
+/// orders, the disjoint slices `mixed_slices` cuts it into.
 pub(super) fn multi_slice(
     t: &Table,
+    prefix: &[Vec<u8>],
     width: usize,
     lower: Option<&(Tuple, bool)>,
     upper: Option<&(Tuple, bool)>,
 ) -> Result<Vec<Bounds>, CqlError> {
-    let orders = &t.descending[..width.min(t.descending.len())];
+    let from = prefix.len().min(t.descending.len());
+    let orders = &t.descending[from..(from + width).min(t.descending.len())];
     let desc = orders.first().copied().unwrap_or(false);
     if orders.iter().any(|d| *d != desc) {
-        return mixed_slices(t, lower, upper);
+        return mixed_slices(t, prefix, lower, upper);
     }
     let (lo, hi) = if desc { (upper, lower) } else { (lower, upper) };
-    let build = |v: &Tuple, eoc: i8| -> Result<Vec<u8>, CqlError> {
-        let parts: Vec<&[u8]> = v.iter().map(Vec::as_slice).collect();
+    let build = |v: &[Vec<u8>], eoc: i8| -> Result<Vec<u8>, CqlError> {
+        let parts: Vec<&[u8]> = prefix.iter().chain(v).map(Vec::as_slice).collect();
         if !CompositeType::fits(&parts) {
             return Err(CqlError::invalid(
                 "a clustering value is longer than 65535 bytes",
@@ -153,12 +156,15 @@ pub(super) fn multi_slice(
         }
         Ok(CompositeType::build(&parts, eoc))
     };
+    // Without a bound on one side, the prefix's own end bounds the slice.
     let start = match lo {
         Some((v, inclusive)) => build(v, if *inclusive { 0 } else { 1 })?,
+        None if !prefix.is_empty() => build(&[], 0)?,
         None => Vec::new(),
     };
     let finish = match hi {
         Some((v, inclusive)) => build(v, if *inclusive { 1 } else { -1 })?,
+        None if !prefix.is_empty() => build(&[], 1)?,
         None => Vec::new(),
     };
     if !start.is_empty() && !finish.is_empty() && t.comparator().compare(&start, &finish).is_gt() {
@@ -167,33 +173,38 @@ pub(super) fn multi_slice(
     Ok(vec![Bounds { start, finish }])
 }
 
-/// A multi-column range over clustering columns of mixed orders, as disjoint slices in
-/// clustering order. `(a, b) > (1, 2)` is `a = 1 AND b > 2` or `a > 1`: a bound is the union,
-/// over each of its columns, of `=` on the columns before it and a one-sided range on it
-/// (`>=` on the last where the bound is inclusive), each of which is one slice whatever the
-/// columns' orders. With both bounds, each piece of one meets each piece of the other: where
-/// they range on one column, a range between the two values; where one ranges on an earlier
-/// column than the other, the other's piece, if its value on that column passes the first's
-/// bound.
+/// A multi-column range over clustering columns of mixed orders, after `prefix`, as disjoint
+/// slices in clustering order. `(a, b) > (1, 2)` is `a = 1 AND b > 2` or `a > 1`: a bound is
+/// the union, over each of its columns, of `=` on the columns before it and a one-sided range
+/// on it (`>=` on the last where the bound is inclusive), each of which is one slice whatever
+/// the columns' orders. With both bounds, each piece of one meets each piece of the other:
+/// where they range on one column, a range between the two values; where one ranges on an
+/// earlier column than the other, the other's piece, if its value on that column passes the
+/// first's bound.
 fn mixed_slices(
     t: &Table,
+    prefix: &[Vec<u8>],
     lower: Option<&(Tuple, bool)>,
     upper: Option<&(Tuple, bool)>,
 ) -> Result<Vec<Bounds>, CqlError> {
+    let from = prefix.len();
     // Each piece of a bound: the column it ranges on, and whether inclusively.
     let pieces = |b: Option<&(Tuple, bool)>| -> Vec<Option<(usize, bool)>> {
         match b {
-            Some((v, inclusive)) => (0..v.len())
-                .map(|i| Some((i, *inclusive && i + 1 == v.len())))
+            Some((v, inclusive)) => (from..from + v.len())
+                .map(|i| Some((i, *inclusive && i + 1 == from + v.len())))
                 .collect(),
             None => vec![None],
         }
     };
-    let empty = Vec::new();
-    let (lv, uv) = (
-        lower.map_or(&empty, |b| &b.0),
-        upper.map_or(&empty, |b| &b.0),
-    );
+    let whole = |b: Option<&(Tuple, bool)>| -> Tuple {
+        prefix
+            .iter()
+            .chain(b.map_or(&[][..], |b| &b.0))
+            .cloned()
+            .collect()
+    };
+    let (lv, uv) = (whole(lower), whole(upper));
     let mut out = Vec::new();
     for lp in pieces(lower) {
         for up in pieces(upper) {

@@ -21,7 +21,7 @@ use super::index_use::{index_use, IndexUse, Weighed, WhereShape};
 use super::key_filters::{demote, Demoted, KeyRestrictions, NEEDS_FILTERING};
 pub(super) use super::key_span::KeySpan;
 use super::map_entry::EntryFilter;
-use super::multi_column::{multi_slices, MultiColumn};
+use super::multi_column::{multi_slices, MultiColumn, MultiRelation, Single};
 use super::select_shape::{
     check_range_selection, group_by, names_of_one_row, output_columns, read_reversed, validate,
 };
@@ -169,7 +169,8 @@ impl Restrictions {
                 w.partition.extend(here);
                 continue;
             }
-            if k - t.partition_key.len() < self.multi.width {
+            let at = k - t.partition_key.len();
+            if (self.multi.start..self.multi.start + self.multi.width).contains(&at) {
                 // A multi-column relation: no index serves it.
                 let slice = self.multi.lower.is_some() || self.multi.upper.is_some();
                 here.push(Weighed {
@@ -345,6 +346,8 @@ impl Session<'_> {
             from_in: vec![false; n],
             ..Restrictions::default()
         };
+        // Read once every other relation is: which of them stay multi-column depends on all.
+        let mut multi: Vec<MultiRelation<'_>> = Vec::new();
         for relation in relations {
             match relation {
                 Relation::Token(cols, op, term, of_key) => {
@@ -384,14 +387,23 @@ impl Session<'_> {
                 Relation::Compare(c, op, term) => self.comparison(t, c, *op, term, &mut r)?,
                 Relation::InMarker(c, _) => return Err(unbound_list(c)),
                 Relation::Multi(cols, op, term) => {
-                    let one = std::slice::from_ref(term);
-                    self.multi_column(t, cols, Some(*op), one, &mut r.multi)?
+                    multi.push((cols, Some(*op), std::slice::from_ref(term)))
                 }
-                Relation::MultiIn(cols, terms) => {
-                    self.multi_column(t, cols, None, terms, &mut r.multi)?
-                }
+                Relation::MultiIn(cols, terms) => multi.push((cols, None, terms)),
                 Relation::Entry(c, key, op, value) => {
                     r.entries.push(self.entry_filter(t, c, key, *op, value)?)
+                }
+            }
+        }
+        for single in self.multi_relations(t, &multi, &mut r.multi)? {
+            match single {
+                Single::Eq { i, values, from_in } => {
+                    r.second(i, &t.columns[i].name, Second::Equality)?;
+                    r.eq[i] = Some(values);
+                    r.from_in[i] = from_in;
+                }
+                Single::Range { i, op, value } => {
+                    r.restrict_key(i, &t.columns[i].name.clone(), op, value)?
                 }
             }
         }

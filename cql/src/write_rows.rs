@@ -1,8 +1,9 @@
 //! The rows a write's `WHERE` names: `=` or `IN` on the whole partition key, then on every
 //! clustering column (a CQL row), on a prefix of them (every row under it), or on none (a
-//! partition); each combination of the values given, as a row key and clustering values. The
-//! leading clustering columns may be named together, `(a, b) = (…)` or `(a, b) IN ((…), …)`:
-//! each tuple then a prefix, not each combination of its values. Building the writes is
+//! partition); each combination of the values given, as a row key and clustering values.
+//! Clustering columns may be named together, `(a, b) = (…)` or `(a, b) IN ((…), …)`, from the
+//! first or after columns named by `=` or `IN`: each tuple then names those columns together,
+//! not each combination of its values. Building the writes is
 //! `execute.rs`'s; this file only names.
 
 use super::ast::{Op, Relation, Term};
@@ -174,7 +175,7 @@ fn refuse(
             "Slice restrictions are not supported on the clustering columns in {stmt} statements"
         )));
     }
-    for &i in &t.clustering[..multi.width] {
+    for &i in &t.clustering[multi.start..multi.start + multi.width] {
         if choices[i].is_some() {
             return Err(CqlError::invalid(format!(
                     "Column \"{}\" cannot be restricted by both a multi-column and a single-column relation",
@@ -183,7 +184,14 @@ fn refuse(
         }
     }
     if clustering == Naming::Rows {
-        let missing_clustering = missing(&t.clustering[multi.width..]);
+        let named = multi.start..multi.start + multi.width;
+        let missing_clustering: Vec<&str> = missing(&t.clustering)
+            .into_iter()
+            .filter(|c| {
+                let at = t.clustering.iter().position(|&i| t.columns[i].name == *c);
+                !at.is_some_and(|k| named.contains(&k))
+            })
+            .collect();
         if !missing_clustering.is_empty() {
             return Err(CqlError::invalid(format!(
                 "Some clustering keys are missing: {}",
@@ -215,17 +223,33 @@ impl Session<'_> {
         for &i in &t.partition_key {
             keys = cross(keys, choices[i].as_deref().unwrap_or_default());
         }
-        let mut cks: Vec<Vec<Vec<u8>>> = match multi.tuples {
-            Some(mut tuples) if clustering != Naming::Partitions => {
-                tuples.sort();
-                tuples.dedup();
-                tuples
-            }
-            _ => vec![Vec::new()],
+        let mut tuples = match multi.tuples {
+            Some(tuples) if clustering != Naming::Partitions => Some(tuples),
+            _ => None,
         };
+        let mut cks: Vec<Vec<Vec<u8>>> = vec![Vec::new()];
         let mut unrestricted = false;
-        for (j, &i) in t.clustering.iter().enumerate().skip(multi.width) {
+        for (j, &i) in t.clustering.iter().enumerate() {
             let name = t.columns[i].name.as_str();
+            if j == multi.start && clustering != Naming::Partitions {
+                if let (Some(_), true) = (&tuples, unrestricted) {
+                    let before = &t.columns[t.clustering[j.saturating_sub(1)]].name;
+                    return Err(CqlError::invalid(format!(
+                        "PRIMARY KEY column \"{name}\" cannot be restricted as preceding column \"{before}\" is not restricted"
+                    )));
+                }
+                if let Some(mut tuples) = tuples.take() {
+                    tuples.sort();
+                    tuples.dedup();
+                    cks = cks
+                        .iter()
+                        .flat_map(|p| tuples.iter().map(move |tuple| [&p[..], tuple].concat()))
+                        .collect();
+                }
+            }
+            if (multi.start..multi.start + multi.width).contains(&j) {
+                continue;
+            }
             match (&choices[i], clustering) {
                 (_, Naming::Partitions) => break,
                 (None, _) => unrestricted = true,

@@ -135,6 +135,14 @@ fn contains_on_what_holds_no_elements_is_refused() {
         ),
         "Unsupported restriction: v IS NOT NULL"
     );
+    // LIKE needs a SASI index, which this has not: refused as Cassandra refuses it unindexed.
+    assert_eq!(
+        refused(
+            &mut cql,
+            "SELECT * FROM t WHERE v LIKE 'a%' ALLOW FILTERING"
+        ),
+        "LIKE restriction is only supported on properly indexed columns. v LIKE 'a%' is not valid."
+    );
     let e = refused(&mut cql, "SELECT * FROM t WHERE k != 1 ALLOW FILTERING");
     assert!(e.contains("!="), "{e}");
     // A condition's CONTAINS asks a collection, as Cassandra 4.1's (`conditional.rs`).
