@@ -220,12 +220,18 @@ fn mixed_slices(
                     }
                     match i.cmp(&j) {
                         Ordering::Equal => (&lv[..i], Some((&lv[i], ia)), Some((&uv[i], ib))),
-                        // The upper piece holds column i at uv[i]: it must be above lv[i].
-                        Ordering::Less if value_cmp(t, &uv[..i], i, &uv[i], &lv[i]).is_gt() => {
+                        // The upper piece holds column i at uv[i]: it must be above lv[i]
+                        // (or at it, where the lower piece includes its value).
+                        Ordering::Less
+                            if passes(value_cmp(t, &uv[..i], i, &uv[i], &lv[i]).reverse(), ia) =>
+                        {
                             (&uv[..j], None, Some((&uv[j], ib)))
                         }
-                        // The lower piece holds column j at lv[j]: it must be below uv[j].
-                        Ordering::Greater if value_cmp(t, &lv[..j], j, &lv[j], &uv[j]).is_lt() => {
+                        // The lower piece holds column j at lv[j]: it must be below uv[j]
+                        // (or at it, where the upper piece includes its value).
+                        Ordering::Greater
+                            if passes(value_cmp(t, &lv[..j], j, &lv[j], &uv[j]), ib) =>
+                        {
                             (&lv[..i], Some((&lv[i], ia)), None)
                         }
                         _ => continue,
@@ -238,6 +244,12 @@ fn mixed_slices(
     let cmp = t.comparator();
     out.sort_by(|a, b| cmp.compare(&a.start, &b.start));
     Ok(out)
+}
+
+/// Whether a value comparing `o` against an upper bound passes it: below it, or at it where
+/// the bound is `inclusive`.
+fn passes(o: Ordering, inclusive: bool) -> bool {
+    o.is_lt() || (inclusive && o.is_eq())
 }
 
 /// `x` against `y` as values of clustering column `c` (its type's order, not its storage

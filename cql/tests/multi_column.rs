@@ -70,6 +70,16 @@ fn multi_column_relations_select_what_the_rows_say() {
         ("(a, b) >= (2, 2) AND (a, b) < (2, 2)", |_, _, _| false),
         ("(a, b, c) < (0, 1, 1)", |a, b, c| (a, b, c) < (0, 1, 1)),
         ("(a) > (2)", |a, _, _| a > 2),
+        // Bounds of different widths sharing a prefix: the shorter one's last value holds.
+        ("(a, b) >= (1, 1) AND (a, b, c) < (1, 1, 1)", |a, b, c| {
+            (a, b) >= (1, 1) && (a, b, c) < (1, 1, 1)
+        }),
+        ("(a, b, c) > (1, 1, 0) AND (a, b) <= (1, 2)", |a, b, c| {
+            (a, b, c) > (1, 1, 0) && (a, b) <= (1, 2)
+        }),
+        ("(a) >= (2) AND (a, b, c) <= (2, 0, 0)", |a, b, c| {
+            a >= 2 && (a, b, c) <= (2, 0, 0)
+        }),
         ("(a, b) > (3, 5)", |_, _, _| false),
         ("(a, b) IN ()", |_, _, _| false),
     ];
