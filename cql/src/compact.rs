@@ -225,7 +225,7 @@ pub fn select(
                 Op::Gt => tk > *b,
                 Op::Ge => tk >= *b,
                 Op::Ne => tk != *b,
-                Op::Contains | Op::ContainsKey => false,
+                Op::Contains | Op::ContainsKey | Op::In => false,
             }
         });
         token_ok
@@ -238,7 +238,7 @@ pub fn select(
                     Op::Gt => c.compare(*i, v, &vs[0]) == Ordering::Greater,
                     Op::Ge => c.compare(*i, v, &vs[0]) != Ordering::Less,
                     Op::Ne => c.compare(*i, v, &vs[0]) != Ordering::Equal,
-                    Op::Contains | Op::ContainsKey => false,
+                    Op::Contains | Op::ContainsKey | Op::In => false,
                 }
             })
     };

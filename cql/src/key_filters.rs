@@ -2,11 +2,11 @@
 //! read, as Cassandra's do: a clustering column restricted after one left unrestricted (or
 //! after a range), and a partition key restricted on some of its columns only or by a range. Such a query
 //! filters, so it needs `ALLOW FILTERING` unless an index finds its rows. An `IN` on such a
-//! column stays a restriction (and is refused where it cannot narrow the read).
+//! column filters too (Cassandra 4.0 on), but beside an index of a key column, which refuses it.
 
 use super::error::CqlError;
 use super::table::{Kind, Table};
-use super::types::Op;
+use super::types::{in_list, Op};
 
 /// A filter: a column's index, the operator and the value.
 type Filter = (usize, Op, Vec<u8>);
@@ -98,9 +98,12 @@ pub(super) fn demote(t: &Table, r: KeyRestrictions<'_>, filters: &mut Vec<Filter
     let keys = t.partition_key.iter().copied().filter(|_| partial);
     for i in past_prefix.chain(keys) {
         let moved = filters.len();
-        if r.eq[i].as_ref().is_some_and(|v| v.len() == 1) {
-            let v = r.eq[i].take().and_then(|mut v| v.pop()).unwrap_or_default();
-            filters.push((i, Op::Eq, v));
+        match r.eq[i].take() {
+            Some(mut v) if v.len() == 1 => filters.push((i, Op::Eq, v.pop().unwrap_or_default())),
+            // An index of a key column leaves an `IN` to be refused (Cassandra's words).
+            Some(v) if r.by_key_index => r.eq[i] = Some(v),
+            Some(v) => filters.push((i, Op::In, in_list(&v))),
+            None => {}
         }
         if let Some((v, inclusive)) = r.lower[i].take() {
             filters.push((i, if inclusive { Op::Ge } else { Op::Gt }, v));

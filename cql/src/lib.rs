@@ -35,6 +35,7 @@ mod functions;
 #[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod fuzz;
+mod in_filter;
 mod index_plan;
 mod index_scan;
 mod index_schema;

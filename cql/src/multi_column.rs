@@ -24,6 +24,8 @@ pub(super) struct MultiColumn {
     pub width: usize,
     /// `=` or `IN`: the row prefixes named.
     pub tuples: Option<Vec<Tuple>>,
+    /// Whether `tuples` came from an `IN`.
+    from_in: bool,
     pub lower: Option<(Tuple, bool)>,
     pub upper: Option<(Tuple, bool)>,
 }
@@ -52,14 +54,19 @@ impl Session<'_> {
         m.start = start;
         // Two ranges may name different numbers of columns (Cassandra keeps the longer):
         // `(a) > (1) AND (a, b) < (2, 3)`.
-        let ranges = matches!(op, Some(Op::Gt | Op::Ge | Op::Lt | Op::Le))
-            && m.tuples.is_none()
-            && (m.lower.is_some() || m.upper.is_some());
-        if m.width != 0 && m.width != cols.len() && !ranges || (m.tuples.is_some() && op.is_some())
-        {
+        // The columns this relation shares with those already restricted (Cassandra names
+        // them refusing the two together).
+        let common = cols[..cols.len().min(m.width)].join(", ");
+        let range = matches!(op, Some(Op::Gt | Op::Ge | Op::Lt | Op::Le));
+        if m.tuples.is_some() {
+            let what = if m.from_in { "a IN" } else { "an Equal" };
             return Err(CqlError::invalid(format!(
-                "({}) cannot be restricted by more than one relation of this kind",
-                cols.join(", ")
+                "{common} cannot be restricted by more than one relation if it includes {what}"
+            )));
+        }
+        if m.width != 0 && !range {
+            return Err(CqlError::invalid(format!(
+                "Column \"{common}\" cannot be restricted by both an equality and an inequality relation"
             )));
         }
         m.width = m.width.max(cols.len());
@@ -70,12 +77,7 @@ impl Session<'_> {
         }
         let slot = match op {
             None | Some(Op::Eq) => {
-                if m.lower.is_some() || m.upper.is_some() || m.tuples.is_some() {
-                    return Err(CqlError::invalid(format!(
-                        "({}) cannot be restricted by both an equality and a range",
-                        cols.join(", ")
-                    )));
-                }
+                m.from_in = op.is_none();
                 m.tuples = Some(tuples);
                 return Ok(());
             }
@@ -91,13 +93,12 @@ impl Session<'_> {
         let tuple = tuples.pop().unwrap_or_default();
         if slot.replace((tuple, inclusive)).is_some() {
             return Err(CqlError::invalid(format!(
-                "More than one restriction was found for the {} bound on ({})",
+                "More than one restriction was found for the {} bound on {common}",
                 if matches!(op, Some(Op::Gt | Op::Ge)) {
                     "start"
                 } else {
                     "end"
-                },
-                cols.join(", ")
+                }
             )));
         }
         Ok(())
@@ -192,6 +193,17 @@ fn first_position(t: &Table, cols: &[String]) -> Result<usize, CqlError> {
     Ok(start.unwrap_or_default())
 }
 
+/// A tuple term as the statement wrote it.
+fn tuple_text(term: &TupleTerm) -> String {
+    match term {
+        TupleTerm::Whole(term) => term.text(),
+        TupleTerm::Each(items) => {
+            let items: Vec<String> = items.iter().map(Term::text).collect();
+            format!("({})", items.join(", "))
+        }
+    }
+}
+
 /// A multi-column relation of a `WHERE`, read once the whole clause is: its columns, its
 /// operator (`None`: `IN`) and its tuples.
 pub(super) type MultiRelation<'a> = (&'a [String], Option<Op>, &'a [TupleTerm]);
@@ -212,7 +224,8 @@ impl Session<'_> {
     /// Reads a `WHERE`'s multi-column relations into `m`. When they start at different
     /// clustering columns (`(b) = (1) AND (c, d) > (2, 3)`), only those that no single-column
     /// restrictions can stand for (an `IN` or a range of several columns) go into `m`; the
-    /// others come back as what they amount to (`(b, c) = (1, 2)` is `b = 1 AND c = 2`,
+    /// others, and a one-column `=` or `IN` alone on its column, come back as what they
+    /// amount to (`(b, c) = (1, 2)` is `b = 1 AND c = 2`,
     /// `(b) IN ((1), (2))` is `b IN (1, 2)`, `(d) > (1)` is `d > 1`), for the caller to apply.
     pub(super) fn multi_relations(
         &self,
@@ -221,14 +234,24 @@ impl Session<'_> {
         m: &mut MultiColumn,
     ) -> Result<Vec<Single>, CqlError> {
         let mut starts = Vec::with_capacity(relations.len());
-        for (cols, ..) in relations {
+        for (cols, op, terms) in relations {
+            if let (Some(Op::Ne), [term]) = (op, terms) {
+                return Err(CqlError::invalid(format!(
+                    "Unsupported \"!=\" relation: ({}) != {}",
+                    cols.join(", "),
+                    tuple_text(term)
+                )));
+            }
             starts.push(first_position(t, cols)?);
         }
         let single_start = starts.windows(2).all(|w| w[0] == w[1]);
+        let alone = |start: usize| starts.iter().filter(|&&s| s == start).count() == 1;
         let mut singles = Vec::new();
         for ((cols, op, terms), &start) in relations.iter().zip(&starts) {
             let wide = cols.len() > 1 && *op != Some(Op::Eq);
-            if single_start || wide {
+            // `(b) = (1)` alone is `b = 1`, which an index of `b` serves.
+            let one_equality = cols.len() == 1 && matches!(op, None | Some(Op::Eq)) && alone(start);
+            if (single_start || wide) && !one_equality {
                 self.multi_column(t, cols, *op, terms, m)?;
                 continue;
             }

@@ -171,12 +171,15 @@ impl Restrictions {
             }
             let at = k - t.partition_key.len();
             if (self.multi.start..self.multi.start + self.multi.width).contains(&at) {
-                // A multi-column relation: no index serves it.
+                // A multi-column relation: no index serves it. A range is one slice from its
+                // first column, whatever its width.
                 let slice = self.multi.lower.is_some() || self.multi.upper.is_some();
-                here.push(Weighed {
-                    slice,
-                    ..Weighed::new(i, None)
-                });
+                if !slice || at == self.multi.start {
+                    here.push(Weighed {
+                        slice,
+                        ..Weighed::new(i, None)
+                    });
+                }
             }
             w.clustering.extend(here);
         }
@@ -356,17 +359,8 @@ impl Session<'_> {
                 Relation::In(c, terms) => {
                     let (i, def) = t.column(c)?;
                     if def.kind == Kind::Regular {
-                        return Err(CqlError::invalid(match &def.ty {
-                            ty if ty.is_collection() => format!(
-                                "Collection column '{c}' ({ty}) cannot be restricted by a 'IN' relation"
-                            ),
-                            ty @ CqlType::Udt(_) => format!(
-                                "Non-frozen UDT column '{c}' ({ty}) cannot be restricted by any relation"
-                            ),
-                            _ => format!(
-                                "IN predicates on non-primary-key columns ({c}) is not yet supported"
-                            ),
-                        }));
+                        r.filters.push(self.in_filter(t, c, terms)?);
+                        continue;
                     }
                     let mut vals: Vec<Vec<u8>> = Vec::new();
                     for term in terms {
@@ -544,7 +538,7 @@ impl Session<'_> {
                 span.start = bound.clone();
                 span.end = bound;
             }
-            Op::Ne | Op::Contains | Op::ContainsKey => {
+            Op::Ne | Op::Contains | Op::ContainsKey | Op::In => {
                 return Err(CqlError::invalid("token() takes =, <, <=, > and >= here"))
             }
         }

@@ -120,14 +120,6 @@ fn contains_on_what_holds_no_elements_is_refused() {
         ),
         "Cannot use CONTAINS KEY on non-map column l"
     );
-    // Cassandra 4 filters no IN on a regular column.
-    assert_eq!(
-        refused(
-            &mut cql,
-            "SELECT * FROM t WHERE v IN (1, 2) ALLOW FILTERING"
-        ),
-        "IN predicates on non-primary-key columns (v) is not yet supported"
-    );
     assert_eq!(
         refused(
             &mut cql,

@@ -76,6 +76,7 @@ const RULES: &[(&str, &[&str])] = &[
         &["error", "types", "ast", "table", "bounds", "session"],
     ),
     ("map_entry", &["error", "types", "ast", "table", "session"]),
+    ("in_filter", &["error", "types", "ast", "table", "session"]),
     (
         "index_plan",
         &["error", "types", "ast", "table", "key_span"],
@@ -96,6 +97,7 @@ const RULES: &[(&str, &[&str])] = &[
             "selection",
             "multi_column",
             "map_entry",
+            "in_filter",
             "index_plan",
             "index_use",
             "key_filters",

@@ -148,6 +148,22 @@ fn a_multi_column_relation_after_a_free_or_ranged_column_is_refused_in_cassandra
             "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: (b, d)",
         ),
         (
+            "SELECT * FROM t WHERE a = 0 AND (b) = (0) AND (b) > (0)",
+            "b cannot be restricted by more than one relation if it includes an Equal",
+        ),
+        (
+            "SELECT * FROM t WHERE a = 0 AND (b, c) IN ((1, 0)) AND (b, c) > (0, 0)",
+            "b, c cannot be restricted by more than one relation if it includes a IN",
+        ),
+        (
+            "SELECT * FROM t WHERE a = 0 AND (b) > (0) AND (b) > (1)",
+            "More than one restriction was found for the start bound on b",
+        ),
+        (
+            "SELECT * FROM t WHERE a = 0 AND (b) != (0)",
+            "Unsupported \"!=\" relation: (b) != (0)",
+        ),
+        (
             "SELECT * FROM t WHERE a = 0 AND b = 0 AND (c, d) > (0, 0) AND d = 1",
             "Clustering column \"d\" cannot be restricted (preceding column \"c\" is restricted by a non-EQ relation)",
         ),
@@ -191,4 +207,41 @@ fn writes_name_rows_by_a_multi_column_equality_after_an_equality() {
         "UPDATE t SET v = 1 WHERE a = 0 AND (c, d) = (0, 0)",
     );
     assert!(e.starts_with("Some clustering keys are missing: b"), "{e}");
+}
+
+#[test]
+fn an_index_serves_beside_a_multi_column_slice_and_a_one_column_equality() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (a int, b int, c int, d int, e int, f int, PRIMARY KEY ((a, b), c, d, e));
+         CREATE INDEX ON t (f);
+         CREATE TABLE u (a int, b int, c int, v int, PRIMARY KEY (a, b, c));
+         CREATE INDEX ON u (b)",
+    );
+    let mut cql = ks_session(&db);
+    for (c, d, e, f) in [(1, 1, 1, 5), (2, 0, 0, 5), (0, 3, 0, 5), (1, 1, 2, 6)] {
+        cql.execute(&format!(
+            "INSERT INTO t (a, b, c, d, e, f) VALUES (0, 0, {c}, {d}, {e}, {f})"
+        ))
+        .unwrap();
+    }
+    // The slice narrows the partition's read; the index finds the rows, no filtering asked.
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT c, d, e FROM t WHERE a = 0 AND b = 0 AND (c, d) >= (1, 1) AND f = 5"
+        ),
+        ["1|1|1", "2|0|0"]
+    );
+    for (b, c) in [(1, 0), (2, 0), (1, 1)] {
+        cql.execute(&format!(
+            "INSERT INTO u (a, b, c, v) VALUES (0, {b}, {c}, 0)"
+        ))
+        .unwrap();
+    }
+    assert_eq!(
+        shown(&mut cql, "SELECT b, c FROM u WHERE (b) = (1)"),
+        ["1|0", "1|1"]
+    );
 }

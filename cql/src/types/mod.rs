@@ -519,10 +519,14 @@ pub(super) fn matches_filter(ty: &CqlType, value: Option<&[u8]>, op: Op, v: &[u8
     if matches!(op, Op::Contains | Op::ContainsKey) {
         return contains(ty, value, op == Op::ContainsKey, v);
     }
-    let ord = match ty.comparator() {
+    let compare = |v: &[u8]| match ty.comparator() {
         Some(c) => c.compare(value, v),
         None => value.cmp(v),
     };
+    if op == Op::In {
+        return in_values(v).any(|x| compare(x).is_eq());
+    }
+    let ord = compare(v);
     match op {
         Op::Eq => ord.is_eq(),
         Op::Lt => ord.is_lt(),
@@ -530,8 +534,30 @@ pub(super) fn matches_filter(ty: &CqlType, value: Option<&[u8]>, op: Op, v: &[u8
         Op::Gt => ord.is_gt(),
         Op::Ge => ord.is_ge(),
         Op::Ne => ord.is_ne(),
-        Op::Contains | Op::ContainsKey => false,
+        Op::Contains | Op::ContainsKey | Op::In => false,
     }
+}
+
+/// The value of an `IN` filter: each value, its length first.
+pub(super) fn in_list(values: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.iter().map(|v| v.len() + 4).sum());
+    for v in values {
+        // A value comes from a frame, far below 4 GiB.
+        out.extend_from_slice(&u32::try_from(v.len()).unwrap_or(u32::MAX).to_be_bytes());
+        out.extend_from_slice(v);
+    }
+    out
+}
+
+/// The values of an `IN` filter's value (`in_list`'s), stopping where one is cut short.
+fn in_values(mut list: &[u8]) -> impl Iterator<Item = &[u8]> {
+    std::iter::from_fn(move || {
+        let (len, rest) = list.split_first_chunk::<4>()?;
+        let len = usize::try_from(u32::from_be_bytes(*len)).ok()?;
+        let value = rest.get(..len)?;
+        list = &rest[len..];
+        Some(value)
+    })
 }
 
 /// Whether a map's serialized value holds `value` under `key` (`m[key] = value`; `null` holds

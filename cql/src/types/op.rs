@@ -19,6 +19,9 @@ pub enum Op {
     Contains,
     /// `CONTAINS KEY`: a map holds the key
     ContainsKey,
+    /// `IN`, as a filter only (a parsed `IN` is its own relation): the filter's value is the
+    /// list of values, as `in_list` writes it.
+    In,
 }
 
 impl Op {
@@ -33,6 +36,7 @@ impl Op {
             Op::Ne => "!=",
             Op::Contains => "CONTAINS",
             Op::ContainsKey => "CONTAINS KEY",
+            Op::In => "IN",
         }
     }
 }
