@@ -234,6 +234,17 @@ fn filtering(
     allowed: bool,
     r: &mut Restrictions,
 ) -> Result<(Option<IndexRead>, bool), CqlError> {
+    let m = &r.multi;
+    let free_before = t.clustering[..m.start]
+        .iter()
+        .any(|&i| r.eq[i].is_none() || r.lower[i].is_some() || r.upper[i].is_some());
+    // Filtering takes no multi-column range (Cassandra's words); without ALLOW FILTERING the
+    // column left free or ranged before it is named instead.
+    if allowed && (m.lower.is_some() || m.upper.is_some()) && free_before {
+        return Err(CqlError::invalid(
+            "Multi-column slice restrictions cannot be used for filtering.",
+        ));
+    }
     let by_index = index_use(t, &r.shape(t))?;
     let demoted = r.demote_keys(t)?;
     let index = usable_index(t, &r.filters, &r.entries, &r.span)?;

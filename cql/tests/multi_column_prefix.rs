@@ -128,6 +128,14 @@ fn a_multi_column_relation_after_a_free_or_ranged_column_is_refused_in_cassandra
             "PRIMARY KEY column \"c\" cannot be restricted as preceding column \"b\" is not restricted",
         ),
         (
+            "SELECT * FROM t WHERE a = 0 AND (c, d) > (0, 0) ALLOW FILTERING",
+            "Multi-column slice restrictions cannot be used for filtering.",
+        ),
+        (
+            "SELECT * FROM t WHERE a = 0 AND b > 0 AND (c, d) < (0, 0) ALLOW FILTERING",
+            "Multi-column slice restrictions cannot be used for filtering.",
+        ),
+        (
             "SELECT * FROM t WHERE a = 0 AND b > 0 AND (c, d) IN ((0, 0))",
             "Clustering column \"c\" cannot be restricted (preceding column \"b\" is restricted by a non-EQ relation)",
         ),
@@ -197,6 +205,13 @@ fn writes_name_rows_by_a_multi_column_equality_after_an_equality() {
     assert_eq!(
         shown(&mut cql, "SELECT b, c, d, v FROM t WHERE a = 0"),
         ["0|0|0|0", "0|0|1|0", "1|0|0|0", "1|0|1|7"]
+    );
+    // A range deletion after the prefix.
+    cql.execute("DELETE FROM t WHERE a = 0 AND b = 0 AND (c, d) > (0, 0)")
+        .unwrap();
+    assert_eq!(
+        shown(&mut cql, "SELECT b, c, d, v FROM t WHERE a = 0"),
+        ["0|0|0|0", "1|0|0|0", "1|0|1|7"]
     );
     assert_eq!(
         refused(&mut cql, "DELETE FROM t WHERE a = 0 AND (c, d) = (0, 0)"),
