@@ -119,11 +119,14 @@ fn relations(rs: &[Relation], table: Option<&Table>, out: &mut Out) {
             Relation::Multi(cs, _, t) => tuple_term(out, table, cs, t),
             Relation::MultiIn(cs, ts) => ts.iter().for_each(|t| tuple_term(out, table, cs, t)),
             // `token(k) op token(?)`: the marker is a partition key value, not a token.
-            Relation::Token(cols, _, t, true) => match cols.as_slice() {
-                [c] => put(out, t, c, column_type(table, c)),
-                _ => put(out, t, "partition key", CqlType::Blob),
-            },
-            Relation::Token(_, _, t, false) => put(out, t, "partition key token", CqlType::Bigint),
+            Relation::Token(cols, _, ts, true) => {
+                for (c, t) in cols.iter().zip(ts) {
+                    put(out, t, c, column_type(table, c));
+                }
+            }
+            Relation::Token(_, _, ts, false) => ts
+                .iter()
+                .for_each(|t| put(out, t, "partition key token", CqlType::Bigint)),
             // `m[?] = ?`: Cassandra's names for a map's key and value.
             Relation::Entry(c, k, _, v) => {
                 let (kt, vt) = column_type(table, c)

@@ -163,7 +163,10 @@ pub fn select(
                 }
                 on_columns.push((i, Op::Eq, vs));
             }
-            Relation::Token(_, op, term, false) => {
+            Relation::Token(_, op, terms, false) => {
+                let [term] = terms.as_slice() else {
+                    return Err(CqlError::invalid("token() takes a number"));
+                };
                 let text = match literal(term)? {
                     Literal::Number(n) | Literal::Str(n) => n.clone(),
                     _ => return Err(CqlError::invalid("token() takes a number")),

@@ -68,6 +68,7 @@ mod system;
 mod table;
 mod table_options;
 mod text_value;
+mod token_relation;
 mod type_schema;
 mod types;
 mod unset;

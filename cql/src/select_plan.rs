@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::assemble::{resolve, timed_columns, Resolved};
 use super::ast::{Op, Relation, Select, Term};
-use super::bounds::{clustering_slices, partition_keys, token_bound, Bounds};
+use super::bounds::{clustering_slices, partition_keys, Bounds};
 use super::error::CqlError;
 use super::index_plan::{key_index_wanted, usable_index, uses_index, IndexRead};
 use super::index_use::{index_use, IndexUse, Weighed, WhereShape};
@@ -28,9 +28,8 @@ use super::select_shape::{
 use super::selection::{self, Selection};
 use super::session::Session;
 use super::table::{ColumnDef, Kind, Table};
-use super::types::{CqlType, Literal};
+use super::types::CqlType;
 use supercolumn::clock::Clock;
-use supercolumn::query::RangeBound;
 
 /// Where a plan's partitions come from.
 pub(super) enum Partitions {
@@ -364,8 +363,8 @@ impl Session<'_> {
         let mut multi: Vec<MultiRelation<'_>> = Vec::new();
         for relation in relations {
             match relation {
-                Relation::Token(cols, op, term, of_key) => {
-                    self.token_restriction(t, cols, *op, term, *of_key, &mut r.span)?
+                Relation::Token(cols, op, terms, of_key) => {
+                    self.token_restriction(t, cols, *op, terms, *of_key, &mut r.span)?
                 }
                 Relation::In(c, terms) => {
                     let (i, def) = t.column(c)?;
@@ -484,76 +483,6 @@ impl Session<'_> {
             // A range on a partition key column names no partition: it filters a scan.
             (_, op) => r.restrict_key(i, c, op, v),
         }
-    }
-
-    /// Narrows a scan by `token(pk) op token(key)` or `token(pk) op <token>`.
-    fn token_restriction(
-        &self,
-        t: &Table,
-        cols: &[String],
-        op: Op,
-        term: &Term,
-        of_key: bool,
-        span: &mut KeySpan,
-    ) -> Result<(), CqlError> {
-        let pk: Vec<&str> = t
-            .partition_key
-            .iter()
-            .map(|&i| t.columns[i].name.as_str())
-            .collect();
-        if cols.iter().map(String::as_str).ne(pk.iter().copied()) {
-            return Err(CqlError::invalid(format!(
-                "token() takes the partition key columns in order: token({})",
-                pk.join(", ")
-            )));
-        }
-        let (bound, key) = if of_key {
-            let [one] = t.partition_key.as_slice() else {
-                return Err(CqlError::invalid(
-                    "token(?) of a composite partition key is not supported yet",
-                ));
-            };
-            let c = &t.columns[*one];
-            let k = self
-                .value(&c.ty, term, &c.name)?
-                .ok_or_else(|| CqlError::invalid("token() of null"))?;
-            (RangeBound::Key(k.clone()), Some(k))
-        } else {
-            let text = match term {
-                Term::Literal(Literal::Number(n)) => n.clone(),
-                _ => self.integer(term, "a token")?.to_string(),
-            };
-            let (up, strict) = match op {
-                Op::Gt | Op::Ge => (true, op == Op::Gt),
-                _ => (false, op == Op::Lt),
-            };
-            let inclusive = token_bound(self.db.partitioner(), &text, up, strict)?;
-            match inclusive {
-                Some(inclusive) => (RangeBound::Token(inclusive), None),
-                None => {
-                    span.empty = true;
-                    return Ok(());
-                }
-            }
-        };
-        match op {
-            Op::Gt | Op::Ge => {
-                span.start = bound;
-                span.skip_start = if op == Op::Gt { key } else { None };
-            }
-            Op::Lt | Op::Le => {
-                span.end = bound;
-                span.skip_end = if op == Op::Lt { key } else { None };
-            }
-            Op::Eq => {
-                span.start = bound.clone();
-                span.end = bound;
-            }
-            Op::Ne | Op::Contains | Op::ContainsKey | Op::In => {
-                return Err(CqlError::invalid("token() takes =, <, <=, > and >= here"))
-            }
-        }
-        Ok(())
     }
 }
 

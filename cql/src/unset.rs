@@ -131,7 +131,7 @@ fn check_relations(rs: &[Relation], is_unset: &dyn Fn(&Term) -> bool) -> Result<
             Relation::InMarker(c, b) if is_unset(&Term::Bind(b.clone())) => {
                 return Err(unset_column(c))
             }
-            Relation::Token(cs, _, t, _) if is_unset(t) => {
+            Relation::Token(cs, _, ts, _) if ts.iter().any(is_unset) => {
                 return Err(CqlError::invalid(format!(
                     "Invalid unset value for token({})",
                     cs.join(", ")

@@ -78,6 +78,12 @@ const RULES: &[(&str, &[&str])] = &[
     ("map_entry", &["error", "types", "ast", "table", "session"]),
     ("in_filter", &["error", "types", "ast", "table", "session"]),
     (
+        "token_relation",
+        &[
+            "error", "types", "ast", "table", "bounds", "key_span", "session",
+        ],
+    ),
+    (
         "index_plan",
         &["error", "types", "ast", "table", "key_span"],
     ),
@@ -98,6 +104,7 @@ const RULES: &[(&str, &[&str])] = &[
             "multi_column",
             "map_entry",
             "in_filter",
+            "token_relation",
             "index_plan",
             "index_use",
             "key_filters",

@@ -101,3 +101,80 @@ fn raw_token_bounds_under_murmur3() {
         &i64::MAX.to_string(),
     );
 }
+
+/// `token(k1, k2) op token(v1, v2)` on a composite partition key, literal and prepared: the
+/// rows whose tokens lie on that side of the key's token (the key's own partition kept on the
+/// inclusive side only); the key columns named out of order, or not all, refused in Cassandra's
+/// words.
+#[test]
+fn a_composite_key_token_bounds_a_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = Options::default();
+    o.partitioner = Some(Partitioner::Murmur3);
+    let db = open_cql_with(
+        dir.path(),
+        o,
+        "CREATE TABLE t (k1 int, k2 text, c int, PRIMARY KEY ((k1, k2), c))",
+    );
+    let mut cql = ks_session(&db);
+    for k in 0..30 {
+        cql.execute(&format!(
+            "INSERT INTO t (k1, k2, c) VALUES ({k}, 'x{k}', 0)"
+        ))
+        .unwrap();
+    }
+    let all: Vec<(i128, String)> = shown(&mut cql, "SELECT token(k1, k2), k1 FROM t")
+        .iter()
+        .map(|r| {
+            let (t, k) = r.split_once('|').unwrap();
+            (t.parse().unwrap(), k.to_string())
+        })
+        .collect();
+    let pivot = shown(
+        &mut cql,
+        "SELECT token(k1, k2) FROM t WHERE k1 = 7 AND k2 = 'x7'",
+    )[0]
+    .parse::<i128>()
+    .unwrap();
+    for (op, keep) in [
+        (">", (|t, p| t > p) as fn(i128, i128) -> bool),
+        (">=", |t, p| t >= p),
+        ("<", |t, p| t < p),
+        ("<=", |t, p| t <= p),
+        ("=", |t, p| t == p),
+    ] {
+        let want: Vec<String> = all
+            .iter()
+            .filter(|(t, _)| keep(*t, pivot))
+            .map(|(_, k)| k.clone())
+            .collect();
+        let q = format!("SELECT k1 FROM t WHERE token(k1, k2) {op} token(7, 'x7')");
+        assert_eq!(shown(&mut cql, &q), want, "{q}");
+        let q = format!("SELECT k1 FROM t WHERE token(k1, k2) {op} token(?, ?)");
+        let p = cql.prepare(&q).unwrap();
+        let (k1, k2) = (7i32.to_be_bytes(), b"x7");
+        let supercolumn_cql::CqlResult::Rows(rows) = cql
+            .execute_prepared(&p, &[Some(&k1[..]), Some(&k2[..])])
+            .unwrap()
+        else {
+            panic!("not rows")
+        };
+        assert_eq!(rows.displayed().concat(), want, "{q}");
+    }
+    for (q, says) in [
+        (
+            "SELECT * FROM t WHERE token(k2, k1) > token('x1', 1)",
+            "The token function arguments must be in the partition key order: k1, k2",
+        ),
+        (
+            "SELECT * FROM t WHERE token(k1) > token(1)",
+            "The token() function must be applied to all partition key components or none of them",
+        ),
+        (
+            "SELECT * FROM t WHERE token(k1, k2) > token(1)",
+            "Invalid number of arguments in call to function system.token: 2 required but 1 provided",
+        ),
+    ] {
+        assert_eq!(common::refused(&mut cql, q), says, "{q}");
+    }
+}

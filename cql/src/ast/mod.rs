@@ -127,7 +127,7 @@ pub enum Relation {
     /// `(c1, c2, …) IN ((v1, v2, …), …)` on clustering columns.
     MultiIn(Vec<String>, Vec<TupleTerm>),
     /// `token(columns…) op token(key)` (true: the term is a partition key) or `op token`.
-    Token(Vec<String>, Op, Term, bool),
+    Token(Vec<String>, Op, Vec<Term>, bool),
     /// `column[key] op value`: a map's entry (Cassandra takes only `=`, on a non-frozen map).
     Entry(String, Term, Op, Term),
 }
@@ -554,7 +554,8 @@ pub fn markers(s: &Statement) -> usize {
     fn relations(rs: &[Relation], n: &mut usize) {
         for r in rs {
             match r {
-                Relation::Compare(_, _, t) | Relation::Token(_, _, t, _) => term(t, n),
+                Relation::Compare(_, _, t) => term(t, n),
+                Relation::Token(_, _, ts, _) => ts.iter().for_each(|t| term(t, n)),
                 Relation::Entry(_, k, _, v) => [k, v].into_iter().for_each(|t| term(t, n)),
                 Relation::In(_, ts) => ts.iter().for_each(|t| term(t, n)),
                 Relation::InMarker(_, b) => *n = (*n).max(b.index() + 1),

@@ -86,13 +86,11 @@ impl Parser {
                 self.sym(")")?;
                 let op = self.op()?;
                 let of_key = self.eat_word("token");
+                // `token(k1, k2) op token(v1, v2)`: a value per key column.
                 let value = if of_key {
-                    self.sym("(")?;
-                    let v = self.term()?;
-                    self.sym(")")?;
-                    v
+                    self.value_list()?
                 } else {
-                    self.term()?
+                    vec![self.term()?]
                 };
                 out.push(Relation::Token(cols, op, value, of_key));
             } else if self.eat_sym("(") {
