@@ -28,7 +28,8 @@ impl Session<'_> {
                     "Non-frozen UDT column '{c}' ({ty}) cannot be restricted by any relation"
                 )))
             }
-            ty if ty.comparator().is_none() && *ty != CqlType::Duration => {
+            // Values holding a duration compare equal byte for byte.
+            ty if ty.comparator().is_none() && !ty.references_duration() => {
                 return Err(CqlError::invalid(format!(
                     "filtering on {c} of type {ty} is not supported yet"
                 )))

@@ -13,13 +13,23 @@ type Filter = (usize, Op, Vec<u8>);
 
 /// Each column's `=`/`IN` values, and its lower and upper bounds (value, inclusive).
 pub(super) struct KeyRestrictions<'r> {
-    /// A multi-column relation restricts the clustering columns: its slices take them all.
-    pub multi: bool,
+    /// What multi-column relations restrict the clustering columns to.
+    pub multi: Option<MultiKeys>,
     /// An index of a key column finds the rows: every key restriction (but `IN`) filters.
     pub by_key_index: bool,
     pub eq: &'r mut [Option<Vec<Vec<u8>>>],
     pub lower: &'r mut [Option<(Vec<u8>, bool)>],
     pub upper: &'r mut [Option<(Vec<u8>, bool)>],
+}
+
+/// Multi-column relations on the clustering columns.
+#[derive(Clone, Copy)]
+pub(super) enum MultiKeys {
+    /// `=` or `IN`: their slices take every clustering column.
+    Tuples,
+    /// A range over the clustering columns at positions `start..end`: those after it filter,
+    /// as after a single-column range.
+    Range { start: usize, end: usize },
 }
 
 /// What [`demote`] moved.
@@ -78,8 +88,11 @@ pub(super) fn demote(t: &Table, r: KeyRestrictions<'_>, filters: &mut Vec<Filter
         .is_some_and(|&i| r.eq[i].is_none() && (r.lower[i].is_some() || r.upper[i].is_some()));
     let after = if r.by_key_index {
         0
-    } else if r.multi {
-        t.clustering.len()
+    } else if let Some(multi) = r.multi {
+        match multi {
+            MultiKeys::Tuples => t.clustering.len(),
+            MultiKeys::Range { end, .. } => end,
+        }
     } else {
         k + usize::from(ranged)
     };
@@ -113,9 +126,13 @@ pub(super) fn demote(t: &Table, r: KeyRestrictions<'_>, filters: &mut Vec<Filter
         }
         if let (Kind::Clustering(j), true) = (t.columns[i].kind, filters.len() > moved) {
             let prev = t.clustering[j.saturating_sub(1)];
-            // The first column moved follows one left in place: free, or holding the range.
-            let ranged = r.lower[prev].is_some() || r.upper[prev].is_some();
-            clustering = clustering.or(Some((i, prev, ranged)));
+            // The first column moved follows one left in place: free, or holding the range
+            // (a multi-column range is named by its first column).
+            let moved = match r.multi {
+                Some(MultiKeys::Range { start, .. }) => (i, t.clustering[start], true),
+                _ => (i, prev, r.lower[prev].is_some() || r.upper[prev].is_some()),
+            };
+            clustering = clustering.or(Some(moved));
         }
     }
     Demoted {

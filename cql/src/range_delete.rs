@@ -41,7 +41,8 @@ impl Session<'_> {
             .filters
             .iter()
             .map(|f| f.0)
-            .chain(r.entries.iter().map(|e| e.0));
+            .chain(r.entries.iter().map(|e| e.0))
+            .chain(r.null_compared.iter().map(|n| n.0));
         let others: Vec<usize> = filtered.collect();
         if !others.is_empty() {
             return Err(t.non_key_refusal(others));

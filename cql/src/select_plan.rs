@@ -18,7 +18,7 @@ use super::bounds::{clustering_slices, partition_keys, Bounds};
 use super::error::CqlError;
 use super::index_plan::{key_index_wanted, usable_index, uses_index, IndexRead};
 use super::index_use::{index_use, IndexUse, Weighed, WhereShape};
-use super::key_filters::{demote, Demoted, KeyRestrictions, NEEDS_FILTERING};
+use super::key_filters::{demote, Demoted, KeyRestrictions, MultiKeys, NEEDS_FILTERING};
 pub(super) use super::key_span::KeySpan;
 use super::map_entry::EntryFilter;
 use super::multi_column::{multi_slices, MultiColumn, MultiRelation, Single};
@@ -100,6 +100,9 @@ pub(super) struct Restrictions {
     multi: MultiColumn,
     /// Whether each column's `eq` came from an `IN` (Cassandra names it refusing a second).
     from_in: Vec<bool>,
+    /// A regular column compared with null: refused once the query is known to filter
+    /// (Cassandra asks for ALLOW FILTERING first).
+    pub null_compared: Option<(usize, CqlError)>,
 }
 
 impl Restrictions {
@@ -117,7 +120,13 @@ impl Restrictions {
             }
         }
         let keys = KeyRestrictions {
-            multi: self.multi.width > 0,
+            multi: (self.multi.width > 0).then(|| match (&self.multi.lower, &self.multi.upper) {
+                (None, None) => MultiKeys::Tuples,
+                _ => MultiKeys::Range {
+                    start: self.multi.start,
+                    end: self.multi.start + self.multi.width,
+                },
+            }),
             by_key_index: key_index_wanted(t, &self.eq, &self.filters),
             eq: &mut self.eq,
             lower: &mut self.lower,
@@ -242,6 +251,35 @@ fn filtering(
     if allowed && (m.lower.is_some() || m.upper.is_some()) && free_before {
         return Err(CqlError::invalid(
             "Multi-column slice restrictions cannot be used for filtering.",
+        ));
+    }
+    if let Some((_, refused)) = r.null_compared.take() {
+        let filters = allowed || !t.indexes.is_empty();
+        return Err(if filters {
+            refused
+        } else {
+            CqlError::invalid(NEEDS_FILTERING)
+        });
+    }
+    let contains_on_clustering = r
+        .filters
+        .iter()
+        .find_map(|(i, op, _)| match t.columns[*i].kind {
+            Kind::Clustering(j) if matches!(op, Op::Contains | Op::ContainsKey) => Some(j),
+            _ => None,
+        });
+    if let (Some(j), false, true) = (contains_on_clustering, allowed, t.indexes.is_empty()) {
+        let prev = t.clustering[j.saturating_sub(1)];
+        return Err(CqlError::invalid(
+            if j > 0 && (r.lower[prev].is_some() || r.upper[prev].is_some()) {
+                format!(
+                "Clustering column \"{}\" cannot be restricted (preceding column \"{}\" is restricted by a non-EQ relation)",
+                t.columns[t.clustering[j]].name,
+                t.columns[prev].name
+            )
+            } else {
+                "Clustering columns can only be restricted with CONTAINS with a secondary index or filtering".into()
+            },
         ));
     }
     let by_index = index_use(t, &r.shape(t))?;
@@ -429,7 +467,8 @@ impl Session<'_> {
                 .ty
                 .contained(c, op == Op::ContainsKey)
                 .map_err(CqlError::invalid)?;
-            if def.kind != Kind::Regular {
+            // A frozen collection in the clustering filters as a regular column does.
+            if matches!(def.kind, Kind::PartitionKey(_)) {
                 return Err(CqlError::invalid(format!(
                     "CONTAINS on the primary key column {c} is not supported"
                 )));
@@ -440,22 +479,28 @@ impl Session<'_> {
             r.filters.push((i, op, v));
             return Ok(());
         }
-        let v = self
-            .value(&def.ty, term, c)?
-            .ok_or_else(|| null_value(c, def))?;
+        let Some(v) = self.value(&def.ty, term, c)? else {
+            if def.kind == Kind::Regular && r.null_compared.is_none() {
+                r.null_compared = Some((i, null_value(c, def)));
+                return Ok(());
+            }
+            return Err(null_value(c, def));
+        };
         match (def.kind, op) {
             (Kind::PartitionKey(_) | Kind::Clustering(_), Op::Ne) => Err(CqlError::invalid(
                 format!("Unsupported \"!=\" relation on the primary key column {c}"),
             )),
             (_, Op::Contains | Op::ContainsKey) => Ok(()),
             (Kind::Regular, _) => {
-                // A duration has equality and no order (Cassandra's words).
-                if def.ty == CqlType::Duration && !matches!(op, Op::Eq | Op::Ne) {
-                    return Err(CqlError::invalid(
-                        "Slice restrictions are not supported on duration columns",
-                    ));
-                }
                 let equality = matches!(op, Op::Eq | Op::Ne);
+                // A duration has equality and no order, alone or inside another type
+                // (Cassandra's words).
+                if !equality && def.ty.references_duration() {
+                    return Err(CqlError::invalid(format!(
+                        "Slice restrictions are not supported on {}",
+                        holding_durations(&def.ty)
+                    )));
+                }
                 // A whole collection or user type that is not frozen is no one value to
                 // compare (Cassandra's words).
                 if def.ty.is_collection() {
@@ -471,7 +516,8 @@ impl Session<'_> {
                         def.ty
                     )));
                 }
-                if def.ty.comparator().is_none() && !(def.ty == CqlType::Duration && equality) {
+                // Values holding a duration compare equal byte for byte.
+                if def.ty.comparator().is_none() && !(equality && def.ty.references_duration()) {
                     return Err(CqlError::invalid(format!(
                         "filtering on {c} of type {} is not supported yet",
                         def.ty
@@ -540,6 +586,20 @@ impl Restrictions {
             }
         };
         Err(CqlError::invalid(refused))
+    }
+}
+
+/// What Cassandra calls a type holding a duration, refusing a range on it.
+pub(super) fn holding_durations(ty: &CqlType) -> &'static str {
+    let inner = match ty {
+        CqlType::Frozen(t) => t.as_ref(),
+        t => t,
+    };
+    match inner {
+        CqlType::List(_) | CqlType::Set(_) | CqlType::Map(..) => "collections containing durations",
+        CqlType::Tuple(_) => "tuples containing durations",
+        CqlType::Udt(_) => "UDTs containing durations",
+        _ => "duration columns",
     }
 }
 
