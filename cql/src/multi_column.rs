@@ -40,7 +40,7 @@ impl Session<'_> {
         terms: &[TupleTerm],
         m: &mut MultiColumn,
     ) -> Result<(), CqlError> {
-        let start = first_position(t, cols)?;
+        let start = first_position(t, (cols, op, terms))?;
         let types: Vec<CqlType> = t.clustering[start..start + cols.len()]
             .iter()
             .map(|&i| t.columns[i].ty.clone())
@@ -169,7 +169,8 @@ impl Session<'_> {
 
 /// The clustering position of the first of multi-column relation's columns `cols`, refused in
 /// Cassandra's words unless they are clustering columns that follow each other in order.
-fn first_position(t: &Table, cols: &[String]) -> Result<usize, CqlError> {
+fn first_position(t: &Table, relation: MultiRelation<'_>) -> Result<usize, CqlError> {
+    let cols = relation.0;
     let mut start = None;
     for (k, c) in cols.iter().enumerate() {
         let (i, d) = t.column(c)?;
@@ -185,12 +186,26 @@ fn first_position(t: &Table, cols: &[String]) -> Result<usize, CqlError> {
             .unwrap_or_default();
         if at != *start.get_or_insert(at) + k {
             return Err(CqlError::invalid(format!(
-                "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: ({})",
-                cols.join(", ")
+                "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: {}",
+                relation_text(relation)
             )));
         }
     }
     Ok(start.unwrap_or_default())
+}
+
+/// A multi-column relation as the statement wrote it (Cassandra quotes it so).
+fn relation_text((cols, op, terms): MultiRelation<'_>) -> String {
+    let tuples: Vec<String> = terms.iter().map(tuple_text).collect();
+    match op {
+        None => format!("({}) IN ({})", cols.join(", "), tuples.join(", ")),
+        Some(op) => format!(
+            "({}) {} {}",
+            cols.join(", "),
+            op.symbol(),
+            tuples.join(", ")
+        ),
+    }
 }
 
 /// A tuple term as the statement wrote it.
@@ -242,7 +257,7 @@ impl Session<'_> {
                     tuple_text(term)
                 )));
             }
-            starts.push(first_position(t, cols)?);
+            starts.push(first_position(t, (cols, *op, terms))?);
         }
         let single_start = starts.windows(2).all(|w| w[0] == w[1]);
         let alone = |start: usize| starts.iter().filter(|&&s| s == start).count() == 1;

@@ -149,7 +149,7 @@ fn multi_column_relations_refuse_what_cassandra_refuses() {
     );
     assert_eq!(
         refused(&mut cql, "SELECT * FROM t WHERE k = 1 AND (b, a) = (1, 2)"),
-        "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: (b, a)"
+        "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: (b, a) = (1, 2)"
     );
     let e = refused(&mut cql, "SELECT * FROM t WHERE k = 1 AND (a, b) = (1)");
     assert!(

@@ -149,11 +149,11 @@ fn a_multi_column_relation_after_a_free_or_ranged_column_is_refused_in_cassandra
         ),
         (
             "SELECT * FROM t WHERE a = 0 AND b = 0 AND (d, c) = (0, 0)",
-            "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: (d, c)",
+            "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: (d, c) = (0, 0)",
         ),
         (
             "SELECT * FROM t WHERE a = 0 AND (b, d) = (0, 0)",
-            "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: (b, d)",
+            "Clustering columns must appear in the PRIMARY KEY order in multi-column relations: (b, d) = (0, 0)",
         ),
         (
             "SELECT * FROM t WHERE a = 0 AND (b) = (0) AND (b) > (0)",
