@@ -104,6 +104,9 @@ pub(super) struct Collect<'p> {
     rows_met: usize,
     /// The group being aggregated (aggregates, or `GROUP BY`).
     group: Option<OpenGroup>,
+    /// The partition of the last group started and how many groups it has started (`PER
+    /// PARTITION LIMIT` counts a `GROUP BY`'s groups).
+    partition_groups: (Vec<u8>, usize),
     /// An error met where a `bool` says whether to go on.
     failed: Option<CqlError>,
     cx: Context<'p>,
@@ -113,6 +116,8 @@ pub(super) struct Collect<'p> {
 /// `None` without `GROUP BY`), its state, and its last row's place (where a page ends).
 struct OpenGroup {
     key: Option<(Vec<u8>, Vec<u8>)>,
+    /// Its first row's clustering prefix (where a post-query ORDER BY places the group).
+    first: Vec<u8>,
     group: Group,
     last: Option<(Vec<u8>, Vec<u8>, usize)>,
 }
@@ -151,6 +156,7 @@ impl<'p> Collect<'p> {
             statics: Row::new(),
             rows_met: 0,
             group: None,
+            partition_groups: (Vec::new(), 0),
             failed: None,
             cx,
         }
@@ -180,7 +186,9 @@ impl<'p> Collect<'p> {
         in_partition: &mut usize,
     ) -> Result<bool, CqlError> {
         let p = self.p;
-        if *in_partition >= self.per_partition || (p.distinct && *in_partition > 0) {
+        // A GROUP BY's limit per partition counts groups, not rows (`group_row`).
+        let rows_done = p.group_by.is_none() && *in_partition >= self.per_partition;
+        if rows_done || (p.distinct && *in_partition > 0) {
             return Ok(self.count < self.limit);
         }
         let pk = p.table.split_row_key(key);
@@ -307,8 +315,18 @@ impl<'p> Collect<'p> {
                 return Ok(false);
             }
         }
+        if self.group.is_none() && p.group_by.is_some() {
+            if self.partition_groups.0 != key {
+                self.partition_groups = (key.to_vec(), 0);
+            }
+            if self.partition_groups.1 >= self.per_partition {
+                return Ok(false); // the partition's groups are all returned
+            }
+            self.partition_groups.1 += 1;
+        }
         let g = self.group.get_or_insert_with(|| OpenGroup {
             key: group_key,
+            first: prefix.to_vec(),
             group: sel.group(),
             last: None,
         });
@@ -327,6 +345,9 @@ impl<'p> Collect<'p> {
         };
         let out = sel.finish(&g.group, &self.cx)?;
         self.out.push_row(out.iter().map(Option::as_deref));
+        if self.p.post_order {
+            self.merge_keys.push(g.first);
+        }
         self.count += 1;
         if g.last.is_some() {
             self.last = g.last;
@@ -375,6 +396,9 @@ impl<'p> Collect<'p> {
             if let Some(sel) = &p.selection {
                 let out = sel.finish(&sel.group(), &self.cx)?;
                 self.out.push_row(out.iter().map(Option::as_deref));
+                if p.post_order {
+                    self.merge_keys.push(Vec::new());
+                }
             }
         }
         let mut out = self.out;

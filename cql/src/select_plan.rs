@@ -326,10 +326,9 @@ impl Session<'_> {
         }
         let aggregating =
             group_by.is_none() && selection.as_ref().is_some_and(Selection::aggregating);
-        let post_order = !aggregating
-            && group_by.is_none()
-            && !s.order_by.is_empty()
-            && keys.as_ref().is_some_and(|k| k.len() > 1);
+        // GROUP BY's groups are merged as rows are, each placed by its first row.
+        let post_order =
+            !aggregating && !s.order_by.is_empty() && keys.as_ref().is_some_and(|k| k.len() > 1);
         let one_row = t
             .clustering
             .iter()

@@ -42,7 +42,8 @@ pub(super) fn merged(
 pub(super) fn validate(t: &Table, s: &Select, p: Partitioner) -> Result<(), CqlError> {
     let (_, _, selection) = output_columns(t, s, p)?;
     let aggregating = selection.as_ref().is_some_and(Selection::aggregating);
-    if s.per_partition_limit.is_some() && aggregating {
+    // With GROUP BY, PER PARTITION LIMIT counts each partition's groups.
+    if s.per_partition_limit.is_some() && aggregating && s.group_by.is_empty() {
         return Err(CqlError::invalid(
             "PER PARTITION LIMIT is not allowed with aggregate queries.",
         ));

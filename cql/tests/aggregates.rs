@@ -243,3 +243,68 @@ fn group_by_and_aggregates_refuse_what_cassandra_refuses() {
         .unwrap();
     assert_eq!(shown(&mut cql, "SELECT min(t), max(t) FROM s"), ["a|b"]);
 }
+
+/// Cassandra's `SelectGroupByTest` table, with a row and a partition deleted.
+fn grouped() -> (tempfile::TempDir, supercolumn::Database) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE g (a int, b int, c int, d int, e int, PRIMARY KEY (a, b, c, d))",
+    );
+    let mut cql = ks_session(&db);
+    for (a, b, c, d, e) in [
+        (1, 2, 1, 3, 6),
+        (1, 2, 2, 6, 12),
+        (1, 3, 2, 12, 24),
+        (1, 4, 2, 12, 24),
+        (1, 4, 2, 6, 12),
+        (2, 2, 3, 3, 6),
+        (2, 4, 3, 6, 12),
+        (3, 3, 2, 12, 24),
+        (4, 8, 2, 12, 24),
+    ] {
+        cql.execute(&format!(
+            "INSERT INTO g (a, b, c, d, e) VALUES ({a}, {b}, {c}, {d}, {e})"
+        ))
+        .unwrap();
+    }
+    cql.execute("DELETE FROM g WHERE a = 1 AND b = 3 AND c = 2 AND d = 12")
+        .unwrap();
+    cql.execute("DELETE FROM g WHERE a = 3").unwrap();
+    drop(cql);
+    (dir, db)
+}
+
+#[test]
+fn per_partition_limit_counts_groups_and_order_by_merges_them() {
+    let (_dir, db) = grouped();
+    let mut cql = ks_session(&db);
+    for (q, want) in [
+        (
+            "SELECT a, b, c, d FROM g GROUP BY a, b PER PARTITION LIMIT 1",
+            vec!["1|2|1|3", "2|2|3|3", "4|8|2|12"],
+        ),
+        (
+            "SELECT a, b, c, d FROM g GROUP BY a, b, c PER PARTITION LIMIT 2 LIMIT 3",
+            vec!["1|2|1|3", "1|2|2|6", "2|2|3|3"],
+        ),
+        (
+            "SELECT a, b, c, d FROM g WHERE a = 1 GROUP BY a, b PER PARTITION LIMIT 1",
+            vec!["1|2|1|3"],
+        ),
+        (
+            "SELECT a, b, e, count(b), max(e) FROM g GROUP BY a, b PER PARTITION LIMIT 1",
+            vec!["1|2|6|2|12", "2|2|6|1|6", "4|8|24|1|24"],
+        ),
+        (
+            "SELECT a, b, c, count(b), max(e) FROM g WHERE a IN (1, 2, 4) GROUP BY a, b ORDER BY b DESC, c DESC",
+            vec!["4|8|2|1|24", "2|4|3|1|12", "1|4|2|2|24", "2|2|3|1|6", "1|2|2|2|12"],
+        ),
+        (
+            "SELECT a, b, c, d FROM g WHERE a IN (1, 2, 4) GROUP BY a, b ORDER BY b DESC, c DESC LIMIT 3",
+            vec!["4|8|2|12", "2|4|3|6", "1|4|2|12"],
+        ),
+    ] {
+        assert_eq!(shown(&mut cql, q), want, "{q}");
+    }
+}
