@@ -153,10 +153,14 @@ pub(super) fn index_use(t: &Table, w: &WhereShape) -> Result<IndexUse, CqlError>
         .filter(|x| x.class.as_deref() != Some(SAI_CLASS))
         .map(|x| vec![x])
         .collect();
+    let legacy = groups.len();
     groups.push(attached);
-    let served = groups
-        .iter()
-        .any(|g| filtered.iter().all(|r| g.iter().any(|x| supports(t, x, r))));
+    // A legacy index answers one expression; a second one, even on its own column
+    // (`l CONTAINS 1 AND l CONTAINS 2`), filters. Storage-attached indexes answer them all.
+    let served = groups.iter().enumerate().any(|(n, g)| {
+        (n == legacy || filtered.len() == 1)
+            && filtered.iter().all(|r| g.iter().any(|x| supports(t, x, r)))
+    });
     Ok(if served {
         IndexUse::Served
     } else {

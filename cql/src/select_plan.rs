@@ -138,10 +138,13 @@ impl Restrictions {
     /// Whether `order_by` reads partitions in reverse (it may leave out a clustering column
     /// fixed by `=`).
     fn reversed(&self, t: &Table, order_by: &[(String, bool)]) -> Result<bool, CqlError> {
+        let m = &self.multi;
         let fixed = |pos: usize| {
+            let one_tuple = m.tuples.as_ref().is_some_and(|ts| ts.len() == 1);
             self.eq[t.clustering[pos]]
                 .as_ref()
                 .is_some_and(|v| v.len() == 1)
+                || (one_tuple && (m.start..m.start + m.width).contains(&pos))
         };
         read_reversed(t, order_by, &fixed)
     }

@@ -53,6 +53,11 @@ pub(super) fn validate(t: &Table, s: &Select, p: Partitioner) -> Result<(), CqlE
             "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries",
         ));
     }
+    if s.distinct && !distinct_restrictions_allowed(t, &s.relations) {
+        return Err(CqlError::invalid(
+            "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.",
+        ));
+    }
     let keyed = t.partition_key.iter().all(|&i| {
         let name = &t.columns[i].name;
         s.relations.iter().any(|r| match r {
@@ -68,6 +73,20 @@ pub(super) fn validate(t: &Table, s: &Select, p: Partitioner) -> Result<(), CqlE
         ));
     }
     Ok(())
+}
+
+/// Whether a `SELECT DISTINCT`'s relations restrict only partition key and static columns.
+fn distinct_restrictions_allowed(t: &Table, relations: &[Relation]) -> bool {
+    let allowed = |c: &str| {
+        t.column(c)
+            .is_ok_and(|(_, d)| matches!(d.kind, Kind::PartitionKey(_)) || d.is_static)
+    };
+    relations.iter().all(|r| match r {
+        Relation::Compare(c, ..) | Relation::In(c, _) | Relation::InMarker(c, _) => allowed(c),
+        Relation::Entry(c, ..) => allowed(c),
+        Relation::Multi(..) | Relation::MultiIn(..) => false,
+        Relation::Token(..) => true,
+    })
 }
 
 /// Whether `ORDER BY` reads the partition in reverse, as Cassandra decides it: it names

@@ -327,6 +327,14 @@ fn select_json_and_to_json_encode_every_type_as_cassandra_does() {
         shown(&mut cql, "SELECT JSON json FROM j"),
         [r#"{"json": "x"}"#]
     );
+    // So does `distinct`, beside `json`.
+    cql.execute("CREATE TABLE dj (distinct int, json int, v int, PRIMARY KEY (distinct, json))")
+        .unwrap();
+    cql.execute("INSERT INTO dj (distinct, json, v) VALUES (0, 1, 2)")
+        .unwrap();
+    assert_eq!(shown(&mut cql, "SELECT distinct, json FROM dj"), ["0|1"]);
+    assert_eq!(shown(&mut cql, "SELECT json, distinct FROM dj"), ["1|0"]);
+    assert_eq!(shown(&mut cql, "SELECT DISTINCT distinct FROM dj"), ["0"]);
 }
 
 #[test]

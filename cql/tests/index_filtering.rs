@@ -95,3 +95,35 @@ fn an_index_query_filters_only_with_what_one_index_group_serves() {
         NEEDS
     );
 }
+
+#[test]
+fn a_legacy_index_answers_one_expression_and_a_second_on_its_column_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (a text, id int, s set<text>, m map<text, text>, PRIMARY KEY (a, id));
+         CREATE INDEX ON t (s);
+         CREATE INDEX ON t (keys(m))",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute("INSERT INTO t (a, id, s, m) VALUES ('x', 1, {'l', 'n'}, {'l': '1', 'n': '2'})")
+        .unwrap();
+    for q in [
+        "SELECT id FROM t WHERE a = 'x' AND s CONTAINS 'l' AND s CONTAINS 'n'",
+        "SELECT id FROM t WHERE a = 'x' AND m CONTAINS KEY 'l' AND m CONTAINS KEY 'n'",
+    ] {
+        assert_eq!(refused(&mut cql, q), NEEDS, "{q}");
+        assert_eq!(
+            shown(&mut cql, &format!("{q} ALLOW FILTERING")),
+            ["1"],
+            "{q}"
+        );
+    }
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT id FROM t WHERE a = 'x' AND s CONTAINS 'l'"
+        ),
+        ["1"]
+    );
+}

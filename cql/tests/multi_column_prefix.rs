@@ -259,4 +259,19 @@ fn an_index_serves_beside_a_multi_column_slice_and_a_one_column_equality() {
         shown(&mut cql, "SELECT b, c FROM u WHERE (b) = (1)"),
         ["1|0", "1|1"]
     );
+    // A tuple fixes its columns, so ORDER BY may skip them.
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT b, c FROM u WHERE a = 0 AND (b) IN ((1)) ORDER BY c DESC"
+        ),
+        ["1|1", "1|0"]
+    );
+    assert_eq!(
+        shown(
+            &mut cql,
+            "SELECT b, c FROM u WHERE a = 0 AND (b, c) = (1, 1) ORDER BY c DESC"
+        ),
+        ["1|1"]
+    );
 }

@@ -42,6 +42,14 @@ fn what_cassandra_refuses_is_refused() {
             "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries",
         ),
         (
+            "SELECT DISTINCT k FROM t WHERE c >= 8 ALLOW FILTERING",
+            "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.",
+        ),
+        (
+            "SELECT DISTINCT k FROM t WHERE k IN (1, 2) AND v = 10 ALLOW FILTERING",
+            "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or static columns.",
+        ),
+        (
             "SELECT ttl(l[0]) FROM t WHERE k = 1",
             "Element selection is only allowed on sets and maps, but l is a list",
         ),

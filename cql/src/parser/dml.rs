@@ -339,14 +339,20 @@ impl Parser {
     }
 
     pub(super) fn select(&mut self) -> Result<Select, CqlError> {
-        // `JSON` is a column's name when a comma, FROM or AS follows it.
-        let json = self.is_word("json")
-            && !matches!(self.peek_at(1), Some(Tok::Sym(",")))
-            && !matches!(self.peek_at(1), Some(Tok::Word(w)) if w.eq_ignore_ascii_case("from") || w.eq_ignore_ascii_case("as"));
+        // `JSON` and `DISTINCT` are columns' names when a comma, FROM or AS follows them.
+        let keyword = |p: &Self, w: &str| {
+            p.is_word(w)
+                && !matches!(p.peek_at(1), Some(Tok::Sym(",")))
+                && !matches!(p.peek_at(1), Some(Tok::Word(w)) if w.eq_ignore_ascii_case("from") || w.eq_ignore_ascii_case("as"))
+        };
+        let json = keyword(self, "json");
         if json {
             self.pos += 1;
         }
-        let distinct = self.eat_word("distinct");
+        let distinct = keyword(self, "distinct");
+        if distinct {
+            self.pos += 1;
+        }
         let mut selectors = Vec::new();
         let mut aliases = Vec::new();
         if !self.eat_sym("*") {
