@@ -335,7 +335,8 @@ impl<'p> Collect<'p> {
         if self.paged {
             g.last = Some((key.to_vec(), prefix.to_vec(), *in_partition));
         }
-        Ok(true)
+        // DISTINCT aggregates one row per partition.
+        Ok(!p.distinct)
     }
 
     /// The open group's output row.

@@ -182,6 +182,25 @@ pub(super) fn plain_columns(t: &Table, s: &Select) -> Option<Result<Output, CqlE
     Some(Ok((columns, selectors)))
 }
 
+/// The columns selector `sel` reads, into `out`.
+fn columns_named<'s>(sel: &'s Selector, out: &mut Vec<&'s str>) {
+    match sel {
+        Selector::Column(c) | Selector::WriteTime(c, _) | Selector::Ttl(c) => out.push(c),
+        Selector::Count | Selector::Literal(_) => {}
+        Selector::Call(_, args) => args.iter().for_each(|a| columns_named(a, out)),
+        Selector::Arith(_, l, r) => {
+            columns_named(l, out);
+            columns_named(r, out);
+        }
+        Selector::TimeOf(x, _)
+        | Selector::Cast(x, _)
+        | Selector::Negate(x)
+        | Selector::Element(x, _)
+        | Selector::Slice(x, ..)
+        | Selector::Field(x, _) => columns_named(x, out),
+    }
+}
+
 /// A result's typed columns, the selector filling each, and the selection computing them.
 type Computed = (Vec<(String, CqlType)>, Vec<Selector>, Option<Selection>);
 
@@ -193,9 +212,20 @@ pub(super) fn output_columns(t: &Table, s: &Select, p: Partitioner) -> Result<Co
         return Ok((columns, selectors, None));
     }
     if s.distinct {
-        return Err(CqlError::invalid(
-            "SELECT DISTINCT queries must only request partition key columns and/or static columns",
-        ));
+        // Functions and aggregates of the partition key and static columns are kept
+        // (`SELECT DISTINCT k, count(k) … GROUP BY k`), as Cassandra keeps them.
+        let mut named = Vec::new();
+        s.selectors
+            .iter()
+            .for_each(|sel| columns_named(sel, &mut named));
+        for c in named {
+            let (_, d) = t.column(c)?;
+            if !matches!(d.kind, Kind::PartitionKey(_)) && !d.is_static {
+                return Err(CqlError::invalid(format!(
+                    "SELECT DISTINCT queries must only request partition key columns and/or static columns (not {c})"
+                )));
+            }
+        }
     }
     let (selection, types) = resolve(t, &s.selectors, p)?;
     let columns = s

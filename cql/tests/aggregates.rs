@@ -308,3 +308,47 @@ fn per_partition_limit_counts_groups_and_order_by_merges_them() {
         assert_eq!(shown(&mut cql, q), want, "{q}");
     }
 }
+
+#[test]
+fn distinct_aggregates_one_row_per_partition() {
+    let (_dir, db) = grouped();
+    let mut cql = ks_session(&db);
+    cql.execute("ALTER TABLE g ADD s int static").unwrap();
+    for (a, s) in [(1, 1), (2, 2), (4, 3)] {
+        cql.execute(&format!("UPDATE g SET s = {s} WHERE a = {a}"))
+            .unwrap();
+    }
+    for (q, want) in [
+        (
+            "SELECT DISTINCT a, count(a) FROM g GROUP BY a",
+            vec!["1|1", "2|1", "4|1"],
+        ),
+        (
+            "SELECT DISTINCT a, count(a) FROM g GROUP BY a LIMIT 2",
+            vec!["1|1", "2|1"],
+        ),
+        (
+            "SELECT DISTINCT a, count(a) FROM g WHERE a IN (1, 2, 4) GROUP BY a",
+            vec!["1|1", "2|1", "4|1"],
+        ),
+        (
+            "SELECT DISTINCT a, s, count(s) FROM g GROUP BY a",
+            vec!["1|1|1", "2|2|1", "4|3|1"],
+        ),
+        ("SELECT DISTINCT a, count(a) FROM g", vec!["1|3"]),
+    ] {
+        assert_eq!(shown(&mut cql, q), want, "{q}");
+    }
+    for (q, says) in [
+        (
+            "SELECT DISTINCT a, count(a) FROM g GROUP BY a, b",
+            "Grouping on clustering columns is not allowed for SELECT DISTINCT queries",
+        ),
+        (
+            "SELECT DISTINCT a, max(e) FROM g",
+            "SELECT DISTINCT queries must only request partition key columns and/or static columns (not e)",
+        ),
+    ] {
+        assert_eq!(refused(&mut cql, q), says, "{q}");
+    }
+}
