@@ -39,7 +39,9 @@ pub(super) fn clustering_slices(
         }
         let mut next = Vec::new();
         for p in &prefixes {
-            for v in vals {
+            // No row holds a clustering value longer than a composite can: such an `=` or
+            // `IN` value names nothing (Cassandra's answer: no rows).
+            for v in vals.iter().filter(|v| v.len() <= usize::from(u16::MAX)) {
                 let mut q = p.clone();
                 q.push(v.clone());
                 next.push(q);

@@ -306,6 +306,16 @@ pub(super) fn names_of_one_row(
     if t.columns.iter().any(|c| c.ty.is_multi_cell()) {
         return Ok(None);
     }
+    // A value no composite holds names no row: the slices (none) answer.
+    let too_long = |i: usize| {
+        eq[i]
+            .iter()
+            .flatten()
+            .any(|v| v.len() > usize::from(u16::MAX))
+    };
+    if t.clustering.iter().any(|&i| too_long(i)) {
+        return Ok(None);
+    }
     let ck: Vec<&[u8]> = t
         .clustering
         .iter()

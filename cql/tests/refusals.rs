@@ -210,6 +210,13 @@ fn a_clustering_value_or_element_of_65535_bytes_is_taken_as_cassandra_takes_it()
         ))
         .unwrap_err();
     assert!(matches!(e, CqlError::Invalid(_)), "{e:?}");
+    // A read names no row by it: no rows, as Cassandra answers.
+    for q in [
+        format!("SELECT v FROM w WHERE k = 1 AND c = '{longer}'"),
+        format!("SELECT c FROM w WHERE k = 1 AND c IN ('{longer}', 'y')"),
+    ] {
+        assert_eq!(cql.query(&q).unwrap().len(), 0, "{}", &q[..60]);
+    }
 }
 
 #[test]
