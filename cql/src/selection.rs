@@ -345,9 +345,9 @@ impl Builder<'_> {
         in_aggregate: bool,
     ) -> Result<(Expr, CqlType), CqlError> {
         if in_aggregate {
-            return Err(CqlError::invalid(format!(
-                "the aggregate {name} cannot be an argument of an aggregate"
-            )));
+            return Err(CqlError::invalid(
+                "aggregate functions cannot be used as arguments of aggregate functions",
+            ));
         }
         let (arg, ty) = match arg {
             Some(a) => {
