@@ -92,7 +92,10 @@ fn token_selects_each_partitions_murmur3_token() {
     let by_fn = shown(&mut cql, "SELECT token(a, b) FROM c");
     assert_eq!(by_fn.len(), 1);
     let e = refused(&mut cql, "SELECT token(b, a) FROM c");
-    assert!(e.contains("token(a, b)"), "{e}");
+    assert_eq!(
+        e,
+        "Type error: b cannot be passed as argument 0 of function system.token of type text"
+    );
 }
 
 #[test]

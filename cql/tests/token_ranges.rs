@@ -174,6 +174,14 @@ fn a_composite_key_token_bounds_a_scan() {
             "SELECT * FROM t WHERE token(k1, k2) > token(1)",
             "Invalid number of arguments in call to function system.token: 2 required but 1 provided",
         ),
+        (
+            "SELECT token(k1) FROM t",
+            "Invalid number of arguments in call to function system.token: 2 required but 1 provided",
+        ),
+        (
+            "SELECT token(k2, k1) FROM t",
+            "Type error: k2 cannot be passed as argument 0 of function system.token of type int",
+        ),
     ] {
         assert_eq!(common::refused(&mut cql, q), says, "{q}");
     }

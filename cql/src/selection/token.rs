@@ -33,6 +33,24 @@ impl Builder<'_> {
                 f.returns,
             ));
         }
+        if args.len() != pk.len() {
+            return Err(CqlError::invalid(format!(
+                "Invalid number of arguments in call to function system.token: {} required but {} provided",
+                pk.len(),
+                args.len()
+            )));
+        }
+        // Cassandra types each argument against its key column's type.
+        for (at, (arg, &i)) in named.iter().zip(&self.t.partition_key).enumerate() {
+            let Some(c) = arg else { continue };
+            let (_, d) = self.t.column(c)?;
+            let want = &self.t.columns[i].ty;
+            if d.ty != *want {
+                return Err(CqlError::invalid(format!(
+                    "Type error: {c} cannot be passed as argument {at} of function system.token of type {want}"
+                )));
+            }
+        }
         if named.iter().copied().ne(pk.iter().map(|c| Some(*c))) {
             return Err(CqlError::invalid(format!(
                 "Invalid call to function system.token: it takes the partition key columns in order (token({}))",
