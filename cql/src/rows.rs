@@ -244,7 +244,7 @@ impl Rows {
             self.columns
                 .iter()
                 .zip(&widths)
-                .map(|((n, _), w)| format!("{n:<w$}"))
+                .map(|((n, _), w)| padded(n, *w, false))
                 .collect(),
         )
         .trim_end()
@@ -260,7 +260,7 @@ impl Rows {
             out.push(line(
                 r.iter()
                     .zip(&widths)
-                    .map(|(v, w)| format!("{v:>w$}"))
+                    .map(|(v, w)| padded(v, *w, true))
                     .collect(),
             ));
         }
@@ -295,7 +295,8 @@ impl Rows {
                 "-".repeat(value_width + 2)
             ));
             for ((name, _), v) in self.columns.iter().zip(values) {
-                out.push(format!(" {name:<name_width$} | {v}").trim_end().to_string());
+                let name = padded(name, name_width, false);
+                out.push(format!(" {name} | {v}").trim_end().to_string());
             }
             out.push(String::new());
         }
@@ -418,6 +419,17 @@ impl PartialEq for Row<'_> {
     }
 }
 
+/// `text` padded with spaces to `width` characters, on the left when `right` aligned. Done by
+/// hand: `format!`'s width panics past 65,535, and a value may be longer.
+fn padded(text: &str, width: usize, right: bool) -> String {
+    let pad = " ".repeat(width.saturating_sub(text.chars().count()));
+    if right {
+        pad + text
+    } else {
+        format!("{text}{pad}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -470,5 +482,15 @@ mod tests {
         rows.push_row([Some(&b"d"[..]), None, Some(b"e")]);
         assert_eq!(rows.row(2).to_vec(), [Some(b"c".to_vec()), None]);
         assert_eq!(rows.row(3).to_vec(), [Some(b"d".to_vec()), None]);
+    }
+
+    #[test]
+    fn a_value_longer_than_65535_characters_is_shown_whole() {
+        let mut rows = Rows::new(vec![("v".to_string(), CqlType::Text)]);
+        let long = "a".repeat(70_000);
+        rows.push_row([Some(long.as_bytes())]);
+        let table = rows.to_table();
+        assert!(table.contains(&long));
+        assert!(rows.to_expanded().contains(&long));
     }
 }
