@@ -370,8 +370,10 @@ impl Session<'_> {
     }
 
     /// The row a condition is checked against: the CQL row at `key` and `clustering`, or,
-    /// when it does not exist and the condition names only static columns, the partition's
-    /// statics (its clustering and regular columns null), which Cassandra compares then.
+    /// when it does not exist and the condition names a static column, the partition's
+    /// statics (its clustering and regular columns null), which Cassandra compares then. A
+    /// write of a partition's statics alone (no clustering) is checked against its statics
+    /// only: none live is no row, as for `IF NOT EXISTS`.
     fn read_conditioned(
         &mut self,
         t: &Table,
@@ -379,27 +381,18 @@ impl Session<'_> {
         clustering: &[Vec<u8>],
         condition: &Condition,
     ) -> Result<Rows, CqlError> {
+        if clustering.is_empty() && t.has_statics() {
+            let partition = self.read_row(t, key, &[])?;
+            return Ok(statics_only(t, &partition));
+        }
         let rows = self.read_row(t, key, clustering)?;
         let on_statics = matches!(condition, Condition::Columns(_))
-            && condition.terms().all(|(c, _)| t.is_static(c));
+            && condition.terms().any(|(c, _)| t.is_static(c));
         if !rows.is_empty() || clustering.is_empty() || !on_statics {
             return Ok(rows);
         }
         let partition = self.read_row(t, key, &[])?;
-        let mut out = Rows::new(partition.columns().clone());
-        if let Some(first) = partition.first() {
-            let kept = partition.columns().iter().map(|(name, _)| {
-                t.column(name)
-                    .is_ok_and(|(_, d)| d.is_static || matches!(d.kind, Kind::PartitionKey(_)))
-            });
-            let values: Vec<Option<&[u8]>> = first
-                .iter()
-                .zip(kept)
-                .map(|(v, keep)| v.filter(|_| keep))
-                .collect();
-            out.push_row(values);
-        }
-        Ok(out)
+        Ok(statics_only(t, &partition))
     }
 
     /// The CQL row at `key` and `clustering`, every column, as `SELECT *` reads it.
@@ -446,6 +439,36 @@ impl Session<'_> {
         self.binds = saved;
         rows
     }
+}
+
+/// The first row of `partition` with only its key and static columns kept (the others null);
+/// none when no static column is live.
+fn statics_only(t: &Table, partition: &Rows) -> Rows {
+    let mut out = Rows::new(partition.columns().clone());
+    let kept: Vec<bool> = partition
+        .columns()
+        .iter()
+        .map(|(name, _)| {
+            t.column(name)
+                .is_ok_and(|(_, d)| d.is_static || matches!(d.kind, Kind::PartitionKey(_)))
+        })
+        .collect();
+    let live = |name: &str, v: Option<&[u8]>| t.is_static(name) && v.is_some();
+    if let Some(first) = partition.first() {
+        let any_static = first
+            .iter()
+            .zip(partition.columns().iter())
+            .any(|(v, (name, _))| live(name, v));
+        if any_static {
+            let values: Vec<Option<&[u8]>> = first
+                .iter()
+                .zip(&kept)
+                .map(|(v, keep)| v.filter(|_| *keep))
+                .collect();
+            out.push_row(values);
+        }
+    }
+    out
 }
 
 /// Cassandra's refusal of a condition on a counter table.
@@ -519,6 +542,11 @@ fn batch_answer(
 ) -> Rows {
     let flag = [u8::from(applied)];
     read.retain(|(_, r)| !r.is_empty());
+    // The rows checked carry their partition's statics: the statics checked on their own
+    // answer only when no row was.
+    if read.iter().any(|(c, _)| !c.is_empty()) {
+        read.retain(|(c, _)| !c.is_empty());
+    }
     let Some(columns) = read
         .first()
         .map(|(_, r)| r.columns().clone())
