@@ -145,6 +145,14 @@ fn compare(
             "CONTAINS conditions on {column} are not supported here"
         )));
     }
+    // A whole collection or user type of many cells compares as its frozen value does.
+    let frozen;
+    let ty = if ty.is_multi_cell() {
+        frozen = CqlType::Frozen(Box::new(ty.clone()));
+        &frozen
+    } else {
+        ty
+    };
     let sign = op.symbol();
     match (want, op) {
         (None, Op::Eq) => Ok(have.is_none()),

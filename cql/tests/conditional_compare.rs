@@ -1,9 +1,9 @@
-//! Conditions on a partition's static columns, as Cassandra checks them: a write of the
+//! What a condition is compared against, as Cassandra compares it. Static columns: a write of the
 //! statics alone (`INSERT … (k, s) … IF NOT EXISTS`, `UPDATE … SET s … WHERE k = ? IF s = ?`)
 //! is checked against the statics only, whatever rows the partition holds; a condition naming
 //! a static column of a row that does not exist compares the partition's statics (the row's
 //! columns null); a batch's rows carry their statics, which answer on their own only when no
-//! row was checked.
+//! row was checked. A whole collection of many cells orders in a condition as its frozen value.
 
 // A test stops at the first surprise: unwrapping is how it says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -86,5 +86,42 @@ fn a_batch_answers_its_rows_with_their_statics() {
     assert_eq!(
         answer(&mut cql, with_rows),
         ["False|0|k1|2|foobar", "False|0|k2|2|barfoo"]
+    );
+}
+
+#[test]
+fn a_collection_of_many_cells_orders_in_a_condition_as_its_frozen_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int PRIMARY KEY, l list<text>, s set<text>, m map<text, text>)",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute("INSERT INTO t (k, l, s, m) VALUES (0, ['foo', 'bar'], {'a', 'b'}, {'a': 'b'})")
+        .unwrap();
+    for (q, want) in [
+        (
+            "UPDATE t SET l = ['x'] WHERE k = 0 IF l < ['a']",
+            "False|['foo', 'bar']",
+        ),
+        (
+            "UPDATE t SET l = ['x'] WHERE k = 0 IF l >= ['foo', 'bar']",
+            "True",
+        ),
+        ("UPDATE t SET s = {'z'} WHERE k = 0 IF s > {'a'}", "True"),
+        (
+            "UPDATE t SET m = {'z': 'z'} WHERE k = 0 IF m <= {'a': 'a'}",
+            "False|{'a': 'b'}",
+        ),
+        (
+            "UPDATE t SET m = {'z': 'z'} WHERE k = 0 IF m > {'a': 'a'}",
+            "True",
+        ),
+    ] {
+        assert_eq!(answer(&mut cql, q), [want], "{q}");
+    }
+    assert_eq!(
+        shown(&mut cql, "SELECT l, m, s FROM t"),
+        ["['x']|{'z': 'z'}|{'z'}"]
     );
 }
