@@ -294,6 +294,11 @@ impl Session<'_> {
                         let at_index = usize::try_from(i).ok().and_then(|i| list.get(i));
                         match at_index {
                             Some((name, _)) => name.clone(),
+                            None if list.is_empty() => {
+                                return Err(CqlError::invalid(
+                                    "Attempted to set an element on a list which is null",
+                                ))
+                            }
                             None => {
                                 return Err(CqlError::invalid(format!(
                                     "List index {i} out of bound, list has size {}",
@@ -324,6 +329,11 @@ impl Session<'_> {
         write: WriteOptions,
     ) -> Result<(), CqlError> {
         let mut live = self.list(at)?;
+        if live.is_empty() {
+            return Err(CqlError::invalid(
+                "Attempted to delete an element from a list which is null",
+            ));
+        }
         for k in indexes {
             let i = <[u8; 4]>::try_from(*k)
                 .map(i32::from_be_bytes)

@@ -125,3 +125,57 @@ fn a_collection_of_many_cells_orders_in_a_condition_as_its_frozen_value() {
         ["['x']|{'z': 'z'}|{'z'}"]
     );
 }
+
+#[test]
+fn conditions_and_list_elements_are_refused_in_cassandras_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open_cql(
+        dir.path(),
+        "CREATE TABLE t (k int, c int, v text, l list<text>, fl frozen<list<text>>,
+             m map<text, text>, PRIMARY KEY (k, c))",
+    );
+    let mut cql = ks_session(&db);
+    cql.execute("INSERT INTO t (k, c, v, l, fl) VALUES (0, 1, 'a', ['foo', 'bar'], ['x'])")
+        .unwrap();
+    cql.execute("INSERT INTO t (k, c) VALUES (0, 2)").unwrap();
+    for (q, says) in [
+        (
+            "UPDATE t SET v = 'b' WHERE k = 0 AND c IN (1, 2) IF EXISTS",
+            "IN on the clustering key columns is not supported with conditional updates",
+        ),
+        (
+            "DELETE FROM t WHERE k = 0 AND c IN (1, 2) IF v = 'a'",
+            "IN on the clustering key columns is not supported with conditional deletions",
+        ),
+        (
+            "DELETE FROM t WHERE k = 0 AND c = 1 IF l[-2] = 'foo'",
+            "Invalid negative list index -2",
+        ),
+        (
+            "DELETE FROM t WHERE k = 0 AND c = 1 IF fl[-1] = 'x'",
+            "Invalid negative list index -1",
+        ),
+        (
+            "DELETE FROM t WHERE k = 0 AND c = 1 IF l[null] = 'foo'",
+            "Invalid null value for list element access",
+        ),
+        (
+            "DELETE FROM t WHERE k = 0 AND c = 1 IF m[null] = 'foo'",
+            "Invalid null value for map element access",
+        ),
+        (
+            "UPDATE t SET l[0] = 'v' WHERE k = 0 AND c = 2",
+            "Attempted to set an element on a list which is null",
+        ),
+        (
+            "DELETE l[0] FROM t WHERE k = 0 AND c = 2",
+            "Attempted to delete an element from a list which is null",
+        ),
+        (
+            "UPDATE t SET l[5] = 'v' WHERE k = 0 AND c = 1",
+            "List index 5 out of bound, list has size 2",
+        ),
+    ] {
+        assert_eq!(common::refused(&mut cql, q), says, "{q}");
+    }
+}

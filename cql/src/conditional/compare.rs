@@ -30,9 +30,20 @@ impl Session<'_> {
             None => (def.ty.clone(), whole.map(<[u8]>::to_vec)),
             Some(Subscript::Element(k)) => {
                 let (kt, vt) = def.ty.element_access(c).map_err(CqlError::invalid)?;
+                let is_list = match &def.ty {
+                    CqlType::Frozen(inner) => matches!(**inner, CqlType::List(_)),
+                    ty => matches!(ty, CqlType::List(_)),
+                };
                 let key = self.value(&kt, k, c)?.ok_or_else(|| {
-                    CqlError::invalid(format!("Invalid null value for {c}[…] in a condition"))
+                    let what = if is_list { "list" } else { "map" };
+                    CqlError::invalid(format!("Invalid null value for {what} element access"))
                 })?;
+                let index = <[u8; 4]>::try_from(key.as_slice()).map(i32::from_be_bytes);
+                if let (true, Ok(i @ ..0)) = (is_list, index) {
+                    return Err(CqlError::invalid(format!(
+                        "Invalid negative list index {i}"
+                    )));
+                }
                 let have = match whole {
                     Some(w) => def.ty.element_at(w, &key).map_err(CqlError::invalid)?,
                     None => None,

@@ -144,6 +144,23 @@ impl Session<'_> {
                 "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order to delete non static columns",
             ));
         }
+        let clustering_in = relations.iter().any(|r| match r {
+            Relation::In(c, _) | Relation::InMarker(c, _) => t
+                .column(c)
+                .is_ok_and(|(_, d)| matches!(d.kind, Kind::Clustering(_))),
+            Relation::MultiIn(..) => true,
+            _ => false,
+        });
+        if clustering_in {
+            let what = if word == "DELETE" {
+                "deletions"
+            } else {
+                "updates"
+            };
+            return Err(CqlError::invalid(format!(
+                "IN on the clustering key columns is not supported with conditional {what}"
+            )));
+        }
         // A write of a partition's static columns names no row: its conditions may name only
         // static columns, and are checked against the partition's statics.
         let partition_only = t.has_statics() && !restricts_clustering(t, relations);
@@ -487,10 +504,10 @@ fn refuse_mixed(a: &Condition, b: &Condition) -> Result<(), &'static str> {
     match (a, b) {
         (Condition::NotExists, Condition::NotExists) => Ok(()),
         (Condition::NotExists, Condition::Exists) | (Condition::Exists, Condition::NotExists) => {
-            Err("cannot mix IF EXISTS and IF NOT EXISTS conditions for the same row")
+            Err("Cannot mix IF EXISTS and IF NOT EXISTS conditions for the same row")
         }
         (Condition::NotExists, _) | (_, Condition::NotExists) => {
-            Err("cannot mix IF conditions and IF NOT EXISTS for the same row")
+            Err("Cannot mix IF conditions and IF NOT EXISTS for the same row")
         }
         _ => Ok(()),
     }
