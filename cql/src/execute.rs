@@ -355,11 +355,19 @@ impl Session<'_> {
         }
         if let Some(ttl) = using.ttl.as_ref().or(batch.ttl.as_ref()) {
             let v = self.integer(ttl, "TTL")?;
+            // Cassandra's words and bound (20 years).
+            if v < 0 {
+                return Err(CqlError::invalid(format!(
+                    "A TTL must be greater or equal to 0, but was {v}"
+                )));
+            }
             let v = u32::try_from(v)
                 .ok()
                 .filter(|v| *v <= 630_720_000)
                 .ok_or_else(|| {
-                    CqlError::invalid(format!("TTL must be 0 to 630720000 seconds, not {v}"))
+                    CqlError::invalid(format!(
+                        "ttl is too large. requested ({v}) maximum (630720000)"
+                    ))
                 })?;
             if v > 0 {
                 w = w.with_ttl(v);

@@ -177,6 +177,10 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, CqlError> {
                     }
                 }
             }
+            // A quoted name holds at least one character (Cassandra's grammar).
+            if c == '"' && s.is_empty() {
+                return Err(CqlError::syntax(tl, tc, "an empty quoted name"));
+            }
             out.push(token(if c == '\'' {
                 Tok::Str(s)
             } else {
@@ -443,5 +447,14 @@ mod tests {
         );
         assert!(tokenize("a # b").is_err());
         assert!(tokenize("/* never closed").is_err());
+    }
+
+    #[test]
+    fn a_quoted_name_holds_a_character() {
+        assert!(matches!(
+            tokenize("CREATE TYPE \"\" (a int)"),
+            Err(CqlError::Syntax { .. })
+        ));
+        assert_eq!(kinds("\"\"\"\""), [Tok::Quoted("\"".into())]);
     }
 }

@@ -56,14 +56,12 @@ impl Session<'_> {
         for (c, v) in columns.iter().zip(values) {
             let (i, def) = t.column(c)?;
             if named[i] {
-                return Err(CqlError::invalid(format!(
-                    "Multiple definitions found for column {c}"
-                )));
+                return Err(CqlError::invalid("The column names contains duplicates"));
             }
             named[i] = true;
             given[i] = self.value(&def.ty, v, c)?;
         }
-        let key = key_from(&t, &given)?;
+        let key = key_from(&t, &given, &named)?;
         // Static columns alone may be written without a clustering key: no row is written
         // then, only the partition's statics (as in Cassandra).
         let only_statics = t.has_statics()
@@ -75,7 +73,7 @@ impl Session<'_> {
         let clustering = if only_statics {
             Vec::new()
         } else {
-            clustering_from(&t, &given)?
+            clustering_from(&t, &given, &named)?
         };
         let write = self.write_options(w.using, w.batch_using, &t)?;
         let write = self.stamped(write, &t);
@@ -371,21 +369,22 @@ fn refuse_clustering(t: &Table, relations: &[Relation], what: &str) -> Result<()
     Ok(())
 }
 
-fn key_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<u8>, CqlError> {
+fn key_from(t: &Table, given: &[Option<Vec<u8>>], named: &[bool]) -> Result<Vec<u8>, CqlError> {
+    refuse_missing(
+        t,
+        &t.partition_key,
+        named,
+        "Some partition key parts are missing",
+    )?;
     let mut parts = Vec::new();
     for &i in &t.partition_key {
+        let name = &t.columns[i].name;
         match &given[i] {
             Some(v) if !v.is_empty() || t.partition_key.len() > 1 => parts.push(v.as_slice()),
-            Some(_) => {
-                return Err(CqlError::invalid(format!(
-                    "key may not be empty ({})",
-                    t.columns[i].name
-                )))
-            }
+            Some(_) => return Err(CqlError::invalid(format!("key may not be empty ({name})"))),
             None => {
                 return Err(CqlError::invalid(format!(
-                    "missing mandatory PRIMARY KEY part {}",
-                    t.columns[i].name
+                    "Invalid null value for partition key part {name}"
                 )))
             }
         }
@@ -393,16 +392,34 @@ fn key_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<u8>, CqlError> {
     t.row_key(&parts)
 }
 
-fn clustering_from(t: &Table, given: &[Option<Vec<u8>>]) -> Result<Vec<Vec<u8>>, CqlError> {
+fn clustering_from(
+    t: &Table,
+    given: &[Option<Vec<u8>>],
+    named: &[bool],
+) -> Result<Vec<Vec<u8>>, CqlError> {
+    refuse_missing(t, &t.clustering, named, "Some clustering keys are missing")?;
     t.clustering
         .iter()
         .map(|&i| {
             given[i].clone().ok_or_else(|| {
                 CqlError::invalid(format!(
-                    "missing mandatory PRIMARY KEY part {}",
+                    "Invalid null value for clustering key part {}",
                     t.columns[i].name
                 ))
             })
         })
         .collect()
+}
+
+/// Refuses, in Cassandra's words (`what: a, b`), key columns an INSERT does not name.
+fn refuse_missing(t: &Table, cols: &[usize], named: &[bool], what: &str) -> Result<(), CqlError> {
+    let missing: Vec<&str> = cols
+        .iter()
+        .filter(|&&i| !named[i])
+        .map(|&i| t.columns[i].name.as_str())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(CqlError::invalid(format!("{what}: {}", missing.join(", "))))
 }

@@ -156,7 +156,7 @@ fn values_a_plan_cannot_take_get_the_typed_statements_errors() {
     let e = run(&mut cql, &insert, &[None, Some(b"v")]).unwrap_err();
     assert!(
         e.to_string()
-            .contains("missing mandatory PRIMARY KEY part k"),
+            .contains("Invalid null value for partition key part k"),
         "{e}"
     );
     let e = run(&mut cql, &insert, &[Some(b""), Some(b"v")]).unwrap_err();

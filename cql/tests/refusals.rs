@@ -161,7 +161,31 @@ fn messages_say_what_cassandra_says() {
         ),
         (
             "INSERT INTO t (k, c, v, v) VALUES (1, 1, 1, 2)",
-            "Multiple definitions found for column v",
+            "The column names contains duplicates",
+        ),
+        (
+            "INSERT INTO t (c, v) VALUES (1, 1)",
+            "Some partition key parts are missing: k",
+        ),
+        (
+            "INSERT INTO t (k, v) VALUES (1, 1)",
+            "Some clustering keys are missing: c",
+        ),
+        (
+            "INSERT INTO t (k, c, v) VALUES (null, 1, 1)",
+            "Invalid null value for partition key part k",
+        ),
+        (
+            "INSERT INTO t (k, c, v) VALUES (1, null, 1)",
+            "Invalid null value for clustering key part c",
+        ),
+        (
+            "INSERT INTO t (k, c, v) VALUES (1, 1, 1) USING TTL -5",
+            "A TTL must be greater or equal to 0, but was -5",
+        ),
+        (
+            "UPDATE t USING TTL 630720001 SET v = 1 WHERE k = 1 AND c = 1",
+            "ttl is too large. requested (630720001) maximum (630720000)",
         ),
         (
             "SELECT * FROM t WHERE k = 1 PER PARTITION LIMIT 0",
