@@ -78,11 +78,7 @@ impl Session<'_> {
     ) -> Result<CqlResult, CqlError> {
         let t = self.table(table)?;
         if let Some(c) = class {
-            if !is_sai(c) {
-                return Err(CqlError::invalid(format!(
-                    "Unable to find custom indexer class '{c}'"
-                )));
-            }
+            refuse_class(c)?;
         } else if let Some((k, _)) = options.first() {
             return Err(CqlError::invalid(format!(
                 "Unsupported index option '{k}' for a non-CUSTOM index"
@@ -247,6 +243,24 @@ fn check_target(t: &Table, target: &IndexTarget) -> Result<IndexOf, CqlError> {
         ))),
         (IndexOn::Values, _) => Ok(IndexOf::Value),
     }
+}
+
+/// Refuses a custom index class other than a storage-attached index, in Cassandra's words.
+fn refuse_class(c: &str) -> Result<(), CqlError> {
+    // Cassandra 5 ships SASI disabled by default; this has no SASI at all.
+    let sasi = c.eq_ignore_ascii_case("org.apache.cassandra.index.sasi.SASIIndex")
+        || c.eq_ignore_ascii_case("SASIIndex");
+    if sasi {
+        return Err(CqlError::invalid(
+            "SASI indexes are disabled. Enable in cassandra.yaml to use.",
+        ));
+    }
+    if !is_sai(c) {
+        return Err(CqlError::invalid(format!(
+            "Unable to find custom indexer class '{c}'"
+        )));
+    }
+    Ok(())
 }
 
 /// Cassandra's refusal of an index of a column whose type holds a duration anywhere.

@@ -107,7 +107,9 @@ impl SlicePlan {
             let (i, def) = t.column(c).ok()?;
             let src = source(term, &def.ty, c, &mut checks)?;
             let slot = match (def.kind, op) {
-                (Kind::Regular, _) | (_, Op::Ne | Op::Contains | Op::ContainsKey) => return None,
+                (Kind::Regular, _) | (_, Op::Ne | Op::Contains | Op::ContainsKey | Op::In) => {
+                    return None
+                }
                 (_, Op::Eq) => &mut eq[i],
                 (Kind::PartitionKey(_), _) => return None,
                 (Kind::Clustering(_), _) => {

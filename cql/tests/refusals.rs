@@ -164,6 +164,14 @@ fn messages_say_what_cassandra_says() {
             "The column names contains duplicates",
         ),
         (
+            "CREATE MATERIALIZED VIEW mv AS SELECT * FROM t WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (c, k)",
+            "Materialized views are disabled. Enable in cassandra.yaml to use.",
+        ),
+        (
+            "CREATE CUSTOM INDEX ON t (v) USING 'org.apache.cassandra.index.sasi.SASIIndex'",
+            "SASI indexes are disabled. Enable in cassandra.yaml to use.",
+        ),
+        (
             "INSERT INTO t (c, v) VALUES (1, 1)",
             "Some partition key parts are missing: k",
         ),

@@ -204,6 +204,13 @@ impl Parser {
             if self.eat_word("type") {
                 return self.create_type();
             }
+            // Cassandra 4 and 5 ship materialized views disabled; this has none.
+            if self.eat_word("materialized") {
+                self.word("view")?;
+                return Err(CqlError::invalid(
+                    "Materialized views are disabled. Enable in cassandra.yaml to use.",
+                ));
+            }
             return Err(self.unexpected("KEYSPACE, TABLE, INDEX or TYPE"));
         }
         if self.eat_word("use") {
