@@ -45,7 +45,18 @@ fn options(batch: bool) -> Options {
 
 /// The child: writes forever, one row mutation (three columns set to `n`) per acknowledgement.
 fn child(dir: &Path, batch: bool) -> ! {
-    let db = Database::open(dir, options(batch)).expect("child open");
+    // The other crash test's child, forked while this test's parent held the directory open to
+    // check it, keeps the parent's descriptor (and so the directory's lock) until it execs: on a
+    // loaded machine that takes a moment. Wait for the lock, within a deadline.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let db = loop {
+        match Database::open(dir, options(batch)) {
+            Err(Error::Locked { .. }) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => break other.expect("child open"),
+        }
+    };
     let start = db
         .get(KS, "next", &ColumnPath::new("Standard1").column("n"))
         .expect("read next")
@@ -138,7 +149,7 @@ fn spawn_self(test: &str, env: &[(&str, &str)]) -> Child {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args([test, "--exact", "--nocapture", "--test-threads=1"])
         .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+        .stderr(Stdio::inherit());
     for (k, v) in env {
         cmd.env(k, v);
     }
